@@ -1,0 +1,122 @@
+import { z } from 'zod';
+
+const intFrom = (name: string, min: number, fallback: number) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === '') return fallback;
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < min) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be a whole number ≥ ${min}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const numberFrom = (name: string, fallback: number) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === '') return fallback;
+      const n = Number(value);
+      if (!Number.isFinite(n) || n < 0) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be a number ≥ 0` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const optionalText = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v === '' ? undefined : v));
+
+const url = (name: string) =>
+  optionalText.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), {
+    message: `${name} must be an http(s) URL`,
+  });
+
+const provider = z.enum(['openai', 'gemini', 'groq']);
+
+/** Every variable satchel reads, as it appears in the environment. */
+export const envSchema = z.object({
+  TELEGRAM_BOT_TOKEN: z
+    .string({
+      error: 'TELEGRAM_BOT_TOKEN is required: create a bot with @BotFather and paste its token',
+    })
+    .trim()
+    .regex(
+      /^\d+:[\w-]{5,}$/,
+      'TELEGRAM_BOT_TOKEN looks malformed: expected "<digits>:<letters>" as BotFather gives it',
+    ),
+  TELEGRAM_API_ROOT: url('TELEGRAM_API_ROOT').transform((v) =>
+    (v ?? 'https://api.telegram.org').replace(/\/+$/, ''),
+  ),
+  ALLOWED_USER_IDS: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const parts = (value ?? '')
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
+      const bad = parts.find((p) => !/^\d+$/.test(p));
+      if (bad !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `ALLOWED_USER_IDS has "${bad}", which is not a numeric Telegram user id`,
+        });
+        return z.NEVER;
+      }
+      return parts.map(Number);
+    }),
+  SATCHEL_HOME: optionalText.transform((v) => v ?? './data'),
+  SATCHEL_PACKS: optionalText.transform((v) =>
+    (v ?? './packs')
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean),
+  ),
+  LLM_PROVIDER: optionalText.pipe(provider.optional()).transform((v) => v ?? 'openai'),
+  LLM_MODEL: optionalText,
+  LLM_FALLBACK: optionalText.refine((v) => v === undefined || /^(openai|gemini|groq):.+$/.test(v), {
+    message: 'LLM_FALLBACK must look like "provider:model", e.g. "groq:llama-3.3-70b-versatile"',
+  }),
+  LLM_TIMEOUT_MS: intFrom('LLM_TIMEOUT_MS', 1, 120_000),
+  OPENAI_API_KEY: optionalText,
+  OPENAI_BASE_URL: url('OPENAI_BASE_URL'),
+  GROQ_API_KEY: optionalText,
+  GROQ_BASE_URL: url('GROQ_BASE_URL'),
+  GEMINI_API_KEY: optionalText,
+  GEMINI_BASE_URL: url('GEMINI_BASE_URL'),
+  STT_MODEL: optionalText.transform((v) => v ?? 'whisper-large-v3-turbo'),
+  VISION_MODEL: optionalText,
+  BATCH_WINDOW_MS: intFrom('BATCH_WINDOW_MS', 0, 800),
+  QUOTA_DAILY_TOKENS: intFrom('QUOTA_DAILY_TOKENS', 0, 2_000_000),
+  QUOTA_SESSION_TOKENS: intFrom('QUOTA_SESSION_TOKENS', 0, 500_000),
+  QUOTA_DAILY_USD: numberFrom('QUOTA_DAILY_USD', 0),
+  SATCHEL_TIMEZONE: optionalText.refine(
+    (v) => {
+      if (v === undefined) return true;
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: v });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'SATCHEL_TIMEZONE must be an IANA zone such as "Europe/Berlin"' },
+  ),
+  DASHBOARD_PORT: intFrom('DASHBOARD_PORT', 0, 8787).refine((p) => p <= 65535, {
+    message: 'DASHBOARD_PORT must be 0–65535',
+  }),
+  DASHBOARD_TOKEN: optionalText,
+  LOG_LEVEL: optionalText
+    .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional())
+    .transform((v) => v ?? 'info'),
+});

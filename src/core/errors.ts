@@ -1,0 +1,97 @@
+/**
+ * The project's error tree. Every error has a stable `code`, a `userMessage` that is safe to
+ * show in a chat, and the `cause` that is only ever logged.
+ */
+export class SatchelError extends Error {
+  readonly code: string;
+  readonly userMessage: string;
+
+  constructor(
+    code: string,
+    message: string,
+    options: { userMessage?: string; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.userMessage = options.userMessage ?? GENERIC_FAILURE;
+  }
+}
+
+export const GENERIC_FAILURE = 'Sorry, something went wrong with that message.';
+
+/** A bad or missing configuration value; the message names the variable and the fix. */
+export class ConfigError extends SatchelError {
+  constructor(message: string) {
+    super('config_invalid', message);
+  }
+}
+
+/** A model provider failed. `transient` errors (429, 5xx, timeout, network) may be retried. */
+export class ProviderError extends SatchelError {
+  readonly provider: string;
+  readonly status: number | undefined;
+  readonly transient: boolean;
+
+  constructor(
+    provider: string,
+    message: string,
+    options: { status?: number; transient: boolean; cause?: unknown },
+  ) {
+    super('provider_error', message, { cause: options.cause });
+    this.provider = provider;
+    this.status = options.status;
+    this.transient = options.transient;
+  }
+}
+
+/** The turn was aborted on purpose (/stop, shutdown). Not a failure to report. */
+export class AbortedError extends SatchelError {
+  constructor(reason = 'aborted') {
+    super('aborted', reason, { userMessage: 'Stopped.' });
+  }
+}
+
+/** Telegram refused a call. `retryAfterSec` is set for 429 (flood wait). */
+export class TelegramApiError extends SatchelError {
+  readonly method: string;
+  readonly status: number | undefined;
+  readonly retryAfterSec: number | undefined;
+  readonly description: string;
+
+  constructor(
+    method: string,
+    description: string,
+    options: { status?: number; retryAfterSec?: number; cause?: unknown } = {},
+  ) {
+    super('telegram_error', `${method} failed: ${description}`, { cause: options.cause });
+    this.method = method;
+    this.description = description;
+    this.status = options.status;
+    this.retryAfterSec = options.retryAfterSec;
+  }
+
+  /** 5xx and network failures are worth retrying; 4xx (except 429) are not. */
+  get transient(): boolean {
+    return this.status === undefined || this.status >= 500;
+  }
+
+  get isFloodWait(): boolean {
+    return this.status === 429;
+  }
+
+  get isParseError(): boolean {
+    return this.status === 400 && /can't parse entities/i.test(this.description);
+  }
+
+  get isNotModified(): boolean {
+    return this.status === 400 && /message is not modified/i.test(this.description);
+  }
+}
+
+export function isAbort(error: unknown): boolean {
+  if (error instanceof AbortedError) return true;
+  return (
+    error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError')
+  );
+}

@@ -1,0 +1,72 @@
+import type { Address, ChatMessage, TokenUsage, ToolCall } from './types.ts';
+
+/** The logging port; pino's logger satisfies it. */
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  child(bindings: Record<string, unknown>): Logger;
+}
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ChatRequest {
+  system: string;
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+}
+
+export interface ChatResponse {
+  text: string;
+  toolCalls: ToolCall[];
+  usage: TokenUsage;
+}
+
+/** What a chat model is and what it accepts; degrade decisions read this, never a vendor name. */
+export interface ModelInfo {
+  provider: string;
+  model: string;
+  acceptsImages: boolean;
+}
+
+/**
+ * A chat model. `complete` streams text deltas to `onText` when given and resolves with the
+ * whole answer. It rejects with a ProviderError (or an abort when `signal` fires).
+ */
+export interface ChatModel {
+  readonly info: ModelInfo;
+  complete(
+    request: ChatRequest,
+    options: { signal: AbortSignal; onText?: (delta: string) => void },
+  ): Promise<ChatResponse>;
+}
+
+export type ChatAction = 'typing' | 'upload_photo' | 'upload_document' | 'record_voice';
+
+export interface InlineButton {
+  text: string;
+  data: string;
+}
+
+export interface SendTextOptions {
+  /** The text is Telegram HTML; otherwise it is sent as plain text. */
+  html: boolean;
+  keyboard?: InlineButton[][];
+}
+
+/**
+ * The Telegram side of outbound delivery: one method per Bot API call, no retries, no
+ * queueing (the outbox does that). Failures reject with TelegramApiError.
+ */
+export interface Channel {
+  sendText(to: Address, text: string, options: SendTextOptions): Promise<{ messageId: number }>;
+  editText(to: Address, messageId: number, text: string, options: SendTextOptions): Promise<void>;
+  sendDraft(to: Address, draftId: number, text: string): Promise<void>;
+  sendChatAction(to: Address, action: ChatAction): Promise<void>;
+}

@@ -1,0 +1,27 @@
+import type { Clock } from '../core/clock.ts';
+import type { InboundEvent } from '../core/types.ts';
+
+export type GateDecision = 'allow' | 'deny-and-reply' | 'deny-silently';
+
+const REPLY_COOLDOWN_MS = 10 * 60 * 1000;
+
+/**
+ * The allowlist gate, checked before anything else. A denied user is told once per
+ * 10 minutes, and only in a private chat; in groups they are ignored silently.
+ */
+export function createAllowlist(allowedUserIds: readonly number[], clock: Clock) {
+  const allowed = new Set(allowedUserIds);
+  const lastReply = new Map<number, number>();
+
+  return {
+    check(event: Pick<InboundEvent, 'senderId' | 'chatType'>): GateDecision {
+      if (allowed.has(event.senderId)) return 'allow';
+      if (event.chatType !== 'private') return 'deny-silently';
+      const now = clock.now();
+      const last = lastReply.get(event.senderId);
+      if (last !== undefined && now - last < REPLY_COOLDOWN_MS) return 'deny-silently';
+      lastReply.set(event.senderId, now);
+      return 'deny-and-reply';
+    },
+  };
+}

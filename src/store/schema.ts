@@ -1,0 +1,131 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/** Every fetched Telegram update, written before it is processed (the durable inbox). */
+export const inboundUpdates = sqliteTable(
+  'inbound_updates',
+  {
+    updateId: integer('update_id').primaryKey(),
+    payload: text('payload').notNull(),
+    receivedAt: integer('received_at').notNull(),
+    status: text('status', { enum: ['pending', 'done'] })
+      .notNull()
+      .default('pending'),
+    doneAt: integer('done_at'),
+  },
+  (t) => [index('inbound_updates_status').on(t.status, t.receivedAt)],
+);
+
+/** Binds a conversation address to its active pack and session. */
+export const conversationRoutes = sqliteTable('conversation_routes', {
+  address: text('address').primaryKey(),
+  platform: text('platform').notNull(),
+  chatId: integer('chat_id').notNull(),
+  threadId: integer('thread_id'),
+  activePack: text('active_pack'),
+  sessionId: text('session_id'),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    key: text('key').notNull(),
+    pack: text('pack').notNull(),
+    address: text('address').notNull(),
+    kind: text('kind', { enum: ['chat', 'job'] })
+      .notNull()
+      .default('chat'),
+    summary: text('summary'),
+    createdAt: integer('created_at').notNull(),
+    closedAt: integer('closed_at'),
+  },
+  (t) => [index('sessions_key').on(t.key, t.createdAt)],
+);
+
+export const messages = sqliteTable(
+  'messages',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    sessionId: text('session_id').notNull(),
+    turnId: text('turn_id').notNull(),
+    role: text('role', { enum: ['user', 'assistant', 'tool', 'system'] }).notNull(),
+    content: text('content').notNull(),
+    toolCalls: text('tool_calls'),
+    toolCallId: text('tool_call_id'),
+    /** Set for user input from Telegram so a re-processed update is stored once. */
+    sourceKey: text('source_key'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    index('messages_session').on(t.sessionId, t.id),
+    uniqueIndex('messages_source_key').on(t.sourceKey).where(sql`source_key IS NOT NULL`),
+  ],
+);
+
+/** Everything sent to a chat: written before it is sent, marked with the message id after. */
+export const outbox = sqliteTable(
+  'outbox',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    chatId: integer('chat_id').notNull(),
+    threadId: integer('thread_id'),
+    kind: text('kind').notNull(),
+    payload: text('payload').notNull(),
+    status: text('status', { enum: ['pending', 'sent', 'failed'] })
+      .notNull()
+      .default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    messageId: integer('message_id'),
+    lastError: text('last_error'),
+    createdAt: integer('created_at').notNull(),
+    sentAt: integer('sent_at'),
+  },
+  (t) => [index('outbox_status').on(t.status, t.id)],
+);
+
+/** One row per paid call (model, transcription, vision), successful or not. */
+export const usageEvents = sqliteTable(
+  'usage_events',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    ts: integer('ts').notNull(),
+    day: text('day').notNull(),
+    kind: text('kind', { enum: ['llm', 'stt', 'vision'] }).notNull(),
+    provider: text('provider').notNull(),
+    model: text('model').notNull(),
+    pack: text('pack'),
+    chatId: integer('chat_id'),
+    threadId: integer('thread_id'),
+    sessionId: text('session_id'),
+    turnId: text('turn_id'),
+    inputTokens: integer('input_tokens').notNull().default(0),
+    cachedInputTokens: integer('cached_input_tokens').notNull().default(0),
+    outputTokens: integer('output_tokens').notNull().default(0),
+    audioSeconds: real('audio_seconds').notNull().default(0),
+    images: integer('images').notNull().default(0),
+    costUsd: real('cost_usd'),
+    priceKnown: integer('price_known', { mode: 'boolean' }).notNull(),
+    latencyMs: integer('latency_ms').notNull(),
+    ok: integer('ok', { mode: 'boolean' }).notNull(),
+    error: text('error'),
+  },
+  (t) => [index('usage_events_day').on(t.day), index('usage_events_session').on(t.sessionId)],
+);
+
+/** Scheduled jobs from pack manifests and the `schedule` tool. */
+export const jobs = sqliteTable('jobs', {
+  id: text('id').primaryKey(),
+  pack: text('pack').notNull(),
+  source: text('source', { enum: ['manifest', 'tool'] }).notNull(),
+  chatId: integer('chat_id'),
+  threadId: integer('thread_id'),
+  schedule: text('schedule').notNull(),
+  skill: text('skill'),
+  prompt: text('prompt'),
+  enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+  nextRunAt: integer('next_run_at'),
+  lastRunAt: integer('last_run_at'),
+  createdAt: integer('created_at').notNull(),
+});

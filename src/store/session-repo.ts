@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { and, asc, desc, eq } from 'drizzle-orm';
+import { type Address, addressKey, type ChatMessage, type Role } from '../core/types.ts';
+import type { Db } from './client.ts';
+import { conversationRoutes, messages, sessions } from './schema.ts';
+
+export type SessionRow = typeof sessions.$inferSelect;
+export type RouteRow = typeof conversationRoutes.$inferSelect;
+
+export interface NewMessage {
+  sessionId: string;
+  turnId: string;
+  role: Role;
+  content: string;
+  toolCalls?: ChatMessage['toolCalls'];
+  toolCallId?: string;
+  sourceKey?: string;
+}
+
+/** Routes, sessions and their messages in the core database. */
+export function createSessionRepo(db: Db) {
+  return {
+    route(address: Address): RouteRow | undefined {
+      return db
+        .select()
+        .from(conversationRoutes)
+        .where(eq(conversationRoutes.address, addressKey(address)))
+        .get();
+    },
+
+    saveRoute(
+      address: Address,
+      fields: { activePack: string | null; sessionId: string | null },
+      now: number,
+    ): void {
+      const row = {
+        address: addressKey(address),
+        platform: address.platform,
+        chatId: address.chatId,
+        threadId: address.threadId ?? null,
+        ...fields,
+        updatedAt: now,
+      };
+      db.insert(conversationRoutes)
+        .values(row)
+        .onConflictDoUpdate({
+          target: conversationRoutes.address,
+          set: { ...fields, updatedAt: now },
+        })
+        .run();
+    },
+
+    session(id: string): SessionRow | undefined {
+      return db.select().from(sessions).where(eq(sessions.id, id)).get();
+    },
+
+    /** The newest open session with this key, if any. */
+    latestSession(key: string): SessionRow | undefined {
+      return db
+        .select()
+        .from(sessions)
+        .where(and(eq(sessions.key, key), eq(sessions.kind, 'chat')))
+        .orderBy(desc(sessions.createdAt), desc(sessions.id))
+        .get();
+    },
+
+    createSession(
+      fields: { key: string; pack: string; address: Address; summary?: string },
+      now: number,
+    ): SessionRow {
+      const row = {
+        id: randomUUID(),
+        key: fields.key,
+        pack: fields.pack,
+        address: addressKey(fields.address),
+        kind: 'chat' as const,
+        summary: fields.summary ?? null,
+        createdAt: now,
+        closedAt: null,
+      };
+      db.insert(sessions).values(row).run();
+      return row;
+    },
+
+    /** Stores a message; a message whose `sourceKey` is already stored is not stored again. */
+    addMessage(message: NewMessage, now: number): void {
+      db.insert(messages)
+        .values({
+          sessionId: message.sessionId,
+          turnId: message.turnId,
+          role: message.role,
+          content: message.content,
+          toolCalls: message.toolCalls ? JSON.stringify(message.toolCalls) : null,
+          toolCallId: message.toolCallId ?? null,
+          sourceKey: message.sourceKey ?? null,
+          createdAt: now,
+        })
+        .onConflictDoNothing()
+        .run();
+    },
+
+    history(sessionId: string): ChatMessage[] {
+      return db
+        .select()
+        .from(messages)
+        .where(eq(messages.sessionId, sessionId))
+        .orderBy(asc(messages.id))
+        .all()
+        .map((row) => ({
+          role: row.role,
+          content: row.content,
+          ...(row.toolCalls ? { toolCalls: JSON.parse(row.toolCalls) } : {}),
+          ...(row.toolCallId ? { toolCallId: row.toolCallId } : {}),
+        }));
+    },
+  };
+}
+
+export type SessionRepo = ReturnType<typeof createSessionRepo>;
