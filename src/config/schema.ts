@@ -45,15 +45,18 @@ const provider = z.enum(['openai', 'gemini', 'groq']);
 
 /** Every variable satchel reads, as it appears in the environment. */
 export const envSchema = z.object({
-  TELEGRAM_BOT_TOKEN: z
-    .string({
-      error: 'TELEGRAM_BOT_TOKEN is required: create a bot with @BotFather and paste its token',
-    })
-    .trim()
-    .regex(
-      /^\d+:[\w-]{5,}$/,
-      'TELEGRAM_BOT_TOKEN looks malformed: expected "<digits>:<letters>" as BotFather gives it',
-    ),
+  TELEGRAM_BOT_TOKEN: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    z
+      .string({
+        error: 'TELEGRAM_BOT_TOKEN is required: create a bot with @BotFather and paste its token',
+      })
+      .trim()
+      .regex(
+        /^\d+:[\w-]{5,}$/,
+        'TELEGRAM_BOT_TOKEN looks malformed: expected "<digits>:<letters>" as BotFather gives it',
+      ),
+  ),
   TELEGRAM_API_ROOT: url('TELEGRAM_API_ROOT').transform((v) =>
     (v ?? 'https://api.telegram.org').replace(/\/+$/, ''),
   ),

@@ -69,4 +69,6 @@ export interface Channel {
   editText(to: Address, messageId: number, text: string, options: SendTextOptions): Promise<void>;
   sendDraft(to: Address, draftId: number, text: string): Promise<void>;
   sendChatAction(to: Address, action: ChatAction): Promise<void>;
+  /** Stops the spinner on a pressed inline button, optionally with a short notice. */
+  answerCallback(callbackId: string, text?: string): Promise<void>;
 }

@@ -140,6 +140,15 @@ export function createOutbox(deps: OutboxDeps) {
       });
     },
 
+    /** Answers a button press; like a chat action, a failure is logged and nothing more. */
+    async answerCallback(callbackId: string, text?: string): Promise<void> {
+      try {
+        await limiter.add(() => channel.answerCallback(callbackId, text));
+      } catch (error) {
+        log.debug({ event: 'tg_callback_answer_failed', err: error }, 'callback answer failed');
+      }
+    },
+
     /** Sends every row left unsent by an earlier run, in the order written. */
     resumeUnsent(): Promise<void> {
       return dispatch(repo.unsent().map((row) => row.id));

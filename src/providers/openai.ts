@@ -6,10 +6,11 @@ import type {
 import { AbortedError, ProviderError } from '../core/errors.ts';
 import type { ChatModel, ChatRequest, ChatResponse, ModelInfo } from '../core/ports.ts';
 import type { ChatMessage, ToolCall } from '../core/types.ts';
+import { idleTimeout } from './idle-timeout.ts';
 
 export interface OpenAiOptions {
-  apiKey: string | undefined;
-  baseUrl: string | undefined;
+  apiKey?: string | undefined;
+  baseUrl?: string | undefined;
   model: string;
   timeoutMs: number;
   /** The name the ledger uses; 'groq' reuses this adapter for an OpenAI-compatible API. */
@@ -22,7 +23,6 @@ export function createOpenAiChatModel(options: OpenAiOptions): ChatModel {
   const client = new OpenAI({
     apiKey: options.apiKey ?? 'not-needed',
     ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
-    timeout: options.timeoutMs,
     maxRetries: 0,
   });
   const info: ModelInfo = {
@@ -34,6 +34,7 @@ export function createOpenAiChatModel(options: OpenAiOptions): ChatModel {
   return {
     info,
     async complete(request, { signal, onText }) {
+      const deadline = idleTimeout(options.timeoutMs, signal);
       try {
         const stream = await client.chat.completions.create(
           {
@@ -43,11 +44,16 @@ export function createOpenAiChatModel(options: OpenAiOptions): ChatModel {
             stream: true,
             stream_options: { include_usage: true },
           },
-          { signal },
+          { signal: deadline.signal },
         );
-        return await collect(stream, onText);
+        const response = await collect(stream, deadline.touch, onText);
+        // An aborted stream may simply end instead of throwing: never take it as an answer.
+        if (deadline.signal.aborted) throw deadline.signal.reason;
+        return response;
       } catch (error) {
-        throw mapOpenAiError(info.provider, error, signal);
+        throw deadline.timeoutError(info.provider) ?? mapOpenAiError(info.provider, error, signal);
+      } finally {
+        deadline.dispose();
       }
     },
   };
@@ -55,6 +61,7 @@ export function createOpenAiChatModel(options: OpenAiOptions): ChatModel {
 
 async function collect(
   stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>,
+  progress: () => void,
   onText: ((delta: string) => void) | undefined,
 ): Promise<ChatResponse> {
   let text = '';
@@ -65,6 +72,7 @@ async function collect(
     usage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
   };
   for await (const chunk of stream) {
+    progress();
     const delta = chunk.choices[0]?.delta;
     if (delta?.content) {
       text += delta.content;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull } from 'drizzle-orm';
 import { type Address, addressKey, type ChatMessage, type Role } from '../core/types.ts';
 import type { Db } from './client.ts';
 import { conversationRoutes, messages, sessions } from './schema.ts';
@@ -54,12 +54,16 @@ export function createSessionRepo(db: Db) {
       return db.select().from(sessions).where(eq(sessions.id, id)).get();
     },
 
+    closeSession(id: string, now: number): void {
+      db.update(sessions).set({ closedAt: now }).where(eq(sessions.id, id)).run();
+    },
+
     /** The newest open session with this key, if any. */
     latestSession(key: string): SessionRow | undefined {
       return db
         .select()
         .from(sessions)
-        .where(and(eq(sessions.key, key), eq(sessions.kind, 'chat')))
+        .where(and(eq(sessions.key, key), eq(sessions.kind, 'chat'), isNull(sessions.closedAt)))
         .orderBy(desc(sessions.createdAt), desc(sessions.id))
         .get();
     },

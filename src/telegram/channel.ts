@@ -46,6 +46,10 @@ export function createTelegramChannel(api: Api): Channel {
         const { chat_id, ...rest } = target(to);
         await api.sendChatAction(chat_id, action, rest);
       }),
+    answerCallback: (callbackId, text) =>
+      guarded('answerCallbackQuery', async () => {
+        await api.answerCallbackQuery(callbackId, text === undefined ? {} : { text });
+      }),
   };
 }
 

@@ -1,0 +1,129 @@
+import { Bot } from 'grammy';
+import type { pino } from 'pino';
+import { createAgent } from './agent/agent.ts';
+import type { Config } from './config/config.ts';
+import { type Clock, sleep, systemClock } from './core/clock.ts';
+import type { Logger } from './core/ports.ts';
+import { createAllowlist } from './inbound/allowlist.ts';
+import { createLogger } from './logging/logger.ts';
+import { createOutbox } from './outbound/outbox.ts';
+import { createChatModel } from './providers/index.ts';
+import { openCoreStore } from './store/client.ts';
+import { createInboxRepo } from './store/inbox-repo.ts';
+import { createOutboxRepo } from './store/outbox-repo.ts';
+import { createSessionRepo } from './store/session-repo.ts';
+import { createTelegramChannel } from './telegram/channel.ts';
+import { createIngress } from './telegram/ingress.ts';
+import { COMMANDS } from './turn/commands.ts';
+import { createCoordinator } from './turn/coordinator.ts';
+import { createRouter } from './turn/router.ts';
+import { createLedger } from './usage/ledger.ts';
+
+/** How long running turns may take to finish on shutdown. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export interface AppOptions {
+  clock?: Clock;
+  /** Where logs go; stdout when not given. */
+  logDestination?: pino.DestinationStream;
+}
+
+/** Wires satchel together from its configuration. Nothing runs until `start`. */
+export function createApp(config: Config, options: AppOptions = {}) {
+  const clock = options.clock ?? systemClock;
+  const log: Logger = createLogger({
+    level: config.logLevel,
+    secrets: [
+      config.telegram.token,
+      config.providers.openai.apiKey,
+      config.providers.groq.apiKey,
+      config.providers.gemini.apiKey,
+      config.dashboard.token,
+    ],
+    ...(options.logDestination ? { destination: options.logDestination } : {}),
+  });
+  const store = openCoreStore(config.home);
+  const transaction = <T>(fn: () => T): T => store.db.transaction(() => fn());
+  const bot = new Bot(config.telegram.token, { client: { apiRoot: config.telegram.apiRoot } });
+  const outbox = createOutbox({
+    repo: createOutboxRepo(store.db),
+    channel: createTelegramChannel(bot.api),
+    clock,
+    log,
+  });
+  const inbox = createInboxRepo(store.db);
+  const sessions = createSessionRepo(store.db);
+  const model = createChatModel(config, config.llm.provider, config.llm.model);
+  const coordinator = createCoordinator({
+    clock,
+    log,
+    transaction,
+    inbox,
+    outbox,
+    router: createRouter({ sessions, clock, log }),
+    agent: createAgent({
+      model,
+      sessions,
+      ledger: createLedger({ db: store.db, clock, timezone: config.timezone }),
+      clock,
+      log,
+      transaction,
+    }),
+    allowlist: createAllowlist(config.telegram.allowedUserIds, clock),
+    batchWindowMs: config.batchWindowMs,
+    timezone: config.timezone,
+  });
+  const ingress = createIngress({
+    bot,
+    inbox,
+    clock,
+    log,
+    onUpdate: (update) => coordinator.handleUpdate(update),
+  });
+
+  async function registerCommands(): Promise<void> {
+    try {
+      await bot.api.setMyCommands(
+        Object.entries(COMMANDS).map(([command, c]) => ({ command, description: c.description })),
+      );
+    } catch (error) {
+      log.warn({ event: 'tg_set_commands_failed', err: error }, 'could not register commands');
+    }
+  }
+
+  return {
+    log,
+    store,
+
+    async start(): Promise<void> {
+      log.info(
+        { event: 'satchel_starting', provider: model.info.provider, model: model.info.model },
+        'starting',
+      );
+      void outbox.resumeUnsent();
+      void registerCommands();
+      await ingress.start();
+      log.info({ event: 'satchel_started' }, 'polling');
+    },
+
+    /** Stops polling, lets running turns finish (≤ 10 s), flushes outboxes, closes the DB. */
+    async stop(): Promise<void> {
+      log.info({ event: 'satchel_stopping' }, 'stopping');
+      await ingress.stop();
+      coordinator.flush();
+      const finished = await Promise.race([
+        coordinator.idle().then(() => true),
+        sleep(clock, SHUTDOWN_GRACE_MS).then(() => false),
+      ]);
+      if (!finished) {
+        coordinator.abortAll();
+        await coordinator.idle();
+      }
+      await Promise.race([outbox.idle(), sleep(clock, SHUTDOWN_GRACE_MS)]);
+      store.close();
+      log.info({ event: 'satchel_stopped' }, 'stopped');
+    },
+  };
+}
+
+export type App = ReturnType<typeof createApp>;

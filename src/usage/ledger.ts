@@ -1,0 +1,82 @@
+import type { Clock } from '../core/clock.ts';
+import type { Db } from '../store/client.ts';
+import { usageEvents } from '../store/schema.ts';
+import { audioCost, tokenCost } from './prices.ts';
+
+export type UsageKind = 'llm' | 'stt' | 'vision';
+
+/** Who a paid call was made for. */
+export interface UsageScope {
+  pack: string | null;
+  chatId: number | null;
+  threadId: number | null;
+  sessionId: string | null;
+  turnId: string | null;
+}
+
+export interface PaidCall {
+  kind: UsageKind;
+  provider: string;
+  model: string;
+  scope: UsageScope;
+  inputTokens?: number;
+  cachedInputTokens?: number;
+  outputTokens?: number;
+  audioSeconds?: number;
+  images?: number;
+  latencyMs: number;
+  ok: boolean;
+  error?: string;
+}
+
+/**
+ * The ledger: one `usage_events` row per paid call, successful or not. The calendar day is
+ * taken in the configured time zone, so "today" means the user's today.
+ */
+export function createLedger(deps: { db: Db; clock: Clock; timezone: string }) {
+  const { db, clock } = deps;
+  const dayFormat = new Intl.DateTimeFormat('en-CA', {
+    timeZone: deps.timezone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  });
+  const dayOf = (ts: number) => dayFormat.format(new Date(ts));
+
+  return {
+    dayOf,
+
+    record(call: PaidCall): void {
+      const ts = clock.now();
+      const tokens = {
+        inputTokens: call.inputTokens ?? 0,
+        cachedInputTokens: call.cachedInputTokens ?? 0,
+        outputTokens: call.outputTokens ?? 0,
+      };
+      const cost =
+        call.kind === 'stt'
+          ? audioCost(call.provider, call.model, call.audioSeconds ?? 0)
+          : tokenCost(call.provider, call.model, tokens);
+      db.insert(usageEvents)
+        .values({
+          ts,
+          day: dayOf(ts),
+          kind: call.kind,
+          provider: call.provider,
+          model: call.model,
+          ...call.scope,
+          ...tokens,
+          audioSeconds: call.audioSeconds ?? 0,
+          images: call.images ?? 0,
+          costUsd: cost,
+          priceKnown: cost !== null,
+          latencyMs: call.latencyMs,
+          ok: call.ok,
+          error: call.error ?? null,
+        })
+        .run();
+    },
+  };
+}
+
+export type Ledger = ReturnType<typeof createLedger>;

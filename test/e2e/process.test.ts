@@ -1,0 +1,122 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeModel } from '../fakes/model-server.ts';
+import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
+import { ALLOWED_USER, TEST_OPENAI_KEY } from '../support/harness.ts';
+
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+/** tsx's loader, resolved from the repository so the child can run in any directory. */
+const TSX = import.meta.resolve('tsx');
+const cleanups: (() => Promise<void> | void)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts the real entry point, `node --import tsx src/main.ts`, in `cwd` with `env` only. */
+function runSatchel(env: Record<string, string>, cwd: string): Run {
+  const child = spawn(process.execPath, ['--import', TSX, MAIN], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk) => {
+    out += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    err += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  });
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+function tempHome(): string {
+  const home = mkdtempSync(path.join(tmpdir(), 'satchel-proc-'));
+  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  return home;
+}
+
+describe('the real entry point', () => {
+  it('answers exactly once after being killed with SIGKILL while the model was answering', async () => {
+    const tg = await FakeTelegram.start();
+    const model = await FakeModel.start();
+    cleanups.push(
+      () => tg.stop(),
+      () => model.stop(),
+    );
+    const home = tempHome();
+    const env = {
+      TELEGRAM_BOT_TOKEN: TEST_TOKEN,
+      TELEGRAM_API_ROOT: tg.apiRoot,
+      ALLOWED_USER_IDS: String(ALLOWED_USER),
+      SATCHEL_HOME: path.join(home, 'data'),
+      SATCHEL_PACKS: path.join(home, 'packs'),
+      OPENAI_API_KEY: TEST_OPENAI_KEY,
+      OPENAI_BASE_URL: `${model.url}/v1`,
+      BATCH_WINDOW_MS: '0',
+      SATCHEL_TIMEZONE: 'UTC',
+      LOG_LEVEL: 'info',
+    };
+
+    model.enqueue({ text: 'never finished', hang: true });
+    const first = runSatchel(env, home);
+    tg.text({ userId: ALLOWED_USER, text: 'what is the capital of Peru?' });
+    await model.waitForRequest(1, 15_000);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    expect(tg.texts(ALLOWED_USER)).toEqual([]);
+
+    model.enqueue({ text: 'Lima.' });
+    const second = runSatchel(env, home);
+    await tg.waitForCall('sendMessage', undefined, 15_000);
+    // Give a duplicate every chance to show up, then stop gracefully.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+
+    expect(tg.texts(ALLOWED_USER)).toEqual(['Lima.']);
+    expect(model.chatRequests()).toHaveLength(2);
+    const db = new Database(path.join(home, 'data', 'satchel.db'), { readonly: true });
+    cleanups.push(() => {
+      db.close();
+    });
+    const messages = db.prepare('SELECT role, content FROM messages ORDER BY id').all();
+    expect(messages).toEqual([
+      { role: 'user', content: 'what is the capital of Peru?' },
+      { role: 'assistant', content: 'Lima.' },
+    ]);
+    expect(db.prepare('SELECT status FROM inbound_updates').all()).toEqual([{ status: 'done' }]);
+    expect(second.stdout()).toContain('"event":"tg_inbox_replay"');
+  });
+
+  it.each([
+    ['missing', {}],
+    ['malformed', { TELEGRAM_BOT_TOKEN: 'not-a-token' }],
+  ])('refuses to start with a %s TELEGRAM_BOT_TOKEN and names it', async (_label, extra) => {
+    const home = tempHome();
+    const run = runSatchel({ OPENAI_API_KEY: TEST_OPENAI_KEY, ...extra }, home);
+    expect(await run.exited).toBe(1);
+    expect(run.stderr()).toContain('TELEGRAM_BOT_TOKEN');
+    expect(run.stderr()).not.toContain('not-a-token');
+  });
+});

@@ -1,0 +1,156 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { GENERIC_FAILURE } from '../../src/core/errors.ts';
+import { NOT_AUTHORIZED } from '../../src/turn/coordinator.ts';
+import { lastUserText, systemText, userTexts } from '../fakes/model-server.ts';
+import { ALLOWED_USER, type Harness, STRANGER, startHarness } from '../support/harness.ts';
+
+const OTHER_USER = 222;
+let h: Harness;
+
+afterEach(async () => {
+  await h?.close();
+});
+
+/** Waits until every stored update is processed and nothing is left to send. */
+async function settled(harness: Harness, updates: number): Promise<void> {
+  await vi.waitFor(
+    () => {
+      const done = harness.rows("SELECT 1 FROM inbound_updates WHERE status = 'done'");
+      expect(done).toHaveLength(updates);
+      expect(harness.rows("SELECT 1 FROM outbox WHERE status = 'pending'")).toHaveLength(0);
+    },
+    { timeout: 8000, interval: 25 },
+  );
+}
+
+describe('the turn spine, end to end', () => {
+  it('answers an allowed text once, and stores the messages and a usage row', async () => {
+    h = await startHarness();
+    h.model.enqueue({ text: 'Hello **there**', usage: { input: 42, cached: 2, output: 7 } });
+
+    h.tg.text({ userId: ALLOWED_USER, text: 'hi satchel' });
+    const reply = await h.tg.waitForCall('sendMessage');
+    await settled(h, 1);
+
+    expect(reply.params).toMatchObject({
+      chat_id: ALLOWED_USER,
+      text: 'Hello <b>there</b>',
+      parse_mode: 'HTML',
+    });
+    expect(reply.params.message_thread_id).toBeUndefined();
+    expect(h.tg.calls('sendMessage')).toHaveLength(1);
+
+    const [request] = h.model.chatRequests();
+    expect(request?.model).toBe('gpt-4.1-mini');
+    expect(lastUserText(request!)).toBe('hi satchel');
+    expect(systemText(request!)).toContain('satchel');
+
+    const messages = h.rows<{ role: string; content: string }>(
+      'SELECT role, content FROM messages ORDER BY id',
+    );
+    expect(messages).toEqual([
+      { role: 'user', content: 'hi satchel' },
+      { role: 'assistant', content: 'Hello **there**' },
+    ]);
+    const usage = h.rows<Record<string, unknown>>('SELECT * FROM usage_events');
+    expect(usage).toHaveLength(1);
+    expect(usage[0]).toMatchObject({
+      kind: 'llm',
+      provider: 'openai',
+      model: 'gpt-4.1-mini',
+      chat_id: ALLOWED_USER,
+      input_tokens: 42,
+      cached_input_tokens: 2,
+      output_tokens: 7,
+      price_known: 1,
+      ok: 1,
+      day: new Date().toISOString().slice(0, 10),
+    });
+    // 40 fresh input tokens at $0.40/M, 2 cached at $0.10/M, 7 output at $1.60/M.
+    expect(usage[0]?.cost_usd).toBeCloseTo((40 * 0.4 + 2 * 0.1 + 7 * 1.6) / 1e6, 12);
+    expect(h.logs('turn_completed')).toHaveLength(1);
+  });
+
+  it('gives a denied user one short reply and does nothing else', async () => {
+    h = await startHarness();
+    h.tg.addFile('voice-1', Buffer.from('OggS fake voice'));
+
+    h.tg.text({ userId: STRANGER, text: 'hello?' });
+    h.tg.text({ userId: STRANGER, text: '/help' });
+    h.tg.callback({ userId: STRANGER, data: 'pick:journal' });
+    h.tg.voice({ userId: STRANGER, fileId: 'voice-1', duration: 3 });
+    h.tg.text({ userId: STRANGER, chatId: -100500, chatType: 'supergroup', text: '/new' });
+    await settled(h, 5);
+
+    expect(h.tg.sent()).toHaveLength(1);
+    expect(h.tg.sent()[0]?.params).toMatchObject({ chat_id: STRANGER, text: NOT_AUTHORIZED });
+    expect(h.model.requests()).toHaveLength(0);
+    expect(h.tg.calls('getFile')).toHaveLength(0);
+    expect(h.tg.downloads()).toHaveLength(0);
+    expect(h.tg.calls('answerCallbackQuery')).toHaveLength(0);
+    expect(h.rows('SELECT 1 FROM messages')).toHaveLength(0);
+    expect(h.rows('SELECT 1 FROM sessions')).toHaveLength(0);
+    expect(h.logs('tg_auth_denied').map((l) => l.userId)).toEqual(Array(5).fill(STRANGER));
+  });
+
+  it('batches texts sent 100 ms apart into one turn, and runs a command after it', async () => {
+    h = await startHarness({ BATCH_WINDOW_MS: '400' });
+    h.model.enqueue({ text: 'got all three', delayMs: 300 });
+
+    for (const text of ['first part', 'second part', 'third part']) {
+      h.tg.text({ userId: ALLOWED_USER, text });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    h.tg.text({ userId: ALLOWED_USER, text: '/help' });
+    await settled(h, 4);
+
+    const requests = h.model.chatRequests();
+    expect(requests).toHaveLength(1);
+    expect(userTexts(requests[0]!)).toEqual(['first part\nsecond part\nthird part']);
+    const texts = h.tg.texts(ALLOWED_USER);
+    expect(texts).toHaveLength(2);
+    expect(texts[0]).toBe('got all three');
+    expect(texts[1]).toContain('/new');
+  });
+
+  it("does not hold chat B behind chat A's slow answer", async () => {
+    h = await startHarness({ ALLOWED_USER_IDS: `${ALLOWED_USER},${OTHER_USER}` });
+    h.model.setDefault((request) =>
+      lastUserText(request).includes('slow')
+        ? { text: 'slow answer', delayMs: 1500 }
+        : { text: 'fast answer' },
+    );
+
+    h.tg.text({ userId: ALLOWED_USER, text: 'a slow question' });
+    await h.model.waitForRequest(1);
+    h.tg.text({ userId: OTHER_USER, text: 'a quick one' });
+
+    const fast = await h.tg.waitForCall('sendMessage', (c) => c.params.chat_id === OTHER_USER);
+    expect(fast.params.text).toBe('fast answer');
+    expect(h.tg.texts(ALLOWED_USER)).toEqual([]);
+
+    const slow = await h.tg.waitForCall('sendMessage', (c) => c.params.chat_id === ALLOWED_USER);
+    expect(slow.params.text).toBe('slow answer');
+    expect(slow.at).toBeGreaterThan(fast.at);
+  });
+
+  it('tells the user about a model error, keeps their message and answers the next one', async () => {
+    h = await startHarness({ LLM_TIMEOUT_MS: '1000' });
+    h.model.enqueue({ status: 500 }, { hang: true }, { text: 'back to normal' });
+
+    h.tg.text({ userId: ALLOWED_USER, text: 'first try' });
+    await h.tg.waitForCalls('sendMessage', 1);
+    h.tg.text({ userId: ALLOWED_USER, text: 'second try' });
+    await h.tg.waitForCalls('sendMessage', 2);
+    h.tg.text({ userId: ALLOWED_USER, text: 'third try' });
+    await h.tg.waitForCalls('sendMessage', 3);
+    await settled(h, 3);
+
+    expect(h.tg.texts(ALLOWED_USER)).toEqual([GENERIC_FAILURE, GENERIC_FAILURE, 'back to normal']);
+    expect(userTexts(h.model.chatRequests()[2]!)).toEqual(['first try', 'second try', 'third try']);
+    expect(h.logs('provider_error')).toHaveLength(2);
+    expect(h.logs('turn_failed')).toHaveLength(2);
+    const usage = h.rows<{ ok: number }>('SELECT ok FROM usage_events ORDER BY id');
+    expect(usage.map((u) => u.ok)).toEqual([0, 0, 1]);
+  });
+});

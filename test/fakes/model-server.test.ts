@@ -1,0 +1,268 @@
+import { GoogleGenAI } from '@google/genai';
+import Groq from 'groq-sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FakeModel, lastUserText, systemText, userTexts } from './model-server.ts';
+
+let fake: FakeModel;
+let openai: OpenAI;
+
+beforeAll(async () => {
+  fake = await FakeModel.start();
+  openai = new OpenAI({ apiKey: 'test', baseURL: `${fake.url}/v1`, maxRetries: 0 });
+});
+afterAll(() => fake.stop());
+beforeEach(() => fake.reset());
+
+describe('FakeModel via openai SDK', () => {
+  it('answers a plain completion with the default echo and usage', async () => {
+    const res = await openai.chat.completions.create({
+      model: 'gpt-test',
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'first' },
+        { role: 'assistant', content: 'ok' },
+        { role: 'user', content: [{ type: 'text', text: 'hello there' }] },
+      ],
+    });
+    expect(res.choices[0]?.message.content).toBe('echo: hello there');
+    expect(res.usage).toMatchObject({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
+
+    const req = fake.chatRequests()[0]!;
+    expect(req).toMatchObject({
+      provider: 'openai',
+      kind: 'chat',
+      model: 'gpt-test',
+      stream: false,
+    });
+    expect(req.path).toBe('/v1/chat/completions');
+    expect(req.headers.authorization).toBe('Bearer test');
+    expect(userTexts(req)).toEqual(['first', 'hello there']);
+    expect(lastUserText(req)).toBe('hello there');
+    expect(systemText(req)).toBe('be brief');
+  });
+
+  it('streams scripted text in several chunks with a final usage chunk', async () => {
+    fake.enqueue({
+      text: 'one two three four five six',
+      usage: { input: 7, cached: 3, output: 4 },
+    });
+    const stream = await openai.chat.completions.create({
+      model: 'gpt-test',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const pieces: string[] = [];
+    let usage: OpenAI.CompletionUsage | undefined | null;
+    for await (const chunk of stream) {
+      const piece = chunk.choices[0]?.delta.content;
+      if (piece) pieces.push(piece);
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(pieces.length).toBeGreaterThanOrEqual(3);
+    expect(pieces.join('')).toBe('one two three four five six');
+    expect(usage).toEqual({
+      prompt_tokens: 7,
+      completion_tokens: 4,
+      total_tokens: 11,
+      prompt_tokens_details: { cached_tokens: 3 },
+    });
+    expect(fake.chatRequests()[0]?.stream).toBe(true);
+  });
+
+  it('streams a tool call that the SDK assembles from its chunks', async () => {
+    fake.enqueue({
+      toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Paris', days: 3 } }],
+    });
+    const stream = openai.chat.completions.stream({
+      model: 'gpt-test',
+      messages: [{ role: 'user', content: 'weather?' }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'get_weather', parameters: { type: 'object', properties: {} } },
+        },
+      ],
+      stream_options: { include_usage: true },
+    });
+    const argDeltas: string[] = [];
+    for await (const chunk of stream) {
+      const call = chunk.choices[0]?.delta.tool_calls?.[0];
+      if (call?.function?.arguments) argDeltas.push(call.function.arguments);
+    }
+    const final = await stream.finalChatCompletion();
+    const choice = final.choices[0]!;
+    expect(argDeltas.length).toBeGreaterThan(1);
+    expect(choice.finish_reason).toBe('tool_calls');
+    expect(choice.message.tool_calls).toEqual([
+      {
+        id: 'call_1',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"city":"Paris","days":3}' },
+      },
+    ]);
+    expect(final.usage?.total_tokens).toBe(15);
+  });
+
+  it('returns a non-streamed tool call', async () => {
+    fake.enqueue({ text: 'calling', toolCalls: [{ name: 'lookup', arguments: '{"q":1}' }] });
+    const res = await openai.chat.completions.create({
+      model: 'gpt-test',
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    const call = res.choices[0]?.message.tool_calls?.[0];
+    expect(call?.type === 'function' && call.function).toEqual({
+      name: 'lookup',
+      arguments: '{"q":1}',
+    });
+    expect(res.choices[0]?.message.content).toBe('calling');
+  });
+
+  it('serves a scripted 500 then succeeds', async () => {
+    fake.enqueue({ status: 500 }, { text: 'recovered' });
+    const ask = () =>
+      openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] });
+    await expect(ask()).rejects.toMatchObject({ status: 500 });
+    const res = await ask();
+    expect(res.choices[0]?.message.content).toBe('recovered');
+    expect(fake.chatRequests()).toHaveLength(2);
+  });
+
+  it('sends retry-after with a 429', async () => {
+    fake.enqueue({ status: 429 });
+    const err = await openai.chat.completions
+      .create({ model: 'm', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).headers?.get('retry-after')).toBe('1');
+  });
+
+  it('notices a client abort of a hanging request', async () => {
+    fake.enqueue({ hang: true });
+    const ac = new AbortController();
+    const call = openai.chat.completions.create(
+      { model: 'm', messages: [{ role: 'user', content: 'wait' }] },
+      { signal: ac.signal },
+    );
+    const req = await fake.waitForRequest(1);
+    expect(req.aborted).toBe(false);
+    ac.abort();
+    await expect(call).rejects.toThrow();
+    const aborted = await fake.waitForAbort();
+    expect(aborted).toBe(req);
+    expect(aborted.aborted).toBe(true);
+  });
+
+  it('notices a client abort of a stream that hangs after its first chunk', async () => {
+    fake.enqueue({ text: 'a b c', hang: true, delayMs: 20 });
+    const ac = new AbortController();
+    const stream = await openai.chat.completions.create(
+      { model: 'm', messages: [{ role: 'user', content: 'x' }], stream: true },
+      { signal: ac.signal },
+    );
+    const it = stream[Symbol.asyncIterator]();
+    const first = await it.next();
+    expect(first.done).toBe(false);
+    ac.abort();
+    // the SDK ends the iteration (or throws) once aborted; either way no more chunks arrive
+    const rest = await it.next().catch(() => ({ done: true }));
+    expect(rest.done).toBe(true);
+    expect((await fake.waitForAbort()).stream).toBe(true);
+  });
+});
+
+describe('FakeModel via groq-sdk', () => {
+  it('transcribes and records filename and model', async () => {
+    const groq = new Groq({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 });
+    fake.enqueueTranscription({ text: 'hello from audio' });
+    const audio = new File([new Uint8Array([1, 2, 3, 4, 5])], 'voice.ogg', { type: 'audio/ogg' });
+    const res = await groq.audio.transcriptions.create({
+      model: 'whisper-large-v3',
+      file: audio,
+      language: 'en',
+      response_format: 'json',
+    });
+    expect(res.text).toBe('hello from audio');
+
+    const [req] = fake.requests({ provider: 'groq', kind: 'transcription' });
+    expect(req?.path).toBe('/openai/v1/audio/transcriptions');
+    expect(req?.model).toBe('whisper-large-v3');
+    expect(req?.body.fields).toMatchObject({ model: 'whisper-large-v3', language: 'en' });
+    expect(req?.body.file).toMatchObject({ filename: 'voice.ogg', size: 5 });
+    expect(fake.chatRequests()).toHaveLength(0);
+  });
+
+  it('serves Groq chat like OpenAI', async () => {
+    const groq = new Groq({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 });
+    fake.enqueue({ text: 'groq says hi' });
+    const res = await groq.chat.completions.create({
+      model: 'llama',
+      messages: [{ role: 'user', content: 'yo' }],
+    });
+    expect(res.choices[0]?.message.content).toBe('groq says hi');
+    expect(fake.requests({ provider: 'groq' })[0]?.path).toBe('/openai/v1/chat/completions');
+  });
+});
+
+describe('FakeModel via @google/genai', () => {
+  const ai = () => new GoogleGenAI({ apiKey: 'test', httpOptions: { baseUrl: fake.url } });
+
+  it('answers generateContent with text and usage', async () => {
+    fake.enqueue({ text: 'gemini answer', usage: { input: 12, cached: 4, output: 6 } });
+    const res = await ai().models.generateContent({
+      model: 'gemini-test',
+      contents: 'what is up',
+      config: { systemInstruction: 'you are terse' },
+    });
+    expect(res.text).toBe('gemini answer');
+    expect(res.usageMetadata).toMatchObject({
+      promptTokenCount: 12,
+      candidatesTokenCount: 6,
+      cachedContentTokenCount: 4,
+      totalTokenCount: 18,
+    });
+    const req = fake.chatRequests()[0]!;
+    expect(req).toMatchObject({ provider: 'gemini', model: 'gemini-test', stream: false });
+    expect(req.path).toBe('/v1beta/models/gemini-test:generateContent');
+    expect(req.headers['x-goog-api-key']).toBe('test');
+    expect(userTexts(req)).toEqual(['what is up']);
+    expect(systemText(req)).toBe('you are terse');
+  });
+
+  it('streams generateContent text, usage and function calls', async () => {
+    fake.enqueue({
+      text: 'streamed gemini words here',
+      toolCalls: [{ name: 'search', arguments: { q: 'cats' } }],
+    });
+    const stream = await ai().models.generateContentStream({
+      model: 'gemini-test',
+      contents: [{ role: 'user', parts: [{ text: 'go' }] }],
+    });
+    let text = '';
+    let chunks = 0;
+    let usage: unknown;
+    const calls: unknown[] = [];
+    for await (const chunk of stream) {
+      chunks++;
+      text += chunk.text ?? '';
+      calls.push(...(chunk.functionCalls ?? []));
+      if (chunk.usageMetadata) usage = chunk.usageMetadata;
+    }
+    expect(chunks).toBeGreaterThan(1);
+    expect(text).toBe('streamed gemini words here');
+    expect(calls).toEqual([{ name: 'search', args: { q: 'cats' } }]);
+    expect(usage).toMatchObject({ promptTokenCount: 10, candidatesTokenCount: 5 });
+    const req = fake.chatRequests()[0]!;
+    expect(req.path).toBe('/v1beta/models/gemini-test:streamGenerateContent?alt=sse');
+    expect(req.stream).toBe(true);
+    expect(lastUserText(req)).toBe('go');
+  });
+
+  it('surfaces a Gemini-style error', async () => {
+    fake.enqueue({ status: 400 });
+    await expect(
+      ai().models.generateContent({ model: 'gemini-test', contents: 'x' }),
+    ).rejects.toMatchObject({ status: 400 });
+  });
+});

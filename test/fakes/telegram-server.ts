@@ -1,0 +1,721 @@
+/**
+ * Fake Telegram Bot API server for end-to-end tests, driven by the real grammY client:
+ * `new Bot(TEST_TOKEN, { client: { apiRoot: fake.apiRoot } })`.
+ *
+ * Routes:
+ *   POST|GET /bot{token}/{method}          JSON, multipart/form-data or urlencoded params
+ *   GET      /file/bot{token}/{file_path}  bytes registered with `addFile`
+ *
+ * Every call is recorded (see `calls`, `sent`, `texts`, `waitForCall`); updates pushed with
+ * `pushUpdate` and the builders (`text`, `callback`, ...) are served to long polls; faults and
+ * delays can be injected per method.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { boundaryOf, coerceField, multipartParams } from './multipart.ts';
+
+export const TEST_TOKEN = '123456:TEST-token';
+
+// biome-ignore lint/suspicious/noExplicitAny: arbitrary Bot API JSON, inspected by tests
+type Json = any;
+type Params = Record<string, Json>;
+
+export interface ApiCall {
+  method: string;
+  params: Params;
+  /** `Date.now()` when the request was received. */
+  at: number;
+  /** Set when the call got an error response (injected fault or a natural 400). */
+  failed?: boolean;
+  /** The `result` the call was answered with (not set for getUpdates or failed calls). */
+  result?: Json;
+}
+
+export type Fault =
+  | { status: 429; retryAfter: number }
+  | { status: 400; description: string }
+  | { status: 500 | 502 };
+
+export interface UserRef {
+  userId: number;
+  /** Defaults to `userId` (a private chat). */
+  chatId?: number;
+}
+
+type Reply =
+  | { ok: true; result: Json }
+  | { ok: false; error_code: number; description: string; parameters?: { retry_after: number } };
+
+interface FaultRule {
+  method: string;
+  predicate?: (params: Params) => boolean;
+  fault: Fault;
+  remaining: number;
+}
+
+interface Poll {
+  offset: number;
+  limit: number;
+  finish(updates: Json[]): void;
+}
+
+const SEND_METHODS = new Set([
+  'sendMessage',
+  'sendPhoto',
+  'sendVoice',
+  'sendAudio',
+  'sendDocument',
+]);
+const TRUE_METHODS = new Set([
+  'sendMessageDraft',
+  'sendChatAction',
+  'answerCallbackQuery',
+  'setMyCommands',
+  'deleteMessage',
+  'deleteWebhook',
+]);
+const NOT_MODIFIED =
+  'Bad Request: message is not modified: specified new message content and reply markup are ' +
+  'exactly the same as a content and reply markup of the current message';
+const ICON_COLOR = 7322096;
+const PHOTO_WIDTHS = [90, 320, 800, 1280, 2560];
+
+const ok = (result: Json): Reply => ({ ok: true, result });
+const fail = (error_code: number, description: string): Reply => ({
+  ok: false,
+  error_code,
+  description,
+});
+const unixNow = () => Math.floor(Date.now() / 1000);
+const user = (id: number) => ({ id, is_bot: false, first_name: 'User' });
+
+export class FakeTelegram {
+  readonly apiRoot: string;
+  readonly token: string;
+  private readonly botUsername: string;
+  private readonly log: ApiCall[] = [];
+  private readonly listeners = new Set<() => boolean>();
+  private queue: Json[] = [];
+  private readonly polls = new Set<Poll>();
+  private nextUpdateId = 1;
+  private confirmed = 0;
+  private readonly files = new Map<string, { bytes: Buffer; filePath: string }>();
+  private readonly downloaded: string[] = [];
+  private faults: FaultRule[] = [];
+  private readonly delays = new Map<string, number>();
+  /** Bot-sent messages by `chat:message_id`, with their reply markup serialized for comparison. */
+  private readonly messages = new Map<string, { message: Json; markup: string }>();
+  private readonly userMessageIds = new Map<number, number>();
+  private readonly botMessageIds = new Map<number, number>();
+  private readonly chats = new Map<number, Json>();
+  private nextTopicId = 100;
+  private nextCallbackId = 1;
+  private nextSentFileId = 1;
+  private readonly stopping = new AbortController();
+
+  private constructor(
+    private readonly server: Server,
+    opts: { token?: string; botUsername?: string },
+  ) {
+    const { port } = server.address() as AddressInfo;
+    this.apiRoot = `http://127.0.0.1:${port}`;
+    this.token = opts.token ?? TEST_TOKEN;
+    this.botUsername = opts.botUsername ?? 'satchel_test_bot';
+  }
+
+  static async start(opts: { token?: string; botUsername?: string } = {}): Promise<FakeTelegram> {
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', resolve);
+    });
+    const fake = new FakeTelegram(server, opts);
+    server.on('request', (req, res) => void fake.handle(req, res));
+    return fake;
+  }
+
+  /** Ends pending long polls with `[]`, drops delayed responses and closes every connection. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    for (const poll of [...this.polls]) poll.finish([]);
+    await new Promise((resolve) => setImmediate(resolve)); // let those responses flush
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  // --- call log -------------------------------------------------------------------------------
+
+  /** Recorded calls of `method`, or of every method except getUpdates. */
+  calls(method?: string): ApiCall[] {
+    return this.log.filter((c) =>
+      method === undefined ? c.method !== 'getUpdates' : c.method === method,
+    );
+  }
+
+  /** Successful send* calls (optionally to one chat), in order. */
+  sent(chatId?: number): ApiCall[] {
+    return this.log.filter(
+      (c) =>
+        SEND_METHODS.has(c.method) &&
+        !c.failed &&
+        (chatId === undefined || String(c.params.chat_id) === String(chatId)),
+    );
+  }
+
+  /** `text` of successful sendMessage calls (optionally to one chat). */
+  texts(chatId?: number): string[] {
+    return this.sent(chatId)
+      .filter((c) => c.method === 'sendMessage')
+      .map((c) => String(c.params.text));
+  }
+
+  waitForCall(
+    method: string,
+    predicate?: (c: ApiCall) => boolean,
+    timeoutMs = 5000,
+  ): Promise<ApiCall> {
+    return this.waitForCalls(method, 1, predicate, timeoutMs).then((calls) => calls[0]!);
+  }
+
+  waitForCalls(
+    method: string,
+    count: number,
+    predicate?: (c: ApiCall) => boolean,
+    timeoutMs = 5000,
+  ): Promise<ApiCall[]> {
+    const matching = () => this.calls(method).filter((c) => safely(() => predicate?.(c) ?? true));
+    return this.waitFor(
+      () => {
+        const found = matching();
+        return found.length >= count ? found.slice(0, count) : undefined;
+      },
+      timeoutMs,
+      () =>
+        `waitForCalls: expected ${count} ${method} call(s)${predicate ? ' matching the predicate' : ''} ` +
+        `within ${timeoutMs}ms, got ${matching().length}. Recorded: ${this.summary()}`,
+    );
+  }
+
+  clearCalls(): void {
+    this.log.length = 0;
+  }
+
+  /** Number of getUpdates requests currently held open. */
+  pendingPolls(): number {
+    return this.polls.size;
+  }
+
+  // --- updates --------------------------------------------------------------------------------
+
+  /** Queues an update (assigning the next update_id) and wakes a pending long poll. */
+  pushUpdate(update: object): number {
+    const update_id = this.nextUpdateId++;
+    this.queue.push({ update_id, ...update });
+    // Deferred so that updates pushed in the same tick are delivered as one batch.
+    queueMicrotask(() => {
+      for (const poll of [...this.polls]) {
+        const ready = this.queue.filter((u) => u.update_id >= poll.offset).slice(0, poll.limit);
+        if (ready.length > 0) poll.finish(ready);
+      }
+    });
+    return update_id;
+  }
+
+  text(o: UserRef & MessageOpts & { text: string; replyTo?: object }): number {
+    const message = this.userMessage(o);
+    message.text = o.text;
+    if (o.text.startsWith('/')) {
+      const length = o.text.split(/\s/, 1)[0]!.length;
+      message.entities = [{ type: 'bot_command', offset: 0, length }];
+    }
+    if (o.replyTo) message.reply_to_message = o.replyTo;
+    return this.pushUpdate({ message });
+  }
+
+  callback(o: UserRef & { data: string; messageId?: number; threadId?: number }): number {
+    const chatId = o.chatId ?? o.userId;
+    const chat = this.chat(chatId, o.userId);
+    const messageId = o.messageId ?? this.botMessageIds.get(chatId) ?? 1;
+    const stored = this.messages.get(`${chatId}:${messageId}`)?.message;
+    const message = {
+      ...(stored ?? { message_id: messageId, from: this.me(), chat, date: unixNow() }),
+    };
+    if (o.threadId !== undefined) Object.assign(message, thread(o.threadId));
+    return this.pushUpdate({
+      callback_query: {
+        id: `cb${this.nextCallbackId++}`,
+        from: user(o.userId),
+        chat_instance: `ci${chatId}`,
+        data: o.data,
+        message,
+      },
+    });
+  }
+
+  voice(o: UserRef & { fileId: string; duration?: number; fileSize?: number }): number {
+    const message = this.userMessage(o);
+    message.voice = {
+      file_id: o.fileId,
+      file_unique_id: `u-${o.fileId}`,
+      duration: o.duration ?? 3,
+      mime_type: 'audio/ogg',
+      file_size: o.fileSize ?? this.files.get(o.fileId)?.bytes.length ?? 12_000,
+    };
+    return this.pushUpdate({ message });
+  }
+
+  photo(o: UserRef & { fileIds: string[]; caption?: string; mediaGroupId?: string }): number {
+    const message = this.userMessage(o);
+    message.photo = o.fileIds.map((fileId, i) => {
+      const width = PHOTO_WIDTHS[i] ?? 2560 * (i - 3);
+      const file_size = this.files.get(fileId)?.bytes.length ?? (i + 1) * 10_000;
+      const height = Math.round(width * 0.75);
+      return { file_id: fileId, file_unique_id: `u-${fileId}`, width, height, file_size };
+    });
+    if (o.caption !== undefined) message.caption = o.caption;
+    if (o.mediaGroupId !== undefined) message.media_group_id = o.mediaGroupId;
+    return this.pushUpdate({ message });
+  }
+
+  document(
+    o: UserRef & {
+      fileId: string;
+      fileName: string;
+      mimeType?: string;
+      fileSize?: number;
+      caption?: string;
+    },
+  ): number {
+    const message = this.userMessage(o);
+    message.document = {
+      file_id: o.fileId,
+      file_unique_id: `u-${o.fileId}`,
+      file_name: o.fileName,
+      mime_type: o.mimeType ?? 'application/octet-stream',
+      file_size: o.fileSize ?? this.files.get(o.fileId)?.bytes.length ?? 1000,
+    };
+    if (o.caption !== undefined) message.caption = o.caption;
+    return this.pushUpdate({ message });
+  }
+
+  editedText(o: UserRef & { messageId: number; text: string }): number {
+    const chatId = o.chatId ?? o.userId;
+    const edited_message = {
+      message_id: o.messageId,
+      from: user(o.userId),
+      chat: this.chat(chatId, o.userId),
+      date: unixNow() - 60,
+      edit_date: unixNow(),
+      text: o.text,
+    };
+    return this.pushUpdate({ edited_message });
+  }
+
+  topicCreated(o: { userId: number; chatId: number; threadId: number; name: string }): number {
+    const chat = this.chat(o.chatId, o.userId, 'supergroup', true);
+    const message = {
+      message_id: o.threadId, // the topic's id is the id of its creation message
+      from: user(o.userId),
+      chat,
+      date: unixNow(),
+      ...thread(o.threadId),
+      forum_topic_created: { name: o.name, icon_color: ICON_COLOR },
+    };
+    return this.pushUpdate({ message });
+  }
+
+  /** Highest `offset` a getUpdates call has sent: every update below it is confirmed. */
+  confirmedOffset(): number {
+    return this.confirmed;
+  }
+
+  async waitForOffset(offset: number, timeoutMs = 5000): Promise<void> {
+    await this.waitFor(
+      () => (this.confirmed >= offset ? true : undefined),
+      timeoutMs,
+      () =>
+        `waitForOffset: offset ${offset} not confirmed within ${timeoutMs}ms (confirmed: ${this.confirmed})`,
+    );
+  }
+
+  // --- files ----------------------------------------------------------------------------------
+
+  addFile(fileId: string, bytes: Buffer, filePath = `files/${fileId}`): void {
+    this.files.set(fileId, { bytes, filePath });
+  }
+
+  downloads(): string[] {
+    return [...this.downloaded];
+  }
+
+  // --- faults ---------------------------------------------------------------------------------
+
+  fail(method: string, fault: Fault, times = 1): void {
+    this.faults.push({ method, fault, remaining: times });
+  }
+
+  failWhen(method: string, predicate: (params: Params) => boolean, fault: Fault, times = 1): void {
+    this.faults.push({ method, predicate, fault, remaining: times });
+  }
+
+  failAlways(method: string, fault: Fault): void {
+    this.faults.push({ method, fault, remaining: Number.POSITIVE_INFINITY });
+  }
+
+  clearFaults(): void {
+    this.faults = [];
+  }
+
+  /** Responds to every later call of `method` after `ms` (0 removes the delay). */
+  delay(method: string, ms: number): void {
+    if (ms > 0) this.delays.set(method, ms);
+    else this.delays.delete(method);
+  }
+
+  // --- HTTP -----------------------------------------------------------------------------------
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const url = new URL(req.url ?? '/', this.apiRoot);
+      const file = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
+      if (file && req.method === 'GET') return this.download(res, file[1]!, file[2]!);
+      const route = /^\/bot([^/]+)\/([^/]+)$/.exec(url.pathname);
+      if (!route) return send(res, fail(404, 'Not Found'));
+      if (route[1] !== this.token) return send(res, fail(401, 'Unauthorized'));
+      let params: Params;
+      try {
+        params = await readParams(req, url);
+      } catch (err) {
+        return send(res, fail(400, `Bad Request: ${(err as Error).message}`));
+      }
+      await this.call(route[2]!, params, res);
+    } catch (err) {
+      send(res, fail(500, `Internal Server Error: ${(err as Error).message}`));
+    }
+  }
+
+  private async call(method: string, params: Params, res: ServerResponse): Promise<void> {
+    const call: ApiCall = { method, params, at: Date.now() };
+    const fault = this.takeFault(method, params);
+    let reply: Reply | undefined;
+    if (fault) reply = faultReply(fault);
+    else if (method !== 'getUpdates') reply = this.dispatch(method, params);
+    if (reply?.ok === false) call.failed = true;
+    else if (reply) call.result = reply.result;
+    this.log.push(call);
+    this.notify();
+    const ms = this.delays.get(method);
+    if (ms) {
+      try {
+        await sleep(ms, undefined, { signal: this.stopping.signal });
+      } catch {
+        return; // stopped meanwhile
+      }
+    }
+    if (reply) send(res, reply);
+    else this.getUpdates(params, res);
+  }
+
+  private getUpdates(params: Params, res: ServerResponse): void {
+    const offset = Number(params.offset ?? 0);
+    const limit = Math.min(Math.max(Number(params.limit ?? 100), 1), 100);
+    const timeout = Number(params.timeout ?? 0);
+    if (offset > 0) {
+      this.queue = this.queue.filter((u) => u.update_id >= offset);
+      if (offset > this.confirmed) {
+        this.confirmed = offset;
+        this.notify();
+      }
+    }
+    const ready = this.queue.filter((u) => u.update_id >= offset).slice(0, limit);
+    if (ready.length > 0 || timeout <= 0 || this.stopping.signal.aborted) {
+      send(res, ok(ready));
+      return;
+    }
+    const poll: Poll = {
+      offset,
+      limit,
+      finish: (updates) => {
+        clearTimeout(timer);
+        this.polls.delete(poll);
+        send(res, ok(updates));
+      },
+    };
+    const timer = setTimeout(() => poll.finish([]), timeout * 1000);
+    // `res` (not `req`) emits 'close' when the client goes away before we answer.
+    res.on('close', () => {
+      if (this.polls.delete(poll)) clearTimeout(timer);
+    });
+    this.polls.add(poll);
+  }
+
+  private download(res: ServerResponse, token: string, rawPath: string): void {
+    const path = decodeURIComponent(rawPath);
+    const file = [...this.files.values()].find((f) => f.filePath === path);
+    if (token !== this.token || !file) {
+      send(res, token === this.token ? fail(404, 'Not Found') : fail(401, 'Unauthorized'));
+      return;
+    }
+    this.downloaded.push(path);
+    res.writeHead(200, {
+      'content-type': 'application/octet-stream',
+      'content-length': file.bytes.length,
+    });
+    res.end(file.bytes);
+  }
+
+  // --- methods --------------------------------------------------------------------------------
+
+  private dispatch(method: string, p: Params): Reply {
+    if (TRUE_METHODS.has(method)) {
+      if (method === 'deleteMessage') this.messages.delete(`${p.chat_id}:${p.message_id}`);
+      return ok(true);
+    }
+    if (SEND_METHODS.has(method)) return this.sendMessageLike(method, p);
+    switch (method) {
+      case 'getMe':
+        return ok({
+          ...this.me(),
+          can_join_groups: true,
+          can_read_all_group_messages: false,
+          supports_inline_queries: false,
+        });
+      case 'editMessageText':
+        return this.editMessageText(p);
+      case 'getFile': {
+        const file = this.files.get(String(p.file_id));
+        if (!file) return fail(400, 'Bad Request: invalid file_id');
+        const { file_id } = p;
+        const { bytes, filePath } = file;
+        return ok({
+          file_id,
+          file_unique_id: `u-${file_id}`,
+          file_size: bytes.length,
+          file_path: filePath,
+        });
+      }
+      case 'createForumTopic':
+        return ok({ message_thread_id: this.nextTopicId++, name: p.name, icon_color: ICON_COLOR });
+      default:
+        return fail(404, 'Not Found: method not found');
+    }
+  }
+
+  private sendMessageLike(method: string, p: Params): Reply {
+    if (p.chat_id === undefined || p.chat_id === '')
+      return fail(400, 'Bad Request: chat_id is empty');
+    const chatId = Number(p.chat_id);
+    const message: Json = {
+      message_id: this.next(this.botMessageIds, chatId, 1000),
+      from: this.me(),
+      chat: this.chats.get(chatId) ?? this.chat(chatId, chatId),
+      date: unixNow(),
+    };
+    if (p.message_thread_id !== undefined) Object.assign(message, thread(p.message_thread_id));
+    if (method === 'sendMessage') {
+      const invalid = checkText(p.text);
+      if (invalid) return invalid;
+      message.text = p.text;
+    } else {
+      if (typeof p.caption === 'string' && p.caption.length > 1024) {
+        return fail(400, 'Bad Request: message caption is too long');
+      }
+      const kind = method.slice(4).toLowerCase(); // sendPhoto -> photo
+      message[kind] = this.media(kind, p[kind], p);
+      if (p.caption !== undefined) message.caption = p.caption;
+    }
+    if (p.reply_markup?.inline_keyboard) message.reply_markup = p.reply_markup;
+    this.remember(message, p.reply_markup);
+    return ok(message);
+  }
+
+  private editMessageText(p: Params): Reply {
+    const stored = this.messages.get(`${p.chat_id}:${p.message_id}`);
+    if (!stored) return fail(400, 'Bad Request: message to edit not found');
+    if (stored.message.text === undefined) {
+      return fail(400, 'Bad Request: there is no text in the message to edit');
+    }
+    const invalid = checkText(p.text);
+    if (invalid) return invalid;
+    if (
+      stored.message.text === p.text &&
+      stored.markup === JSON.stringify(p.reply_markup ?? null)
+    ) {
+      return fail(400, NOT_MODIFIED);
+    }
+    const message = { ...stored.message, text: p.text, edit_date: unixNow() };
+    delete message.reply_markup;
+    if (p.reply_markup?.inline_keyboard) message.reply_markup = p.reply_markup;
+    this.remember(message, p.reply_markup);
+    return ok(message);
+  }
+
+  private media(kind: string, input: Json, p: Params): Json {
+    const upload = typeof input === 'object' && input !== null ? input : undefined;
+    const file_id =
+      typeof input === 'string' && !input.includes('://') ? input : `sent-${this.nextSentFileId++}`;
+    const base = { file_id, file_unique_id: `u-${file_id}`, file_size: upload?.size ?? 1000 };
+    if (kind === 'photo') return [{ ...base, width: 1280, height: 960 }];
+    if (kind === 'document') return { ...base, file_name: upload?.filename ?? 'document' };
+    return { ...base, duration: Number(p.duration ?? 1) };
+  }
+
+  // --- helpers --------------------------------------------------------------------------------
+
+  private me() {
+    const id = Number(this.token.split(':')[0]) || 123456;
+    return { id, is_bot: true, first_name: 'Satchel', username: this.botUsername };
+  }
+
+  private next(counters: Map<number, number>, chatId: number, first: number): number {
+    const id = (counters.get(chatId) ?? first - 1) + 1;
+    counters.set(chatId, id);
+    return id;
+  }
+
+  /** The chat object for `chatId`, remembered so bot replies and later updates agree. */
+  private chat(chatId: number, userId: number, type?: string, isForum?: boolean): Json {
+    const known = this.chats.get(chatId);
+    const chatType =
+      type ?? known?.type ?? (chatId === userId || chatId > 0 ? 'private' : 'supergroup');
+    const chat =
+      chatType === 'private'
+        ? { id: chatId, type: chatType, first_name: 'User' }
+        : { id: chatId, type: chatType, title: 'Test Group' };
+    if (isForum ?? known?.is_forum) Object.assign(chat, { is_forum: true });
+    this.chats.set(chatId, chat);
+    return chat;
+  }
+
+  private userMessage(o: UserRef & MessageOpts): Json {
+    const chatId = o.chatId ?? o.userId;
+    const message: Json = {
+      message_id: this.next(this.userMessageIds, chatId, 1),
+      from: user(o.userId),
+      chat: this.chat(chatId, o.userId, o.chatType, o.isForum),
+      date: unixNow(),
+    };
+    if (o.threadId !== undefined) Object.assign(message, thread(o.threadId));
+    return message;
+  }
+
+  private remember(message: Json, markup: Json): void {
+    const key = `${message.chat.id}:${message.message_id}`;
+    this.messages.set(key, { message, markup: JSON.stringify(markup ?? null) });
+  }
+
+  private takeFault(method: string, params: Params): Fault | undefined {
+    const rule = this.faults.find(
+      (r) => r.method === method && (!r.predicate || safely(() => r.predicate!(params))),
+    );
+    if (!rule) return undefined;
+    if (--rule.remaining <= 0) this.faults = this.faults.filter((r) => r !== rule);
+    return rule.fault;
+  }
+
+  private waitFor<T>(check: () => T | undefined, timeoutMs: number, describe: () => string) {
+    const error = new Error('timeout'); // created here so the stack points at the test
+    return new Promise<T>((resolve, reject) => {
+      const listener = () => {
+        const value = check();
+        if (value === undefined) return false;
+        clearTimeout(timer);
+        resolve(value);
+        return true;
+      };
+      const timer = setTimeout(() => {
+        this.listeners.delete(listener);
+        error.message = describe();
+        reject(error);
+      }, timeoutMs);
+      if (!listener()) this.listeners.add(listener);
+    });
+  }
+
+  private notify(): void {
+    for (const listener of [...this.listeners]) if (listener()) this.listeners.delete(listener);
+  }
+
+  private summary(): string {
+    const polls = this.calls('getUpdates').length;
+    const lines = this.calls().map((c) => {
+      const text = c.params.text ?? c.params.caption;
+      const detail = [c.params.chat_id, text === undefined ? undefined : JSON.stringify(text)]
+        .filter((x) => x !== undefined)
+        .join(' ');
+      return `${c.method}${detail ? `(${detail.slice(0, 60)})` : ''}${c.failed ? ' [failed]' : ''}`;
+    });
+    return `${lines.length ? lines.join(', ') : 'none'} (+${polls} getUpdates)`;
+  }
+}
+
+interface MessageOpts {
+  chatType?: 'private' | 'group' | 'supergroup';
+  threadId?: number;
+  isForum?: boolean;
+}
+
+function thread(threadId: number) {
+  return { message_thread_id: threadId, is_topic_message: true };
+}
+
+function safely(fn: () => boolean): boolean {
+  try {
+    return fn();
+  } catch {
+    return false;
+  }
+}
+
+function checkText(text: unknown): Reply | undefined {
+  if (typeof text !== 'string' || text.trim() === '')
+    return fail(400, 'Bad Request: message text is empty');
+  if (text.length > 4096) return fail(400, 'Bad Request: message is too long');
+  return undefined;
+}
+
+function faultReply(fault: Fault): Reply {
+  if (fault.status === 429) {
+    const { retryAfter } = fault;
+    return {
+      ok: false,
+      error_code: 429,
+      description: `Too Many Requests: retry after ${retryAfter}`,
+      parameters: { retry_after: retryAfter },
+    };
+  }
+  if (fault.status === 400) return fail(400, fault.description);
+  return fail(fault.status, fault.status === 500 ? 'Internal Server Error' : 'Bad Gateway');
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  if (res.destroyed || res.writableEnded) return;
+  const body = JSON.stringify(reply);
+  res.writeHead(reply.ok ? 200 : reply.error_code, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+async function readParams(req: IncomingMessage, url: URL): Promise<Params> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const body = Buffer.concat(chunks);
+  const type = req.headers['content-type'] ?? '';
+  const params: Params = {};
+  for (const [k, v] of url.searchParams) params[k] = coerceField(k, v);
+  if (body.length === 0) return params;
+  if (type.includes('application/json')) {
+    return { ...params, ...(JSON.parse(body.toString('utf8')) as Params) };
+  }
+  const boundary = boundaryOf(type);
+  if (type.includes('multipart/form-data') && boundary) {
+    return { ...params, ...multipartParams(body, boundary) };
+  }
+  for (const [k, v] of new URLSearchParams(body.toString('utf8'))) params[k] = coerceField(k, v);
+  return params;
+}

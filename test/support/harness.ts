@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type App, createApp } from '../../src/app.ts';
+import { parseConfig } from '../../src/config/config.ts';
+import { FakeModel } from '../fakes/model-server.ts';
+import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
+
+export const ALLOWED_USER = 111;
+export const STRANGER = 999;
+export const TEST_OPENAI_KEY = 'sk-test-openai-key-0123456789';
+
+export type LogLine = Record<string, unknown> & { event?: string; level: number; msg?: string };
+
+/** Everything an end-to-end test needs: the fakes, a fresh SATCHEL_HOME and the app on them. */
+export interface Harness {
+  tg: FakeTelegram;
+  model: FakeModel;
+  home: string;
+  env: Record<string, string>;
+  app: App;
+  logs(event?: string): LogLine[];
+  /** Rows of a core table (raw SQL, snake_case columns). */
+  rows<T = Record<string, unknown>>(sql: string, ...params: unknown[]): T[];
+  /** Stops the app (graceful) and starts a new one on the same home and fakes. */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(overrides: Record<string, string> = {}): Promise<Harness> {
+  const tg = await FakeTelegram.start();
+  const model = await FakeModel.start();
+  const home = mkdtempSync(path.join(tmpdir(), 'satchel-test-'));
+  const env: Record<string, string> = {
+    TELEGRAM_BOT_TOKEN: TEST_TOKEN,
+    TELEGRAM_API_ROOT: tg.apiRoot,
+    ALLOWED_USER_IDS: String(ALLOWED_USER),
+    SATCHEL_HOME: home,
+    SATCHEL_PACKS: path.join(home, 'no-packs'),
+    OPENAI_API_KEY: TEST_OPENAI_KEY,
+    OPENAI_BASE_URL: `${model.url}/v1`,
+    LLM_MODEL: 'gpt-4.1-mini',
+    LLM_TIMEOUT_MS: '2000',
+    BATCH_WINDOW_MS: '0',
+    SATCHEL_TIMEZONE: 'UTC',
+    DASHBOARD_PORT: '0',
+    LOG_LEVEL: 'debug',
+    ...overrides,
+  };
+  const lines: LogLine[] = [];
+  const boot = async () => {
+    const app = createApp(parseConfig(env), {
+      logDestination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+    });
+    await app.start();
+    return app;
+  };
+  let app = await boot();
+  let running = true;
+
+  const harness: Harness = {
+    tg,
+    model,
+    home,
+    env,
+    get app() {
+      return app;
+    },
+    logs: (event) => (event ? lines.filter((l) => l.event === event) : [...lines]),
+    rows: <T>(sql: string, ...params: unknown[]) =>
+      app.store.sqlite.prepare(sql).all(...params) as T[],
+    async restart() {
+      if (running) await app.stop();
+      app = await boot();
+      running = true;
+    },
+    async close() {
+      if (running) await app.stop();
+      running = false;
+      await tg.stop();
+      await model.stop();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}

@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/config.ts';
+import { envSchema } from '../../src/config/schema.ts';
+import { ConfigError } from '../../src/core/errors.ts';
+
+const base = { TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi', OPENAI_API_KEY: 'sk-test' };
+
+function errorOf(env: Record<string, string>): string {
+  try {
+    parseConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configuration', () => {
+  it('applies the documented defaults', () => {
+    const config = parseConfig(base);
+    expect(config.telegram).toEqual({
+      token: '123456:ABC-def_ghi',
+      apiRoot: 'https://api.telegram.org',
+      allowedUserIds: [],
+    });
+    expect(config.llm).toMatchObject({ provider: 'openai', model: undefined, fallback: undefined });
+    expect(config.sttModel).toBe('whisper-large-v3-turbo');
+    expect(config.batchWindowMs).toBe(800);
+    expect(config.quota).toEqual({ dailyTokens: 2_000_000, sessionTokens: 500_000, dailyUsd: 0 });
+    expect(config.dashboard.port).toBe(8787);
+    expect(config.dashboard.token).toMatch(/^[0-9a-f]{32}$/);
+    expect(config.logLevel).toBe('info');
+    expect(config.home.endsWith('data')).toBe(true);
+    expect(Object.isFrozen(config.llm)).toBe(true);
+  });
+
+  it('parses lists, numbers and the fallback', () => {
+    const config = parseConfig({
+      ...base,
+      ALLOWED_USER_IDS: ' 11, 22 ,33',
+      SATCHEL_PACKS: 'a, b',
+      LLM_FALLBACK: 'groq:llama-3.3-70b-versatile',
+      GROQ_API_KEY: 'gsk',
+      BATCH_WINDOW_MS: '0',
+      QUOTA_DAILY_USD: '1.5',
+      TELEGRAM_API_ROOT: 'http://127.0.0.1:9999/',
+    });
+    expect(config.telegram.allowedUserIds).toEqual([11, 22, 33]);
+    expect(config.packDirs.map((d) => d.split(/[\\/]/).at(-1))).toEqual(['a', 'b']);
+    expect(config.llm.fallback).toEqual({ provider: 'groq', model: 'llama-3.3-70b-versatile' });
+    expect(config.batchWindowMs).toBe(0);
+    expect(config.quota.dailyUsd).toBe(1.5);
+    expect(config.telegram.apiRoot).toBe('http://127.0.0.1:9999');
+  });
+
+  it.each([
+    [{}, 'TELEGRAM_BOT_TOKEN is required'],
+    [{ TELEGRAM_BOT_TOKEN: 'oops' }, 'TELEGRAM_BOT_TOKEN looks malformed'],
+    [{ ALLOWED_USER_IDS: '12,@bob' }, 'ALLOWED_USER_IDS has "@bob"'],
+    [{ LLM_PROVIDER: 'claude' }, 'LLM_PROVIDER'],
+    [{ BATCH_WINDOW_MS: '-5' }, 'BATCH_WINDOW_MS must be a whole number'],
+    [{ SATCHEL_TIMEZONE: 'Mars/Olympus' }, 'SATCHEL_TIMEZONE must be an IANA zone'],
+    [{ OPENAI_BASE_URL: 'localhost:8080' }, 'OPENAI_BASE_URL must be an http(s) URL'],
+    [{ LLM_FALLBACK: 'gpt-4o' }, 'LLM_FALLBACK must look like "provider:model"'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+  ])('names the variable in error %#', (override, expected) => {
+    const env = { ...base, ...override } as Record<string, string>;
+    if (!('TELEGRAM_BOT_TOKEN' in override) && Object.keys(override).length === 0)
+      delete env.TELEGRAM_BOT_TOKEN;
+    expect(errorOf(env)).toContain(expected);
+  });
+
+  it("requires the chosen provider's key unless a compatible base URL is set", () => {
+    expect(errorOf({ TELEGRAM_BOT_TOKEN: base.TELEGRAM_BOT_TOKEN })).toContain(
+      'OPENAI_API_KEY is required when LLM_PROVIDER=openai',
+    );
+    expect(errorOf({ ...base, LLM_PROVIDER: 'groq' })).toContain('GROQ_API_KEY');
+    const local = parseConfig({
+      TELEGRAM_BOT_TOKEN: base.TELEGRAM_BOT_TOKEN,
+      OPENAI_BASE_URL: 'http://localhost:11434/v1',
+    });
+    expect(local.providers.openai.baseUrl).toBe('http://localhost:11434/v1');
+  });
+});
+
+describe('.env.example', () => {
+  const example = parseEnv(readFileSync(new URL('../../.env.example', import.meta.url), 'utf8'));
+
+  it('lists every variable satchel reads', () => {
+    expect(Object.keys(example).sort()).toEqual(Object.keys(envSchema.shape).sort());
+  });
+
+  it('is a valid configuration once the token and a key are filled in', () => {
+    expect(errorOf(example as Record<string, string>)).toContain('TELEGRAM_BOT_TOKEN is required');
+    const config = parseConfig({ ...example, ...base });
+    expect(config.batchWindowMs).toBe(800);
+    expect(config.telegram.allowedUserIds).toEqual([]);
+  });
+});
