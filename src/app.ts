@@ -8,6 +8,7 @@ import { createAllowlist } from './inbound/allowlist.ts';
 import { createLogger } from './logging/logger.ts';
 import { createOutbox } from './outbound/outbox.ts';
 import { createChatModel } from './providers/index.ts';
+import { createRouter } from './routing/router.ts';
 import { openCoreStore } from './store/client.ts';
 import { createInboxRepo } from './store/inbox-repo.ts';
 import { createOutboxRepo } from './store/outbox-repo.ts';
@@ -16,7 +17,6 @@ import { createTelegramChannel } from './telegram/channel.ts';
 import { createIngress } from './telegram/ingress.ts';
 import { COMMANDS } from './turn/commands.ts';
 import { createCoordinator } from './turn/coordinator.ts';
-import { createRouter } from './turn/router.ts';
 import { createLedger } from './usage/ledger.ts';
 
 /** How long running turns may take to finish on shutdown. */

@@ -11,11 +11,11 @@ import { createBatcher } from '../inbound/batcher.ts';
 import type { OutboundText } from '../outbound/compose.ts';
 import type { Outbox } from '../outbound/outbox.ts';
 import { keepTyping } from '../outbound/typing.ts';
+import type { Router } from '../routing/router.ts';
 import type { InboxRepo } from '../store/inbox-repo.ts';
 import { translateUpdate } from '../telegram/translate.ts';
 import { createActors } from './actors.ts';
 import { type CommandContext, runCommand } from './commands.ts';
-import type { Router } from './router.ts';
 
 export const NOT_AUTHORIZED =
   'Sorry, this is a private assistant and you are not authorized to use it.';
