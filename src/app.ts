@@ -45,9 +45,10 @@ export function createApp(config: Config, options: AppOptions = {}) {
   const store = openCoreStore(config.home);
   const transaction = <T>(fn: () => T): T => store.db.transaction(() => fn());
   const bot = new Bot(config.telegram.token, { client: { apiRoot: config.telegram.apiRoot } });
+  const channel = createTelegramChannel(bot.api);
   const outbox = createOutbox({
     repo: createOutboxRepo(store.db),
-    channel: createTelegramChannel(bot.api),
+    channel,
     clock,
     log,
   });
@@ -72,6 +73,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
     allowlist: createAllowlist(config.telegram.allowedUserIds, clock),
     batchWindowMs: config.batchWindowMs,
     timezone: config.timezone,
+    channelCapabilities: channel.capabilities,
   });
   const ingress = createIngress({
     bot,

@@ -19,6 +19,8 @@ export interface TurnInput {
   sourceKey: string;
   signal: AbortSignal;
   onText?: (delta: string) => void;
+  /** Called before the final answer is stored and delivered (a stream settles here). */
+  beforeFinish?: () => Promise<void>;
 }
 
 /** Runs the tools a model asked for; a failing tool becomes an error result the model sees. */
@@ -112,6 +114,7 @@ export function createAgent(deps: AgentDeps) {
         const response = await callModel(input, sessions.history(session.id), tools);
         if (response.toolCalls.length === 0 || !tools || calls === MAX_MODEL_CALLS) {
           const answer = response.text.trim() || '(no answer)';
+          await input.beforeFinish?.();
           const delivered = deps.transaction(() => {
             sessions.addMessage(
               { sessionId: session.id, turnId, role: 'assistant', content: answer },

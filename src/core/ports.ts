@@ -60,14 +60,41 @@ export interface SendTextOptions {
   keyboard?: InlineButton[][];
 }
 
+export type MediaKind = 'photo' | 'audio' | 'voice' | 'document';
+
+/** A file to send: a local path (uploaded) or a URL (Telegram fetches it). */
+export type MediaSource = { path: string } | { url: string };
+
+export interface MediaMessage {
+  kind: MediaKind;
+  source: MediaSource;
+  /** The caption, already rendered (≤ 1024 visible units). */
+  caption?: { text: string; html: boolean };
+  keyboard?: InlineButton[][];
+}
+
+/** What a channel can send. Anything it cannot is degraded (see outbound/degrade.ts). */
+export interface ChannelCapabilities {
+  photo: boolean;
+  audio: boolean;
+  voice: boolean;
+  document: boolean;
+  keyboard: boolean;
+  drafts: boolean;
+  edits: boolean;
+  chatActions: boolean;
+}
+
 /**
  * The Telegram side of outbound delivery: one method per Bot API call, no retries, no
  * queueing (the outbox does that). Failures reject with TelegramApiError.
  */
 export interface Channel {
+  readonly capabilities: ChannelCapabilities;
   sendText(to: Address, text: string, options: SendTextOptions): Promise<{ messageId: number }>;
+  sendMedia(to: Address, media: MediaMessage): Promise<{ messageId: number }>;
   editText(to: Address, messageId: number, text: string, options: SendTextOptions): Promise<void>;
-  sendDraft(to: Address, draftId: number, text: string): Promise<void>;
+  sendDraft(to: Address, draftId: number, text: string, options: { html: boolean }): Promise<void>;
   sendChatAction(to: Address, action: ChatAction): Promise<void>;
   /** Stops the spinner on a pressed inline button, optionally with a short notice. */
   answerCallback(callbackId: string, text?: string): Promise<void>;

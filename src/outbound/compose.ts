@@ -17,24 +17,47 @@ export interface TextPart {
   keyboard?: InlineButton[][];
 }
 
-const MESSAGE_LIMIT = 4096;
+export const MESSAGE_LIMIT = 4096;
+export const CAPTION_LIMIT = 1024;
+
+export const markdown = (text: string): OutboundText => ({ text, format: 'markdown' });
+export const plain = (text: string): OutboundText => ({ text, format: 'plain' });
+
+/** Renders a message to Telegram HTML (Markdown through the parser, plain text escaped). */
+export function renderHtml(message: Pick<OutboundText, 'text' | 'format'>): string {
+  return message.format === 'markdown'
+    ? markdownToTelegramHtml(message.text)
+    : escapeHtml(message.text.trim());
+}
 
 /**
  * Renders and splits a message into parts that each fit one Telegram message. A keyboard
  * rides on the last part, under the text it belongs to.
  */
 export function composeText(message: OutboundText): TextPart[] {
-  const html =
-    message.format === 'markdown'
-      ? markdownToTelegramHtml(message.text)
-      : escapeHtml(message.text.trim());
-  const parts = splitTelegramHtml(html, MESSAGE_LIMIT).map((part) => ({
+  const parts = toParts(renderHtml(message), MESSAGE_LIMIT);
+  const last = parts.at(-1);
+  if (last && message.keyboard) last.keyboard = message.keyboard;
+  return parts;
+}
+
+/** A caption fits 1024 units; what does not fit follows as text messages. */
+export function composeCaption(caption: string): { caption?: TextPart; rest: TextPart[] } {
+  const [first, ...overflow] = toParts(
+    renderHtml({ text: caption, format: 'markdown' }),
+    CAPTION_LIMIT,
+  );
+  const rest = overflow.length
+    ? toParts(overflow.map((p) => p.html).join('\n'), MESSAGE_LIMIT)
+    : [];
+  return { ...(first ? { caption: first } : {}), rest };
+}
+
+function toParts(html: string, limit: number): TextPart[] {
+  return splitTelegramHtml(html, limit).map((part) => ({
     html: part,
     plain: htmlToPlainText(part),
   }));
-  const last = parts.at(-1);
-  if (last && message.keyboard) Object.assign(last, { keyboard: message.keyboard });
-  return parts;
 }
 
 export function escapeHtml(text: string): string {

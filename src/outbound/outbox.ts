@@ -1,10 +1,12 @@
 import PQueue from 'p-queue';
-import { type Clock, sleep } from '../core/clock.ts';
+import type { Clock } from '../core/clock.ts';
 import { TelegramApiError } from '../core/errors.ts';
-import type { Channel, ChatAction, Logger } from '../core/ports.ts';
+import type { Channel, ChatAction, Logger, MediaMessage } from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
 import type { OutboxRepo, OutboxRow } from '../store/outbox-repo.ts';
-import { composeText, type OutboundText, type TextPart } from './compose.ts';
+import { composeCaption, composeText, type OutboundText, type TextPart } from './compose.ts';
+import { degrade, type OutboundPayload } from './degrade.ts';
+import { createDelivery, withPlainFallback } from './delivery.ts';
 
 export interface OutboxDeps {
   repo: OutboxRepo;
@@ -17,86 +19,95 @@ export interface OutboxDeps {
   retryDelaysMs?: readonly number[];
 }
 
+/** The payload of each kind of outbox row. */
+type RowPayload =
+  | { kind: 'text'; part: TextPart }
+  | { kind: 'edit'; messageId: number; part: TextPart }
+  | { kind: 'media'; media: Omit<MediaMessage, 'caption'>; caption?: TextPart };
+
 /**
  * The only way anything reaches a chat. One queue per chat (concurrency 1) keeps a chat's
  * messages in the order they were produced; one global limiter keeps every call together
- * under Telegram's rate. Text is written to the `outbox` table before it is sent and marked
- * with its message id after, so a restart sends what was not sent and nothing twice.
+ * under Telegram's rate. Messages are written to the `outbox` table before they are sent
+ * and marked with their message id after, so a restart sends what was not sent and nothing
+ * twice. Typing, drafts and live edits ride the same queues but are not stored: they may
+ * be skipped, and a newer one replaces them.
  */
 export function createOutbox(deps: OutboxDeps) {
   const { repo, channel, clock, log } = deps;
-  const retryDelays = deps.retryDelaysMs ?? [500, 2000];
   const limiter = new PQueue({
     interval: Math.ceil(1000 / (deps.globalRatePerSecond ?? 25)),
     intervalCap: 1,
   });
+  const delivery = createDelivery({
+    limiter,
+    clock,
+    log,
+    retryDelaysMs: deps.retryDelaysMs ?? [500, 2000],
+  });
   const chats = new Map<number, PQueue>();
 
-  const queueFor = (chatId: number): PQueue => {
+  const inChat = <T>(chatId: number, task: () => Promise<T>): Promise<T> => {
     let queue = chats.get(chatId);
     if (!queue) {
       queue = new PQueue({ concurrency: 1 });
       chats.set(chatId, queue);
     }
-    return queue;
+    return queue.add(task);
   };
 
-  /** Calls Telegram through the limiter, waiting out flood waits and retrying transient errors. */
-  async function call<T>(what: string, to: Address, fn: () => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await limiter.add(fn);
-      } catch (error) {
-        if (!(error instanceof TelegramApiError)) throw error;
-        if (error.isFloodWait) {
-          // The whole chat queue waits: this task holds it, and resumes with the refused call.
-          const waitMs = (error.retryAfterSec ?? 1) * 1000;
-          log.warn(
-            { event: 'tg_flood_wait', chatId: to.chatId, method: error.method, waitMs },
-            'flood wait',
-          );
-          await sleep(clock, waitMs);
-          attempt--;
-          continue;
-        }
-        const delay = retryDelays[attempt];
-        if (!error.transient || delay === undefined) throw error;
-        log.warn(
-          { event: 'tg_send_retry', chatId: to.chatId, what, attempt: attempt + 1, err: error },
-          'retrying',
-        );
-        await sleep(clock, delay);
-      }
+  const fallbackLogger = (to: Address, what: string) => () =>
+    log.warn({ event: 'tg_parse_fallback', chatId: to.chatId, what }, 'HTML refused; sent plain');
+
+  const sendPart = (to: Address, part: TextPart) =>
+    withPlainFallback(
+      () => channel.sendText(to, part.html, { html: true, ...keyboardOf(part) }),
+      () => channel.sendText(to, part.plain, { html: false, ...keyboardOf(part) }),
+      fallbackLogger(to, 'sendMessage'),
+    );
+
+  const editPart = async (to: Address, messageId: number, part: TextPart) => {
+    try {
+      await withPlainFallback(
+        () => channel.editText(to, messageId, part.html, { html: true, ...keyboardOf(part) }),
+        () => channel.editText(to, messageId, part.plain, { html: false, ...keyboardOf(part) }),
+        fallbackLogger(to, 'editMessageText'),
+      );
+    } catch (error) {
+      // Already showing exactly this: the edit has happened.
+      if (!(error instanceof TelegramApiError) || !error.isNotModified) throw error;
+    }
+    return { messageId };
+  };
+
+  const sendMedia = (to: Address, media: Omit<MediaMessage, 'caption'>, caption?: TextPart) =>
+    withPlainFallback(
+      () => channel.sendMedia(to, { ...media, ...captionOf(caption, true) }),
+      () => channel.sendMedia(to, { ...media, ...captionOf(caption, false) }),
+      fallbackLogger(to, 'sendMedia'),
+    );
+
+  function send(to: Address, payload: RowPayload): Promise<{ messageId: number }> {
+    switch (payload.kind) {
+      case 'text':
+        return sendPart(to, payload.part);
+      case 'edit':
+        return editPart(to, payload.messageId, payload.part);
+      case 'media':
+        return sendMedia(to, payload.media, payload.caption);
     }
   }
 
   async function deliver(row: OutboxRow): Promise<void> {
-    const to: Address = {
-      platform: 'tg',
-      chatId: row.chatId,
-      ...(row.threadId === null ? {} : { threadId: row.threadId }),
-    };
-    const part = JSON.parse(row.payload) as TextPart;
-    const keyboard = part.keyboard ? { keyboard: part.keyboard } : {};
+    const to = addressOf(row);
     try {
-      const sent = await call('sendMessage', to, async () => {
-        try {
-          return await channel.sendText(to, part.html, { html: true, ...keyboard });
-        } catch (error) {
-          if (!(error instanceof TelegramApiError) || !error.isParseError) throw error;
-          log.warn(
-            { event: 'tg_parse_fallback', chatId: to.chatId, outboxId: row.id },
-            'HTML refused; sending plain',
-          );
-          return channel.sendText(to, part.plain, { html: false, ...keyboard });
-        }
-      });
+      const sent = await delivery.required(to, () => send(to, JSON.parse(row.payload)));
       repo.markSent(row.id, sent.messageId, clock.now());
     } catch (error) {
       const final = error instanceof TelegramApiError && !error.transient;
       repo.markAttempt(row.id, String((error as Error).message), final);
       log.error(
-        { event: 'tg_send_failed', chatId: to.chatId, outboxId: row.id, err: error },
+        { event: 'tg_send_failed', chatId: to.chatId, outboxId: row.id, final, err: error },
         'send failed',
       );
     }
@@ -106,53 +117,108 @@ export function createOutbox(deps: OutboxDeps) {
     const tasks = ids.map((id) => {
       const row = repo.get(id);
       if (row?.status !== 'pending') return Promise.resolve();
-      return queueFor(row.chatId).add(() => deliver(row));
+      return inChat(row.chatId, () => deliver(row));
     });
     return Promise.all(tasks).then(() => undefined);
   }
 
+  const insert = (to: Address, payload: RowPayload) =>
+    repo.insert(to, payload.kind, payload, clock.now());
+
+  /** Writes a payload's rows; returns their ids and what was degraded, if anything. */
+  function writePayload(to: Address, payload: OutboundPayload): { ids: number[]; note?: string } {
+    const degraded = degrade(payload, channel.capabilities);
+    const p = degraded.payload;
+    const note = degraded.note === undefined ? {} : { note: degraded.note };
+    if (!p || p.kind === 'action') {
+      if (p) void chatAction(to, p.action);
+      return { ids: [], ...note };
+    }
+    if (p.kind === 'text') return { ids: write(to, p), ...note };
+    const { caption, rest } = composeCaption(p.caption ?? '');
+    const media = {
+      kind: p.kind,
+      source: p.source,
+      ...(p.keyboard ? { keyboard: p.keyboard } : {}),
+    };
+    const ids = [
+      insert(to, { kind: 'media', media, ...(caption ? { caption } : {}) }),
+      ...rest.map((part) => insert(to, { kind: 'text', part })),
+    ];
+    return { ids, ...note };
+  }
+
+  /** Writes a text's parts as rows (call inside a transaction to tie them to other writes). */
+  function write(to: Address, message: OutboundText): number[] {
+    return writeParts(to, composeText(message));
+  }
+
+  function writeParts(to: Address, parts: TextPart[]): number[] {
+    return parts.map((part) => insert(to, { kind: 'text', part }));
+  }
+
+  function chatAction(to: Address, action: ChatAction): Promise<void> {
+    if (!channel.capabilities.chatActions) return Promise.resolve();
+    return inChat(to.chatId, async () => {
+      await delivery.optional(to, 'sendChatAction', () => channel.sendChatAction(to, action));
+    });
+  }
+
   return {
-    /** Writes a message's parts to the outbox table (call inside a transaction to tie it to other writes). */
-    write(to: Address, message: OutboundText): number[] {
-      const now = clock.now();
-      return composeText(message).map((part) => repo.insert(to, 'text', part, now));
-    },
+    write,
+    writeParts,
+    writePayload,
+
+    /** Writes an edit of a sent message to `part` (used to finish a streamed message). */
+    writeEdit: (to: Address, messageId: number, part: TextPart): number =>
+      insert(to, { kind: 'edit', messageId, part }),
 
     /** Sends written rows in order; resolves when each was sent or given up on. */
     dispatch,
 
     /** write + dispatch. */
-    send(to: Address, message: OutboundText): Promise<void> {
-      return dispatch(this.write(to, message));
-    },
+    send: (to: Address, message: OutboundText): Promise<void> => dispatch(write(to, message)),
 
-    /** A chat action rides the chat's queue; its failure is logged, never blocks a reply. */
-    chatAction(to: Address, action: ChatAction): Promise<void> {
-      return queueFor(to.chatId).add(async () => {
-        try {
-          await limiter.add(() => channel.sendChatAction(to, action));
-        } catch (error) {
-          log.debug(
-            { event: 'tg_chat_action_failed', chatId: to.chatId, err: error },
-            'chat action failed',
-          );
-        }
-      });
-    },
+    chatAction,
 
-    /** Answers a button press; like a chat action, a failure is logged and nothing more. */
+    /** A streamed draft (private chats); skipped on failure, the next one replaces it. */
+    draft: (to: Address, draftId: number, part: TextPart): Promise<void> =>
+      inChat(to.chatId, async () => {
+        await delivery.optional(to, 'sendMessageDraft', () =>
+          withPlainFallback(
+            () => channel.sendDraft(to, draftId, part.html, { html: true }),
+            () => channel.sendDraft(to, draftId, part.plain, { html: false }),
+            fallbackLogger(to, 'sendMessageDraft'),
+          ),
+        );
+      }),
+
+    /** Sends the first chunk of a streamed message; undefined when it could not be sent. */
+    sendLive: (to: Address, part: TextPart): Promise<number | undefined> =>
+      inChat(to.chatId, async () => {
+        const sent = await delivery.optional(to, 'sendMessage', () => sendPart(to, part));
+        return sent?.messageId;
+      }),
+
+    /** Edits a streamed message in place; false when the edit was skipped. */
+    editLive: (to: Address, messageId: number, part: TextPart): Promise<boolean> =>
+      inChat(to.chatId, async () => {
+        const done = await delivery.optional(to, 'editMessageText', () =>
+          editPart(to, messageId, part),
+        );
+        return done !== undefined;
+      }),
+
+    /** Answers a button press; a failure is logged and nothing more. */
     async answerCallback(callbackId: string, text?: string): Promise<void> {
-      try {
-        await limiter.add(() => channel.answerCallback(callbackId, text));
-      } catch (error) {
-        log.debug({ event: 'tg_callback_answer_failed', err: error }, 'callback answer failed');
-      }
+      const to: Address = { platform: 'tg', chatId: 0 };
+      await delivery.optional(to, 'answerCallbackQuery', () =>
+        channel.answerCallback(callbackId, text),
+      );
     },
 
     /** Sends every row left unsent by an earlier run, in the order written. */
-    resumeUnsent(): Promise<void> {
-      return dispatch(repo.unsent().map((row) => row.id));
-    },
+    resumeUnsent: (): Promise<void> => dispatch(repo.unsent().map((row) => row.id)),
 
     /** Resolves when every chat queue is empty and idle. */
     async idle(): Promise<void> {
@@ -162,3 +228,20 @@ export function createOutbox(deps: OutboxDeps) {
 }
 
 export type Outbox = ReturnType<typeof createOutbox>;
+
+function addressOf(row: OutboxRow): Address {
+  return {
+    platform: 'tg',
+    chatId: row.chatId,
+    ...(row.threadId === null ? {} : { threadId: row.threadId }),
+  };
+}
+
+function keyboardOf(part: TextPart) {
+  return part.keyboard ? { keyboard: part.keyboard } : {};
+}
+
+function captionOf(caption: TextPart | undefined, html: boolean) {
+  if (!caption) return {};
+  return { caption: { text: html ? caption.html : caption.plain, html } };
+}

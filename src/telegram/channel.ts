@@ -1,21 +1,42 @@
-import type { Api } from 'grammy';
+import { type Api, InputFile } from 'grammy';
 import type { InlineKeyboardMarkup } from 'grammy/types';
-import type { Channel, InlineButton, SendTextOptions } from '../core/ports.ts';
+import type {
+  Channel,
+  ChannelCapabilities,
+  InlineButton,
+  MediaMessage,
+  SendTextOptions,
+} from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
 import { toTelegramError } from './errors.ts';
+
+/** Telegram can send everything satchel produces. */
+const TELEGRAM_CAPABILITIES: ChannelCapabilities = {
+  photo: true,
+  audio: true,
+  voice: true,
+  document: true,
+  keyboard: true,
+  drafts: true,
+  edits: true,
+  chatActions: true,
+};
 
 /**
  * The Telegram channel: each method is exactly one Bot API call. Every call into a forum
  * topic carries its `message_thread_id`; the General topic (no threadId) carries none.
  */
-export function createTelegramChannel(api: Api): Channel {
-  const target = (to: Address) => ({
-    chat_id: to.chatId,
-    ...(to.threadId === undefined ? {} : { message_thread_id: to.threadId }),
-  });
+export function createTelegramChannel(
+  api: Api,
+  capabilities: ChannelCapabilities = TELEGRAM_CAPABILITIES,
+): Channel {
+  const thread = (to: Address) =>
+    to.threadId === undefined ? {} : { message_thread_id: to.threadId };
+  const markup = (keyboard?: InlineButton[][]) =>
+    keyboard ? { reply_markup: keyboardMarkup(keyboard) } : {};
   const format = (options: SendTextOptions) => ({
     ...(options.html ? { parse_mode: 'HTML' as const } : {}),
-    ...(options.keyboard ? { reply_markup: keyboardMarkup(options.keyboard) } : {}),
+    ...markup(options.keyboard),
     link_preview_options: { is_disabled: true },
   });
   const guarded = async <T>(method: string, call: () => Promise<T>): Promise<T> => {
@@ -27,31 +48,70 @@ export function createTelegramChannel(api: Api): Channel {
   };
 
   return {
+    capabilities,
     sendText: (to, text, options) =>
       guarded('sendMessage', async () => {
-        const { chat_id, ...rest } = target(to);
-        const message = await api.sendMessage(chat_id, text, { ...rest, ...format(options) });
+        const message = await api.sendMessage(to.chatId, text, {
+          ...thread(to),
+          ...format(options),
+        });
         return { messageId: message.message_id };
       }),
+    sendMedia: (to, media) => sendMedia(to, media, { ...thread(to), ...markup(media.keyboard) }),
     editText: (to, messageId, text, options) =>
       guarded('editMessageText', async () => {
         await api.editMessageText(to.chatId, messageId, text, format(options));
       }),
-    sendDraft: (to, draftId, text) =>
+    sendDraft: (to, draftId, text, options) =>
       guarded('sendMessageDraft', async () => {
-        await api.raw.sendMessageDraft({ ...target(to), draft_id: draftId, text });
+        await api.raw.sendMessageDraft({
+          chat_id: to.chatId,
+          ...thread(to),
+          draft_id: draftId,
+          text,
+          ...(options.html ? { parse_mode: 'HTML' as const } : {}),
+        });
       }),
     sendChatAction: (to, action) =>
       guarded('sendChatAction', async () => {
-        const { chat_id, ...rest } = target(to);
-        await api.sendChatAction(chat_id, action, rest);
+        await api.sendChatAction(to.chatId, action, thread(to));
       }),
     answerCallback: (callbackId, text) =>
       guarded('answerCallbackQuery', async () => {
         await api.answerCallbackQuery(callbackId, text === undefined ? {} : { text });
       }),
   };
+
+  function sendMedia(to: Address, media: MediaMessage, extra: object) {
+    const method = MEDIA_METHODS[media.kind];
+    return guarded(method, async () => {
+      const file = 'path' in media.source ? new InputFile(media.source.path) : media.source.url;
+      const caption = media.caption
+        ? {
+            caption: media.caption.text,
+            ...(media.caption.html ? { parse_mode: 'HTML' as const } : {}),
+          }
+        : {};
+      const options = { ...extra, ...caption };
+      const message =
+        media.kind === 'photo'
+          ? await api.sendPhoto(to.chatId, file, options)
+          : media.kind === 'audio'
+            ? await api.sendAudio(to.chatId, file, options)
+            : media.kind === 'voice'
+              ? await api.sendVoice(to.chatId, file, options)
+              : await api.sendDocument(to.chatId, file, options);
+      return { messageId: message.message_id };
+    });
+  }
 }
+
+const MEDIA_METHODS = {
+  photo: 'sendPhoto',
+  audio: 'sendAudio',
+  voice: 'sendVoice',
+  document: 'sendDocument',
+} as const;
 
 function keyboardMarkup(rows: InlineButton[][]): InlineKeyboardMarkup {
   return {

@@ -4,12 +4,13 @@ import type { Agent } from '../agent/agent.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import type { Clock } from '../core/clock.ts';
 import { AbortedError, GENERIC_FAILURE, SatchelError } from '../core/errors.ts';
-import type { Logger } from '../core/ports.ts';
+import type { ChannelCapabilities, Logger } from '../core/ports.ts';
 import { type Address, addressKey, type InboundEvent } from '../core/types.ts';
 import type { createAllowlist } from '../inbound/allowlist.ts';
 import { createBatcher } from '../inbound/batcher.ts';
 import type { OutboundText } from '../outbound/compose.ts';
 import type { Outbox } from '../outbound/outbox.ts';
+import { createStream, type StreamMode } from '../outbound/stream.ts';
 import { keepTyping } from '../outbound/typing.ts';
 import type { Router } from '../routing/router.ts';
 import type { InboxRepo } from '../store/inbox-repo.ts';
@@ -37,6 +38,7 @@ export interface CoordinatorDeps {
   allowlist: ReturnType<typeof createAllowlist>;
   batchWindowMs: number;
   timezone: string;
+  channelCapabilities: ChannelCapabilities;
 }
 
 /**
@@ -131,6 +133,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
         .join('\n');
       const route = router.resolve(address, router.boundPack(address) ?? CORE_PACK);
       const stopTyping = keepTyping(outbox, clock, address);
+      const stream = createStream({ outbox, clock, to: address, mode: streamMode(first.chatType) });
       try {
         const result = await agent.run(
           {
@@ -142,9 +145,11 @@ export function createCoordinator(deps: CoordinatorDeps) {
             content: text,
             sourceKey: `tg:update:${updateIds[0]}`,
             signal,
+            onText: stream.push,
+            beforeFinish: stream.settle,
           },
           (answer) => {
-            const ids = outbox.write(address, { text: answer, format: 'markdown' });
+            const ids = stream.finish(answer);
             inbox.markDone(updateIds, clock.now());
             return ids;
           },
@@ -163,6 +168,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
         );
       } finally {
         stopTyping();
+        await stream.settle();
       }
     } catch (error) {
       if (signal.aborted && signal.reason instanceof AbortedError) {
@@ -174,6 +180,12 @@ export function createCoordinator(deps: CoordinatorDeps) {
       const text = error instanceof SatchelError ? error.userMessage : GENERIC_FAILURE;
       await replyAndFinish(address, { text, format: 'plain' }, updateIds);
     }
+  }
+
+  function streamMode(chatType: InboundEvent['chatType']): StreamMode {
+    const can = deps.channelCapabilities;
+    if (chatType === 'private' && can.drafts) return 'draft';
+    return can.edits ? 'edit' : 'none';
   }
 
   function commandContext(address: Address): CommandContext {

@@ -21,6 +21,8 @@ export interface ScriptedReply {
   status?: number;
   delayMs?: number;
   chunkDelayMs?: number;
+  /** Streamed: how many pieces the text is split into (default 3). */
+  chunks?: number;
   hang?: boolean;
 }
 
@@ -263,7 +265,8 @@ export class FakeModel {
       choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
     });
     const events: object[] = [chunk({ role: 'assistant', content: '' })];
-    for (const piece of splitPieces(reply.text ?? '')) events.push(chunk({ content: piece }));
+    for (const piece of splitPieces(reply.text ?? '', reply.chunks))
+      events.push(chunk({ content: piece }));
     calls.forEach((c, index) => {
       const first = {
         index,

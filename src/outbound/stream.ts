@@ -1,0 +1,114 @@
+import { randomInt } from 'node:crypto';
+import type { Clock, TimerHandle } from '../core/clock.ts';
+import type { Address } from '../core/types.ts';
+import { composeText, markdown, type TextPart } from './compose.ts';
+import type { Outbox } from './outbox.ts';
+
+/**
+ * How a reply streams: `draft` animates a draft (private chats) and sends the final text
+ * once; `edit` sends the first chunk and edits it in place (groups and topics); `none`
+ * sends only the final text.
+ */
+export type StreamMode = 'draft' | 'edit' | 'none';
+
+export interface StreamOptions {
+  outbox: Outbox;
+  clock: Clock;
+  to: Address;
+  mode: StreamMode;
+  /** At most one update per this many ms (edits: once per second per chat). */
+  intervalMs?: number;
+}
+
+interface Shown {
+  messageId: number;
+  html: string;
+}
+
+/**
+ * Streams a reply as it is written. Updates are throttled and coalesced: at most one is in
+ * flight, and each carries the newest text. Content identical to what is shown is never
+ * sent again. Past 4096 units the shown message is left as it is and a new one continues.
+ * `finish` writes the final outbox rows: edits of the shown messages where the final text
+ * differs, and new messages for the rest.
+ */
+export function createStream(options: StreamOptions) {
+  const { outbox, clock, to, mode } = options;
+  const intervalMs = options.intervalMs ?? 1000;
+  const draftId = randomInt(1, 2 ** 31 - 1);
+  const shown: Shown[] = [];
+  let text = '';
+  let lastDraft = '';
+  let timer: TimerHandle | undefined;
+  let inFlight: Promise<void> | undefined;
+  let lastUpdateAt = Number.NEGATIVE_INFINITY;
+  let dirty = false;
+  let closed = false;
+
+  const schedule = () => {
+    if (closed || timer !== undefined || inFlight) return;
+    const wait = Math.max(0, lastUpdateAt + intervalMs - clock.now());
+    timer = clock.setTimeout(update, wait);
+  };
+
+  function update(): void {
+    timer = undefined;
+    if (closed || !dirty) return;
+    dirty = false;
+    lastUpdateAt = clock.now();
+    inFlight = show(composeText(markdown(text))).finally(() => {
+      inFlight = undefined;
+      if (dirty) schedule();
+    });
+  }
+
+  async function show(parts: TextPart[]): Promise<void> {
+    if (mode === 'draft') {
+      const part = parts.at(-1);
+      if (!part || part.html === lastDraft) return;
+      lastDraft = part.html;
+      await outbox.draft(to, draftId, part);
+      return;
+    }
+    for (const [i, part] of parts.entries()) {
+      const current = shown[i];
+      if (current) {
+        if (current.html !== part.html && (await outbox.editLive(to, current.messageId, part)))
+          current.html = part.html;
+        continue;
+      }
+      const messageId = await outbox.sendLive(to, part);
+      if (messageId === undefined) return;
+      shown.push({ messageId, html: part.html });
+    }
+  }
+
+  return {
+    push(delta: string): void {
+      if (mode === 'none' || closed || delta === '') return;
+      text += delta;
+      dirty = true;
+      schedule();
+    },
+
+    /** Stops streaming and waits for the update in flight, so what is shown is known. */
+    async settle(): Promise<void> {
+      closed = true;
+      if (timer !== undefined) clock.clearTimeout(timer);
+      timer = undefined;
+      await inFlight;
+    },
+
+    /** Writes the final rows for `answer` (after `settle`; inside the turn's transaction). */
+    finish(answer: string): number[] {
+      const parts = composeText(markdown(answer));
+      return parts.flatMap((part, i) => {
+        const current = shown[i];
+        if (!current) return outbox.writeParts(to, [part]);
+        return current.html === part.html ? [] : [outbox.writeEdit(to, current.messageId, part)];
+      });
+    },
+  };
+}
+
+export type Stream = ReturnType<typeof createStream>;
