@@ -38,6 +38,8 @@ export function createOutbox(deps: OutboxDeps) {
   const limiter = new PQueue({
     interval: Math.ceil(1000 / (deps.globalRatePerSecond ?? 25)),
     intervalCap: 1,
+    // Sliding window: the fixed window lets a lone producer through twice per interval.
+    strict: true,
   });
   const delivery = createDelivery({
     limiter,
@@ -216,6 +218,12 @@ export function createOutbox(deps: OutboxDeps) {
         channel.answerCallback(callbackId, text),
       );
     },
+
+    /** Creates a forum topic through the chat's queue; Telegram's refusal is thrown. */
+    createTopic: (chatId: number, name: string): Promise<{ threadId: number }> =>
+      inChat(chatId, () =>
+        delivery.required({ platform: 'tg', chatId }, () => channel.createTopic(chatId, name)),
+      ),
 
     /** Sends every row left unsent by an earlier run, in the order written. */
     resumeUnsent: (): Promise<void> => dispatch(repo.unsent().map((row) => row.id)),

@@ -516,11 +516,11 @@ export class FakeTelegram {
     };
     if (p.message_thread_id !== undefined) Object.assign(message, thread(p.message_thread_id));
     if (method === 'sendMessage') {
-      const invalid = checkText(p.text);
+      const invalid = checkText(p.text, p.parse_mode);
       if (invalid) return invalid;
       message.text = p.text;
     } else {
-      if (typeof p.caption === 'string' && p.caption.length > 1024) {
+      if (typeof p.caption === 'string' && visibleLength(p.caption, p.parse_mode) > 1024) {
         return fail(400, 'Bad Request: message caption is too long');
       }
       const kind = method.slice(4).toLowerCase(); // sendPhoto -> photo
@@ -538,7 +538,7 @@ export class FakeTelegram {
     if (stored.message.text === undefined) {
       return fail(400, 'Bad Request: there is no text in the message to edit');
     }
-    const invalid = checkText(p.text);
+    const invalid = checkText(p.text, p.parse_mode);
     if (invalid) return invalid;
     if (
       stored.message.text === p.text &&
@@ -670,11 +670,17 @@ function safely(fn: () => boolean): boolean {
   }
 }
 
-function checkText(text: unknown): Reply | undefined {
+function checkText(text: unknown, parseMode: unknown): Reply | undefined {
   if (typeof text !== 'string' || text.trim() === '')
     return fail(400, 'Bad Request: message text is empty');
-  if (text.length > 4096) return fail(400, 'Bad Request: message is too long');
+  if (visibleLength(text, parseMode) > 4096) return fail(400, 'Bad Request: message is too long');
   return undefined;
+}
+
+/** Telegram measures length after parsing entities: tags do not count, an entity is one unit. */
+function visibleLength(text: string, parseMode: unknown): number {
+  if (parseMode !== 'HTML') return text.length;
+  return text.replace(/<[^>]*>/g, '').replace(/&(lt|gt|amp|quot|#\d+|#x[0-9a-f]+);/gi, '_').length;
 }
 
 function faultReply(fault: Fault): Reply {

@@ -1,0 +1,495 @@
+/**
+ * The outbox end to end: real grammY `Api` → Telegram channel → outbox on a real SQLite store,
+ * against the fake Bot API server. Assertions read what "Telegram" received (the fake's call
+ * log, with arrival times) and the `outbox` rows.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Api } from 'grammy';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/core/clock.ts';
+import type { Address } from '../../src/core/types.ts';
+import { createLogger } from '../../src/logging/logger.ts';
+import { createOutbox, type Outbox } from '../../src/outbound/outbox.ts';
+import { type CoreStore, openCoreStore } from '../../src/store/client.ts';
+import { createOutboxRepo } from '../../src/store/outbox-repo.ts';
+import { createTelegramChannel } from '../../src/telegram/channel.ts';
+import { type ApiCall, FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
+
+type LogLine = Record<string, unknown> & { event?: string; level: number };
+
+interface OutboxDbRow {
+  id: number;
+  chat_id: number;
+  thread_id: number | null;
+  status: string;
+  attempts: number;
+  message_id: number | null;
+  last_error: string | null;
+}
+
+interface Rig {
+  tg: FakeTelegram;
+  home: string;
+  store: CoreStore;
+  outbox: Outbox;
+  logs(event?: string): LogLine[];
+  rows(): OutboxDbRow[];
+  /** Closes the store and opens a new one, with a new outbox, on the same DB (a restart). */
+  restart(): void;
+}
+
+interface RigOptions {
+  retryDelaysMs?: readonly number[];
+  globalRatePerSecond?: number;
+}
+
+const cleanups: Array<() => Promise<void> | void> = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function startRig(options: RigOptions = {}): Promise<Rig> {
+  const tg = await FakeTelegram.start();
+  const home = mkdtempSync(path.join(tmpdir(), 'satchel-outbox-'));
+  const lines: LogLine[] = [];
+  const log = createLogger({
+    level: 'debug',
+    secrets: [TEST_TOKEN],
+    destination: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
+  });
+  const channel = createTelegramChannel(new Api(TEST_TOKEN, { apiRoot: tg.apiRoot }));
+  const open = () => {
+    const store = openCoreStore(home);
+    const outbox = createOutbox({
+      repo: createOutboxRepo(store.db),
+      channel,
+      clock: systemClock,
+      log,
+      retryDelaysMs: options.retryDelaysMs ?? [20, 40],
+      ...(options.globalRatePerSecond === undefined
+        ? {}
+        : { globalRatePerSecond: options.globalRatePerSecond }),
+    });
+    return { store, outbox };
+  };
+  let current = open();
+  const rig: Rig = {
+    tg,
+    home,
+    get store() {
+      return current.store;
+    },
+    get outbox() {
+      return current.outbox;
+    },
+    logs: (event) => (event ? lines.filter((l) => l.event === event) : [...lines]),
+    rows: () =>
+      current.store.sqlite
+        .prepare(
+          'SELECT id, chat_id, thread_id, status, attempts, message_id, last_error FROM outbox ORDER BY id',
+        )
+        .all() as OutboxDbRow[],
+    restart() {
+      current.store.close();
+      current = open();
+    },
+  };
+  cleanups.push(async () => {
+    await current.outbox.idle();
+    current.store.close();
+    await tg.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+  return rig;
+}
+
+const to = (chatId: number, threadId?: number): Address => ({
+  platform: 'tg',
+  chatId,
+  ...(threadId === undefined ? {} : { threadId }),
+});
+
+const md = (text: string) => ({ text, format: 'markdown' as const });
+const plain = (text: string) => ({ text, format: 'plain' as const });
+
+/** Visible text of Telegram HTML, computed independently of src: tags out, entities decoded. */
+function visible(html: string): string {
+  return html
+    .replace(/<[^>]*>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
+}
+
+const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+const chatOf = (call: ApiCall) => Number(call.params.chat_id);
+
+/** The most calls that arrived within any window of `windowMs`. */
+function maxInWindow(calls: readonly ApiCall[], windowMs: number): number {
+  const times = calls.map((c) => c.at).sort((a, b) => a - b);
+  let most = 0;
+  let start = 0;
+  for (let end = 0; end < times.length; end++) {
+    while (times[end]! - times[start]! >= windowMs) start++;
+    most = Math.max(most, end - start + 1);
+  }
+  return most;
+}
+
+const CHAT_A = 1001;
+const CHAT_B = 1002;
+
+describe('the outbox, end to end against the fake Bot API', () => {
+  describe('rendering', () => {
+    const ANSWER = [
+      '## Groceries',
+      '',
+      'Buy **oat milk** and run `npm test`, then read [the docs](https://example.com/docs?a=1&b=2).',
+      '',
+      '- first thing',
+      '- second **bold** thing',
+      '- third thing',
+    ].join('\n');
+
+    it('sends Markdown as one HTML message and marks the row sent with its message id', async () => {
+      const rig = await startRig();
+      await rig.outbox.send(to(CHAT_A), md(ANSWER));
+
+      const calls = rig.tg.calls('sendMessage');
+      expect(calls).toHaveLength(1);
+      const call = calls[0]!;
+      expect(call.failed).toBeUndefined();
+      expect(call.params.parse_mode).toBe('HTML');
+      expect(call.params.chat_id).toBe(CHAT_A);
+      const text = String(call.params.text);
+      expect(text).toContain('<b>Groceries</b>');
+      expect(text).toContain('<b>oat milk</b>');
+      expect(text).toContain('<code>npm test</code>');
+      expect(text).toContain('<a href="https://example.com/docs?a=1&amp;b=2">the docs</a>');
+      expect(text).toContain('• first thing\n• second <b>bold</b> thing\n• third thing');
+      expect(text).not.toContain('**');
+      expect(text).not.toContain('`');
+
+      const rows = rig.rows();
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({
+        chat_id: CHAT_A,
+        thread_id: null,
+        status: 'sent',
+        message_id: call.result.message_id,
+      });
+      expect(rig.logs('tg_send_failed')).toEqual([]);
+    });
+
+    it('re-sends as plain text, exactly once, when Telegram cannot parse the HTML', async () => {
+      const rig = await startRig();
+      rig.tg.failWhen('sendMessage', (p) => p.parse_mode === 'HTML', {
+        status: 400,
+        description:
+          'Bad Request: can\'t parse entities: Unsupported start tag "b" at byte offset 3',
+      });
+      await rig.outbox.send(to(CHAT_A), md(ANSWER));
+
+      const calls = rig.tg.calls('sendMessage');
+      expect(calls).toHaveLength(2);
+      expect(calls[0]).toMatchObject({ failed: true, params: { parse_mode: 'HTML' } });
+      expect(calls[1]!.failed).toBeUndefined();
+      expect(calls[1]!.params.parse_mode).toBeUndefined();
+
+      const texts = rig.tg.texts(CHAT_A);
+      expect(texts).toHaveLength(1);
+      const text = texts[0]!;
+      expect(text).not.toMatch(/<\/?[a-z]/i);
+      expect(text).not.toContain('&amp;');
+      expect(text).not.toContain('**');
+      expect(text).not.toContain('`');
+      expect(text).not.toContain('## ');
+      expect(text).toContain('Groceries');
+      expect(text).toContain('Buy oat milk and run npm test');
+      expect(text).toContain('the docs (https://example.com/docs?a=1&b=2)');
+      expect(text).toContain('• second bold thing');
+
+      expect(rig.rows()[0]).toMatchObject({
+        status: 'sent',
+        message_id: calls[1]!.result.message_id,
+      });
+      expect(rig.logs('tg_parse_fallback')).toHaveLength(1);
+    });
+  });
+
+  it('splits a 10,000-character answer with a 60-line code block into ordered parts', async () => {
+    const rig = await startRig();
+    // Prose paragraphs with emoji (2 UTF-16 units each) and bold; plain text otherwise, so the
+    // expected visible text is the Markdown minus `**` and the fences. The layout (a blank line
+    // inside the code block, paragraph sizes) keeps every part's raw HTML under 4096 too: the
+    // fake rejects `text.length > 4096` on the HTML source, where Telegram counts the text
+    // after entity parsing, so parts filled close to 4096 visible units would be refused.
+    const sentence = (p: number, s: number) =>
+      `Paragraph ${p} sentence ${s}: the quick brown fox 🦊 jumps over the **lazy** dog 🐶 again. `;
+    const paragraph = (p: number, size: number) => {
+      let text = '';
+      for (let s = 1; text.length < size; s++) text += sentence(p, s);
+      return text.trim();
+    };
+    const before = [1, 2, 3, 4, 5].map((p) => paragraph(p, 500));
+    const after = [paragraph(6, 1900), paragraph(7, 1250)];
+    const codeLines: string[] = [];
+    for (let i = 1; i <= 60; i++) {
+      const n = String(i).padStart(2, '0');
+      codeLines.push(`  const step${n} = input[${n}] < limit && ready; // 🚀 step ${n} of 60 done`);
+      if (i === 25) codeLines.push('');
+    }
+    const code = ['```ts', ...codeLines, '```'].join('\n');
+    const markdown = [...before, code, ...after].join('\n\n');
+    expect(markdown.length).toBeGreaterThanOrEqual(10_000);
+    expect(markdown.length).toBeLessThan(10_500);
+    const expected = [...before, codeLines.join('\n'), ...after].join('\n\n').replace(/\*\*/g, '');
+
+    await rig.outbox.send(to(CHAT_A), md(markdown));
+
+    const calls = rig.tg.calls('sendMessage');
+    expect(calls.every((c) => !c.failed)).toBe(true);
+    const parts = calls.map((c) => String(c.params.text));
+    expect(parts.length).toBeGreaterThanOrEqual(3);
+    for (const part of parts) {
+      expect(visible(part).length).toBeLessThanOrEqual(4096);
+      expect(part.match(/<pre>/g)?.length ?? 0).toBe(part.match(/<\/pre>/g)?.length ?? 0);
+      expect(part.match(/<code/g)?.length ?? 0).toBe(part.match(/<\/code>/g)?.length ?? 0);
+      expect(part.match(/<b>/g)?.length ?? 0).toBe(part.match(/<\/b>/g)?.length ?? 0);
+    }
+    // The code block is closed at the end of one part and reopened, same tag, in the next.
+    const opener = '<pre><code class="language-ts">';
+    const cut = parts.findIndex(
+      (part, i) => part.endsWith('</code></pre>') && parts[i + 1]?.startsWith(opener) === true,
+    );
+    expect(cut).toBeGreaterThanOrEqual(0);
+    expect(visible(parts[cut]!)).toContain('step01');
+    expect(visible(parts[cut + 1]!)).toContain('step60');
+    expect(visible(parts[cut + 1]!)).not.toContain('step01');
+
+    // Nothing lost, nothing repeated, in order.
+    expect(squash(parts.map(visible).join('\n'))).toBe(squash(expected));
+    expect(parts.map(visible).join('').replace(/\s+/g, '')).toBe(expected.replace(/\s+/g, ''));
+
+    const rows = rig.rows();
+    expect(rows).toHaveLength(parts.length);
+    expect(rows.map((r) => r.status)).toEqual(parts.map(() => 'sent'));
+    expect(rows.map((r) => r.message_id)).toEqual(calls.map((c) => c.result.message_id));
+  });
+
+  it('waits out a 429 in the refused chat only, delivering everything once and in order', async () => {
+    const rig = await startRig();
+    rig.tg.failWhen('sendMessage', (p) => p.chat_id === CHAT_A, { status: 429, retryAfter: 2 });
+
+    const aTexts = ['a1', 'a2', 'a3'];
+    const bTexts = ['b1', 'b2', 'b3'];
+    const sends = [
+      ...aTexts.map((t) => rig.outbox.send(to(CHAT_A), plain(t))),
+      ...bTexts.map((t) => rig.outbox.send(to(CHAT_B), plain(t))),
+    ];
+    await Promise.all(sends);
+
+    expect(rig.tg.texts(CHAT_A)).toEqual(aTexts);
+    expect(rig.tg.texts(CHAT_B)).toEqual(bTexts);
+
+    const aCalls = rig.tg.calls('sendMessage').filter((c) => chatOf(c) === CHAT_A);
+    expect(aCalls).toHaveLength(4);
+    const [refused, retried] = aCalls;
+    expect(refused).toMatchObject({ failed: true, params: { text: 'a1' } });
+    expect(retried!.params.text).toBe('a1');
+    expect(retried!.at - refused!.at).toBeGreaterThanOrEqual(2000);
+
+    const bCalls = rig.tg.calls('sendMessage').filter((c) => chatOf(c) === CHAT_B);
+    for (const call of bCalls) expect(call.at - refused!.at).toBeLessThan(500);
+
+    expect(rig.logs('tg_flood_wait')).toHaveLength(1);
+    expect(rig.rows().map((r) => r.status)).toEqual(Array(6).fill('sent'));
+  });
+
+  describe('a burst of 50 messages to one chat and 50 over five others, dispatched at once', () => {
+    const others = [CHAT_B, 1003, 1004, 1005, 1006];
+    const expected = new Map<number, string[]>();
+    let calls: ApiCall[] = [];
+    let texts = new Map<number, string[]>();
+    let statuses: string[] = [];
+    let elapsed = 0;
+
+    beforeAll(async () => {
+      const rig = await startRig();
+      const ids: number[] = [];
+      const write = (chatId: number, text: string) => {
+        ids.push(...rig.outbox.write(to(chatId), plain(text)));
+        expected.set(chatId, [...(expected.get(chatId) ?? []), text]);
+      };
+      for (let i = 0; i < 50; i++) {
+        write(CHAT_A, `A${i}`);
+        write(others[i % others.length]!, `other${i}`);
+      }
+      const started = Date.now();
+      await rig.outbox.dispatch(ids);
+      elapsed = Date.now() - started;
+      calls = rig.tg.calls('sendMessage');
+      texts = new Map([...expected.keys()].map((chatId) => [chatId, rig.tg.texts(chatId)]));
+      statuses = rig.rows().map((r) => r.status);
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    }, 30_000);
+
+    it('delivers every message once, each chat in order, without stalling', () => {
+      expect(calls).toHaveLength(100);
+      expect(calls.every((c) => !c.failed)).toBe(true);
+      for (const [chatId, sent] of expected) expect(texts.get(chatId)).toEqual(sent);
+      expect(statuses).toEqual(Array(100).fill('sent'));
+      // 100 calls at 25/s take about 4 s; far longer means the limiter or a chat queue stalls.
+      expect(elapsed).toBeGreaterThan(3000);
+      expect(elapsed).toBeLessThan(8000);
+    });
+
+    // SRC BUG (src/outbound/outbox.ts, global limiter): p-queue's fixed-window mode
+    // (`{ interval, intervalCap: 1 }` without `strict: true`) lets a lone sequential producer
+    // start two tasks ~1 ms apart, so once the other chats are done chat A's calls come in
+    // pairs and a 1000 ms window holds 35-40 calls. `strict: true` (sliding window) keeps it
+    // at 25. Flip to `it` when fixed.
+    it('keeps every 1000 ms window at 26 calls or fewer (25/s limiter)', () => {
+      expect(calls).toHaveLength(100);
+      expect(maxInWindow(calls, 1000)).toBeLessThanOrEqual(26);
+    });
+  });
+
+  describe('server errors', () => {
+    it('retries a 500 and delivers on the third try, once', async () => {
+      const rig = await startRig();
+      rig.tg.fail('sendMessage', { status: 500 }, 2);
+      await rig.outbox.send(to(CHAT_A), plain('third time lucky'));
+
+      const calls = rig.tg.calls('sendMessage');
+      expect(calls.map((c) => Boolean(c.failed))).toEqual([true, true, false]);
+      expect(rig.tg.texts(CHAT_A)).toEqual(['third time lucky']);
+      expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(15);
+      expect(calls[2]!.at - calls[1]!.at).toBeGreaterThanOrEqual(35);
+      expect(rig.logs('tg_send_retry')).toHaveLength(2);
+      expect(rig.rows()[0]).toMatchObject({
+        status: 'sent',
+        message_id: calls[2]!.result.message_id,
+      });
+    });
+
+    it('gives up after three tries, logs tg_send_failed, keeps the row, and goes on', async () => {
+      const rig = await startRig();
+      rig.tg.failWhen('sendMessage', (p) => p.chat_id === CHAT_A, { status: 500 }, Infinity);
+
+      await Promise.all([
+        rig.outbox.send(to(CHAT_A), plain('doomed')),
+        rig.outbox.send(to(CHAT_B), plain('meanwhile in B')),
+      ]);
+      const aCalls = rig.tg.calls('sendMessage').filter((c) => chatOf(c) === CHAT_A);
+      expect(aCalls).toHaveLength(3);
+      expect(aCalls.every((c) => c.failed)).toBe(true);
+      expect(rig.tg.texts(CHAT_B)).toEqual(['meanwhile in B']);
+
+      const failed = rig.logs('tg_send_failed');
+      expect(failed).toHaveLength(1);
+      const [doomed] = rig.rows();
+      expect(failed[0]).toMatchObject({ chatId: CHAT_A, outboxId: doomed!.id });
+      expect(JSON.stringify(failed[0])).not.toContain(TEST_TOKEN);
+      expect(doomed).toMatchObject({ status: 'pending', message_id: null });
+      expect(doomed!.attempts).toBeGreaterThanOrEqual(1);
+      expect(doomed!.last_error).toMatch(/Internal Server Error/);
+
+      // The chat's queue is not stuck: once Telegram recovers, a later message goes out, and
+      // the kept row is delivered by the next resume.
+      rig.tg.clearFaults();
+      await rig.outbox.send(to(CHAT_A), plain('later'));
+      expect(rig.tg.texts(CHAT_A)).toEqual(['later']);
+      await rig.outbox.resumeUnsent();
+      expect(rig.tg.texts(CHAT_A)).toEqual(['later', 'doomed']);
+      expect(rig.rows().every((r) => r.status === 'sent')).toBe(true);
+    });
+  });
+
+  it('sends rows written before a restart once, in order, and never re-sends a sent one', async () => {
+    const rig = await startRig();
+    await rig.outbox.send(to(CHAT_A), plain('already sent'));
+    rig.outbox.write(to(CHAT_A), plain('one'));
+    rig.outbox.write(to(CHAT_B), plain('for B'));
+    rig.outbox.write(to(CHAT_A), md('**two**'));
+    rig.outbox.write(to(CHAT_A), plain('three'));
+    expect(rig.tg.calls('sendMessage')).toHaveLength(1);
+
+    rig.restart();
+    expect(rig.rows().map((r) => r.status)).toEqual([
+      'sent',
+      'pending',
+      'pending',
+      'pending',
+      'pending',
+    ]);
+    await rig.outbox.resumeUnsent();
+
+    expect(rig.tg.texts(CHAT_A)).toEqual(['already sent', 'one', '<b>two</b>', 'three']);
+    expect(rig.tg.texts(CHAT_B)).toEqual(['for B']);
+    expect(rig.tg.calls('sendMessage')).toHaveLength(5);
+    expect(rig.rows().every((r) => r.status === 'sent' && r.message_id !== null)).toBe(true);
+
+    // A second resume finds nothing to send.
+    await rig.outbox.resumeUnsent();
+    expect(rig.tg.calls('sendMessage')).toHaveLength(5);
+  });
+
+  it('delivers every reply, in order, while every chat action fails', async () => {
+    const rig = await startRig();
+    rig.tg.failAlways('sendChatAction', { status: 500 });
+    const address = to(CHAT_A);
+    await Promise.all([
+      rig.outbox.chatAction(address, 'typing'),
+      rig.outbox.send(address, plain('r1')),
+      rig.outbox.chatAction(address, 'typing'),
+      rig.outbox.send(address, md('r2 *em*')),
+      rig.outbox.chatAction(address, 'typing'),
+      rig.outbox.send(address, plain('r3')),
+    ]);
+
+    expect(rig.tg.texts(CHAT_A)).toEqual(['r1', 'r2 <i>em</i>', 'r3']);
+    const actions = rig.tg.calls('sendChatAction');
+    expect(actions).toHaveLength(3);
+    expect(actions.every((c) => c.failed)).toBe(true);
+    expect(rig.tg.calls().map((c) => c.method)).toEqual([
+      'sendChatAction',
+      'sendMessage',
+      'sendChatAction',
+      'sendMessage',
+      'sendChatAction',
+      'sendMessage',
+    ]);
+    const skipped = rig.logs('tg_side_call_failed').filter((l) => l.what === 'sendChatAction');
+    expect(skipped).toHaveLength(3);
+    expect(rig.logs('tg_send_failed')).toEqual([]);
+  });
+
+  it('sends into a forum topic with message_thread_id, and into General without one', async () => {
+    const rig = await startRig();
+    const FORUM = -1001234567890;
+    await rig.outbox.chatAction(to(FORUM, 77), 'typing');
+    await rig.outbox.send(to(FORUM, 77), plain('in the topic'));
+    await rig.outbox.send(to(FORUM), plain('in General'));
+
+    const [topic, general] = rig.tg.calls('sendMessage');
+    expect(topic!.params).toMatchObject({
+      chat_id: FORUM,
+      text: 'in the topic',
+      message_thread_id: 77,
+    });
+    expect(topic!.result.message_thread_id).toBe(77);
+    expect(general!.params).toMatchObject({ chat_id: FORUM, text: 'in General' });
+    expect(general!.params).not.toHaveProperty('message_thread_id');
+    expect(rig.tg.calls('sendChatAction')[0]!.params).toMatchObject({ message_thread_id: 77 });
+    expect(rig.rows().map((r) => [r.thread_id, r.status])).toEqual([
+      [77, 'sent'],
+      [null, 'sent'],
+    ]);
+  });
+});
