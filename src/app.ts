@@ -7,6 +7,8 @@ import type { Logger } from './core/ports.ts';
 import { createAllowlist } from './inbound/allowlist.ts';
 import { createLogger } from './logging/logger.ts';
 import { createOutbox } from './outbound/outbox.ts';
+import { loadPacks } from './packs/loader.ts';
+import { createPackRegistry } from './packs/registry.ts';
 import { createChatModel } from './providers/index.ts';
 import { createRouter } from './routing/router.ts';
 import { openCoreStore } from './store/client.ts';
@@ -15,7 +17,6 @@ import { createOutboxRepo } from './store/outbox-repo.ts';
 import { createSessionRepo } from './store/session-repo.ts';
 import { createTelegramChannel } from './telegram/channel.ts';
 import { createIngress } from './telegram/ingress.ts';
-import { COMMANDS } from './turn/commands.ts';
 import { createCoordinator } from './turn/coordinator.ts';
 import { createLedger } from './usage/ledger.ts';
 
@@ -55,12 +56,22 @@ export function createApp(config: Config, options: AppOptions = {}) {
   const inbox = createInboxRepo(store.db);
   const sessions = createSessionRepo(store.db);
   const model = createChatModel(config, config.llm.provider, config.llm.model);
+  const loaded = loadPacks(config.packDirs);
+  for (const error of loaded.errors)
+    log.error(
+      { event: 'pack_invalid', problems: error.problems },
+      `pack skipped: ${error.message}`,
+    );
+  const packs = createPackRegistry(loaded.packs, config.home);
   const coordinator = createCoordinator({
     clock,
     log,
     transaction,
     inbox,
     outbox,
+    packs,
+    sessions,
+    model: model.info,
     router: createRouter({ sessions, clock, log }),
     agent: createAgent({
       model,
@@ -85,9 +96,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
 
   async function registerCommands(): Promise<void> {
     try {
-      await bot.api.setMyCommands(
-        Object.entries(COMMANDS).map(([command, c]) => ({ command, description: c.description })),
-      );
+      await bot.api.setMyCommands(coordinator.menu());
     } catch (error) {
       log.warn({ event: 'tg_set_commands_failed', err: error }, 'could not register commands');
     }
@@ -99,7 +108,12 @@ export function createApp(config: Config, options: AppOptions = {}) {
 
     async start(): Promise<void> {
       log.info(
-        { event: 'satchel_starting', provider: model.info.provider, model: model.info.model },
+        {
+          event: 'satchel_starting',
+          provider: model.info.provider,
+          model: model.info.model,
+          packs: packs.list().map((p) => p.name),
+        },
         'starting',
       );
       void outbox.resumeUnsent();
@@ -122,6 +136,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
         await coordinator.idle();
       }
       await Promise.race([outbox.idle(), sleep(clock, SHUTDOWN_GRACE_MS)]);
+      packs.close();
       store.close();
       log.info({ event: 'satchel_stopped' }, 'stopped');
     },

@@ -98,4 +98,6 @@ export interface Channel {
   sendChatAction(to: Address, action: ChatAction): Promise<void>;
   /** Stops the spinner on a pressed inline button, optionally with a short notice. */
   answerCallback(callbackId: string, text?: string): Promise<void>;
+  /** Creates a forum topic; rejects when the bot lacks the right to manage topics. */
+  createTopic(chatId: number, name: string): Promise<{ threadId: number }>;
 }

@@ -22,6 +22,10 @@ export interface InboundMeta {
   senderId: number;
   messageId?: number;
   receivedAt: number;
+  /** The forum topic's name, when the update carries it (creation, rename, replies to it). */
+  topicName?: string;
+  /** The chat is a supergroup with topics turned on. */
+  isForum?: boolean;
 }
 
 export interface TelegramFileRef {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, isNull } from 'drizzle-orm';
+import { and, asc, count, desc, eq, isNull } from 'drizzle-orm';
 import { type Address, addressKey, type ChatMessage, type Role } from '../core/types.ts';
 import type { Db } from './client.ts';
 import { conversationRoutes, messages, sessions } from './schema.ts';
@@ -48,6 +48,22 @@ export function createSessionRepo(db: Db) {
           set: { ...fields, updatedAt: now },
         })
         .run();
+    },
+
+    /** Every route in a chat (its private chat or General topic, and its forum topics). */
+    routesInChat(chatId: number): RouteRow[] {
+      return db
+        .select()
+        .from(conversationRoutes)
+        .where(eq(conversationRoutes.chatId, chatId))
+        .all();
+    },
+
+    messageCount(sessionId: string): number {
+      return (
+        db.select({ n: count() }).from(messages).where(eq(messages.sessionId, sessionId)).get()
+          ?.n ?? 0
+      );
     },
 
     session(id: string): SessionRow | undefined {

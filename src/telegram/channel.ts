@@ -80,6 +80,11 @@ export function createTelegramChannel(
       guarded('answerCallbackQuery', async () => {
         await api.answerCallbackQuery(callbackId, text === undefined ? {} : { text });
       }),
+    createTopic: (chatId, name) =>
+      guarded('createForumTopic', async () => {
+        const topic = await api.createForumTopic(chatId, name);
+        return { threadId: topic.message_thread_id };
+      }),
   };
 
   function sendMedia(to: Address, media: MediaMessage, extra: object) {

@@ -37,7 +37,8 @@ export function translateUpdate(update: Update, receivedAt: number): InboundEven
 
 function payloadOf(message: Message): InboundPayload | undefined {
   if (message.text !== undefined) return textOrCommand(message);
-  if (message.forum_topic_created) return { kind: 'topic', name: message.forum_topic_created.name };
+  const topic = message.forum_topic_created ?? message.forum_topic_edited;
+  if (topic?.name !== undefined) return { kind: 'topic', name: topic.name };
   if (message.voice || message.audio) {
     const media = message.voice ?? message.audio!;
     return {
@@ -96,14 +97,27 @@ function metaOf(
   senderId: number,
   receivedAt: number,
 ): InboundMeta {
+  const address = addressOf(message);
+  const topicName = address.threadId === undefined ? undefined : topicNameOf(message);
   return {
     updateIds: [updateId],
-    address: addressOf(message),
+    address,
     chatType: message.chat.type as ChatType,
     senderId,
     messageId: message.message_id,
     receivedAt,
+    ...(topicName === undefined ? {} : { topicName }),
+    ...(message.chat.type === 'supergroup' && message.chat.is_forum ? { isForum: true } : {}),
   };
+}
+
+/** A topic's name travels in its creation message, quoted as the reply-to of messages in it. */
+function topicNameOf(message: Message): string | undefined {
+  return (
+    message.forum_topic_created?.name ??
+    message.forum_topic_edited?.name ??
+    message.reply_to_message?.forum_topic_created?.name
+  );
 }
 
 /** Only forum-topic messages get a thread id; the General topic (thread 1 or none) has none. */

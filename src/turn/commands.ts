@@ -1,44 +1,170 @@
-import type { Address } from '../core/types.ts';
-import type { OutboundText } from '../outbound/compose.ts';
+import { TelegramApiError } from '../core/errors.ts';
+import type { Logger, ModelInfo } from '../core/ports.ts';
+import type { Address, InboundEvent } from '../core/types.ts';
+import { type OutboundText, plain } from '../outbound/compose.ts';
+import type { Outbox } from '../outbound/outbox.ts';
+import type { Skill } from '../packs/loader.ts';
+import type { PackRegistry } from '../packs/registry.ts';
+import { pickerMessage } from '../routing/picker.ts';
+import type { Router } from '../routing/router.ts';
+import type { SessionRepo } from '../store/session-repo.ts';
 
-export interface CommandContext {
-  address: Address;
-  newSession(): void;
+export type CommandEvent = Extract<InboundEvent, { kind: 'command' }>;
+
+/** What a command does: answer, or start a model turn (a skill command). */
+export type CommandOutcome =
+  | { reply: OutboundText }
+  | { turn: { pack: string; text: string; pinned: Skill } };
+
+export interface CommandDeps {
+  packs: PackRegistry;
+  router: Router;
+  sessions: SessionRepo;
+  outbox: Outbox;
+  model: ModelInfo;
+  log: Logger;
+  /** The pack this conversation uses now, if one is bound or implied. */
+  activePack(event: InboundEvent): string | undefined;
+  waiting(address: Address): number;
 }
 
-interface Command {
-  description: string;
-  run(args: string, context: CommandContext): OutboundText;
-}
-
-const plain = (text: string): OutboundText => ({ text, format: 'plain' });
-
-export const COMMANDS: Record<string, Command> = {
-  start: {
-    description: 'Say hello',
-    run: () =>
-      plain('Hi! I am satchel, your personal assistant. Send me a message to get started.'),
-  },
-  help: {
-    description: 'What I can do',
-    run: () => plain(['Commands:', ...Object.entries(COMMANDS).map(helpLine)].join('\n')),
-  },
-  new: {
-    description: 'Start a fresh session',
-    run: (_args, context) => {
-      context.newSession();
-      return plain('Started a fresh session.');
-    },
-  },
+export const CORE_COMMANDS: Record<string, string> = {
+  start: 'Say hello and choose a pack',
+  help: 'Commands and what the active pack can do',
+  new: 'Start a fresh session',
+  pack: 'Choose the pack for this chat',
+  status: 'Pack, model, session size and queue',
+  topics: 'Forum groups: one topic per pack',
 };
 
-function helpLine([name, command]: [string, Command]): string {
-  return `/${name} — ${command.description}`;
+export const TOPIC_RIGHTS_HELP =
+  'I cannot create topics here. Make me an administrator of this group with the ' +
+  '"Manage topics" right, then send /topics again. To see messages in topics I must be ' +
+  'an administrator or have privacy mode turned off (BotFather → /setprivacy).';
+
+/** Runs a command; the caller sends the reply or runs the turn. */
+export function createCommands(deps: CommandDeps) {
+  const { packs, router, sessions } = deps;
+
+  /** A skill with `command: true`: the active pack's first, then the only pack that has it. */
+  function skillCommand(event: CommandEvent): { pack: string; skill: Skill } | undefined {
+    const active = deps.activePack(event);
+    const owners = packs
+      .list()
+      .flatMap((p) =>
+        p.skills
+          .filter((s) => s.command && s.name === event.command)
+          .map((s) => ({ pack: p.name, skill: s })),
+      );
+    return owners.find((o) => o.pack === active) ?? (owners.length === 1 ? owners[0] : undefined);
+  }
+
+  const handlers: Record<string, (event: CommandEvent) => Promise<OutboundText> | OutboundText> = {
+    start: (event) => {
+      const hello = 'Hi! I am satchel, your personal assistant.';
+      if (packs.list().length >= 2 && !deps.activePack(event))
+        return pickerMessage(packs.list(), `${hello} Which pack should I use here?`);
+      return plain(`${hello} Send me a message to get started, or /help to see what I can do.`);
+    },
+    help: (event) => plain(helpText(deps.activePack(event))),
+    new: (event) => {
+      const pack = deps.activePack(event);
+      if (!pack) return pickerMessage(packs.list(), 'Choose a pack first:');
+      router.fresh(event.address, pack);
+      return plain('Started a fresh session.');
+    },
+    pack: () =>
+      packs.list().length === 0
+        ? plain('No packs are installed.')
+        : pickerMessage(packs.list(), 'Which pack should answer here?'),
+    status: (event) => plain(statusText(event)),
+    topics: (event) => createTopics(event),
+  };
+
+  function helpText(active: string | undefined): string {
+    const lines = ['Commands:', ...Object.entries(CORE_COMMANDS).map(([c, d]) => `/${c} — ${d}`)];
+    const pack = active ? packs.get(active) : undefined;
+    if (pack) {
+      lines.push('', `${pack.displayName} can:`);
+      for (const s of pack.skills)
+        lines.push(`${s.command ? `/${s.name}` : `• ${s.name}`} — ${s.description}`);
+    }
+    return lines.join('\n');
+  }
+
+  function statusText(event: CommandEvent): string {
+    const active = deps.activePack(event);
+    const pack = active ? packs.get(active) : undefined;
+    const route = sessions.route(event.address);
+    const size = route?.sessionId ? sessions.messageCount(route.sessionId) : 0;
+    return [
+      `Pack: ${pack?.displayName ?? 'none chosen'}`,
+      `Model: ${deps.model.provider}:${deps.model.model}`,
+      `Session: ${size} messages`,
+      `Waiting turns: ${deps.waiting(event.address)}`,
+    ].join('\n');
+  }
+
+  async function createTopics(event: CommandEvent): Promise<OutboundText> {
+    if (event.chatType !== 'supergroup' || !event.isForum)
+      return plain('/topics works in a forum group (a supergroup with topics turned on).');
+    const bound = new Set(
+      sessions
+        .routesInChat(event.address.chatId)
+        .filter((r) => r.threadId !== null && r.activePack)
+        .map((r) => r.activePack),
+    );
+    const missing = packs.list().filter((p) => !bound.has(p.name));
+    if (missing.length === 0) return plain('Every pack already has its topic here.');
+    const created: string[] = [];
+    for (const pack of missing) {
+      try {
+        const { threadId } = await deps.outbox.createTopic(event.address.chatId, pack.displayName);
+        router.resolve({ platform: 'tg', chatId: event.address.chatId, threadId }, pack.name);
+        created.push(pack.displayName);
+      } catch (error) {
+        deps.log.warn(
+          { event: 'tg_topics_failed', chatId: event.address.chatId, err: error },
+          'createForumTopic failed',
+        );
+        const refused = error instanceof TelegramApiError && error.status === 400;
+        const prefix = created.length ? `Created topics: ${created.join(', ')}.\n\n` : '';
+        return plain(
+          prefix +
+            (refused
+              ? TOPIC_RIGHTS_HELP
+              : `Telegram refused to create the topic "${pack.displayName}". Try again later.`),
+        );
+      }
+    }
+    return plain(`Created topics: ${created.join(', ')}. Each answers as its own pack.`);
+  }
+
+  return {
+    /** Commands for setMyCommands: the core ones and every skill command (deduplicated). */
+    menu(): { command: string; description: string }[] {
+      const menu = Object.entries(CORE_COMMANDS).map(([command, description]) => ({
+        command,
+        description,
+      }));
+      for (const pack of packs.list())
+        for (const skill of pack.skills)
+          if (skill.command && !menu.some((m) => m.command === skill.name))
+            menu.push({ command: skill.name, description: skill.description.slice(0, 256) });
+      return menu.slice(0, 100);
+    },
+
+    async run(event: CommandEvent): Promise<CommandOutcome> {
+      const handler = handlers[event.command];
+      if (handler) return { reply: await handler(event) };
+      const skill = skillCommand(event);
+      if (skill)
+        return {
+          turn: { pack: skill.pack, text: event.args || `/${event.command}`, pinned: skill.skill },
+        };
+      return { reply: plain(`I don't know /${event.command}. Send /help to see what I can do.`) };
+    },
+  };
 }
 
-/** Runs a command and returns the reply; an unknown command gets a pointer to /help. */
-export function runCommand(name: string, args: string, context: CommandContext): OutboundText {
-  const command = COMMANDS[name];
-  if (!command) return plain(`I don't know /${name}. Send /help to see what I can do.`);
-  return command.run(args, context);
-}
+export type Commands = ReturnType<typeof createCommands>;

@@ -1,22 +1,19 @@
-import { randomUUID } from 'node:crypto';
 import type { Update } from 'grammy/types';
-import type { Agent } from '../agent/agent.ts';
-import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import type { Clock } from '../core/clock.ts';
 import { AbortedError, GENERIC_FAILURE, SatchelError } from '../core/errors.ts';
-import type { ChannelCapabilities, Logger } from '../core/ports.ts';
+import type { Logger, ModelInfo } from '../core/ports.ts';
 import { type Address, addressKey, type InboundEvent } from '../core/types.ts';
 import type { createAllowlist } from '../inbound/allowlist.ts';
 import { createBatcher } from '../inbound/batcher.ts';
-import type { OutboundText } from '../outbound/compose.ts';
+import { type OutboundText, plain } from '../outbound/compose.ts';
 import type { Outbox } from '../outbound/outbox.ts';
-import { createStream, type StreamMode } from '../outbound/stream.ts';
-import { keepTyping } from '../outbound/typing.ts';
-import type { Router } from '../routing/router.ts';
+import { pickedPack, pickerMessage } from '../routing/picker.ts';
 import type { InboxRepo } from '../store/inbox-repo.ts';
+import type { SessionRepo } from '../store/session-repo.ts';
 import { translateUpdate } from '../telegram/translate.ts';
 import { createActors } from './actors.ts';
-import { type CommandContext, runCommand } from './commands.ts';
+import { type ChatTurnDeps, runChatTurn } from './chat-turn.ts';
+import { createCommands } from './commands.ts';
 
 export const NOT_AUTHORIZED =
   'Sorry, this is a private assistant and you are not authorized to use it.';
@@ -27,18 +24,14 @@ export const CORE_PACK = 'core';
 /** Turns that may wait behind the running one in a conversation. */
 const MAX_WAITING = 5;
 
-export interface CoordinatorDeps {
-  clock: Clock;
-  log: Logger;
+type Callback = Extract<InboundEvent, { kind: 'callback' }>;
+
+export interface CoordinatorDeps extends ChatTurnDeps {
   transaction: <T>(fn: () => T) => T;
-  inbox: InboxRepo;
-  outbox: Outbox;
-  router: Router;
-  agent: Agent;
   allowlist: ReturnType<typeof createAllowlist>;
   batchWindowMs: number;
-  timezone: string;
-  channelCapabilities: ChannelCapabilities;
+  sessions: SessionRepo;
+  model: ModelInfo;
 }
 
 /**
@@ -48,9 +41,16 @@ export interface CoordinatorDeps {
  * so a crash leaves it to be replayed and never answered twice.
  */
 export function createCoordinator(deps: CoordinatorDeps) {
-  const { clock, log, inbox, outbox, router, agent } = deps;
+  const { clock, log, inbox, outbox, router, packs } = deps;
   const actors = createActors({ maxWaiting: MAX_WAITING });
-  const batcher = createBatcher({ windowMs: deps.batchWindowMs, clock, emit: startTurn });
+  const batcher = createBatcher({ windowMs: deps.batchWindowMs, clock, emit: submit });
+  const commands = createCommands({
+    ...deps,
+    activePack,
+    waiting: (address) => actors.waiting(addressKey(address)),
+  });
+  /** Messages waiting for a pack to be picked, per conversation; their updates stay pending. */
+  const parked = new Map<string, InboundEvent[]>();
 
   /** Writes a reply and marks the updates done in one transaction, then sends the reply. */
   function replyAndFinish(to: Address, message: OutboundText | undefined, updateIds: number[]) {
@@ -60,6 +60,17 @@ export function createCoordinator(deps: CoordinatorDeps) {
       return written;
     });
     return outbox.dispatch(ids);
+  }
+
+  /** The pack for this conversation: bound, the only one, or named by its forum topic. */
+  function activePack(event: InboundEvent): string | undefined {
+    const bound = router.boundPack(event.address);
+    if (bound && (packs.get(bound) || (bound === CORE_PACK && packs.list().length === 0)))
+      return bound;
+    const all = packs.list();
+    if (all.length === 0) return CORE_PACK;
+    if (all.length === 1) return all[0]!.name;
+    return event.topicName ? packs.byLabel(event.topicName)?.name : undefined;
   }
 
   function handleUpdate(update: Update): void {
@@ -80,10 +91,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
         },
         'sender not on the allowlist',
       );
-      const reply =
-        decision === 'deny-and-reply'
-          ? { text: NOT_AUTHORIZED, format: 'plain' as const }
-          : undefined;
+      const reply = decision === 'deny-and-reply' ? plain(NOT_AUTHORIZED) : undefined;
       void replyAndFinish(event.address, reply, event.updateIds);
       return;
     }
@@ -94,6 +102,10 @@ export function createCoordinator(deps: CoordinatorDeps) {
         return;
       case 'callback':
         void outbox.answerCallback(event.callbackId);
+        submit([event]);
+        return;
+      case 'topic':
+        bindTopic(event);
         inbox.markDone(event.updateIds, clock.now());
         return;
       default:
@@ -102,103 +114,105 @@ export function createCoordinator(deps: CoordinatorDeps) {
     }
   }
 
-  function startTurn(events: InboundEvent[]): void {
+  /** A topic created or renamed with a pack's name becomes that pack's workspace. */
+  function bindTopic(event: Extract<InboundEvent, { kind: 'topic' }>): void {
+    const pack = packs.byLabel(event.name);
+    if (!pack || event.address.threadId === undefined) return;
+    if (router.boundPack(event.address) === pack.name) return;
+    router.resolve(event.address, pack.name);
+    log.info(
+      { event: 'tg_topic_bound', address: addressKey(event.address), pack: pack.name },
+      'topic bound',
+    );
+  }
+
+  function submit(events: InboundEvent[]): void {
     const first = events[0];
     if (!first) return;
-    const key = addressKey(first.address);
-    const updateIds = events.flatMap((e) => e.updateIds);
-    const outcome = actors.submit(key, (signal) => runTurn(events, signal));
+    const outcome = actors.submit(addressKey(first.address), (signal) => runEvents(events, signal));
     if (outcome === 'busy') {
-      log.warn({ event: 'turn_rejected_busy', address: key }, 'conversation queue full');
-      void replyAndFinish(first.address, { text: BUSY, format: 'plain' }, updateIds);
+      log.warn(
+        { event: 'turn_rejected_busy', address: addressKey(first.address) },
+        'conversation queue full',
+      );
+      void replyAndFinish(
+        first.address,
+        plain(BUSY),
+        events.flatMap((e) => e.updateIds),
+      );
     }
   }
 
-  async function runTurn(events: InboundEvent[], signal: AbortSignal): Promise<void> {
+  async function runEvents(events: InboundEvent[], signal: AbortSignal): Promise<void> {
     const first = events[0]!;
-    const { address } = first;
     const updateIds = events.flatMap((e) => e.updateIds);
-    const turnId = randomUUID();
-    const started = clock.now();
-    const turnLog = log.child({ turnId, address: addressKey(address) });
     try {
+      if (first.kind === 'callback') return await onCallback(first, signal);
       if (first.kind === 'command') {
-        const reply = runCommand(first.command, first.args, commandContext(address));
-        await replyAndFinish(address, reply, updateIds);
-        return;
+        const outcome = await commands.run(first);
+        if ('reply' in outcome)
+          return await replyAndFinish(first.address, outcome.reply, updateIds);
+        return await runChatTurn(deps, { events, signal, ...outcome.turn });
       }
-      const text = events
-        .map((e) => (e.kind === 'text' ? e.text : ''))
-        .filter(Boolean)
-        .join('\n');
-      const route = router.resolve(address, router.boundPack(address) ?? CORE_PACK);
-      const stopTyping = keepTyping(outbox, clock, address);
-      const stream = createStream({ outbox, clock, to: address, mode: streamMode(first.chatType) });
-      try {
-        const result = await agent.run(
-          {
-            session: route.session,
-            turnId,
-            chatId: address.chatId,
-            threadId: address.threadId,
-            system: buildSystemPrompt({ now: clock.now(), timezone: deps.timezone }),
-            content: text,
-            sourceKey: `tg:update:${updateIds[0]}`,
-            signal,
-            onText: stream.push,
-            beforeFinish: stream.settle,
-          },
-          (answer) => {
-            const ids = stream.finish(answer);
-            inbox.markDone(updateIds, clock.now());
-            return ids;
-          },
-        );
-        stopTyping();
-        await outbox.dispatch(result.delivered);
-        turnLog.info(
-          {
-            event: 'turn_completed',
-            sessionId: route.session.id,
-            pack: route.pack,
-            modelCalls: result.modelCalls,
-            ms: clock.now() - started,
-          },
-          'turn completed',
-        );
-      } finally {
-        stopTyping();
-        await stream.settle();
-      }
+      const pack = activePack(first);
+      if (!pack) return park(events);
+      await runChatTurn(deps, { events, pack, text: textOf(events), signal });
     } catch (error) {
       if (signal.aborted && signal.reason instanceof AbortedError) {
         // Shutdown: the update stays pending and is replayed on the next start.
-        turnLog.info({ event: 'turn_aborted', reason: signal.reason.message }, 'turn aborted');
+        log.info({ event: 'turn_aborted', address: addressKey(first.address) }, 'turn aborted');
         return;
       }
-      turnLog.error({ event: 'turn_failed', err: error }, 'turn failed');
+      log.error(
+        { event: 'turn_failed', address: addressKey(first.address), err: error },
+        'turn failed',
+      );
       const text = error instanceof SatchelError ? error.userMessage : GENERIC_FAILURE;
-      await replyAndFinish(address, { text, format: 'plain' }, updateIds);
+      await replyAndFinish(first.address, plain(text), updateIds);
     }
   }
 
-  function streamMode(chatType: InboundEvent['chatType']): StreamMode {
-    const can = deps.channelCapabilities;
-    if (chatType === 'private' && can.drafts) return 'draft';
-    return can.edits ? 'edit' : 'none';
+  /** No pack yet: keep the messages and ask; the pick answers them without a resend. */
+  async function park(events: InboundEvent[]): Promise<void> {
+    const key = addressKey(events[0]!.address);
+    const waiting = parked.get(key);
+    parked.set(key, [...(waiting ?? []), ...events]);
+    if (!waiting) await outbox.send(events[0]!.address, pickerMessage(packs.list()));
   }
 
-  function commandContext(address: Address): CommandContext {
-    return {
-      address,
-      newSession: () => {
-        router.fresh(address, router.boundPack(address) ?? CORE_PACK);
-      },
-    };
+  async function onCallback(event: Callback, signal: AbortSignal): Promise<void> {
+    const name = pickedPack(event.data);
+    const pack = name === undefined ? undefined : packs.get(name);
+    if (!pack) {
+      log.debug({ event: 'tg_callback_ignored', data: event.data }, 'unknown button');
+      inbox.markDone(event.updateIds, clock.now());
+      return;
+    }
+    router.resolve(event.address, pack.name);
+    const waiting = parked.get(addressKey(event.address));
+    parked.delete(addressKey(event.address));
+    const done = deps.transaction(() => {
+      const ids = event.messageId
+        ? [
+            outbox.writeEdit(event.address, event.messageId, {
+              html: `Pack: <b>${pack.displayName}</b>`,
+              plain: `Pack: ${pack.displayName}`,
+            }),
+          ]
+        : [];
+      if (!waiting)
+        ids.push(...outbox.write(event.address, plain(`Now using ${pack.displayName}.`)));
+      inbox.markDone(event.updateIds, clock.now());
+      return ids;
+    });
+    await outbox.dispatch(done);
+    if (waiting)
+      await runChatTurn(deps, { events: waiting, pack: pack.name, text: textOf(waiting), signal });
   }
 
   return {
     handleUpdate,
+    menu: () => commands.menu(),
 
     /** Emits open text batches at once (shutdown). */
     flush: () => batcher.flushAll(),
@@ -209,6 +223,13 @@ export function createCoordinator(deps: CoordinatorDeps) {
     /** Aborts running turns; their updates stay pending for the next start. */
     abortAll: () => actors.abortAll(new AbortedError('shutdown')),
   };
+}
+
+function textOf(events: InboundEvent[]): string {
+  return events
+    .map((e) => (e.kind === 'text' ? e.text : ''))
+    .filter(Boolean)
+    .join('\n');
 }
 
 export type Coordinator = ReturnType<typeof createCoordinator>;

@@ -1,0 +1,66 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { Pack } from './loader.ts';
+
+/**
+ * A pack's own state under `SATCHEL_HOME/packs/<name>/`: its SQLite file, USER.md,
+ * MEMORY.md and a `files/` workspace. Tools get only this object, so nothing they can
+ * reach leads to another pack's data or to the core database.
+ */
+export interface PackStorage {
+  readonly pack: string;
+  readonly dir: string;
+  readonly dbFile: string;
+  readonly filesDir: string;
+  /** The pack's database, writable (for db_write and the schema). */
+  readonly db: Database.Database;
+  /** The pack's database opened read-only by SQLite itself (for db_query). */
+  readonly readOnlyDb: Database.Database;
+  readNote(file: NoteFile): string;
+  writeNote(file: NoteFile, text: string): void;
+  close(): void;
+}
+
+export type NoteFile = 'USER.md' | 'MEMORY.md';
+
+/** Opens (creating on first use) a pack's storage; re-applies schema.sql, which is idempotent. */
+export function openPackStorage(home: string, pack: Pack): PackStorage {
+  const dir = path.join(home, 'packs', pack.name);
+  const filesDir = path.join(dir, 'files');
+  mkdirSync(filesDir, { recursive: true });
+  const dbFile = path.join(dir, 'pack.db');
+  const db = new Database(dbFile);
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  if (pack.schemaSql) db.exec(pack.schemaSql);
+  const readOnlyDb = new Database(dbFile, { readonly: true, fileMustExist: true });
+  readOnlyDb.pragma('query_only = ON');
+
+  const notes: Record<NoteFile, string> = {
+    'USER.md': path.join(dir, 'USER.md'),
+    'MEMORY.md': path.join(dir, 'MEMORY.md'),
+  };
+  seed(notes['USER.md'], pack.templates.user ?? '# User\n');
+  seed(notes['MEMORY.md'], pack.templates.memory ?? '# Memory\n');
+
+  return {
+    pack: pack.name,
+    dir,
+    dbFile,
+    filesDir,
+    db,
+    readOnlyDb,
+    readNote: (file) => readFileSync(notes[file], 'utf8'),
+    writeNote: (file, text) => writeFileSync(notes[file], text),
+    close() {
+      if (readOnlyDb.open) readOnlyDb.close();
+      if (db.open) db.close();
+    },
+  };
+}
+
+/** Writes the template once; the user's notes are never overwritten. */
+function seed(file: string, template: string): void {
+  if (!existsSync(file)) writeFileSync(file, template);
+}

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import type { Agent } from '../agent/agent.ts';
+import { buildSystemPrompt } from '../agent/system-prompt.ts';
+import type { Clock } from '../core/clock.ts';
+import type { ChannelCapabilities, Logger } from '../core/ports.ts';
+import { addressKey, type InboundEvent } from '../core/types.ts';
+import type { Outbox } from '../outbound/outbox.ts';
+import { createStream, type StreamMode } from '../outbound/stream.ts';
+import { keepTyping } from '../outbound/typing.ts';
+import type { Skill } from '../packs/loader.ts';
+import { packPromptSections } from '../packs/prompt.ts';
+import type { PackRegistry } from '../packs/registry.ts';
+import type { Router } from '../routing/router.ts';
+import type { InboxRepo } from '../store/inbox-repo.ts';
+
+export interface ChatTurnDeps {
+  clock: Clock;
+  log: Logger;
+  agent: Agent;
+  router: Router;
+  outbox: Outbox;
+  inbox: InboxRepo;
+  packs: PackRegistry;
+  timezone: string;
+  channelCapabilities: ChannelCapabilities;
+}
+
+export interface ChatTurn {
+  events: InboundEvent[];
+  pack: string;
+  text: string;
+  pinned?: Skill;
+  signal: AbortSignal;
+}
+
+/**
+ * One model turn for a conversation: the pack's prompt, the streamed reply, typing while it
+ * runs, and the final rows written in the same transaction that marks the updates done.
+ */
+export async function runChatTurn(deps: ChatTurnDeps, turn: ChatTurn): Promise<void> {
+  const { clock, outbox, packs } = deps;
+  const first = turn.events[0]!;
+  const { address } = first;
+  const updateIds = turn.events.flatMap((e) => e.updateIds);
+  const turnId = randomUUID();
+  const started = clock.now();
+  const route = deps.router.resolve(address, turn.pack);
+  const pack = packs.get(turn.pack);
+  const sections = pack ? packPromptSections(pack, packs.storage(pack.name), turn.pinned) : [];
+  // With several packs, a private reply says which pack gave it.
+  const badge =
+    pack && first.chatType === 'private' && packs.list().length >= 2
+      ? `\n\n— ${pack.displayName}`
+      : '';
+
+  const stopTyping = keepTyping(outbox, clock, address);
+  const stream = createStream({ outbox, clock, to: address, mode: streamMode(deps, first) });
+  try {
+    const result = await deps.agent.run(
+      {
+        session: route.session,
+        turnId,
+        chatId: address.chatId,
+        threadId: address.threadId,
+        system: buildSystemPrompt({ now: clock.now(), timezone: deps.timezone, sections }),
+        content: turn.text,
+        sourceKey: `tg:update:${updateIds[0]}`,
+        signal: turn.signal,
+        onText: stream.push,
+        beforeFinish: stream.settle,
+      },
+      (answer) => {
+        const ids = stream.finish(answer + badge);
+        deps.inbox.markDone(updateIds, clock.now());
+        return ids;
+      },
+    );
+    stopTyping();
+    await outbox.dispatch(result.delivered);
+    deps.log.info(
+      {
+        event: 'turn_completed',
+        turnId,
+        address: addressKey(address),
+        sessionId: route.session.id,
+        pack: route.pack,
+        modelCalls: result.modelCalls,
+        ms: clock.now() - started,
+      },
+      'turn completed',
+    );
+  } finally {
+    stopTyping();
+    await stream.settle();
+  }
+}
+
+function streamMode(deps: ChatTurnDeps, event: InboundEvent): StreamMode {
+  const can = deps.channelCapabilities;
+  if (event.chatType === 'private' && can.drafts) return 'draft';
+  return can.edits ? 'edit' : 'none';
+}
