@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type App, createApp } from '../../src/app.ts';
 import { parseConfig } from '../../src/config/config.ts';
 import { FakeModel } from '../fakes/model-server.ts';
@@ -9,6 +10,8 @@ import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
 export const ALLOWED_USER = 111;
 export const STRANGER = 999;
 export const TEST_OPENAI_KEY = 'sk-test-openai-key-0123456789';
+/** Two small packs for routing tests: alpha (Alpha Garden) and beta (Beta Books). */
+export const FIXTURE_PACKS = fileURLToPath(new URL('../fixtures/packs', import.meta.url));
 
 export type LogLine = Record<string, unknown> & { event?: string; level: number; msg?: string };
 
@@ -22,6 +25,8 @@ export interface Harness {
   logs(event?: string): LogLine[];
   /** Rows of a core table (raw SQL, snake_case columns). */
   rows<T = Record<string, unknown>>(sql: string, ...params: unknown[]): T[];
+  /** Runs a write on the core database (to plant a state). */
+  exec(sql: string, ...params: unknown[]): void;
   /** Stops the app (graceful) and starts a new one on the same home and fakes. */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -69,6 +74,9 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     logs: (event) => (event ? lines.filter((l) => l.event === event) : [...lines]),
     rows: <T>(sql: string, ...params: unknown[]) =>
       app.store.sqlite.prepare(sql).all(...params) as T[],
+    exec: (sql: string, ...params: unknown[]) => {
+      app.store.sqlite.prepare(sql).run(...params);
+    },
     async restart() {
       if (running) await app.stop();
       app = await boot();

@@ -1,0 +1,271 @@
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { TOPIC_RIGHTS_HELP } from '../../src/turn/commands.ts';
+import { lastUserText, systemText, userTexts } from '../fakes/model-server.ts';
+import { ALLOWED_USER, FIXTURE_PACKS, type Harness, startHarness } from '../support/harness.ts';
+
+const GROUP = -100777;
+let h: Harness;
+const temps: string[] = [];
+
+afterEach(async () => {
+  await h?.close();
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A packs directory holding copies of the named fixture packs. */
+function packsDir(...names: string[]): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-packs-'));
+  temps.push(dir);
+  for (const name of names)
+    cpSync(path.join(FIXTURE_PACKS, name), path.join(dir, name), { recursive: true });
+  return dir;
+}
+
+async function idle(harness: Harness, updates: number): Promise<void> {
+  await vi.waitFor(
+    () => {
+      expect(harness.rows("SELECT 1 FROM inbound_updates WHERE status = 'done'")).toHaveLength(
+        updates,
+      );
+      expect(harness.rows("SELECT 1 FROM outbox WHERE status = 'pending'")).toHaveLength(0);
+    },
+    { timeout: 8000, interval: 25 },
+  );
+}
+
+const inTopic = (threadId: number, text: string) => ({
+  userId: ALLOWED_USER,
+  chatId: GROUP,
+  chatType: 'supergroup' as const,
+  isForum: true,
+  threadId,
+  text,
+});
+
+describe('packs and routing', () => {
+  it('asks which pack first, then answers the parked message with the chosen pack only', async () => {
+    h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
+    h.tg.text({ userId: ALLOWED_USER, text: 'hello there' });
+    const picker = await h.tg.waitForCall('sendMessage');
+
+    expect(picker.params.reply_markup.inline_keyboard).toEqual([
+      [{ text: 'Alpha Garden', callback_data: 'pack:alpha' }],
+      [{ text: 'Beta Books', callback_data: 'pack:beta' }],
+    ]);
+    expect(h.model.requests()).toHaveLength(0);
+
+    h.model.enqueue({ text: 'Try *Dune* next.' });
+    h.tg.callback({ userId: ALLOWED_USER, data: 'pack:beta', messageId: picker.result.message_id });
+    await idle(h, 2);
+
+    const [request] = h.model.chatRequests();
+    expect(lastUserText(request!)).toBe('hello there');
+    const system = systemText(request!);
+    for (const mark of [
+      'BETA-PERSONA',
+      'BETA-SKILL-ONE',
+      'BETA-SKILL-TWO',
+      'BETA-USER-NOTE',
+      'BETA-MEMORY-NOTE',
+    ])
+      expect(system).toContain(mark);
+    expect(system).not.toMatch(/ALPHA|Alpha Garden/);
+    expect(system).not.toContain('BETA-ONE-BODY');
+
+    expect(h.tg.calls('answerCallbackQuery')).toHaveLength(1);
+    expect(h.tg.calls('editMessageText')[0]?.params).toMatchObject({
+      message_id: picker.result.message_id,
+      text: 'Pack: <b>Beta Books</b>',
+    });
+    // Two packs installed: the private reply carries the pack badge.
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('Try <i>Dune</i> next.\n\n— Beta Books');
+    expect(h.rows('SELECT active_pack FROM conversation_routes')).toEqual([
+      { active_pack: 'beta' },
+    ]);
+    expect(h.rows('SELECT key FROM sessions')).toEqual([{ key: `tg:${ALLOWED_USER}:beta` }]);
+  });
+
+  it('keeps forum topics bound to different packs apart', async () => {
+    h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
+    h.model.setDefault((req) => ({ text: `re: ${lastUserText(req)}` }));
+    h.tg.topicCreated({ userId: ALLOWED_USER, chatId: GROUP, threadId: 10, name: 'alpha garden' });
+    h.tg.topicCreated({ userId: ALLOWED_USER, chatId: GROUP, threadId: 20, name: 'BETA' });
+    h.tg.text(inTopic(10, 'which plants need water?'));
+    h.tg.text(inTopic(20, 'what should I read?'));
+    await idle(h, 4);
+    h.tg.text(inTopic(10, 'and tomorrow?'));
+    h.tg.text(inTopic(20, 'and after that?'));
+    await idle(h, 6);
+
+    const byThread = (thread: number) =>
+      h.tg
+        .calls('sendMessage')
+        .filter((c) => c.params.message_thread_id === thread)
+        .map((c) => c.params.text);
+    expect(byThread(10)).toEqual(['re: which plants need water?', 're: and tomorrow?']);
+    expect(byThread(20)).toEqual(['re: what should I read?', 're: and after that?']);
+
+    const requests = h.model.chatRequests();
+    const alpha = requests.find((r) => lastUserText(r) === 'and tomorrow?')!;
+    const beta = requests.find((r) => lastUserText(r) === 'and after that?')!;
+    expect(userTexts(alpha)).toEqual(['which plants need water?', 'and tomorrow?']);
+    expect(userTexts(beta)).toEqual(['what should I read?', 'and after that?']);
+    expect(JSON.stringify(alpha.body)).not.toMatch(/BETA|read\?/);
+    expect(JSON.stringify(beta.body)).not.toMatch(/ALPHA|water\?/);
+  });
+
+  it('binds a topic on first contact from the topic name quoted in the message', async () => {
+    h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
+    h.tg.text({
+      ...inTopic(30, 'hi from the garden'),
+      replyTo: { message_id: 30, forum_topic_created: { name: 'Alpha Garden', icon_color: 1 } },
+    });
+    await idle(h, 1);
+    expect(systemText(h.model.chatRequests()[0]!)).toContain('ALPHA-PERSONA');
+    expect(h.tg.calls('sendMessage')).toHaveLength(1);
+    expect(h.tg.calls('sendMessage')[0]?.params.reply_markup).toBeUndefined();
+  });
+
+  it('/new starts a fresh session and keeps the old one', async () => {
+    h = await startHarness({ SATCHEL_PACKS: packsDir('alpha') });
+    h.tg.text({ userId: ALLOWED_USER, text: 'remember the fern' });
+    await idle(h, 1);
+    h.tg.text({ userId: ALLOWED_USER, text: '/new' });
+    await idle(h, 2);
+    h.tg.text({ userId: ALLOWED_USER, text: 'what did I say?' });
+    await idle(h, 3);
+
+    expect(h.tg.texts(ALLOWED_USER)[1]).toBe('Started a fresh session.');
+    const last = h.model.chatRequests().at(-1)!;
+    expect(userTexts(last)).toEqual(['what did I say?']);
+    const sessions = h.rows<{ closed_at: number | null; n: number }>(
+      'SELECT s.closed_at, (SELECT count(*) FROM messages m WHERE m.session_id = s.id) AS n FROM sessions s ORDER BY s.created_at, s.rowid',
+    );
+    expect(sessions).toHaveLength(2);
+    expect(sessions[0]?.closed_at).not.toBeNull();
+    expect(sessions[0]?.n).toBe(2);
+    expect(sessions[1]).toMatchObject({ closed_at: null, n: 2 });
+    // One pack installed: no badge.
+    expect(h.tg.texts(ALLOWED_USER)[0]).toBe('echo: remember the fern');
+  });
+
+  it('repoints a route whose session belongs to another key', async () => {
+    h = await startHarness({ SATCHEL_PACKS: packsDir('alpha') });
+    const now = Date.now();
+    h.exec(
+      "INSERT INTO sessions (id, key, pack, address, kind, created_at) VALUES ('foreign', 'tg:5:beta', 'beta', 'tg:5', 'chat', ?)",
+      now,
+    );
+    h.exec(
+      "INSERT INTO messages (session_id, turn_id, role, content, created_at) VALUES ('foreign', 't', 'user', 'SECRET OF CHAT 5', ?)",
+      now,
+    );
+    h.exec(
+      "INSERT INTO conversation_routes (address, platform, chat_id, active_pack, session_id, updated_at) VALUES (?, 'tg', ?, 'alpha', 'foreign', ?)",
+      `tg:${ALLOWED_USER}`,
+      ALLOWED_USER,
+      now,
+    );
+
+    h.tg.text({ userId: ALLOWED_USER, text: 'hello' });
+    await idle(h, 1);
+
+    expect(h.logs('tg_route_session_stale')).toHaveLength(1);
+    expect(userTexts(h.model.chatRequests()[0]!)).toEqual(['hello']);
+    const [route] = h.rows<{ key: string }>(
+      'SELECT s.key FROM conversation_routes r JOIN sessions s ON s.id = r.session_id',
+    );
+    expect(route?.key).toBe(`tg:${ALLOWED_USER}:alpha`);
+  });
+
+  it('/topics creates the missing topics and binds them', async () => {
+    h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
+    h.tg.topicCreated({ userId: ALLOWED_USER, chatId: GROUP, threadId: 10, name: 'Alpha Garden' });
+    h.tg.text({
+      userId: ALLOWED_USER,
+      chatId: GROUP,
+      chatType: 'supergroup',
+      isForum: true,
+      text: '/topics',
+    });
+    await idle(h, 2);
+
+    const created = h.tg.calls('createForumTopic');
+    expect(created.map((c) => c.params.name)).toEqual(['Beta Books']);
+    const threadId = created[0]!.result.message_thread_id;
+    expect(
+      h.rows('SELECT thread_id, active_pack FROM conversation_routes ORDER BY thread_id'),
+    ).toEqual([
+      { thread_id: 10, active_pack: 'alpha' },
+      { thread_id: threadId, active_pack: 'beta' },
+    ]);
+    const reply = h.tg.calls('sendMessage').at(-1)!;
+    expect(reply.params.text).toContain('Created topics: Beta Books');
+    expect(reply.params.message_thread_id).toBeUndefined();
+
+    h.tg.text(inTopic(threadId, 'a book please'));
+    await idle(h, 3);
+    expect(systemText(h.model.chatRequests()[0]!)).toContain('BETA-PERSONA');
+  });
+
+  it('/topics explains what is missing without the right to manage topics', async () => {
+    h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
+    h.tg.fail('createForumTopic', {
+      status: 400,
+      description: 'Bad Request: not enough rights to create a topic',
+    });
+    h.tg.text({
+      userId: ALLOWED_USER,
+      chatId: GROUP,
+      chatType: 'supergroup',
+      isForum: true,
+      text: '/topics',
+    });
+    await idle(h, 1);
+    expect(h.tg.texts(GROUP)).toEqual([TOPIC_RIGHTS_HELP]);
+    expect(h.rows('SELECT 1 FROM conversation_routes')).toHaveLength(0);
+  });
+
+  it('registers core and skill commands, and a skill command pins its skill', async () => {
+    h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
+    const menu = (await h.tg.waitForCall('setMyCommands')).params.commands.map(
+      (c: { command: string }) => c.command,
+    );
+    expect(menu).toEqual([
+      'start',
+      'help',
+      'new',
+      'pack',
+      'status',
+      'topics',
+      'alpha_one',
+      'beta_one',
+    ]);
+
+    h.tg.text({ userId: ALLOWED_USER, text: '/alpha_one' });
+    await idle(h, 1);
+    const system = systemText(h.model.chatRequests()[0]!);
+    expect(system).toContain('ALPHA-ONE-BODY');
+    expect(system).not.toContain('BETA');
+  });
+
+  it('skips a broken pack, logs it, and serves the rest', async () => {
+    const dir = packsDir('alpha', 'beta');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(
+      path.join(dir, 'beta', 'pack.yml'),
+      'name: beta\nversion: one\ndisplay_name: Beta\ndescription: x\nskills: [beta_one]\n',
+    );
+    h = await startHarness({ SATCHEL_PACKS: dir });
+    const [broken] = h.logs('pack_invalid');
+    expect(broken?.msg).toContain(path.join(dir, 'beta', 'pack.yml'));
+    expect(broken?.msg).toContain('version: must be a version like 1.0.0');
+
+    h.tg.text({ userId: ALLOWED_USER, text: 'hi' });
+    await idle(h, 1);
+    expect(systemText(h.model.chatRequests()[0]!)).toContain('ALPHA-PERSONA');
+  });
+});
