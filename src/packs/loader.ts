@@ -69,12 +69,9 @@ export function loadPack(dir: string): Pack {
       parsed.error.issues.map((issue) => ({ file: manifestFile, ...describeIssue(issue) })),
     );
   const manifest = parsed.data;
-  if (manifest.name !== path.basename(dir))
-    fail(
-      manifestFile,
-      'name',
-      `"${manifest.name}" must equal the folder name "${path.basename(dir)}"`,
-    );
+  const folder = path.basename(path.resolve(dir));
+  if (manifest.name !== folder)
+    fail(manifestFile, 'name', `"${manifest.name}" must equal the folder name "${folder}"`);
 
   const schemaFile = path.join(dir, 'schema.sql');
   const schemaSql = readOptional(schemaFile);

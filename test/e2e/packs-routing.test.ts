@@ -252,6 +252,23 @@ describe('packs and routing', () => {
     expect(system).not.toContain('BETA');
   });
 
+  it('starts and serves when Telegram rejects the command menu', async () => {
+    h = await startHarness(
+      { SATCHEL_PACKS: FIXTURE_PACKS },
+      {
+        beforeStart: (tg) =>
+          tg.failAlways('setMyCommands', {
+            status: 400,
+            description: 'Bad Request: BOT_COMMAND_INVALID',
+          }),
+      },
+    );
+    await vi.waitFor(() => expect(h.logs('tg_set_commands_failed')).toHaveLength(1));
+    h.tg.text({ userId: ALLOWED_USER, text: '/help' });
+    await idle(h, 1);
+    expect(h.tg.texts(ALLOWED_USER)[0]).toContain('/topics');
+  });
+
   it('skips a broken pack, logs it, and serves the rest', async () => {
     const dir = packsDir('alpha', 'beta');
     const { writeFileSync } = await import('node:fs');

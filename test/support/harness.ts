@@ -32,9 +32,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(overrides: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(
+  overrides: Record<string, string> = {},
+  options: { beforeStart?: (tg: FakeTelegram, model: FakeModel) => void } = {},
+): Promise<Harness> {
   const tg = await FakeTelegram.start();
   const model = await FakeModel.start();
+  options.beforeStart?.(tg, model);
   const home = mkdtempSync(path.join(tmpdir(), 'satchel-test-'));
   const env: Record<string, string> = {
     TELEGRAM_BOT_TOKEN: TEST_TOKEN,
