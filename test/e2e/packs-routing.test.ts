@@ -88,6 +88,31 @@ describe('packs and routing', () => {
     expect(h.rows('SELECT key FROM sessions')).toEqual([{ key: `tg:${ALLOWED_USER}:beta` }]);
   });
 
+  it('/pack switches to the other pack and its own session', async () => {
+    h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
+    h.tg.text({ userId: ALLOWED_USER, text: 'books please' });
+    const first = await h.tg.waitForCall('sendMessage');
+    h.tg.callback({ userId: ALLOWED_USER, data: 'pack:beta', messageId: first.result.message_id });
+    await idle(h, 2);
+    h.tg.text({ userId: ALLOWED_USER, text: '/pack' });
+    await idle(h, 3);
+    const picker = h.tg.calls('sendMessage').at(-1)!;
+    h.tg.callback({ userId: ALLOWED_USER, data: 'pack:alpha', messageId: picker.result.message_id });
+    await idle(h, 4);
+    h.tg.text({ userId: ALLOWED_USER, text: 'plants please' });
+    await idle(h, 5);
+
+    expect(h.tg.texts(ALLOWED_USER)).toContain('Now using Alpha Garden.');
+    const last = h.model.chatRequests().at(-1)!;
+    expect(userTexts(last)).toEqual(['plants please']);
+    expect(systemText(last)).toContain('ALPHA-PERSONA');
+    expect(systemText(last)).not.toContain('BETA');
+    expect(h.rows('SELECT key FROM sessions ORDER BY created_at, rowid')).toEqual([
+      { key: `tg:${ALLOWED_USER}:beta` },
+      { key: `tg:${ALLOWED_USER}:alpha` },
+    ]);
+  });
+
   it('keeps forum topics bound to different packs apart', async () => {
     h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
     h.model.setDefault((req) => ({ text: `re: ${lastUserText(req)}` }));
