@@ -13,12 +13,17 @@ import { createChatModel } from './providers/index.ts';
 import { createRouter } from './routing/router.ts';
 import { openCoreStore } from './store/client.ts';
 import { createInboxRepo } from './store/inbox-repo.ts';
+import { createJobRepo } from './store/job-repo.ts';
 import { createOutboxRepo } from './store/outbox-repo.ts';
 import { createSessionRepo } from './store/session-repo.ts';
 import { createTelegramChannel } from './telegram/channel.ts';
 import { createIngress } from './telegram/ingress.ts';
+import { createAskRegistry } from './tools/asks.ts';
 import { createCoordinator } from './turn/coordinator.ts';
+import { createCalendar } from './usage/calendar.ts';
 import { createLedger } from './usage/ledger.ts';
+import { createQuotaGate } from './usage/quota.ts';
+import { createTotals } from './usage/totals.ts';
 
 /** How long running turns may take to finish on shutdown. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -27,6 +32,8 @@ export interface AppOptions {
   clock?: Clock;
   /** Where logs go; stdout when not given. */
   logDestination?: pino.DestinationStream;
+  /** History size (estimated tokens) above which a session is compacted. */
+  historyBudgetTokens?: number;
 }
 
 /** Wires satchel together from its configuration. Nothing runs until `start`. */
@@ -56,6 +63,9 @@ export function createApp(config: Config, options: AppOptions = {}) {
   const inbox = createInboxRepo(store.db);
   const sessions = createSessionRepo(store.db);
   const model = createChatModel(config, config.llm.provider, config.llm.model);
+  const fallback = config.llm.fallback
+    ? createChatModel(config, config.llm.fallback.provider, config.llm.fallback.model)
+    : undefined;
   const loaded = loadPacks(config.packDirs);
   for (const error of loaded.errors)
     log.error(
@@ -63,6 +73,9 @@ export function createApp(config: Config, options: AppOptions = {}) {
       `pack skipped: ${error.message}`,
     );
   const packs = createPackRegistry(loaded.packs, config.home);
+  const calendar = createCalendar(config.timezone);
+  const totals = createTotals(store.db);
+  const quota = createQuotaGate({ caps: config.quota, totals, calendar, clock, log });
   const coordinator = createCoordinator({
     clock,
     log,
@@ -71,15 +84,23 @@ export function createApp(config: Config, options: AppOptions = {}) {
     outbox,
     packs,
     sessions,
+    totals,
+    calendar,
+    caps: config.quota,
     model: model.info,
+    asks: createAskRegistry(clock),
+    jobs: createJobRepo(store.db),
     router: createRouter({ sessions, clock, log }),
     agent: createAgent({
       model,
+      fallback,
       sessions,
-      ledger: createLedger({ db: store.db, clock, timezone: config.timezone }),
+      ledger: createLedger({ db: store.db, clock, calendar }),
+      quota,
       clock,
       log,
       transaction,
+      ...(options.historyBudgetTokens ? { historyBudgetTokens: options.historyBudgetTokens } : {}),
     }),
     allowlist: createAllowlist(config.telegram.allowedUserIds, clock),
     batchWindowMs: config.batchWindowMs,

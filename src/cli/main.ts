@@ -13,13 +13,13 @@ function validate(dir: string | undefined): number {
     const pack = loadPack(dir);
     const { manifest } = pack;
     process.stdout.write(
-      [
+      `${[
         `ok: ${pack.name} ${manifest.version} (${pack.displayName})`,
         `  skills: ${pack.skills.map((s) => (s.command ? `/${s.name}` : s.name)).join(', ')}`,
         `  owned tables: ${manifest.schema.owned_tables.join(', ') || 'none'}`,
         `  tools: ${manifest.tools.join(', ') || 'none'}`,
         `  schedules: ${manifest.cron.map((c) => `${c.id} (${c.schedule})`).join(', ') || 'none'}`,
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     return 0;
   } catch (error) {

@@ -52,6 +52,13 @@ export class AbortedError extends SatchelError {
   }
 }
 
+/** The user sent /stop: the running turn ends, and the user is told. */
+export class StopRequested extends AbortedError {
+  constructor() {
+    super('stopped by the user');
+  }
+}
+
 /** Telegram refused a call. `retryAfterSec` is set for 429 (flood wait). */
 export class TelegramApiError extends SatchelError {
   readonly method: string;

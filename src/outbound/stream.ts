@@ -91,6 +91,11 @@ export function createStream(options: StreamOptions) {
       schedule();
     },
 
+    /** Forgets the text so far (the model starts over); shown messages get the new text. */
+    reset(): void {
+      text = '';
+    },
+
     /** Stops streaming and waits for the update in flight, so what is shown is known. */
     async settle(): Promise<void> {
       closed = true;

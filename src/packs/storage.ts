@@ -13,10 +13,8 @@ export interface PackStorage {
   readonly dir: string;
   readonly dbFile: string;
   readonly filesDir: string;
-  /** The pack's database, writable (for db_write and the schema). */
+  /** The pack's database, writable (for db_write and the schema); db_query opens its own read-only one. */
   readonly db: Database.Database;
-  /** The pack's database opened read-only by SQLite itself (for db_query). */
-  readonly readOnlyDb: Database.Database;
   readNote(file: NoteFile): string;
   writeNote(file: NoteFile, text: string): void;
   close(): void;
@@ -34,8 +32,6 @@ export function openPackStorage(home: string, pack: Pack): PackStorage {
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
   if (pack.schemaSql) db.exec(pack.schemaSql);
-  const readOnlyDb = new Database(dbFile, { readonly: true, fileMustExist: true });
-  readOnlyDb.pragma('query_only = ON');
 
   const notes: Record<NoteFile, string> = {
     'USER.md': path.join(dir, 'USER.md'),
@@ -50,11 +46,9 @@ export function openPackStorage(home: string, pack: Pack): PackStorage {
     dbFile,
     filesDir,
     db,
-    readOnlyDb,
     readNote: (file) => readFileSync(notes[file], 'utf8'),
     writeNote: (file, text) => writeFileSync(notes[file], text),
     close() {
-      if (readOnlyDb.open) readOnlyDb.close();
       if (db.open) db.close();
     },
   };

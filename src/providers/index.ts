@@ -1,6 +1,7 @@
 import type { Config, Provider } from '../config/config.ts';
-import { ConfigError } from '../core/errors.ts';
 import type { ChatModel } from '../core/ports.ts';
+import { createGeminiChatModel } from './gemini.ts';
+import { createGroqChatModel } from './groq.ts';
 import { createOpenAiChatModel } from './openai.ts';
 
 export const DEFAULT_CHAT_MODELS: Record<Provider, string> = {
@@ -9,8 +10,6 @@ export const DEFAULT_CHAT_MODELS: Record<Provider, string> = {
   gemini: 'gemini-2.5-flash',
 };
 
-const GROQ_HOST = 'https://api.groq.com';
-
 /** The chat model for a provider, with the configured keys and base URLs. */
 export function createChatModel(config: Config, provider: Provider, model?: string): ChatModel {
   const name = model ?? DEFAULT_CHAT_MODELS[provider];
@@ -18,18 +17,10 @@ export function createChatModel(config: Config, provider: Provider, model?: stri
   switch (provider) {
     case 'openai':
       return createOpenAiChatModel({ ...config.providers.openai, model: name, timeoutMs });
-    case 'groq': {
-      // Groq's chat API is OpenAI-compatible under /openai/v1 of its host.
-      const host = config.providers.groq.baseUrl ?? GROQ_HOST;
-      return createOpenAiChatModel({
-        apiKey: config.providers.groq.apiKey,
-        baseUrl: `${host.replace(/\/+$/, '')}/openai/v1`,
-        model: name,
-        timeoutMs,
-        provider: 'groq',
-      });
-    }
+    case 'groq':
+      // baseUrl is Groq's host root: the SDK adds /openai/v1.
+      return createGroqChatModel({ ...config.providers.groq, model: name, timeoutMs });
     case 'gemini':
-      throw new ConfigError('LLM_PROVIDER=gemini is not available yet: use openai or groq');
+      return createGeminiChatModel({ ...config.providers.gemini, model: name, timeoutMs });
   }
 }

@@ -1,8 +1,4 @@
 import OpenAI from 'openai';
-import type {
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
-} from 'openai/resources/chat/completions';
 import { AbortedError, ProviderError } from '../core/errors.ts';
 import type { ChatModel, ChatRequest, ChatResponse, ModelInfo } from '../core/ports.ts';
 import type { ChatMessage, ToolCall } from '../core/types.ts';
@@ -13,7 +9,7 @@ export interface OpenAiOptions {
   baseUrl?: string | undefined;
   model: string;
   timeoutMs: number;
-  /** The name the ledger uses; 'groq' reuses this adapter for an OpenAI-compatible API. */
+  /** The name the ledger uses, for another OpenAI-compatible API (default 'openai'). */
   provider?: string;
   acceptsImages?: boolean;
 }
@@ -39,14 +35,14 @@ export function createOpenAiChatModel(options: OpenAiOptions): ChatModel {
         const stream = await client.chat.completions.create(
           {
             model: options.model,
-            messages: toOpenAiMessages(request),
-            ...(request.tools?.length ? { tools: toOpenAiTools(request) } : {}),
+            messages: toWireMessages(request),
+            ...(request.tools?.length ? { tools: toWireTools(request) } : {}),
             stream: true,
             stream_options: { include_usage: true },
           },
           { signal: deadline.signal },
         );
-        const response = await collect(stream, deadline.touch, onText);
+        const response = await collectChatStream(stream, deadline.touch, onText);
         // An aborted stream may simply end instead of throwing: never take it as an answer.
         if (deadline.signal.aborted) throw deadline.signal.reason;
         return response;
@@ -59,8 +55,40 @@ export function createOpenAiChatModel(options: OpenAiOptions): ChatModel {
   };
 }
 
-async function collect(
-  stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>,
+/** A tool call fragment of a streamed chunk, as OpenAI-compatible APIs send it. */
+export interface StreamedToolCallDelta {
+  index: number;
+  id?: string | undefined;
+  function?: { name?: string | undefined; arguments?: string | undefined } | undefined;
+}
+
+/** Token counts in the OpenAI shape (Groq uses it too). */
+export interface WireUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number | undefined } | null | undefined;
+}
+
+/**
+ * A streamed chat-completion chunk, typed structurally so that the openai and groq-sdk chunk
+ * types both fit. Groq reports usage in the final chunk's `x_groq.usage`.
+ */
+export interface StreamedChunk {
+  choices: {
+    delta?:
+      | {
+          content?: string | null | undefined;
+          tool_calls?: StreamedToolCallDelta[] | null | undefined;
+        }
+      | undefined;
+  }[];
+  usage?: WireUsage | null | undefined;
+  x_groq?: { usage?: WireUsage | null | undefined } | null | undefined;
+}
+
+/** Assembles a streamed chat completion: text deltas (to `onText`), tool calls and usage. */
+export async function collectChatStream(
+  stream: AsyncIterable<StreamedChunk>,
   progress: () => void,
   onText: ((delta: string) => void) | undefined,
 ): Promise<ChatResponse> {
@@ -85,11 +113,12 @@ async function collect(
       if (part.function?.name) call.name += part.function.name;
       if (part.function?.arguments) call.arguments += part.function.arguments;
     }
-    if (chunk.usage) {
+    const usage = chunk.usage ?? chunk.x_groq?.usage;
+    if (usage) {
       response.usage = {
-        inputTokens: chunk.usage.prompt_tokens,
-        cachedInputTokens: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0,
-        outputTokens: chunk.usage.completion_tokens,
+        inputTokens: usage.prompt_tokens,
+        cachedInputTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+        outputTokens: usage.completion_tokens,
       };
     }
   }
@@ -97,11 +126,33 @@ async function collect(
   return response;
 }
 
-function toOpenAiMessages(request: ChatRequest): ChatCompletionMessageParam[] {
-  return [{ role: 'system', content: request.system }, ...request.messages.map(toOpenAiMessage)];
+/** A chat message in the OpenAI wire shape; both the openai and groq-sdk params accept it. */
+export type WireMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | {
+      role: 'assistant';
+      content: string;
+      tool_calls?: {
+        id: string;
+        type: 'function';
+        function: { name: string; arguments: string };
+      }[];
+    }
+  | { role: 'tool'; content: string; tool_call_id: string };
+
+/** A function tool in the OpenAI wire shape. */
+export interface WireTool {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
 }
 
-function toOpenAiMessage(message: ChatMessage): ChatCompletionMessageParam {
+/** The system prompt and the conversation as OpenAI-shaped messages. */
+export function toWireMessages(request: ChatRequest): WireMessage[] {
+  return [{ role: 'system', content: request.system }, ...request.messages.map(toWireMessage)];
+}
+
+function toWireMessage(message: ChatMessage): WireMessage {
   if (message.role === 'tool')
     return { role: 'tool', content: message.content, tool_call_id: message.toolCallId ?? '' };
   if (message.role === 'assistant') {
@@ -122,7 +173,8 @@ function toOpenAiMessage(message: ChatMessage): ChatCompletionMessageParam {
   return { role: message.role, content: message.content };
 }
 
-function toOpenAiTools(request: ChatRequest): ChatCompletionTool[] {
+/** The request's tools as OpenAI-shaped function tools. */
+export function toWireTools(request: ChatRequest): WireTool[] {
   return (request.tools ?? []).map((t) => ({
     type: 'function',
     function: { name: t.name, description: t.description, parameters: t.parameters },
@@ -131,17 +183,37 @@ function toOpenAiTools(request: ChatRequest): ChatCompletionTool[] {
 
 /** SDK errors → ProviderError; 429, 5xx, timeouts and network failures are transient. */
 export function mapOpenAiError(provider: string, error: unknown, signal: AbortSignal): unknown {
-  if (signal.aborted || error instanceof OpenAI.APIUserAbortError) return new AbortedError();
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+  return mapSdkError(provider, error, signal, OpenAI);
+}
+
+type ErrorClass<T = Error> = abstract new (...args: never[]) => T;
+
+/** The error classes of a Stainless-generated SDK (openai, groq-sdk). */
+export interface SdkErrorClasses {
+  APIUserAbortError: ErrorClass;
+  APIConnectionTimeoutError: ErrorClass;
+  APIConnectionError: ErrorClass;
+  APIError: ErrorClass<Error & { status: number | undefined }>;
+}
+
+/** mapOpenAiError for any SDK with the same error classes (groq-sdk). */
+export function mapSdkError(
+  provider: string,
+  error: unknown,
+  signal: AbortSignal,
+  sdk: SdkErrorClasses,
+): unknown {
+  if (signal.aborted || error instanceof sdk.APIUserAbortError) return new AbortedError();
+  if (error instanceof sdk.APIConnectionTimeoutError) {
     return new ProviderError(provider, `${provider} timed out`, { transient: true, cause: error });
   }
-  if (error instanceof OpenAI.APIConnectionError) {
+  if (error instanceof sdk.APIConnectionError) {
     return new ProviderError(provider, `${provider} unreachable: ${error.message}`, {
       transient: true,
       cause: error,
     });
   }
-  if (error instanceof OpenAI.APIError) {
+  if (error instanceof sdk.APIError) {
     const status = error.status;
     const transient = status === undefined || status === 429 || status >= 500;
     return new ProviderError(provider, `${provider} answered ${status}: ${error.message}`, {

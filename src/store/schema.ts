@@ -38,6 +38,8 @@ export const sessions = sqliteTable(
       .notNull()
       .default('chat'),
     summary: text('summary'),
+    /** The summary covers this session's messages up to this id (older ones are not sent). */
+    summaryUpto: integer('summary_upto'),
     createdAt: integer('created_at').notNull(),
     closedAt: integer('closed_at'),
   },

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, desc, eq, isNull } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, isNull } from 'drizzle-orm';
 import { type Address, addressKey, type ChatMessage, type Role } from '../core/types.ts';
 import type { Db } from './client.ts';
 import { conversationRoutes, messages, sessions } from './schema.ts';
 
 export type SessionRow = typeof sessions.$inferSelect;
+export type StoredMessage = ChatMessage & { id: number };
 export type RouteRow = typeof conversationRoutes.$inferSelect;
 
 export interface NewMessage {
@@ -95,6 +96,7 @@ export function createSessionRepo(db: Db) {
         address: addressKey(fields.address),
         kind: 'chat' as const,
         summary: fields.summary ?? null,
+        summaryUpto: null,
         createdAt: now,
         closedAt: null,
       };
@@ -119,19 +121,33 @@ export function createSessionRepo(db: Db) {
         .run();
     },
 
-    history(sessionId: string): ChatMessage[] {
+    /** The session's messages after `afterId` (all when undefined), oldest first, with ids. */
+    history(sessionId: string, afterId?: number | null): StoredMessage[] {
       return db
         .select()
         .from(messages)
-        .where(eq(messages.sessionId, sessionId))
+        .where(
+          afterId == null
+            ? eq(messages.sessionId, sessionId)
+            : and(eq(messages.sessionId, sessionId), gt(messages.id, afterId)),
+        )
         .orderBy(asc(messages.id))
         .all()
         .map((row) => ({
+          id: row.id,
           role: row.role,
           content: row.content,
           ...(row.toolCalls ? { toolCalls: JSON.parse(row.toolCalls) } : {}),
           ...(row.toolCallId ? { toolCallId: row.toolCallId } : {}),
         }));
+    },
+
+    /** Records that `summary` now stands for the session's messages up to `upto`. */
+    saveSummary(sessionId: string, summary: string, upto: number | null): void {
+      db.update(sessions)
+        .set({ summary, summaryUpto: upto })
+        .where(eq(sessions.id, sessionId))
+        .run();
     },
   };
 }

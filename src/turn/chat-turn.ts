@@ -12,6 +12,9 @@ import { packPromptSections } from '../packs/prompt.ts';
 import type { PackRegistry } from '../packs/registry.ts';
 import type { Router } from '../routing/router.ts';
 import type { InboxRepo } from '../store/inbox-repo.ts';
+import type { JobRepo } from '../store/job-repo.ts';
+import type { AskRegistry } from '../tools/asks.ts';
+import { createToolRunner, packTools } from '../tools/registry.ts';
 
 export interface ChatTurnDeps {
   clock: Clock;
@@ -21,6 +24,8 @@ export interface ChatTurnDeps {
   outbox: Outbox;
   inbox: InboxRepo;
   packs: PackRegistry;
+  asks: AskRegistry;
+  jobs: JobRepo;
   timezone: string;
   channelCapabilities: ChannelCapabilities;
 }
@@ -46,7 +51,8 @@ export async function runChatTurn(deps: ChatTurnDeps, turn: ChatTurn): Promise<v
   const started = clock.now();
   const route = deps.router.resolve(address, turn.pack);
   const pack = packs.get(turn.pack);
-  const sections = pack ? packPromptSections(pack, packs.storage(pack.name), turn.pinned) : [];
+  const storage = pack ? packs.storage(pack.name) : undefined;
+  const sections = pack && storage ? packPromptSections(pack, storage, turn.pinned) : [];
   // With several packs, a private reply says which pack gave it.
   const badge =
     pack && first.chatType === 'private' && packs.list().length >= 2
@@ -55,11 +61,24 @@ export async function runChatTurn(deps: ChatTurnDeps, turn: ChatTurn): Promise<v
 
   const stopTyping = keepTyping(outbox, clock, address);
   const stream = createStream({ outbox, clock, to: address, mode: streamMode(deps, first) });
+  const tools =
+    pack && storage
+      ? createToolRunner(
+          packTools({ pack, storage, address, outbox, asks: deps.asks, jobs: deps.jobs, clock }),
+          deps.log.child({ turnId, pack: pack.name }),
+        )
+      : undefined;
   try {
     const result = await deps.agent.run(
       {
         session: route.session,
         turnId,
+        pack: turn.pack,
+        packCaps: {
+          dailyTokens: pack?.manifest.quota?.daily_tokens,
+          dailyUsd: pack?.manifest.quota?.daily_usd,
+        },
+        tools,
         chatId: address.chatId,
         threadId: address.threadId,
         system: buildSystemPrompt({ now: clock.now(), timezone: deps.timezone, sections }),
@@ -67,6 +86,7 @@ export async function runChatTurn(deps: ChatTurnDeps, turn: ChatTurn): Promise<v
         sourceKey: `tg:update:${updateIds[0]}`,
         signal: turn.signal,
         onText: stream.push,
+        onRestart: stream.reset,
         beforeFinish: stream.settle,
       },
       (answer) => {

@@ -1,3 +1,5 @@
+import type { Agent } from '../agent/agent.ts';
+import type { Clock } from '../core/clock.ts';
 import { TelegramApiError } from '../core/errors.ts';
 import type { Logger, ModelInfo } from '../core/ports.ts';
 import type { Address, InboundEvent } from '../core/types.ts';
@@ -8,6 +10,10 @@ import type { PackRegistry } from '../packs/registry.ts';
 import { pickerMessage } from '../routing/picker.ts';
 import type { Router } from '../routing/router.ts';
 import type { SessionRepo } from '../store/session-repo.ts';
+import type { Calendar } from '../usage/calendar.ts';
+import type { Caps } from '../usage/quota.ts';
+import { usageReport } from '../usage/report.ts';
+import type { UsageTotals } from '../usage/totals.ts';
 
 export type CommandEvent = Extract<InboundEvent, { kind: 'command' }>;
 
@@ -17,6 +23,11 @@ export type CommandOutcome =
   | { turn: { pack: string; text: string; pinned: Skill } };
 
 export interface CommandDeps {
+  agent: Agent;
+  totals: UsageTotals;
+  calendar: Calendar;
+  caps: Caps;
+  clock: Clock;
   packs: PackRegistry;
   router: Router;
   sessions: SessionRepo;
@@ -33,7 +44,10 @@ export const CORE_COMMANDS: Record<string, string> = {
   help: 'Commands and what the active pack can do',
   new: 'Start a fresh session',
   pack: 'Choose the pack for this chat',
+  stop: 'Stop the answer in progress',
+  usage: 'Tokens and spend today and in this session',
   status: 'Pack, model, session size and queue',
+  compact: 'Summarize this session and continue fresh',
   topics: 'Forum groups: one topic per pack',
 };
 
@@ -59,7 +73,10 @@ export function createCommands(deps: CommandDeps) {
     return owners.find((o) => o.pack === active) ?? (owners.length === 1 ? owners[0] : undefined);
   }
 
-  const handlers: Record<string, (event: CommandEvent) => Promise<OutboundText> | OutboundText> = {
+  const handlers: Record<
+    string,
+    (event: CommandEvent, signal: AbortSignal) => Promise<OutboundText> | OutboundText
+  > = {
     start: (event) => {
       const hello = 'Hi! I am satchel, your personal assistant.';
       if (packs.list().length >= 2 && !deps.activePack(event))
@@ -79,7 +96,63 @@ export function createCommands(deps: CommandDeps) {
         : pickerMessage(packs.list(), 'Which pack should answer here?'),
     status: (event) => plain(statusText(event)),
     topics: (event) => createTopics(event),
+    usage: (event) => plain(usageText(event)),
+    compact: (event, signal) => compact(event, signal),
+    // Handled before the queue (it must not wait behind the turn it stops); here it only
+    // answers when nothing was running.
+    stop: () => plain('Nothing is running right now.'),
   };
+
+  function usageText(event: CommandEvent): string {
+    const active = deps.activePack(event);
+    const pack = active ? packs.get(active) : undefined;
+    const route = sessions.route(event.address);
+    return usageReport({
+      totals: deps.totals,
+      calendar: deps.calendar,
+      caps: deps.caps,
+      now: deps.clock.now(),
+      sessionId: route?.sessionId ?? undefined,
+      pack: pack && {
+        name: pack.name,
+        displayName: pack.displayName,
+        caps: {
+          dailyTokens: pack.manifest.quota?.daily_tokens,
+          dailyUsd: pack.manifest.quota?.daily_usd,
+        },
+      },
+    });
+  }
+
+  /** Summarizes the session with the model and continues in a fresh one seeded with it. */
+  async function compact(event: CommandEvent, signal: AbortSignal): Promise<OutboundText> {
+    const active = deps.activePack(event);
+    if (!active) return pickerMessage(packs.list(), 'Choose a pack first:');
+    const route = router.resolve(event.address, active);
+    const size = sessions.messageCount(route.session.id);
+    if (size === 0 && !route.session.summary)
+      return plain('This session is empty; nothing to compact.');
+    const pack = packs.get(active);
+    const summary = await deps.agent.compact({
+      session: route.session,
+      turnId: `compact-${deps.clock.now()}`,
+      pack: active,
+      packCaps: {
+        dailyTokens: pack?.manifest.quota?.daily_tokens,
+        dailyUsd: pack?.manifest.quota?.daily_usd,
+      },
+      chatId: event.address.chatId,
+      threadId: event.address.threadId,
+      system: '',
+      content: '',
+      sourceKey: '',
+      signal,
+    });
+    router.fresh(event.address, active, summary);
+    return plain(
+      `Compacted ${size} messages into a summary. The conversation continues in a fresh session.`,
+    );
+  }
 
   function helpText(active: string | undefined): string {
     const lines = ['Commands:', ...Object.entries(CORE_COMMANDS).map(([c, d]) => `/${c} — ${d}`)];
@@ -154,9 +227,9 @@ export function createCommands(deps: CommandDeps) {
       return menu.slice(0, 100);
     },
 
-    async run(event: CommandEvent): Promise<CommandOutcome> {
+    async run(event: CommandEvent, signal: AbortSignal): Promise<CommandOutcome> {
       const handler = handlers[event.command];
-      if (handler) return { reply: await handler(event) };
+      if (handler) return { reply: await handler(event, signal) };
       const skill = skillCommand(event);
       if (skill)
         return {

@@ -1,16 +1,17 @@
 import type { Update } from 'grammy/types';
-import type { Clock } from '../core/clock.ts';
-import { AbortedError, GENERIC_FAILURE, SatchelError } from '../core/errors.ts';
-import type { Logger, ModelInfo } from '../core/ports.ts';
+import { AbortedError, GENERIC_FAILURE, SatchelError, StopRequested } from '../core/errors.ts';
+import type { ModelInfo } from '../core/ports.ts';
 import { type Address, addressKey, type InboundEvent } from '../core/types.ts';
 import type { createAllowlist } from '../inbound/allowlist.ts';
 import { createBatcher } from '../inbound/batcher.ts';
 import { type OutboundText, plain } from '../outbound/compose.ts';
-import type { Outbox } from '../outbound/outbox.ts';
 import { pickedPack, pickerMessage } from '../routing/picker.ts';
-import type { InboxRepo } from '../store/inbox-repo.ts';
 import type { SessionRepo } from '../store/session-repo.ts';
 import { translateUpdate } from '../telegram/translate.ts';
+import { saidText } from '../tools/buttons.ts';
+import type { Calendar } from '../usage/calendar.ts';
+import type { Caps } from '../usage/quota.ts';
+import type { UsageTotals } from '../usage/totals.ts';
 import { createActors } from './actors.ts';
 import { type ChatTurnDeps, runChatTurn } from './chat-turn.ts';
 import { createCommands } from './commands.ts';
@@ -32,6 +33,9 @@ export interface CoordinatorDeps extends ChatTurnDeps {
   batchWindowMs: number;
   sessions: SessionRepo;
   model: ModelInfo;
+  totals: UsageTotals;
+  calendar: Calendar;
+  caps: Caps;
 }
 
 /**
@@ -96,13 +100,15 @@ export function createCoordinator(deps: CoordinatorDeps) {
       return;
     }
     switch (event.kind) {
-      case 'text':
       case 'command':
+        if (event.command === 'stop') stop(event);
+        else batcher.push(event);
+        return;
+      case 'text':
         batcher.push(event);
         return;
       case 'callback':
-        void outbox.answerCallback(event.callbackId);
-        submit([event]);
+        onButton(event);
         return;
       case 'topic':
         bindTopic(event);
@@ -112,6 +118,35 @@ export function createCoordinator(deps: CoordinatorDeps) {
         log.debug({ event: 'tg_update_ignored', kind: event.kind }, 'kind not handled');
         inbox.markDone(event.updateIds, clock.now());
     }
+  }
+
+  /** /stop skips the queue: it aborts the running turn, which tells the user it stopped. */
+  function stop(event: Extract<InboundEvent, { kind: 'command' }>): void {
+    const stopped = actors.abortRunning(addressKey(event.address), new StopRequested());
+    log.info({ event: 'turn_stop', address: addressKey(event.address), stopped }, '/stop');
+    if (stopped) inbox.markDone(event.updateIds, clock.now());
+    else submit([event]);
+  }
+
+  /**
+   * Button presses. An `ask_user` answer goes straight to the waiting turn (it is running
+   * in the queue this press would wait in); a `send_message` button is sent on as if the
+   * user typed its label; the picker runs in the conversation's queue.
+   */
+  function onButton(event: Callback): void {
+    if (deps.asks.isAnswer(event.data)) {
+      const chosen = deps.asks.answer(event.data);
+      void outbox.answerCallback(
+        event.callbackId,
+        chosen ? undefined : 'This question has expired.',
+      );
+      inbox.markDone(event.updateIds, clock.now());
+      return;
+    }
+    void outbox.answerCallback(event.callbackId);
+    const said = saidText(event.data);
+    if (said === undefined) submit([event]);
+    else batcher.push({ ...event, kind: 'text', text: said });
   }
 
   /** A topic created or renamed with a pack's name becomes that pack's workspace. */
@@ -149,7 +184,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     try {
       if (first.kind === 'callback') return await onCallback(first, signal);
       if (first.kind === 'command') {
-        const outcome = await commands.run(first);
+        const outcome = await commands.run(first, signal);
         if ('reply' in outcome)
           return await replyAndFinish(first.address, outcome.reply, updateIds);
         return await runChatTurn(deps, { events, signal, ...outcome.turn });
@@ -158,6 +193,10 @@ export function createCoordinator(deps: CoordinatorDeps) {
       if (!pack) return park(events);
       await runChatTurn(deps, { events, pack, text: textOf(events), signal });
     } catch (error) {
+      if (signal.aborted && signal.reason instanceof StopRequested) {
+        log.info({ event: 'turn_stopped', address: addressKey(first.address) }, 'turn stopped');
+        return await replyAndFinish(first.address, plain('Stopped.'), updateIds);
+      }
       if (signal.aborted && signal.reason instanceof AbortedError) {
         // Shutdown: the update stays pending and is replayed on the next start.
         log.info({ event: 'turn_aborted', address: addressKey(first.address) }, 'turn aborted');

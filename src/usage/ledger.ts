@@ -1,6 +1,7 @@
 import type { Clock } from '../core/clock.ts';
 import type { Db } from '../store/client.ts';
 import { usageEvents } from '../store/schema.ts';
+import type { Calendar } from './calendar.ts';
 import { audioCost, tokenCost } from './prices.ts';
 
 export type UsageKind = 'llm' | 'stt' | 'vision';
@@ -33,19 +34,11 @@ export interface PaidCall {
  * The ledger: one `usage_events` row per paid call, successful or not. The calendar day is
  * taken in the configured time zone, so "today" means the user's today.
  */
-export function createLedger(deps: { db: Db; clock: Clock; timezone: string }) {
+export function createLedger(deps: { db: Db; clock: Clock; calendar: Calendar }) {
   const { db, clock } = deps;
-  const dayFormat = new Intl.DateTimeFormat('en-CA', {
-    timeZone: deps.timezone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  });
-  const dayOf = (ts: number) => dayFormat.format(new Date(ts));
+  const { dayOf } = deps.calendar;
 
   return {
-    dayOf,
-
     record(call: PaidCall): void {
       const ts = clock.now();
       const tokens = {

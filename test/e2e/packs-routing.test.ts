@@ -97,7 +97,11 @@ describe('packs and routing', () => {
     h.tg.text({ userId: ALLOWED_USER, text: '/pack' });
     await idle(h, 3);
     const picker = h.tg.calls('sendMessage').at(-1)!;
-    h.tg.callback({ userId: ALLOWED_USER, data: 'pack:alpha', messageId: picker.result.message_id });
+    h.tg.callback({
+      userId: ALLOWED_USER,
+      data: 'pack:alpha',
+      messageId: picker.result.message_id,
+    });
     await idle(h, 4);
     h.tg.text({ userId: ALLOWED_USER, text: 'plants please' });
     await idle(h, 5);
@@ -264,7 +268,10 @@ describe('packs and routing', () => {
       'help',
       'new',
       'pack',
+      'stop',
+      'usage',
       'status',
+      'compact',
       'topics',
       'alpha_one',
       'beta_one',

@@ -17,7 +17,8 @@ import type { AddressInfo } from 'node:net';
 export interface ScriptedReply {
   text?: string;
   toolCalls?: { id?: string; name: string; arguments: object | string }[];
-  usage?: { input?: number; cached?: number; output?: number };
+  /** `thoughts` (Gemini only) is sent as thoughtsTokenCount, on top of `output`. */
+  usage?: { input?: number; cached?: number; output?: number; thoughts?: number };
   status?: number;
   delayMs?: number;
   chunkDelayMs?: number;
@@ -279,7 +280,9 @@ export class FakeModel {
         events.push(chunk({ tool_calls: [{ index, function: { arguments: args } }] }));
       }
     });
-    events.push(chunk({}, finish_reason));
+    // Groq reports a stream's usage in the final chunk's x_groq.usage.
+    const groqUsage = rec.provider === 'groq' ? { x_groq: { id: `req_${this.seq}`, usage } } : {};
+    events.push({ ...chunk({}, finish_reason), ...groqUsage });
     if (rec.body.stream_options?.include_usage)
       events.push({ ...head, object: 'chat.completion.chunk', choices: [], usage });
     await streamSse(ctx, reply, events, true);
@@ -291,7 +294,8 @@ export class FakeModel {
       promptTokenCount: u.input,
       candidatesTokenCount: u.output,
       cachedContentTokenCount: u.cached,
-      totalTokenCount: u.input + u.output,
+      ...(reply.usage?.thoughts ? { thoughtsTokenCount: reply.usage.thoughts } : {}),
+      totalTokenCount: u.input + u.output + (reply.usage?.thoughts ?? 0),
     };
     const calls = (reply.toolCalls ?? []).map((c) => ({
       functionCall: {

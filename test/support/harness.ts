@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type App, createApp } from '../../src/app.ts';
+import { type App, type AppOptions, createApp } from '../../src/app.ts';
 import { parseConfig } from '../../src/config/config.ts';
 import { FakeModel } from '../fakes/model-server.ts';
 import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
@@ -32,9 +32,14 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+type Fakes = { tg: FakeTelegram; model: FakeModel };
+
 export async function startHarness(
-  overrides: Record<string, string> = {},
-  options: { beforeStart?: (tg: FakeTelegram, model: FakeModel) => void } = {},
+  overrides: Record<string, string> | ((fakes: Fakes) => Record<string, string>) = {},
+  options: {
+    beforeStart?: (tg: FakeTelegram, model: FakeModel) => void;
+    app?: Omit<AppOptions, 'logDestination'>;
+  } = {},
 ): Promise<Harness> {
   const tg = await FakeTelegram.start();
   const model = await FakeModel.start();
@@ -54,11 +59,12 @@ export async function startHarness(
     SATCHEL_TIMEZONE: 'UTC',
     DASHBOARD_PORT: '0',
     LOG_LEVEL: 'debug',
-    ...overrides,
+    ...(typeof overrides === 'function' ? overrides({ tg, model }) : overrides),
   };
   const lines: LogLine[] = [];
   const boot = async () => {
     const app = createApp(parseConfig(env), {
+      ...options.app,
       logDestination: { write: (line: string) => void lines.push(JSON.parse(line)) },
     });
     await app.start();

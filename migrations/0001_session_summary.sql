@@ -1,0 +1,1 @@
+ALTER TABLE `sessions` ADD `summary_upto` integer;

@@ -1,0 +1,71 @@
+import type { ChatMessage } from '../core/types.ts';
+
+/** Rough token count of a message list (about 4 characters a token). */
+export function estimateTokens(messages: readonly ChatMessage[]): number {
+  let chars = 0;
+  for (const m of messages) {
+    chars += m.content.length + 8;
+    for (const call of m.toolCalls ?? []) chars += call.name.length + call.arguments.length;
+  }
+  return Math.ceil(chars / 4);
+}
+
+const INTERRUPTED = 'Error: no result — the turn was interrupted before this tool finished.';
+
+/**
+ * Makes a stored history valid for any provider: a tool result without the call that asked
+ * for it is dropped, and a call whose result never came (a crash, /stop) gets an error
+ * result, so the model knows it did not happen.
+ */
+export function repairHistory<T extends ChatMessage>(messages: readonly T[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  let open = new Map<string, true>();
+  const closeOpen = () => {
+    for (const id of open.keys()) out.push({ role: 'tool', content: INTERRUPTED, toolCallId: id });
+    open = new Map();
+  };
+  for (const m of messages) {
+    if (m.role === 'tool') {
+      if (m.toolCallId === undefined || !open.delete(m.toolCallId)) continue;
+      out.push(strip(m));
+      continue;
+    }
+    closeOpen();
+    out.push(strip(m));
+    for (const call of m.role === 'assistant' ? (m.toolCalls ?? []) : []) open.set(call.id, true);
+  }
+  closeOpen();
+  return out;
+}
+
+/** Tool results older than the last `keepRecent` messages are cut to `maxChars`. */
+export function shortenOldToolResults(
+  messages: ChatMessage[],
+  keepRecent = 8,
+  maxChars = 800,
+): ChatMessage[] {
+  const cutoff = messages.length - keepRecent;
+  return messages.map((m, i) =>
+    i < cutoff && m.role === 'tool' && m.content.length > maxChars
+      ? { ...m, content: `${m.content.slice(0, maxChars)}… [shortened; ${m.content.length} chars]` }
+      : m,
+  );
+}
+
+/**
+ * Where to cut a history so that the part kept starts at a user message and keeps at least
+ * `keepRecent` messages; 0 when there is nothing worth cutting.
+ */
+export function compactionCut(messages: readonly ChatMessage[], keepRecent: number): number {
+  for (let i = messages.length - keepRecent; i > 0; i--) if (messages[i]?.role === 'user') return i;
+  return 0;
+}
+
+function strip(m: ChatMessage): ChatMessage {
+  return {
+    role: m.role,
+    content: m.content,
+    ...(m.toolCalls?.length ? { toolCalls: m.toolCalls } : {}),
+    ...(m.toolCallId ? { toolCallId: m.toolCallId } : {}),
+  };
+}

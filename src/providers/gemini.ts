@@ -1,0 +1,211 @@
+import {
+  ApiError,
+  type Content,
+  type FunctionDeclaration,
+  type GenerateContentResponse,
+  GoogleGenAI,
+  type Part,
+} from '@google/genai';
+import { AbortedError, isAbort, ProviderError } from '../core/errors.ts';
+import type { ChatModel, ChatRequest, ChatResponse, ModelInfo } from '../core/ports.ts';
+import type { ChatMessage, ToolCall } from '../core/types.ts';
+import { idleTimeout } from './idle-timeout.ts';
+
+export interface GeminiOptions {
+  apiKey?: string | undefined;
+  /** The API host root (the SDK adds /v1beta/models/...); the SDK's default when unset. */
+  baseUrl?: string | undefined;
+  model: string;
+  timeoutMs: number;
+  acceptsImages?: boolean;
+}
+
+const PROVIDER = 'gemini';
+
+/** The ids we make up for function calls that came without one; never sent back to Gemini. */
+const GENERATED_ID = /^call_\d+$/;
+
+/** A chat model over the Gemini API (@google/genai), streamed. */
+export function createGeminiChatModel(options: GeminiOptions): ChatModel {
+  const ai = new GoogleGenAI({
+    apiKey: options.apiKey ?? 'not-needed',
+    ...(options.baseUrl ? { httpOptions: { baseUrl: options.baseUrl } } : {}),
+  });
+  const info: ModelInfo = {
+    provider: PROVIDER,
+    model: options.model,
+    acceptsImages: options.acceptsImages ?? true,
+  };
+
+  return {
+    info,
+    async complete(request, { signal, onText }) {
+      const deadline = idleTimeout(options.timeoutMs, signal);
+      try {
+        const tools = toGeminiTools(request);
+        const stream = await ai.models.generateContentStream({
+          model: options.model,
+          contents: toGeminiContents(request.messages),
+          config: {
+            ...(request.system ? { systemInstruction: request.system } : {}),
+            ...(tools.length ? { tools: [{ functionDeclarations: tools }] } : {}),
+            abortSignal: deadline.signal,
+          },
+        });
+        const response = await collect(stream, deadline.touch, onText);
+        // An aborted stream may simply end instead of throwing: never take it as an answer.
+        if (deadline.signal.aborted) throw deadline.signal.reason;
+        return response;
+      } catch (error) {
+        throw deadline.timeoutError(PROVIDER) ?? mapGeminiError(error, signal);
+      } finally {
+        deadline.dispose();
+      }
+    },
+  };
+}
+
+async function collect(
+  stream: AsyncIterable<GenerateContentResponse>,
+  progress: () => void,
+  onText: ((delta: string) => void) | undefined,
+): Promise<ChatResponse> {
+  let text = '';
+  const calls: ToolCall[] = [];
+  const response: ChatResponse = {
+    text: '',
+    toolCalls: calls,
+    usage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
+  };
+  for await (const chunk of stream) {
+    progress();
+    // Read the parts directly: `chunk.text` warns when a chunk also holds function calls.
+    for (const part of chunk.candidates?.[0]?.content?.parts ?? []) {
+      if (part.text && !part.thought) {
+        text += part.text;
+        onText?.(part.text);
+      }
+      if (part.functionCall) {
+        const fc = part.functionCall;
+        calls.push({
+          id: fc.id || `call_${calls.length + 1}`,
+          name: fc.name ?? '',
+          arguments: JSON.stringify(fc.args ?? {}),
+        });
+      }
+    }
+    const usage = chunk.usageMetadata;
+    if (usage) {
+      response.usage = {
+        inputTokens: usage.promptTokenCount ?? 0,
+        cachedInputTokens: usage.cachedContentTokenCount ?? 0,
+        outputTokens: (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0),
+      };
+    }
+  }
+  response.text = text;
+  return response;
+}
+
+/**
+ * The conversation as Gemini contents: assistant → 'model' (text and functionCall parts), tool
+ * results → 'user' functionResponse parts named after the call they answer. Consecutive
+ * contents of one role are merged (parallel tool results become one content), and empty ones
+ * are dropped, as Gemini wants non-empty, alternating turns.
+ */
+export function toGeminiContents(messages: ChatMessage[]): Content[] {
+  const contents: Content[] = [];
+  const callNames = new Map<string, string>();
+  for (const message of messages) {
+    let role: 'user' | 'model';
+    let parts: Part[];
+    if (message.role === 'assistant') {
+      role = 'model';
+      parts = message.content ? [{ text: message.content }] : [];
+      for (const call of message.toolCalls ?? []) {
+        callNames.set(call.id, call.name);
+        parts.push({
+          functionCall: {
+            ...(GENERATED_ID.test(call.id) ? {} : { id: call.id }),
+            name: call.name,
+            args: parseArgs(call.arguments),
+          },
+        });
+      }
+    } else if (message.role === 'tool') {
+      role = 'user';
+      const id = message.toolCallId ?? '';
+      parts = [
+        {
+          functionResponse: {
+            ...(id && !GENERATED_ID.test(id) ? { id } : {}),
+            name: callNames.get(id) ?? '',
+            response: { result: message.content },
+          },
+        },
+      ];
+    } else {
+      // 'system' mid-conversation has no Gemini role; it is passed as user text.
+      role = 'user';
+      parts = message.content ? [{ text: message.content }] : [];
+    }
+    if (!parts.length) continue;
+    const last = contents.at(-1);
+    if (last?.role === role) last.parts = [...(last.parts ?? []), ...parts];
+    else contents.push({ role, parts });
+  }
+  return contents;
+}
+
+function parseArgs(json: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(json || '{}');
+    return value && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
+}
+
+function toGeminiTools(request: ChatRequest): FunctionDeclaration[] {
+  return (request.tools ?? []).map((t) => ({
+    name: t.name,
+    description: t.description,
+    parametersJsonSchema: t.parameters,
+  }));
+}
+
+/** SDK errors → ProviderError; 429, 5xx and network failures are transient, other 4xx not. */
+export function mapGeminiError(error: unknown, signal: AbortSignal): unknown {
+  if (signal.aborted || isAbort(error)) return new AbortedError();
+  if (error instanceof ApiError) {
+    const status = error.status;
+    const transient = status === 429 || status >= 500;
+    return new ProviderError(PROVIDER, `${PROVIDER} answered ${status}: ${briefMessage(error)}`, {
+      status,
+      transient,
+      cause: error,
+    });
+  }
+  // fetch() rejects with TypeError 'fetch failed' when the host cannot be reached, and a
+  // broken body stream with TypeError 'terminated'.
+  if (error instanceof TypeError && /fetch failed|terminated|network/i.test(error.message)) {
+    return new ProviderError(PROVIDER, `${PROVIDER} unreachable: ${error.message}`, {
+      transient: true,
+      cause: error,
+    });
+  }
+  return error;
+}
+
+/** The SDK puts the whole JSON error body in the message; keep its `error.message`. */
+function briefMessage(error: ApiError): string {
+  try {
+    const body = JSON.parse(error.message) as { error?: { message?: unknown } };
+    if (typeof body.error?.message === 'string') return body.error.message;
+  } catch {
+    // not JSON: use it as is
+  }
+  return error.message;
+}

@@ -1,0 +1,59 @@
+import Groq from 'groq-sdk';
+import type { ChatModel, ModelInfo } from '../core/ports.ts';
+import { idleTimeout } from './idle-timeout.ts';
+import { collectChatStream, mapSdkError, toWireMessages, toWireTools } from './openai.ts';
+
+export interface GroqOptions {
+  apiKey?: string | undefined;
+  /** The host root (the SDK adds /openai/v1); the SDK's default when unset. */
+  baseUrl?: string | undefined;
+  model: string;
+  timeoutMs: number;
+  acceptsImages?: boolean;
+}
+
+/** A chat model over Groq's chat-completions API (groq-sdk). */
+export function createGroqChatModel(options: GroqOptions): ChatModel {
+  const client = new Groq({
+    apiKey: options.apiKey ?? 'not-needed',
+    ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
+    maxRetries: 0,
+  });
+  const info: ModelInfo = {
+    provider: 'groq',
+    model: options.model,
+    acceptsImages: options.acceptsImages ?? false,
+  };
+
+  return {
+    info,
+    async complete(request, { signal, onText }) {
+      const deadline = idleTimeout(options.timeoutMs, signal);
+      try {
+        const stream = await client.chat.completions.create(
+          {
+            model: options.model,
+            messages: toWireMessages(request),
+            ...(request.tools?.length ? { tools: toWireTools(request) } : {}),
+            stream: true,
+          },
+          { signal: deadline.signal },
+        );
+        // Usage arrives in the final chunk's x_groq.usage (or `usage`); the collector reads both.
+        const response = await collectChatStream(stream, deadline.touch, onText);
+        // An aborted stream may simply end instead of throwing: never take it as an answer.
+        if (deadline.signal.aborted) throw deadline.signal.reason;
+        return response;
+      } catch (error) {
+        throw deadline.timeoutError(info.provider) ?? mapGroqError(error, signal);
+      } finally {
+        deadline.dispose();
+      }
+    },
+  };
+}
+
+/** groq-sdk errors → ProviderError; 429, 5xx, timeouts and network failures are transient. */
+export function mapGroqError(error: unknown, signal: AbortSignal): unknown {
+  return mapSdkError('groq', error, signal, Groq);
+}

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import type { TurnToolContext } from './context.ts';
+import { defineTool } from './tool.ts';
+
+/** How long a question waits for a press before the turn goes on without an answer. */
+export const ASK_TIMEOUT_MS = 10 * 60 * 1000;
+export const NO_ANSWER = 'no answer (the user did not press a button within 10 minutes)';
+
+/** `ask_user`: a question with inline buttons; the turn waits for the press. */
+export function createAskUserTool(
+  ctx: Pick<TurnToolContext, 'outbox' | 'address' | 'asks'>,
+  timeoutMs = ASK_TIMEOUT_MS,
+) {
+  return defineTool({
+    name: 'ask_user',
+    description:
+      'Ask the user a question with 2–8 answer buttons and wait for the press. Returns the chosen option.',
+    schema: z.object({
+      question: z.string().min(1),
+      options: z.array(z.string().min(1).max(40)).min(2).max(8),
+    }),
+    async run({ question, options }, signal) {
+      const id = ctx.asks.newId();
+      const keyboard = options.map((text, i) => [{ text, data: ctx.asks.data(id, i) }]);
+      const answer = ctx.asks.wait(id, options, timeoutMs, signal);
+      await ctx.outbox.send(ctx.address, { text: question, format: 'markdown', keyboard });
+      const chosen = await answer;
+      return chosen === undefined ? NO_ANSWER : `The user chose: ${chosen}`;
+    },
+  });
+}

@@ -1,0 +1,18 @@
+import type { Clock } from '../core/clock.ts';
+import type { Address } from '../core/types.ts';
+import type { Outbox } from '../outbound/outbox.ts';
+import type { Pack } from '../packs/loader.ts';
+import type { PackStorage } from '../packs/storage.ts';
+import type { JobRepo } from '../store/job-repo.ts';
+import type { AskRegistry } from './asks.ts';
+
+/** What the tools of one turn may use: the active pack, its storage and this chat. */
+export interface TurnToolContext {
+  pack: Pack;
+  storage: PackStorage;
+  address: Address;
+  outbox: Outbox;
+  asks: AskRegistry;
+  jobs: JobRepo;
+  clock: Clock;
+}

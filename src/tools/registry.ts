@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import type { ToolRunner } from '../agent/agent.ts';
+import type { Logger, ToolSpec } from '../core/ports.ts';
+import type { ToolCall } from '../core/types.ts';
+import type { CoreTool } from '../packs/manifest.ts';
+import { createAskUserTool } from './ask-user.ts';
+import type { TurnToolContext } from './context.ts';
+import { createDbQueryTool } from './db-query.ts';
+import { createDbWriteTool } from './db-write.ts';
+import { createMemoryTool } from './memory.ts';
+import { createScheduleTool } from './schedule.ts';
+import { createSendMessageTool } from './send-message.ts';
+import { createSkillViewTool } from './skill-view.ts';
+import { type Tool, ToolError } from './tool.ts';
+
+/** The tools the active pack enables (its `tools` allow-list), bound to this turn. */
+export function packTools(ctx: TurnToolContext): Tool[] {
+  const factories: Record<CoreTool, () => Tool> = {
+    memory: () => createMemoryTool(ctx),
+    skill_view: () => createSkillViewTool(ctx),
+    db_query: () => createDbQueryTool(ctx.storage),
+    db_write: () => createDbWriteTool(ctx.storage, ctx.pack.manifest.schema.owned_tables),
+    send_message: () => createSendMessageTool(ctx),
+    ask_user: () => createAskUserTool(ctx),
+    schedule: () => createScheduleTool(ctx),
+  };
+  return ctx.pack.manifest.tools.map((name) => factories[name]());
+}
+
+/**
+ * Runs the model's tool calls. Arguments are parsed and validated against the tool's schema
+ * before it runs; an unknown tool, bad arguments or a failure become an error result the
+ * model reads (and a `tool_error` log line). Only an abort ends the turn.
+ */
+export function createToolRunner(tools: readonly Tool[], log: Logger): ToolRunner {
+  const byName = new Map(tools.map((t) => [t.name as string, t]));
+  const specs: ToolSpec[] = tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    parameters: jsonSchema(t.schema),
+  }));
+
+  async function run(call: ToolCall, signal: AbortSignal): Promise<string> {
+    const tool = byName.get(call.name);
+    if (!tool)
+      throw new ToolError(
+        `unknown tool "${call.name}"; available: ${[...byName.keys()].join(', ')}`,
+      );
+    let raw: unknown;
+    try {
+      raw = call.arguments.trim() ? JSON.parse(call.arguments) : {};
+    } catch {
+      throw new ToolError('arguments are not valid JSON');
+    }
+    const parsed = tool.schema.safeParse(raw);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map(
+        (i) => `${i.path.join('.') || 'arguments'}: ${i.message}`,
+      );
+      throw new ToolError(`invalid arguments: ${problems.join('; ')}`);
+    }
+    return tool.run(parsed.data, signal);
+  }
+
+  return {
+    specs,
+    async run(call, signal) {
+      try {
+        return await run(call, signal);
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        const known = error instanceof ToolError;
+        log.warn(
+          { event: 'tool_error', tool: call.name, known, err: error },
+          known ? 'tool refused' : 'tool failed',
+        );
+        return `Error: ${known ? error.message : 'the tool failed unexpectedly'}`;
+      }
+    },
+  };
+}
+
+function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
+  return rest;
+}

@@ -1,0 +1,81 @@
+import path from 'node:path';
+import { z } from 'zod';
+import type { MediaSource } from '../core/ports.ts';
+import type { OutboundPayload } from '../outbound/degrade.ts';
+import { sayData } from './buttons.ts';
+import type { TurnToolContext } from './context.ts';
+import { defineTool, ToolError } from './tool.ts';
+
+const schema = z.object({
+  kind: z.enum(['text', 'photo', 'audio', 'voice', 'document', 'keyboard', 'chat_action']),
+  text: z.string().optional(),
+  url: z.string().url().optional(),
+  path: z.string().optional(),
+  caption: z.string().optional(),
+  buttons: z.array(z.string().min(1).max(40)).max(12).optional(),
+  action: z.enum(['typing', 'upload_photo', 'upload_document', 'record_voice']).optional(),
+});
+type Args = z.infer<typeof schema>;
+
+/**
+ * `send_message`: an extra message to the current chat, through the outbox like everything
+ * else. Files come from a URL or from the pack's `files/` workspace, never elsewhere. The
+ * result says what the channel could not send as asked.
+ */
+export function createSendMessageTool(
+  ctx: Pick<TurnToolContext, 'outbox' | 'address' | 'storage'>,
+) {
+  return defineTool({
+    name: 'send_message',
+    description:
+      'Send an extra message to this chat: text (Markdown), a photo/audio/voice/document (url, or path inside the pack workspace), a keyboard (text + buttons the user can press), or a chat action.',
+    schema,
+    async run(args) {
+      const payload = toPayload(args, ctx.storage.filesDir);
+      const { ids, note } = ctx.outbox.writePayload(ctx.address, payload);
+      await ctx.outbox.dispatch(ids);
+      return note ? `sent, degraded: ${note}` : 'sent';
+    },
+  });
+}
+
+function toPayload(args: Args, filesDir: string): OutboundPayload {
+  switch (args.kind) {
+    case 'chat_action':
+      return { kind: 'action', action: args.action ?? 'typing' };
+    case 'text':
+    case 'keyboard': {
+      if (!args.text?.trim()) throw new ToolError(`"text" is required for kind "${args.kind}"`);
+      const buttons = args.kind === 'keyboard' ? (args.buttons ?? []) : [];
+      if (args.kind === 'keyboard' && buttons.length === 0)
+        throw new ToolError('"buttons" is required for kind "keyboard"');
+      return {
+        kind: 'text',
+        text: args.text,
+        format: 'markdown',
+        ...(buttons.length
+          ? { keyboard: buttons.map((b) => [{ text: b, data: sayData(b) }]) }
+          : {}),
+      };
+    }
+    default:
+      return {
+        kind: args.kind,
+        source: sourceOf(args, filesDir),
+        ...(args.caption ? { caption: args.caption } : {}),
+      };
+  }
+}
+
+/** A URL, or a path that stays inside the pack's workspace once `..` is resolved. */
+function sourceOf(args: Args, filesDir: string): MediaSource {
+  if (args.url) {
+    if (!/^https?:\/\//.test(args.url)) throw new ToolError('"url" must be http(s)');
+    return { url: args.url };
+  }
+  if (!args.path) throw new ToolError(`"url" or "path" is required for kind "${args.kind}"`);
+  const resolved = path.resolve(filesDir, args.path);
+  if (!resolved.startsWith(filesDir + path.sep))
+    throw new ToolError('"path" must be a file inside the pack workspace (files/)');
+  return { path: resolved };
+}

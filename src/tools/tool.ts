@@ -1,0 +1,28 @@
+import type { z } from 'zod';
+import { SatchelError } from '../core/errors.ts';
+import type { CoreTool } from '../packs/manifest.ts';
+
+/**
+ * A tool the model can call. Tools are built by factories bound to one turn's pack (its
+ * storage and nothing else). `run` receives arguments already validated by `schema`, and
+ * returns the text the model reads. A ToolError's message is shown to the model as an
+ * error result; any other failure is reported to it as an internal error.
+ */
+export interface Tool<Args = unknown> {
+  name: CoreTool;
+  description: string;
+  schema: z.ZodType<Args>;
+  run(args: Args, signal: AbortSignal): Promise<string>;
+}
+
+/** A failure the model should read and can react to (bad table, unknown column, …). */
+export class ToolError extends SatchelError {
+  constructor(message: string) {
+    super('tool_error', message);
+  }
+}
+
+/** Helps a factory return a typed tool as the registry's untyped one. */
+export function defineTool<Args>(tool: Tool<Args>): Tool {
+  return tool as unknown as Tool;
+}

@@ -1,0 +1,198 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type RecordedRequest, systemText } from '../fakes/model-server.ts';
+import { ALLOWED_USER, FIXTURE_PACKS, type Harness, startHarness } from '../support/harness.ts';
+
+let h: Harness;
+const temps: string[] = [];
+afterEach(async () => {
+  await h?.close();
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function alphaPacks(extraManifest = ''): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-limits-'));
+  temps.push(dir);
+  cpSync(path.join(FIXTURE_PACKS, 'alpha'), path.join(dir, 'alpha'), { recursive: true });
+  const file = path.join(dir, 'alpha', 'pack.yml');
+  writeFileSync(file, `${readFileSync(file, 'utf8')}${extraManifest}`);
+  return dir;
+}
+
+async function settled(harness: Harness, updates: number): Promise<void> {
+  await vi.waitFor(
+    () => {
+      expect(harness.rows("SELECT 1 FROM inbound_updates WHERE status = 'done'")).toHaveLength(
+        updates,
+      );
+      expect(harness.rows("SELECT 1 FROM outbox WHERE status = 'pending'")).toHaveLength(0);
+    },
+    { timeout: 10_000, interval: 25 },
+  );
+}
+
+const say = (text: string) => h.tg.text({ userId: ALLOWED_USER, text });
+
+describe('the quota gate', () => {
+  it.each([
+    [
+      'the daily token cap',
+      { QUOTA_DAILY_TOKENS: '100' },
+      '',
+      /daily token cap is reached: 110 tokens of 100 tokens used/,
+    ],
+    [
+      'the daily spend cap',
+      { QUOTA_DAILY_USD: '0.00001' },
+      '',
+      /daily spend cap is reached: \$0\.0000\d+ of \$0\.0000\d+ used/,
+    ],
+    [
+      'a pack cap',
+      {},
+      'quota:\n  daily_tokens: 50\n',
+      /alpha pack's daily token cap is reached: 110 tokens of 50 tokens used/,
+    ],
+  ])(
+    'stops calls at %s and says which, how much and when it resets',
+    async (_name, env, manifest, message) => {
+      h = await startHarness({ SATCHEL_PACKS: alphaPacks(manifest), ...env });
+      h.model.enqueue({ text: 'first', usage: { input: 80, output: 30 } });
+      say('one');
+      await settled(h, 1);
+      say('two');
+      await settled(h, 2);
+
+      expect(h.model.chatRequests()).toHaveLength(1);
+      const [, refusal] = h.tg.texts(ALLOWED_USER);
+      expect(refusal).toMatch(message);
+      expect(refusal).toMatch(/It resets at midnight \(UTC\), in \d+ (h|min)/);
+      expect(h.logs('quota_exceeded')).toHaveLength(1);
+      // The refused message is kept.
+      expect(h.rows("SELECT content FROM messages WHERE role = 'user' ORDER BY id")).toEqual([
+        { content: 'one' },
+        { content: 'two' },
+      ]);
+    },
+  );
+
+  it('caps a session and points to /compact', async () => {
+    h = await startHarness({ SATCHEL_PACKS: alphaPacks(), QUOTA_SESSION_TOKENS: '100' });
+    h.model.enqueue({ text: 'first', usage: { input: 80, output: 30 } });
+    say('one');
+    await settled(h, 1);
+    say('two');
+    await settled(h, 2);
+    expect(h.tg.texts(ALLOWED_USER)[1]).toContain('session token cap is reached');
+    expect(h.tg.texts(ALLOWED_USER)[1]).toContain('/compact');
+  });
+});
+
+describe('providers', () => {
+  const providerEnv = {
+    openai: (url: string) => ({ LLM_PROVIDER: 'openai', OPENAI_BASE_URL: `${url}/v1` }),
+    gemini: (url: string) => ({
+      LLM_PROVIDER: 'gemini',
+      GEMINI_BASE_URL: url,
+      GEMINI_API_KEY: 'g-test-key-123',
+      LLM_MODEL: 'gemini-2.5-flash',
+    }),
+    groq: (url: string) => ({
+      LLM_PROVIDER: 'groq',
+      GROQ_BASE_URL: url,
+      GROQ_API_KEY: 'gsk-test-key-123',
+      LLM_MODEL: 'llama-3.3-70b-versatile',
+    }),
+  };
+
+  it.each(Object.keys(providerEnv) as (keyof typeof providerEnv)[])(
+    '%s: a streamed turn with text and one tool call',
+    async (provider) => {
+      h = await startHarness(({ model }) => ({
+        SATCHEL_PACKS: alphaPacks(),
+        ...providerEnv[provider](model.url),
+      }));
+      h.model.enqueue(
+        {
+          text: 'Let me look. ',
+          toolCalls: [{ name: 'memory', arguments: { action: 'read', file: 'USER.md' } }],
+        },
+        { text: 'Your notes say **ALPHA**.', chunks: 4 },
+      );
+      say('what do you know about me?');
+      await settled(h, 1);
+
+      const requests = h.model.chatRequests();
+      expect(requests.map((r) => [r.provider, r.stream])).toEqual([
+        [provider, true],
+        [provider, true],
+      ]);
+      expect(JSON.stringify(requests[1]!.body)).toContain('ALPHA-USER-NOTE');
+      expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('Your notes say <b>ALPHA</b>.');
+      const usage = h.rows<{ provider: string; ok: number }>(
+        'SELECT provider, ok FROM usage_events',
+      );
+      expect(usage).toEqual([
+        { provider, ok: 1 },
+        { provider, ok: 1 },
+      ]);
+    },
+  );
+});
+
+describe('history', () => {
+  const isSummary = (r: RecordedRequest) => systemText(r).startsWith('You compress a conversation');
+
+  it('compacts a long session once and reuses the summary', async () => {
+    h = await startHarness({ SATCHEL_PACKS: alphaPacks() }, { app: { historyBudgetTokens: 400 } });
+    h.model.setDefault((req) =>
+      isSummary(req)
+        ? { text: '- SUMMARY-OF-EARLIER: user talked about ferns' }
+        : { text: `ok ${'x'.repeat(300)}` },
+    );
+    for (let i = 0; i < 6; i++) {
+      say(`message ${i} ${'fern '.repeat(60)}`);
+      await settled(h, i + 1);
+    }
+
+    const requests = h.model.chatRequests();
+    const summaries = requests.filter(isSummary);
+    expect(summaries.length).toBeGreaterThanOrEqual(1);
+    const [session] = h.rows<{ summary: string; summary_upto: number }>(
+      'SELECT summary, summary_upto FROM sessions',
+    );
+    expect(session?.summary).toContain('SUMMARY-OF-EARLIER');
+    const after = requests.slice(requests.indexOf(summaries[0]!) + 1).filter((r) => !isSummary(r));
+    expect(after.length).toBeGreaterThan(0);
+    for (const request of after) {
+      expect(systemText(request)).toContain('SUMMARY-OF-EARLIER');
+      const size = JSON.stringify(request.body.messages.slice(1)).length / 4;
+      expect(size).toBeLessThan(400 * 1.5);
+    }
+    // Not summarized again on every turn: far fewer summaries than turns.
+    expect(summaries.length).toBeLessThan(4);
+  });
+
+  it('/compact summarizes on demand and continues in a fresh session seeded with it', async () => {
+    h = await startHarness({ SATCHEL_PACKS: alphaPacks() });
+    say('my fern is called Fred');
+    await settled(h, 1);
+    h.model.enqueue({ text: '- The fern is called Fred' });
+    say('/compact');
+    await settled(h, 2);
+    say('what is my fern called?');
+    await settled(h, 3);
+
+    expect(h.tg.texts(ALLOWED_USER)[1]).toBe(
+      'Compacted 2 messages into a summary. The conversation continues in a fresh session.',
+    );
+    const last = h.model.chatRequests().at(-1)!;
+    expect(systemText(last)).toContain('The fern is called Fred');
+    expect(last.body.messages.filter((m: { role: string }) => m.role === 'user')).toHaveLength(1);
+    expect(h.rows('SELECT summary FROM sessions WHERE closed_at IS NULL')).toEqual([
+      { summary: '- The fern is called Fred' },
+    ]);
+  });
+});

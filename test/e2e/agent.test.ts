@@ -1,0 +1,229 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { lastUserText, type RecordedRequest } from '../fakes/model-server.ts';
+import { ALLOWED_USER, FIXTURE_PACKS, type Harness, startHarness } from '../support/harness.ts';
+
+let h: Harness;
+const temps: string[] = [];
+afterEach(async () => {
+  await h?.close();
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A packs directory with a copy of the alpha fixture, its pack.yml optionally extended. */
+function alphaPacks(extraManifest = ''): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-agent-'));
+  temps.push(dir);
+  cpSync(path.join(FIXTURE_PACKS, 'alpha'), path.join(dir, 'alpha'), { recursive: true });
+  if (extraManifest) {
+    const file = path.join(dir, 'alpha', 'pack.yml');
+    writeFileSync(file, `${readFileSync(file, 'utf8')}${extraManifest}`);
+  }
+  return dir;
+}
+
+async function settled(harness: Harness, updates: number): Promise<void> {
+  await vi.waitFor(
+    () => {
+      expect(harness.rows("SELECT 1 FROM inbound_updates WHERE status = 'done'")).toHaveLength(
+        updates,
+      );
+      expect(harness.rows("SELECT 1 FROM outbox WHERE status = 'pending'")).toHaveLength(0);
+    },
+    { timeout: 10_000, interval: 25 },
+  );
+}
+
+/** Tool results the model received, in order (OpenAI format). */
+function toolResults(request: RecordedRequest): string[] {
+  return (request.body.messages as { role: string; content: string }[])
+    .filter((m) => m.role === 'tool')
+    .map((m) => m.content);
+}
+
+const say = (text: string) => h.tg.text({ userId: ALLOWED_USER, text });
+
+describe('the agent loop', () => {
+  it('writes with db_write, reads with db_query, answers, and books three ledger rows', async () => {
+    h = await startHarness({ SATCHEL_PACKS: alphaPacks() });
+    h.model.enqueue(
+      {
+        toolCalls: [
+          {
+            name: 'db_write',
+            arguments: { action: 'insert', table: 'plants', values: { name: 'fern' } },
+          },
+        ],
+        usage: { input: 100, output: 20 },
+      },
+      {
+        toolCalls: [{ name: 'db_query', arguments: { sql: 'SELECT name FROM plants' } }],
+        usage: { input: 140, output: 15 },
+      },
+      { text: 'You have a **fern**.', usage: { input: 180, output: 8 } },
+    );
+    say('I bought a fern');
+    await settled(h, 1);
+
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['You have a <b>fern</b>.']);
+    const db = new Database(path.join(h.home, 'packs', 'alpha', 'pack.db'), { readonly: true });
+    expect(db.prepare('SELECT name FROM plants').all()).toEqual([{ name: 'fern' }]);
+    db.close();
+
+    const requests = h.model.chatRequests();
+    expect(requests).toHaveLength(3);
+    expect(
+      requests[0]?.body.tools.map((t: { function: { name: string } }) => t.function.name),
+    ).toEqual([
+      'memory',
+      'skill_view',
+      'db_query',
+      'db_write',
+      'send_message',
+      'ask_user',
+      'schedule',
+    ]);
+    expect(toolResults(requests[2]!)[1]).toContain('fern');
+    const usage = h.rows<{
+      input_tokens: number;
+      output_tokens: number;
+      cost_usd: number;
+      turn_id: string;
+      pack: string;
+    }>('SELECT input_tokens, output_tokens, cost_usd, turn_id, pack FROM usage_events ORDER BY id');
+    expect(usage.map((u) => [u.input_tokens, u.output_tokens])).toEqual([
+      [100, 20],
+      [140, 15],
+      [180, 8],
+    ]);
+    for (const u of usage) expect(u.cost_usd).toBeGreaterThan(0);
+    expect(new Set(usage.map((u) => u.turn_id)).size).toBe(1);
+    expect(usage[0]?.pack).toBe('alpha');
+    const roles = h
+      .rows<{ role: string }>('SELECT role FROM messages ORDER BY id')
+      .map((r) => r.role);
+    expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('turns refused and hostile tool calls into errors the model reads, and goes on', async () => {
+    h = await startHarness({ SATCHEL_PACKS: alphaPacks() });
+    h.model.enqueue(
+      {
+        toolCalls: [
+          { id: 'a', name: 'db_query', arguments: { sql: "ATTACH '../../satchel.db' AS core" } },
+          { id: 'b', name: 'db_query', arguments: { sql: 'DELETE FROM plants' } },
+          {
+            id: 'c',
+            name: 'db_write',
+            arguments: { action: 'insert', table: 'sessions', values: { id: 'x' } },
+          },
+          {
+            id: 'd',
+            name: 'db_write',
+            arguments: { action: 'insert', table: 'plants', values: { colour: 'red' } },
+          },
+          { id: 'e', name: 'shell', arguments: { cmd: 'rm -rf /' } },
+          { id: 'f', name: 'memory', arguments: { action: 'burn' } },
+        ],
+      },
+      { text: 'I could not do that.' },
+    );
+    say('try everything');
+    await settled(h, 1);
+
+    const results = toolResults(h.model.chatRequests()[1]!);
+    expect(results).toHaveLength(6);
+    for (const result of results) expect(result).toMatch(/^Error: /);
+    expect(results[2]).toContain('sessions');
+    expect(results[3]).toContain('colour');
+    expect(results[4]).toContain('unknown tool "shell"');
+    expect(results[5]).toContain('invalid arguments');
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['I could not do that.']);
+    expect(h.logs('tool_error')).toHaveLength(6);
+    expect(h.rows('SELECT 1 FROM sessions')).toHaveLength(1);
+  });
+
+  it('asks with buttons and continues with the pressed option', async () => {
+    h = await startHarness({ SATCHEL_PACKS: alphaPacks() });
+    h.model.enqueue(
+      {
+        toolCalls: [
+          {
+            name: 'ask_user',
+            arguments: { question: 'Water the fern now?', options: ['Yes', 'Later'] },
+          },
+        ],
+      },
+      { text: 'Fine, later.' },
+    );
+    say('fern check');
+    const question = await h.tg.waitForCall('sendMessage', (c) => Boolean(c.params.reply_markup));
+    expect(question.params.text).toBe('Water the fern now?');
+    const [[, later]] = [question.params.reply_markup.inline_keyboard.flat()];
+    h.tg.callback({
+      userId: ALLOWED_USER,
+      data: later.callback_data,
+      messageId: question.result.message_id,
+    });
+    await settled(h, 2);
+
+    expect(toolResults(h.model.chatRequests()[1]!)).toEqual(['The user chose: Later']);
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('Fine, later.');
+  });
+
+  it('/stop aborts a slow stream, says so, and the queued message is answered', async () => {
+    h = await startHarness({ SATCHEL_PACKS: alphaPacks() });
+    h.model.enqueue(
+      { text: 'a b c d e f g h i j', chunks: 10, chunkDelayMs: 400 },
+      { text: 'second answer' },
+    );
+    say('tell me a long story');
+    await h.model.waitForRequest(1);
+    say('and then this');
+    say('/stop');
+    const aborted = await h.model.waitForAbort();
+    expect(lastUserText(aborted)).toBe('tell me a long story');
+    await settled(h, 3);
+
+    const texts = h.tg.texts(ALLOWED_USER);
+    expect(texts).toContain('Stopped.');
+    expect(texts.at(-1)).toBe('second answer');
+    expect(texts.indexOf('Stopped.')).toBeLessThan(texts.indexOf('second answer'));
+    expect(lastUserText(h.model.chatRequests()[1]!)).toBe('and then this');
+  });
+
+  it('falls back once when the primary answers 503', async () => {
+    h = await startHarness(({ model }) => ({
+      SATCHEL_PACKS: alphaPacks(),
+      LLM_FALLBACK: 'groq:llama-3.3-70b-versatile',
+      GROQ_BASE_URL: model.url,
+    }));
+    h.model.enqueue({ status: 503 }, { text: 'from the fallback' });
+    say('hello');
+    await settled(h, 1);
+
+    const [first, second] = h.model.chatRequests();
+    expect([first?.provider, second?.provider]).toEqual(['openai', 'groq']);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['from the fallback']);
+    expect(h.logs('provider_failover')).toHaveLength(1);
+    expect(h.rows('SELECT provider, model, ok FROM usage_events ORDER BY id')).toEqual([
+      { provider: 'openai', model: 'gpt-4.1-mini', ok: 0 },
+      { provider: 'groq', model: 'llama-3.3-70b-versatile', ok: 1 },
+    ]);
+  });
+
+  it('records a model without a known price as unpriced, never as $0', async () => {
+    h = await startHarness({ SATCHEL_PACKS: alphaPacks(), LLM_MODEL: 'mystery-model-7' });
+    say('hi');
+    await settled(h, 1);
+    expect(h.rows('SELECT cost_usd, price_known FROM usage_events')).toEqual([
+      { cost_usd: null, price_known: 0 },
+    ]);
+    say('/usage');
+    await settled(h, 2);
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).toContain('1 call(s) with unknown price');
+  });
+});
