@@ -78,6 +78,25 @@ describe('the quota gate', () => {
     },
   );
 
+  it('/usage shows today, the pack and the session against the caps', async () => {
+    h = await startHarness({
+      SATCHEL_PACKS: alphaPacks('quota:\n  daily_tokens: 5000\n'),
+      QUOTA_DAILY_TOKENS: '1000',
+      QUOTA_DAILY_USD: '2',
+    });
+    h.model.enqueue({ text: 'first', usage: { input: 80, output: 30 } });
+    say('one');
+    await settled(h, 1);
+    say('/usage');
+    await settled(h, 2);
+    const report = h.tg.texts(ALLOWED_USER)[1]!;
+    expect(report).toContain('1 model call(s)');
+    expect(report).toContain('• tokens: 110 of 1,000 (890 left)');
+    expect(report).toMatch(/• spend: \$0\.000080 — cap \$2\.00, \$2\.00 left/);
+    expect(report).toContain('Alpha Garden today:\n• tokens: 110 of 5,000 (4,890 left)');
+    expect(report).toContain('This session:\n• tokens: 110 of 500,000 (499,890 left)');
+  });
+
   it('caps a session and points to /compact', async () => {
     h = await startHarness({ SATCHEL_PACKS: alphaPacks(), QUOTA_SESSION_TOKENS: '100' });
     h.model.enqueue({ text: 'first', usage: { input: 80, output: 30 } });

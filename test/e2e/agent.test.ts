@@ -174,6 +174,36 @@ describe('the agent loop', () => {
     expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('Fine, later.');
   });
 
+  it('sends a keyboard with send_message; a press comes back as the user saying it', async () => {
+    h = await startHarness({ SATCHEL_PACKS: alphaPacks() });
+    h.model.enqueue(
+      {
+        toolCalls: [
+          {
+            name: 'send_message',
+            arguments: { kind: 'keyboard', text: 'Which plant?', buttons: ['Fern', 'Cactus'] },
+          },
+        ],
+      },
+      { text: 'Tap one.' },
+      { text: 'Cactus it is.' },
+    );
+    say('show plants');
+    await settled(h, 1);
+    const keyboard = h.tg.calls('sendMessage').find((c) => c.params.reply_markup)!;
+    expect(keyboard.params.text).toBe('Which plant?');
+    expect(toolResults(h.model.chatRequests()[1]!)).toEqual(['sent']);
+
+    h.tg.callback({
+      userId: ALLOWED_USER,
+      data: 'say:Cactus',
+      messageId: keyboard.result.message_id,
+    });
+    await settled(h, 2);
+    expect(lastUserText(h.model.chatRequests()[2]!)).toBe('Cactus');
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('Cactus it is.');
+  });
+
   it('/stop aborts a slow stream, says so, and the queued message is answered', async () => {
     h = await startHarness({ SATCHEL_PACKS: alphaPacks() });
     h.model.enqueue(

@@ -1,0 +1,184 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/core/clock.ts';
+import { createLogger } from '../../src/logging/logger.ts';
+import type { OutboundPayload } from '../../src/outbound/degrade.ts';
+import type { Outbox } from '../../src/outbound/outbox.ts';
+import { loadPack, type Pack } from '../../src/packs/loader.ts';
+import { openPackStorage, type PackStorage } from '../../src/packs/storage.ts';
+import { type CoreStore, openCoreStore } from '../../src/store/client.ts';
+import { createJobRepo } from '../../src/store/job-repo.ts';
+import { createAskRegistry } from '../../src/tools/asks.ts';
+import { createToolRunner, packTools } from '../../src/tools/registry.ts';
+import { FIXTURE_PACKS } from '../support/harness.ts';
+
+let home: string;
+let core: CoreStore;
+let pack: Pack;
+let storage: PackStorage;
+const sent: OutboundPayload[] = [];
+const chat = { platform: 'tg' as const, chatId: 42 };
+const otherChat = { platform: 'tg' as const, chatId: 43 };
+
+/** Records what send_message would send; delivery itself is covered end to end elsewhere. */
+const outbox = {
+  writePayload: (_to: unknown, payload: OutboundPayload) => {
+    sent.push(payload);
+    return {
+      ids: [],
+      ...(payload.kind === 'photo' ? { note: 'photo sent as text with a link' } : {}),
+    };
+  },
+  dispatch: async () => {},
+} as unknown as Outbox;
+
+beforeEach(() => {
+  home = mkdtempSync(path.join(tmpdir(), 'satchel-tools-'));
+  core = openCoreStore(home);
+  pack = loadPack(path.join(FIXTURE_PACKS, 'alpha'));
+  storage = openPackStorage(home, pack);
+  sent.length = 0;
+});
+afterEach(() => {
+  storage.close();
+  core.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+function runner(to = chat) {
+  const ctx = {
+    pack,
+    storage,
+    address: to,
+    outbox,
+    asks: createAskRegistry(systemClock),
+    jobs: createJobRepo(core.db),
+    clock: systemClock,
+  };
+  return createToolRunner(packTools(ctx), createLogger({ level: 'silent', secrets: [] }));
+}
+let n = 0;
+const use = (tools: ReturnType<typeof runner>, name: string, args: object) =>
+  tools.run({ id: `c${n++}`, name, arguments: JSON.stringify(args) }, new AbortController().signal);
+
+describe('memory', () => {
+  it('reads, appends and replaces the pack notes', async () => {
+    const tools = runner();
+    expect(await use(tools, 'memory', { action: 'read', file: 'MEMORY.md' })).toContain(
+      'ALPHA-MEMORY-NOTE',
+    );
+    await use(tools, 'memory', { action: 'append', file: 'USER.md', text: 'Likes ferns.' });
+    expect(storage.readNote('USER.md')).toMatch(/ALPHA-USER-NOTE\nLikes ferns\.\n$/);
+    await use(tools, 'memory', { action: 'replace', file: 'USER.md', text: 'Only this.' });
+    expect(storage.readNote('USER.md')).toBe('Only this.\n');
+    expect(await use(tools, 'memory', { action: 'append', file: 'USER.md' })).toBe(
+      'Error: "text" is required to append USER.md',
+    );
+    expect(await use(tools, 'memory', { action: 'read', file: '../../satchel.db' })).toMatch(
+      /^Error: invalid arguments: file/,
+    );
+  });
+});
+
+describe('skill_view', () => {
+  it("loads this pack's skill and nothing else", async () => {
+    const tools = runner();
+    expect(await use(tools, 'skill_view', { name: 'alpha_one' })).toContain('ALPHA-ONE-BODY');
+    expect(await use(tools, 'skill_view', { name: 'beta_one' })).toBe(
+      'Error: no skill "beta_one" in this pack; skills: alpha_one, alpha_two',
+    );
+  });
+});
+
+describe('send_message', () => {
+  it('sends text, keyboards and files from the workspace, and reports degrades', async () => {
+    const tools = runner();
+    writeFileSync(path.join(storage.filesDir, 'chart.png'), 'png');
+    expect(await use(tools, 'send_message', { kind: 'text', text: 'Hello **you**' })).toBe('sent');
+    await use(tools, 'send_message', {
+      kind: 'keyboard',
+      text: 'Pick',
+      buttons: ['Tea', 'Coffee'],
+    });
+    expect(
+      await use(tools, 'send_message', { kind: 'photo', path: 'chart.png', caption: 'c' }),
+    ).toBe('sent, degraded: photo sent as text with a link');
+    expect(sent).toEqual([
+      { kind: 'text', text: 'Hello **you**', format: 'markdown' },
+      {
+        kind: 'text',
+        text: 'Pick',
+        format: 'markdown',
+        keyboard: [[{ text: 'Tea', data: 'say:Tea' }], [{ text: 'Coffee', data: 'say:Coffee' }]],
+      },
+      { kind: 'photo', source: { path: path.join(storage.filesDir, 'chart.png') }, caption: 'c' },
+    ]);
+  });
+
+  it('refuses files outside the pack workspace', async () => {
+    const tools = runner();
+    for (const p of ['../pack.db', '../../../satchel.db', '/etc/passwd'])
+      expect(await use(tools, 'send_message', { kind: 'document', path: p })).toBe(
+        'Error: "path" must be a file inside the pack workspace (files/)',
+      );
+    expect(sent).toEqual([]);
+  });
+});
+
+describe('schedule', () => {
+  it("creates, lists, pauses, resumes and removes this pack's jobs in this chat only", async () => {
+    const tools = runner();
+    const created = await use(tools, 'schedule', {
+      action: 'create',
+      schedule: '30 7 * * 1-5',
+      skill: 'alpha_one',
+    });
+    const id = /created job (\S+);/.exec(created)?.[1];
+    expect(id).toBeDefined();
+    expect(await use(tools, 'schedule', { action: 'list' })).toContain(
+      `- ${id}: "30 7 * * 1-5" skill alpha_one`,
+    );
+    expect(await use(tools, 'schedule', { action: 'pause', id })).toBe(`job ${id} paused`);
+    expect(await use(tools, 'schedule', { action: 'list' })).toContain('[paused]');
+    expect(await use(tools, 'schedule', { action: 'resume', id })).toBe(`job ${id} resumed`);
+
+    const other = runner(otherChat);
+    expect(await use(other, 'schedule', { action: 'list' })).not.toContain(id!);
+    expect(await use(other, 'schedule', { action: 'remove', id })).toBe(
+      `Error: no job "${id}" of this pack in this chat`,
+    );
+
+    expect(await use(tools, 'schedule', { action: 'remove', id })).toBe(`job ${id} removed`);
+    expect(core.sqlite.prepare('SELECT count(*) AS n FROM jobs').get()).toEqual({ n: 0 });
+    expect(
+      await use(tools, 'schedule', { action: 'create', schedule: 'daily', skill: 'alpha_one' }),
+    ).toMatch(/^Error: "daily" is not a valid 5-field cron expression/);
+    expect(
+      await use(tools, 'schedule', { action: 'create', schedule: '0 9 * * *', skill: 'beta_one' }),
+    ).toBe('Error: no skill "beta_one" in this pack');
+  });
+});
+
+describe('the tool runner', () => {
+  it('only offers the tools the pack enables', () => {
+    pack = { ...pack, manifest: { ...pack.manifest, tools: ['memory', 'db_query'] } };
+    expect(runner().specs.map((s) => s.name)).toEqual(['memory', 'db_query']);
+    expect(runner().specs[0]?.parameters).toMatchObject({
+      type: 'object',
+      properties: { action: { enum: ['read', 'append', 'replace'] } },
+    });
+  });
+
+  it('reports bad JSON and unknown tools to the model', async () => {
+    const tools = runner();
+    const signal = new AbortController().signal;
+    expect(await tools.run({ id: 'x', name: 'memory', arguments: '{oops' }, signal)).toBe(
+      'Error: arguments are not valid JSON',
+    );
+    expect(await tools.run({ id: 'y', name: 'nope', arguments: '{}' }, signal)).toMatch(
+      /^Error: unknown tool "nope"/,
+    );
+  });
+});
