@@ -9,7 +9,7 @@ import {
 import { AbortedError, isAbort, ProviderError } from '../core/errors.ts';
 import type { ChatModel, ChatRequest, ChatResponse, ModelInfo } from '../core/ports.ts';
 import type { ChatMessage, ToolCall } from '../core/types.ts';
-import { idleTimeout } from './idle-timeout.ts';
+import { withIdleTimeout } from './idle-timeout.ts';
 
 export interface GeminiOptions {
   apiKey?: string | undefined;
@@ -40,27 +40,23 @@ export function createGeminiChatModel(options: GeminiOptions): ChatModel {
   return {
     info,
     async complete(request, { signal, onText }) {
-      const deadline = idleTimeout(options.timeoutMs, signal);
-      try {
-        const tools = toGeminiTools(request);
-        const stream = await ai.models.generateContentStream({
-          model: options.model,
-          contents: toGeminiContents(request.messages),
-          config: {
-            ...(request.system ? { systemInstruction: request.system } : {}),
-            ...(tools.length ? { tools: [{ functionDeclarations: tools }] } : {}),
-            abortSignal: deadline.signal,
-          },
-        });
-        const response = await collect(stream, deadline.touch, onText);
-        // An aborted stream may simply end instead of throwing: never take it as an answer.
-        if (deadline.signal.aborted) throw deadline.signal.reason;
-        return response;
-      } catch (error) {
-        throw deadline.timeoutError(PROVIDER) ?? mapGeminiError(error, signal);
-      } finally {
-        deadline.dispose();
-      }
+      return withIdleTimeout(
+        { provider: PROVIDER, timeoutMs: options.timeoutMs, signal },
+        async (sdkSignal, progress) => {
+          const tools = toGeminiTools(request);
+          const stream = await ai.models.generateContentStream({
+            model: options.model,
+            contents: toGeminiContents(request.messages),
+            config: {
+              ...(request.system ? { systemInstruction: request.system } : {}),
+              ...(tools.length ? { tools: [{ functionDeclarations: tools }] } : {}),
+              abortSignal: sdkSignal,
+            },
+          });
+          return collect(stream, progress, onText);
+        },
+        (error) => mapGeminiError(error, signal),
+      );
     },
   };
 }

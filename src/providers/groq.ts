@@ -1,6 +1,6 @@
 import Groq from 'groq-sdk';
 import type { ChatModel, ModelInfo } from '../core/ports.ts';
-import { idleTimeout } from './idle-timeout.ts';
+import { withIdleTimeout } from './idle-timeout.ts';
 import { collectChatStream, mapSdkError, toWireMessages, toWireTools } from './openai.ts';
 
 export interface GroqOptions {
@@ -28,27 +28,23 @@ export function createGroqChatModel(options: GroqOptions): ChatModel {
   return {
     info,
     async complete(request, { signal, onText }) {
-      const deadline = idleTimeout(options.timeoutMs, signal);
-      try {
-        const stream = await client.chat.completions.create(
-          {
-            model: options.model,
-            messages: toWireMessages(request),
-            ...(request.tools?.length ? { tools: toWireTools(request) } : {}),
-            stream: true,
-          },
-          { signal: deadline.signal },
-        );
-        // Usage arrives in the final chunk's x_groq.usage (or `usage`); the collector reads both.
-        const response = await collectChatStream(stream, deadline.touch, onText);
-        // An aborted stream may simply end instead of throwing: never take it as an answer.
-        if (deadline.signal.aborted) throw deadline.signal.reason;
-        return response;
-      } catch (error) {
-        throw deadline.timeoutError(info.provider) ?? mapGroqError(error, signal);
-      } finally {
-        deadline.dispose();
-      }
+      return withIdleTimeout(
+        { provider: info.provider, timeoutMs: options.timeoutMs, signal },
+        async (sdkSignal, progress) => {
+          const stream = await client.chat.completions.create(
+            {
+              model: options.model,
+              messages: toWireMessages(request),
+              ...(request.tools?.length ? { tools: toWireTools(request) } : {}),
+              stream: true,
+            },
+            { signal: sdkSignal },
+          );
+          // Usage arrives in the final chunk's x_groq.usage (or `usage`); the collector reads both.
+          return collectChatStream(stream, progress, onText);
+        },
+        (error) => mapGroqError(error, signal),
+      );
     },
   };
 }

@@ -36,3 +36,27 @@ export function idleTimeout(ms: number, parent: AbortSignal) {
     },
   };
 }
+
+/**
+ * Runs one streamed model call under an idle timeout. `call` gets the signal to pass to the
+ * SDK and a `progress` function to call on every chunk. A stream that ended because it was
+ * aborted is never taken as an answer; failures go through `mapError`, except a timeout,
+ * which is a transient ProviderError.
+ */
+export async function withIdleTimeout<T>(
+  options: { provider: string; timeoutMs: number; signal: AbortSignal },
+  call: (signal: AbortSignal, progress: () => void) => Promise<T>,
+  mapError: (error: unknown) => unknown,
+): Promise<T> {
+  const deadline = idleTimeout(options.timeoutMs, options.signal);
+  try {
+    const result = await call(deadline.signal, deadline.touch);
+    // An aborted SDK stream may simply end instead of throwing.
+    if (deadline.signal.aborted) throw deadline.signal.reason;
+    return result;
+  } catch (error) {
+    throw deadline.timeoutError(options.provider) ?? mapError(error);
+  } finally {
+    deadline.dispose();
+  }
+}

@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { AbortedError, ProviderError } from '../core/errors.ts';
 import type { ChatModel, ChatRequest, ChatResponse, ModelInfo } from '../core/ports.ts';
 import type { ChatMessage, ToolCall } from '../core/types.ts';
-import { idleTimeout } from './idle-timeout.ts';
+import { withIdleTimeout } from './idle-timeout.ts';
 
 export interface OpenAiOptions {
   apiKey?: string | undefined;
@@ -30,27 +30,23 @@ export function createOpenAiChatModel(options: OpenAiOptions): ChatModel {
   return {
     info,
     async complete(request, { signal, onText }) {
-      const deadline = idleTimeout(options.timeoutMs, signal);
-      try {
-        const stream = await client.chat.completions.create(
-          {
-            model: options.model,
-            messages: toWireMessages(request),
-            ...(request.tools?.length ? { tools: toWireTools(request) } : {}),
-            stream: true,
-            stream_options: { include_usage: true },
-          },
-          { signal: deadline.signal },
-        );
-        const response = await collectChatStream(stream, deadline.touch, onText);
-        // An aborted stream may simply end instead of throwing: never take it as an answer.
-        if (deadline.signal.aborted) throw deadline.signal.reason;
-        return response;
-      } catch (error) {
-        throw deadline.timeoutError(info.provider) ?? mapOpenAiError(info.provider, error, signal);
-      } finally {
-        deadline.dispose();
-      }
+      return withIdleTimeout(
+        { provider: info.provider, timeoutMs: options.timeoutMs, signal },
+        async (sdkSignal, progress) => {
+          const stream = await client.chat.completions.create(
+            {
+              model: options.model,
+              messages: toWireMessages(request),
+              ...(request.tools?.length ? { tools: toWireTools(request) } : {}),
+              stream: true,
+              stream_options: { include_usage: true },
+            },
+            { signal: sdkSignal },
+          );
+          return collectChatStream(stream, progress, onText);
+        },
+        (error) => mapOpenAiError(info.provider, error, signal),
+      );
     },
   };
 }

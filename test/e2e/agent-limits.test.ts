@@ -1,37 +1,17 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { type RecordedRequest, systemText } from '../fakes/model-server.ts';
-import { ALLOWED_USER, FIXTURE_PACKS, type Harness, startHarness } from '../support/harness.ts';
+import {
+  ALLOWED_USER,
+  fixturePacks,
+  type Harness,
+  settled,
+  startHarness,
+} from '../support/harness.ts';
 
 let h: Harness;
-const temps: string[] = [];
 afterEach(async () => {
   await h?.close();
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-function alphaPacks(extraManifest = ''): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-limits-'));
-  temps.push(dir);
-  cpSync(path.join(FIXTURE_PACKS, 'alpha'), path.join(dir, 'alpha'), { recursive: true });
-  const file = path.join(dir, 'alpha', 'pack.yml');
-  writeFileSync(file, `${readFileSync(file, 'utf8')}${extraManifest}`);
-  return dir;
-}
-
-async function settled(harness: Harness, updates: number): Promise<void> {
-  await vi.waitFor(
-    () => {
-      expect(harness.rows("SELECT 1 FROM inbound_updates WHERE status = 'done'")).toHaveLength(
-        updates,
-      );
-      expect(harness.rows("SELECT 1 FROM outbox WHERE status = 'pending'")).toHaveLength(0);
-    },
-    { timeout: 10_000, interval: 25 },
-  );
-}
 
 const say = (text: string) => h.tg.text({ userId: ALLOWED_USER, text });
 
@@ -58,7 +38,7 @@ describe('the quota gate', () => {
   ])(
     'stops calls at %s and says which, how much and when it resets',
     async (_name, env, manifest, message) => {
-      h = await startHarness({ SATCHEL_PACKS: alphaPacks(manifest), ...env });
+      h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha'], manifest), ...env });
       h.model.enqueue({ text: 'first', usage: { input: 80, output: 30 } });
       say('one');
       await settled(h, 1);
@@ -80,7 +60,7 @@ describe('the quota gate', () => {
 
   it('/usage shows today, the pack and the session against the caps', async () => {
     h = await startHarness({
-      SATCHEL_PACKS: alphaPacks('quota:\n  daily_tokens: 5000\n'),
+      SATCHEL_PACKS: fixturePacks(['alpha'], 'quota:\n  daily_tokens: 5000\n'),
       QUOTA_DAILY_TOKENS: '1000',
       QUOTA_DAILY_USD: '2',
     });
@@ -98,7 +78,7 @@ describe('the quota gate', () => {
   });
 
   it('caps a session and points to /compact', async () => {
-    h = await startHarness({ SATCHEL_PACKS: alphaPacks(), QUOTA_SESSION_TOKENS: '100' });
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']), QUOTA_SESSION_TOKENS: '100' });
     h.model.enqueue({ text: 'first', usage: { input: 80, output: 30 } });
     say('one');
     await settled(h, 1);
@@ -130,7 +110,7 @@ describe('providers', () => {
     '%s: a streamed turn with text and one tool call',
     async (provider) => {
       h = await startHarness(({ model }) => ({
-        SATCHEL_PACKS: alphaPacks(),
+        SATCHEL_PACKS: fixturePacks(['alpha']),
         ...providerEnv[provider](model.url),
       }));
       h.model.enqueue(
@@ -165,7 +145,10 @@ describe('history', () => {
   const isSummary = (r: RecordedRequest) => systemText(r).startsWith('You compress a conversation');
 
   it('compacts a long session once and reuses the summary', async () => {
-    h = await startHarness({ SATCHEL_PACKS: alphaPacks() }, { app: { historyBudgetTokens: 400 } });
+    h = await startHarness(
+      { SATCHEL_PACKS: fixturePacks(['alpha']) },
+      { app: { historyBudgetTokens: 400 } },
+    );
     h.model.setDefault((req) =>
       isSummary(req)
         ? { text: '- SUMMARY-OF-EARLIER: user talked about ferns' }
@@ -195,7 +178,7 @@ describe('history', () => {
   });
 
   it('/compact summarizes on demand and continues in a fresh session seeded with it', async () => {
-    h = await startHarness({ SATCHEL_PACKS: alphaPacks() });
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     say('my fern is called Fred');
     await settled(h, 1);
     h.model.enqueue({ text: '- The fern is called Fred' });

@@ -1,41 +1,19 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { lastUserText, type RecordedRequest } from '../fakes/model-server.ts';
-import { ALLOWED_USER, FIXTURE_PACKS, type Harness, startHarness } from '../support/harness.ts';
+import {
+  ALLOWED_USER,
+  fixturePacks,
+  type Harness,
+  settled,
+  startHarness,
+} from '../support/harness.ts';
 
 let h: Harness;
-const temps: string[] = [];
 afterEach(async () => {
   await h?.close();
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-/** A packs directory with a copy of the alpha fixture, its pack.yml optionally extended. */
-function alphaPacks(extraManifest = ''): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-agent-'));
-  temps.push(dir);
-  cpSync(path.join(FIXTURE_PACKS, 'alpha'), path.join(dir, 'alpha'), { recursive: true });
-  if (extraManifest) {
-    const file = path.join(dir, 'alpha', 'pack.yml');
-    writeFileSync(file, `${readFileSync(file, 'utf8')}${extraManifest}`);
-  }
-  return dir;
-}
-
-async function settled(harness: Harness, updates: number): Promise<void> {
-  await vi.waitFor(
-    () => {
-      expect(harness.rows("SELECT 1 FROM inbound_updates WHERE status = 'done'")).toHaveLength(
-        updates,
-      );
-      expect(harness.rows("SELECT 1 FROM outbox WHERE status = 'pending'")).toHaveLength(0);
-    },
-    { timeout: 10_000, interval: 25 },
-  );
-}
 
 /** Tool results the model received, in order (OpenAI format). */
 function toolResults(request: RecordedRequest): string[] {
@@ -48,7 +26,7 @@ const say = (text: string) => h.tg.text({ userId: ALLOWED_USER, text });
 
 describe('the agent loop', () => {
   it('writes with db_write, reads with db_query, answers, and books three ledger rows', async () => {
-    h = await startHarness({ SATCHEL_PACKS: alphaPacks() });
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.model.enqueue(
       {
         toolCalls: [
@@ -109,7 +87,7 @@ describe('the agent loop', () => {
   });
 
   it('turns refused and hostile tool calls into errors the model reads, and goes on', async () => {
-    h = await startHarness({ SATCHEL_PACKS: alphaPacks() });
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.model.enqueue(
       {
         toolCalls: [
@@ -147,7 +125,7 @@ describe('the agent loop', () => {
   });
 
   it('asks with buttons and continues with the pressed option', async () => {
-    h = await startHarness({ SATCHEL_PACKS: alphaPacks() });
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.model.enqueue(
       {
         toolCalls: [
@@ -175,7 +153,7 @@ describe('the agent loop', () => {
   });
 
   it('sends a keyboard with send_message; a press comes back as the user saying it', async () => {
-    h = await startHarness({ SATCHEL_PACKS: alphaPacks() });
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.model.enqueue(
       {
         toolCalls: [
@@ -205,7 +183,7 @@ describe('the agent loop', () => {
   });
 
   it('/stop aborts a slow stream, says so, and the queued message is answered', async () => {
-    h = await startHarness({ SATCHEL_PACKS: alphaPacks() });
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.model.enqueue(
       { text: 'a b c d e f g h i j', chunks: 10, chunkDelayMs: 400 },
       { text: 'second answer' },
@@ -227,7 +205,7 @@ describe('the agent loop', () => {
 
   it('falls back once when the primary answers 503', async () => {
     h = await startHarness(({ model }) => ({
-      SATCHEL_PACKS: alphaPacks(),
+      SATCHEL_PACKS: fixturePacks(['alpha']),
       LLM_FALLBACK: 'groq:llama-3.3-70b-versatile',
       GROQ_BASE_URL: model.url,
     }));
@@ -246,7 +224,10 @@ describe('the agent loop', () => {
   });
 
   it('records a model without a known price as unpriced, never as $0', async () => {
-    h = await startHarness({ SATCHEL_PACKS: alphaPacks(), LLM_MODEL: 'mystery-model-7' });
+    h = await startHarness({
+      SATCHEL_PACKS: fixturePacks(['alpha']),
+      LLM_MODEL: 'mystery-model-7',
+    });
     say('hi');
     await settled(h, 1);
     expect(h.rows('SELECT cost_usd, price_known FROM usage_events')).toEqual([

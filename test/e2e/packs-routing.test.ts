@@ -1,40 +1,23 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TOPIC_RIGHTS_HELP } from '../../src/turn/commands.ts';
 import { lastUserText, systemText, userTexts } from '../fakes/model-server.ts';
-import { ALLOWED_USER, FIXTURE_PACKS, type Harness, startHarness } from '../support/harness.ts';
+import {
+  ALLOWED_USER,
+  FIXTURE_PACKS,
+  fixturePacks,
+  type Harness,
+  settled,
+  startHarness,
+} from '../support/harness.ts';
 
 const GROUP = -100777;
 let h: Harness;
-const temps: string[] = [];
 
 afterEach(async () => {
   await h?.close();
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-/** A packs directory holding copies of the named fixture packs. */
-function packsDir(...names: string[]): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-packs-'));
-  temps.push(dir);
-  for (const name of names)
-    cpSync(path.join(FIXTURE_PACKS, name), path.join(dir, name), { recursive: true });
-  return dir;
-}
-
-async function idle(harness: Harness, updates: number): Promise<void> {
-  await vi.waitFor(
-    () => {
-      expect(harness.rows("SELECT 1 FROM inbound_updates WHERE status = 'done'")).toHaveLength(
-        updates,
-      );
-      expect(harness.rows("SELECT 1 FROM outbox WHERE status = 'pending'")).toHaveLength(0);
-    },
-    { timeout: 8000, interval: 25 },
-  );
-}
 
 const inTopic = (threadId: number, text: string) => ({
   userId: ALLOWED_USER,
@@ -59,7 +42,7 @@ describe('packs and routing', () => {
 
     h.model.enqueue({ text: 'Try *Dune* next.' });
     h.tg.callback({ userId: ALLOWED_USER, data: 'pack:beta', messageId: picker.result.message_id });
-    await idle(h, 2);
+    await settled(h, 2);
 
     const [request] = h.model.chatRequests();
     expect(lastUserText(request!)).toBe('hello there');
@@ -93,18 +76,18 @@ describe('packs and routing', () => {
     h.tg.text({ userId: ALLOWED_USER, text: 'books please' });
     const first = await h.tg.waitForCall('sendMessage');
     h.tg.callback({ userId: ALLOWED_USER, data: 'pack:beta', messageId: first.result.message_id });
-    await idle(h, 2);
+    await settled(h, 2);
     h.tg.text({ userId: ALLOWED_USER, text: '/pack' });
-    await idle(h, 3);
+    await settled(h, 3);
     const picker = h.tg.calls('sendMessage').at(-1)!;
     h.tg.callback({
       userId: ALLOWED_USER,
       data: 'pack:alpha',
       messageId: picker.result.message_id,
     });
-    await idle(h, 4);
+    await settled(h, 4);
     h.tg.text({ userId: ALLOWED_USER, text: 'plants please' });
-    await idle(h, 5);
+    await settled(h, 5);
 
     expect(h.tg.texts(ALLOWED_USER)).toContain('Now using Alpha Garden.');
     const last = h.model.chatRequests().at(-1)!;
@@ -124,10 +107,10 @@ describe('packs and routing', () => {
     h.tg.topicCreated({ userId: ALLOWED_USER, chatId: GROUP, threadId: 20, name: 'BETA' });
     h.tg.text(inTopic(10, 'which plants need water?'));
     h.tg.text(inTopic(20, 'what should I read?'));
-    await idle(h, 4);
+    await settled(h, 4);
     h.tg.text(inTopic(10, 'and tomorrow?'));
     h.tg.text(inTopic(20, 'and after that?'));
-    await idle(h, 6);
+    await settled(h, 6);
 
     const byThread = (thread: number) =>
       h.tg
@@ -152,20 +135,20 @@ describe('packs and routing', () => {
       ...inTopic(30, 'hi from the garden'),
       replyTo: { message_id: 30, forum_topic_created: { name: 'Alpha Garden', icon_color: 1 } },
     });
-    await idle(h, 1);
+    await settled(h, 1);
     expect(systemText(h.model.chatRequests()[0]!)).toContain('ALPHA-PERSONA');
     expect(h.tg.calls('sendMessage')).toHaveLength(1);
     expect(h.tg.calls('sendMessage')[0]?.params.reply_markup).toBeUndefined();
   });
 
   it('/new starts a fresh session and keeps the old one', async () => {
-    h = await startHarness({ SATCHEL_PACKS: packsDir('alpha') });
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.tg.text({ userId: ALLOWED_USER, text: 'remember the fern' });
-    await idle(h, 1);
+    await settled(h, 1);
     h.tg.text({ userId: ALLOWED_USER, text: '/new' });
-    await idle(h, 2);
+    await settled(h, 2);
     h.tg.text({ userId: ALLOWED_USER, text: 'what did I say?' });
-    await idle(h, 3);
+    await settled(h, 3);
 
     expect(h.tg.texts(ALLOWED_USER)[1]).toBe('Started a fresh session.');
     const last = h.model.chatRequests().at(-1)!;
@@ -182,7 +165,7 @@ describe('packs and routing', () => {
   });
 
   it('repoints a route whose session belongs to another key', async () => {
-    h = await startHarness({ SATCHEL_PACKS: packsDir('alpha') });
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     const now = Date.now();
     h.exec(
       "INSERT INTO sessions (id, key, pack, address, kind, created_at) VALUES ('foreign', 'tg:5:beta', 'beta', 'tg:5', 'chat', ?)",
@@ -200,7 +183,7 @@ describe('packs and routing', () => {
     );
 
     h.tg.text({ userId: ALLOWED_USER, text: 'hello' });
-    await idle(h, 1);
+    await settled(h, 1);
 
     expect(h.logs('tg_route_session_stale')).toHaveLength(1);
     expect(userTexts(h.model.chatRequests()[0]!)).toEqual(['hello']);
@@ -220,7 +203,7 @@ describe('packs and routing', () => {
       isForum: true,
       text: '/topics',
     });
-    await idle(h, 2);
+    await settled(h, 2);
 
     const created = h.tg.calls('createForumTopic');
     expect(created.map((c) => c.params.name)).toEqual(['Beta Books']);
@@ -236,7 +219,7 @@ describe('packs and routing', () => {
     expect(reply.params.message_thread_id).toBeUndefined();
 
     h.tg.text(inTopic(threadId, 'a book please'));
-    await idle(h, 3);
+    await settled(h, 3);
     expect(systemText(h.model.chatRequests()[0]!)).toContain('BETA-PERSONA');
   });
 
@@ -253,7 +236,7 @@ describe('packs and routing', () => {
       isForum: true,
       text: '/topics',
     });
-    await idle(h, 1);
+    await settled(h, 1);
     expect(h.tg.texts(GROUP)).toEqual([TOPIC_RIGHTS_HELP]);
     expect(h.rows('SELECT 1 FROM conversation_routes')).toHaveLength(0);
   });
@@ -278,7 +261,7 @@ describe('packs and routing', () => {
     ]);
 
     h.tg.text({ userId: ALLOWED_USER, text: '/alpha_one' });
-    await idle(h, 1);
+    await settled(h, 1);
     const system = systemText(h.model.chatRequests()[0]!);
     expect(system).toContain('ALPHA-ONE-BODY');
     expect(system).not.toContain('BETA');
@@ -297,13 +280,12 @@ describe('packs and routing', () => {
     );
     await vi.waitFor(() => expect(h.logs('tg_set_commands_failed')).toHaveLength(1));
     h.tg.text({ userId: ALLOWED_USER, text: '/help' });
-    await idle(h, 1);
+    await settled(h, 1);
     expect(h.tg.texts(ALLOWED_USER)[0]).toContain('/topics');
   });
 
   it('skips a broken pack, logs it, and serves the rest', async () => {
-    const dir = packsDir('alpha', 'beta');
-    const { writeFileSync } = await import('node:fs');
+    const dir = fixturePacks(['alpha', 'beta']);
     writeFileSync(
       path.join(dir, 'beta', 'pack.yml'),
       'name: beta\nversion: one\ndisplay_name: Beta\ndescription: x\nskills: [beta_one]\n',
@@ -314,7 +296,7 @@ describe('packs and routing', () => {
     expect(broken?.msg).toContain('version: must be a version like 1.0.0');
 
     h.tg.text({ userId: ALLOWED_USER, text: 'hi' });
-    await idle(h, 1);
+    await settled(h, 1);
     expect(systemText(h.model.chatRequests()[0]!)).toContain('ALPHA-PERSONA');
   });
 });

@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { GENERIC_FAILURE } from '../../src/core/errors.ts';
 import { NOT_AUTHORIZED } from '../../src/turn/coordinator.ts';
 import { lastUserText, systemText, userTexts } from '../fakes/model-server.ts';
-import { ALLOWED_USER, type Harness, STRANGER, startHarness } from '../support/harness.ts';
+import { ALLOWED_USER, type Harness, STRANGER, settled, startHarness } from '../support/harness.ts';
 
 const OTHER_USER = 222;
 let h: Harness;
@@ -10,18 +10,6 @@ let h: Harness;
 afterEach(async () => {
   await h?.close();
 });
-
-/** Waits until every stored update is processed and nothing is left to send. */
-async function settled(harness: Harness, updates: number): Promise<void> {
-  await vi.waitFor(
-    () => {
-      const done = harness.rows("SELECT 1 FROM inbound_updates WHERE status = 'done'");
-      expect(done).toHaveLength(updates);
-      expect(harness.rows("SELECT 1 FROM outbox WHERE status = 'pending'")).toHaveLength(0);
-    },
-    { timeout: 8000, interval: 25 },
-  );
-}
 
 describe('the turn spine, end to end', () => {
   it('answers an allowed text once, and stores the messages and a usage row', async () => {

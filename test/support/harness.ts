@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach, expect, vi } from 'vitest';
 import { type App, type AppOptions, createApp } from '../../src/app.ts';
 import { parseConfig } from '../../src/config/config.ts';
 import { FakeModel } from '../fakes/model-server.ts';
@@ -101,4 +102,36 @@ export async function startHarness(
     },
   };
   return harness;
+}
+
+/** Waits until `updates` stored updates are done and nothing is left to send. */
+export async function settled(harness: Harness, updates: number, timeout = 10_000): Promise<void> {
+  await vi.waitFor(
+    () => {
+      const done = harness.rows("SELECT 1 FROM inbound_updates WHERE status = 'done'");
+      expect(done).toHaveLength(updates);
+      expect(harness.rows("SELECT 1 FROM outbox WHERE status = 'pending'")).toHaveLength(0);
+    },
+    { timeout, interval: 25 },
+  );
+}
+
+const packDirs: string[] = [];
+afterEach(() => {
+  for (const dir of packDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A packs directory (removed after the test) with copies of the named fixture packs;
+ * `extraManifest` is appended to each copied pack.yml.
+ */
+export function fixturePacks(names: string[], extraManifest = ''): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-packs-'));
+  packDirs.push(dir);
+  for (const name of names) {
+    cpSync(path.join(FIXTURE_PACKS, name), path.join(dir, name), { recursive: true });
+    const manifest = path.join(dir, name, 'pack.yml');
+    if (extraManifest) writeFileSync(manifest, `${readFileSync(manifest, 'utf8')}${extraManifest}`);
+  }
+  return dir;
 }
