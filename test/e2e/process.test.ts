@@ -109,6 +109,36 @@ describe('the real entry point', () => {
     expect(second.stdout()).toContain('"event":"tg_inbox_replay"');
   });
 
+  it('on SIGTERM lets the running turn finish, delivers it, and exits cleanly', async () => {
+    const tg = await FakeTelegram.start();
+    const model = await FakeModel.start();
+    cleanups.push(
+      () => tg.stop(),
+      () => model.stop(),
+    );
+    const home = tempHome();
+    model.enqueue({ text: 'worth the wait', delayMs: 1500 });
+    const run = runSatchel(
+      {
+        TELEGRAM_BOT_TOKEN: TEST_TOKEN,
+        TELEGRAM_API_ROOT: tg.apiRoot,
+        ALLOWED_USER_IDS: String(ALLOWED_USER),
+        SATCHEL_HOME: path.join(home, 'data'),
+        SATCHEL_PACKS: path.join(home, 'packs'),
+        OPENAI_API_KEY: TEST_OPENAI_KEY,
+        OPENAI_BASE_URL: `${model.url}/v1`,
+        BATCH_WINDOW_MS: '0',
+      },
+      home,
+    );
+    tg.text({ userId: ALLOWED_USER, text: 'one more thing' });
+    await model.waitForRequest(1, 15_000);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+    expect(tg.texts(ALLOWED_USER)).toEqual(['worth the wait']);
+    expect(run.stdout()).toContain('"event":"satchel_stopped"');
+  });
+
   it.each([
     ['missing', {}],
     ['malformed', { TELEGRAM_BOT_TOKEN: 'not-a-token' }],

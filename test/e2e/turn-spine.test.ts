@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GENERIC_FAILURE } from '../../src/core/errors.ts';
-import { NOT_AUTHORIZED } from '../../src/turn/coordinator.ts';
+import { BUSY, NOT_AUTHORIZED } from '../../src/turn/coordinator.ts';
 import { lastUserText, systemText, userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, type Harness, STRANGER, settled, startHarness } from '../support/harness.ts';
 
@@ -120,6 +120,28 @@ describe('the turn spine, end to end', () => {
     const slow = await h.tg.waitForCall('sendMessage', (c) => c.params.chat_id === ALLOWED_USER);
     expect(slow.params.text).toBe('slow answer');
     expect(slow.at).toBeGreaterThan(fast.at);
+  });
+
+  it('lets five prompts wait behind a running turn and says it is busy beyond that', async () => {
+    h = await startHarness();
+    h.model.enqueue({ text: 'first answer', delayMs: 1000 });
+    h.tg.text({ userId: ALLOWED_USER, text: 'p0' });
+    await h.model.waitForRequest(1);
+    for (let i = 1; i <= 6; i++) h.tg.text({ userId: ALLOWED_USER, text: `p${i}` });
+    await settled(h, 7);
+
+    const texts = h.tg.texts(ALLOWED_USER);
+    expect(texts[0]).toBe(BUSY);
+    expect(texts.slice(1)).toEqual([
+      'first answer',
+      'echo: p1',
+      'echo: p2',
+      'echo: p3',
+      'echo: p4',
+      'echo: p5',
+    ]);
+    expect(h.model.chatRequests()).toHaveLength(6);
+    expect(h.logs('turn_rejected_busy')).toHaveLength(1);
   });
 
   it('tells the user about a model error, keeps their message and answers the next one', async () => {

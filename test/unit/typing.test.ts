@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import type { Outbox } from '../../src/outbound/outbox.ts';
+import { keepTyping } from '../../src/outbound/typing.ts';
+import { FakeClock } from '../support/fake-clock.ts';
+
+describe('typing indicator', () => {
+  it('is shown at once, refreshed every 4 s, and stops when the turn ends', () => {
+    const clock = new FakeClock();
+    const shown: number[] = [];
+    const outbox = {
+      chatAction: async () => {
+        shown.push(clock.now());
+      },
+    } as unknown as Outbox;
+    const start = clock.now();
+    const stop = keepTyping(outbox, clock, { platform: 'tg', chatId: 1, threadId: 9 });
+    clock.advance(9_000);
+    stop();
+    clock.advance(20_000);
+    expect(shown.map((t) => t - start)).toEqual([0, 4000, 8000]);
+    expect(clock.pending()).toBe(0);
+  });
+});
