@@ -20,6 +20,8 @@ export const NOT_AUTHORIZED =
   'Sorry, this is a private assistant and you are not authorized to use it.';
 export const BUSY =
   'I am still working on your earlier messages, so I did not take this one. Please send it again in a moment.';
+export const MEDIA_NOT_SUPPORTED =
+  'I can only read text so far: voice messages, photos and files are not supported yet. Please send it as text.';
 /** The pack a conversation uses when no pack is installed. */
 export const CORE_PACK = 'core';
 /** Turns that may wait behind the running one in a conversation. */
@@ -53,6 +55,8 @@ export function createCoordinator(deps: CoordinatorDeps) {
     activePack,
     waiting: (address) => actors.waiting(addressKey(address)),
   });
+  /** The album last answered in each conversation (albums come as one update per photo). */
+  const lastAlbum = new Map<string, string>();
   /** Messages waiting for a pack to be picked, per conversation; their updates stay pending. */
   const parked = new Map<string, InboundEvent[]>();
 
@@ -113,6 +117,13 @@ export function createCoordinator(deps: CoordinatorDeps) {
       case 'topic':
         bindTopic(event);
         inbox.markDone(event.updateIds, clock.now());
+        return;
+      case 'voice':
+      case 'photo':
+      case 'document':
+      case 'album':
+        // In order with the conversation's other messages; answered in runEvents.
+        batcher.push(event);
         return;
       default:
         log.debug({ event: 'tg_update_ignored', kind: event.kind }, 'kind not handled');
@@ -188,6 +199,20 @@ export function createCoordinator(deps: CoordinatorDeps) {
         if ('reply' in outcome)
           return await replyAndFinish(first.address, outcome.reply, updateIds);
         return await runChatTurn(deps, { events, signal, ...outcome.turn });
+      }
+      if (first.kind !== 'text') {
+        log.info({ event: 'media_not_supported', kind: first.kind }, 'media not supported yet');
+        // An album arrives as one update per photo: answer it once.
+        const key = addressKey(first.address);
+        const album = first.kind === 'album' ? first.groupId : undefined;
+        const repeat = album !== undefined && lastAlbum.get(key) === album;
+        if (album === undefined) lastAlbum.delete(key);
+        else lastAlbum.set(key, album);
+        return await replyAndFinish(
+          first.address,
+          repeat ? undefined : plain(MEDIA_NOT_SUPPORTED),
+          updateIds,
+        );
       }
       const pack = activePack(first);
       if (!pack) return park(events);
