@@ -20,6 +20,8 @@ export interface TurnInput {
   turnId: string;
   pack: string;
   packCaps?: PackCaps | undefined;
+  /** Set by /compact, which must work on a session that reached its cap. */
+  ignoreSessionCap?: boolean;
   chatId: number;
   threadId: number | undefined;
   system: string;
@@ -118,6 +120,7 @@ export function createAgent(deps: AgentDeps) {
       pack: call.input.pack,
       sessionId: call.input.session.id,
       packCaps: call.input.packCaps,
+      ignoreSessionCap: call.input.ignoreSessionCap,
     };
     deps.quota.check(scope);
     try {

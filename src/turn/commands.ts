@@ -147,6 +147,7 @@ export function createCommands(deps: CommandDeps) {
       content: '',
       sourceKey: '',
       signal,
+      ignoreSessionCap: true,
     });
     router.fresh(event.address, active, summary);
     return plain(

@@ -20,6 +20,8 @@ export interface QuotaScope {
   pack: string;
   sessionId: string;
   packCaps?: PackCaps | undefined;
+  /** /compact may run over the session cap: it is how a full session continues. */
+  ignoreSessionCap?: boolean | undefined;
 }
 
 /** A cap was reached: no paid call is made; the message names the cap, the use and the reset. */
@@ -88,7 +90,7 @@ export function createQuotaGate(deps: {
             resetText(),
           );
       }
-      if (caps.sessionTokens > 0) {
+      if (caps.sessionTokens > 0 && !scope.ignoreSessionCap) {
         const session = totals.session(scope.sessionId);
         if (session.tokens >= caps.sessionTokens)
           exceed(

@@ -86,6 +86,16 @@ describe('the quota gate', () => {
     await settled(h, 2);
     expect(h.tg.texts(ALLOWED_USER)[1]).toContain('session token cap is reached');
     expect(h.tg.texts(ALLOWED_USER)[1]).toContain('/compact');
+
+    // /compact still works on the full session, and the fresh session can be used again.
+    h.model.enqueue({ text: '- user said one and two', usage: { input: 40, output: 10 } });
+    say('/compact');
+    await settled(h, 3);
+    say('three');
+    await settled(h, 4);
+    const texts = h.tg.texts(ALLOWED_USER);
+    expect(texts[2]).toMatch(/^Compacted \d+ messages into a summary/);
+    expect(texts[3]).toBe('echo: three');
   });
 });
 
