@@ -96,8 +96,7 @@ async function run(label: string, turns: number, toolRounds: number) {
       chatId: 1,
       threadId: undefined,
       system: 'You are a benchmark.',
-      content: `question ${i}`,
-      sourceKey: `bench:${i}`,
+      inputs: [{ content: `question ${i}`, sourceKey: `bench:${i}` }],
       signal: new AbortController().signal,
       tools,
     };

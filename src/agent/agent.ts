@@ -25,9 +25,11 @@ export interface TurnInput {
   chatId: number;
   threadId: number | undefined;
   system: string;
-  /** The user's input for this turn, and a key that makes storing it idempotent. */
-  content: string;
-  sourceKey: string;
+  /**
+   * The user's messages for this turn, each with a key that makes storing it idempotent: a
+   * replayed turn stores only what the crashed run had not stored yet.
+   */
+  inputs: UserInput[];
   signal: AbortSignal;
   tools?: ToolRunner | undefined;
   onText?: (delta: string) => void;
@@ -35,6 +37,11 @@ export interface TurnInput {
   onRestart?: () => void;
   /** Called before the final answer is stored and delivered (a stream settles here). */
   beforeFinish?: () => Promise<void>;
+}
+
+export interface UserInput {
+  content: string;
+  sourceKey: string;
 }
 
 /** Runs the tools a model asked for; a failing tool becomes an error result the model sees. */
@@ -185,7 +192,8 @@ export function createAgent(deps: AgentDeps) {
       input: TurnInput,
       deliver: (answer: string) => T,
     ): Promise<{ answer: string; delivered: T; modelCalls: number }> {
-      store(input, { role: 'user', content: input.content, sourceKey: input.sourceKey });
+      for (const { content, sourceKey } of input.inputs)
+        store(input, { role: 'user', content, sourceKey });
       const tools = input.tools?.specs.length ? input.tools : undefined;
       for (let calls = 1; ; calls++) {
         const { system, messages } = await prepareHistory(input);

@@ -14,12 +14,16 @@ const INTERRUPTED = 'Error: no result — the turn was interrupted before this t
 
 /**
  * Makes a stored history valid for any provider: a tool result without the call that asked
- * for it is dropped, and a call whose result never came (a crash, /stop) gets an error
- * result, so the model knows it did not happen.
+ * for it is dropped, a call whose result never came (a crash, /stop) gets an error result,
+ * so the model knows it did not happen, and the user messages of one turn (a batch, stored
+ * one per update) become one.
  */
-export function repairHistory<T extends ChatMessage>(messages: readonly T[]): ChatMessage[] {
+export function repairHistory(
+  messages: readonly (ChatMessage & { turnId?: string })[],
+): ChatMessage[] {
   const out: ChatMessage[] = [];
   let open = new Map<string, true>();
+  let previousTurn: string | undefined;
   const closeOpen = () => {
     for (const id of open.keys()) out.push({ role: 'tool', content: INTERRUPTED, toolCallId: id });
     open = new Map();
@@ -31,6 +35,12 @@ export function repairHistory<T extends ChatMessage>(messages: readonly T[]): Ch
       continue;
     }
     closeOpen();
+    const previous = out.at(-1);
+    if (m.role === 'user' && previous?.role === 'user' && m.turnId && m.turnId === previousTurn) {
+      previous.content = `${previous.content}\n${m.content}`;
+      continue;
+    }
+    previousTurn = m.turnId;
     out.push(strip(m));
     for (const call of m.role === 'assistant' ? (m.toolCalls ?? []) : []) open.set(call.id, true);
   }

@@ -5,7 +5,7 @@ import type { Db } from './client.ts';
 import { conversationRoutes, messages, sessions } from './schema.ts';
 
 export type SessionRow = typeof sessions.$inferSelect;
-export type StoredMessage = ChatMessage & { id: number };
+export type StoredMessage = ChatMessage & { id: number; turnId: string };
 export type RouteRow = typeof conversationRoutes.$inferSelect;
 
 export interface NewMessage {
@@ -135,6 +135,7 @@ export function createSessionRepo(db: Db) {
         .all()
         .map((row) => ({
           id: row.id,
+          turnId: row.turnId,
           role: row.role,
           content: row.content,
           ...(row.toolCalls ? { toolCalls: JSON.parse(row.toolCalls) } : {}),

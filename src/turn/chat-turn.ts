@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent } from '../agent/agent.ts';
+import type { Agent, UserInput } from '../agent/agent.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import type { Clock } from '../core/clock.ts';
 import type { ChannelCapabilities, Logger } from '../core/ports.ts';
@@ -33,7 +33,8 @@ export interface ChatTurnDeps {
 export interface ChatTurn {
   events: InboundEvent[];
   pack: string;
-  text: string;
+  /** What the user said, one input per message (see `userInputs`). */
+  inputs: UserInput[];
   pinned?: Skill;
   signal: AbortSignal;
 }
@@ -82,8 +83,7 @@ export async function runChatTurn(deps: ChatTurnDeps, turn: ChatTurn): Promise<v
         chatId: address.chatId,
         threadId: address.threadId,
         system: buildSystemPrompt({ now: clock.now(), timezone: deps.timezone, sections }),
-        content: turn.text,
-        sourceKey: `tg:update:${updateIds[0]}`,
+        inputs: turn.inputs,
         signal: turn.signal,
         onText: stream.push,
         onRestart: stream.reset,
@@ -113,6 +113,17 @@ export async function runChatTurn(deps: ChatTurnDeps, turn: ChatTurn): Promise<v
     stopTyping();
     await stream.settle();
   }
+}
+
+/** The texts of a batch, each keyed by its own update so a replay stores only what is new. */
+export function userInputs(events: InboundEvent[]): UserInput[] {
+  return events.flatMap((e) =>
+    e.kind === 'text' ? [{ content: e.text, sourceKey: sourceKey(e) }] : [],
+  );
+}
+
+export function sourceKey(event: InboundEvent): string {
+  return `tg:update:${event.updateIds[0]}`;
 }
 
 function streamMode(deps: ChatTurnDeps, event: InboundEvent): StreamMode {

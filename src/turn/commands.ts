@@ -144,8 +144,7 @@ export function createCommands(deps: CommandDeps) {
       chatId: event.address.chatId,
       threadId: event.address.threadId,
       system: '',
-      content: '',
-      sourceKey: '',
+      inputs: [],
       signal,
       ignoreSessionCap: true,
     });

@@ -13,7 +13,7 @@ import type { Calendar } from '../usage/calendar.ts';
 import type { Caps } from '../usage/quota.ts';
 import type { UsageTotals } from '../usage/totals.ts';
 import { createActors } from './actors.ts';
-import { type ChatTurnDeps, runChatTurn } from './chat-turn.ts';
+import { type ChatTurnDeps, runChatTurn, sourceKey, userInputs } from './chat-turn.ts';
 import { createCommands } from './commands.ts';
 
 export const NOT_AUTHORIZED =
@@ -198,7 +198,9 @@ export function createCoordinator(deps: CoordinatorDeps) {
         const outcome = await commands.run(first, signal);
         if ('reply' in outcome)
           return await replyAndFinish(first.address, outcome.reply, updateIds);
-        return await runChatTurn(deps, { events, signal, ...outcome.turn });
+        const { pack, text, pinned } = outcome.turn;
+        const inputs = [{ content: text, sourceKey: sourceKey(first) }];
+        return await runChatTurn(deps, { events, signal, pack, pinned, inputs });
       }
       if (first.kind !== 'text') {
         log.info({ event: 'media_not_supported', kind: first.kind }, 'media not supported yet');
@@ -216,7 +218,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
       }
       const pack = activePack(first);
       if (!pack) return park(events);
-      await runChatTurn(deps, { events, pack, text: textOf(events), signal });
+      await runChatTurn(deps, { events, pack, inputs: userInputs(events), signal });
     } catch (error) {
       if (signal.aborted && signal.reason instanceof StopRequested) {
         log.info({ event: 'turn_stopped', address: addressKey(first.address) }, 'turn stopped');
@@ -270,8 +272,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
       return ids;
     });
     await outbox.dispatch(done);
-    if (waiting)
-      await runChatTurn(deps, { events: waiting, pack: pack.name, text: textOf(waiting), signal });
+    if (waiting) await runEvents(waiting, signal);
   }
 
   return {
@@ -287,13 +288,6 @@ export function createCoordinator(deps: CoordinatorDeps) {
     /** Aborts running turns; their updates stay pending for the next start. */
     abortAll: () => actors.abortAll(new AbortedError('shutdown')),
   };
-}
-
-function textOf(events: InboundEvent[]): string {
-  return events
-    .map((e) => (e.kind === 'text' ? e.text : ''))
-    .filter(Boolean)
-    .join('\n');
 }
 
 export type Coordinator = ReturnType<typeof createCoordinator>;

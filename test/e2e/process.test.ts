@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeModel } from '../fakes/model-server.ts';
 import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
 import { ALLOWED_USER, TEST_OPENAI_KEY } from '../support/harness.ts';
@@ -57,7 +57,7 @@ function tempHome(): string {
 }
 
 describe('the real entry point', () => {
-  it('answers exactly once after being killed with SIGKILL while the model was answering', async () => {
+  it('answers exactly once after SIGKILL mid-answer, and the message queued behind it too', async () => {
     const tg = await FakeTelegram.start();
     const model = await FakeModel.start();
     cleanups.push(
@@ -82,30 +82,53 @@ describe('the real entry point', () => {
     const first = runSatchel(env, home);
     tg.text({ userId: ALLOWED_USER, text: 'what is the capital of Peru?' });
     await model.waitForRequest(1, 15_000);
+    // A second message waits behind the running turn; it is stored, not yet answered.
+    tg.text({ userId: ALLOWED_USER, text: 'and of Chile?' });
+    const dbFile = path.join(home, 'data', 'satchel.db');
+    await vi.waitFor(
+      () => {
+        const db = new Database(dbFile, { readonly: true });
+        const stored = db.prepare('SELECT 1 FROM inbound_updates').all();
+        db.close();
+        expect(stored).toHaveLength(2);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
     first.child.kill('SIGKILL');
     await first.exited;
     expect(tg.texts(ALLOWED_USER)).toEqual([]);
 
-    model.enqueue({ text: 'Lima.' });
-    const second = runSatchel(env, home);
+    // After the restart both stored updates are replayed as one batch; the first message
+    // was already stored by the killed run and is not stored twice.
+    model.enqueue({ text: 'Lima, and Santiago.' });
+    const second = runSatchel({ ...env, BATCH_WINDOW_MS: '300' }, home);
     await tg.waitForCall('sendMessage', undefined, 15_000);
     // Give a duplicate every chance to show up, then stop gracefully.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
 
-    expect(tg.texts(ALLOWED_USER)).toEqual(['Lima.']);
+    expect(tg.texts(ALLOWED_USER)).toEqual(['Lima, and Santiago.']);
     expect(model.chatRequests()).toHaveLength(2);
-    const db = new Database(path.join(home, 'data', 'satchel.db'), { readonly: true });
+    const sent = model.chatRequests()[1]!.body.messages as { role: string; content: string }[];
+    expect(sent.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      'what is the capital of Peru?',
+      'and of Chile?',
+    ]);
+    const db = new Database(dbFile, { readonly: true });
     cleanups.push(() => {
       db.close();
     });
     const messages = db.prepare('SELECT role, content FROM messages ORDER BY id').all();
     expect(messages).toEqual([
       { role: 'user', content: 'what is the capital of Peru?' },
-      { role: 'assistant', content: 'Lima.' },
+      { role: 'user', content: 'and of Chile?' },
+      { role: 'assistant', content: 'Lima, and Santiago.' },
     ]);
-    expect(db.prepare('SELECT status FROM inbound_updates').all()).toEqual([{ status: 'done' }]);
+    expect(db.prepare('SELECT status FROM inbound_updates').all()).toEqual([
+      { status: 'done' },
+      { status: 'done' },
+    ]);
     expect(second.stdout()).toContain('"event":"tg_inbox_replay"');
   });
 

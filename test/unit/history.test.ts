@@ -31,6 +31,23 @@ describe('history repair', () => {
     ]);
   });
 
+  it("joins one turn's user messages (a batch, stored one per update) and no others", () => {
+    const history = [
+      { role: 'user' as const, content: 'failed turn', turnId: 't0' },
+      { role: 'user' as const, content: 'first', turnId: 't1' },
+      { role: 'user' as const, content: 'second', turnId: 't1' },
+      { role: 'assistant' as const, content: 'both seen', turnId: 't1' },
+      { role: 'user' as const, content: 'third', turnId: 't2' },
+    ];
+    expect(repairHistory(history)).toEqual([
+      { role: 'user', content: 'failed turn' },
+      { role: 'user', content: 'first\nsecond' },
+      { role: 'assistant', content: 'both seen' },
+      { role: 'user', content: 'third' },
+    ]);
+    expect(history[1]!.content).toBe('first');
+  });
+
   it('leaves a valid history as it is', () => {
     const history: ChatMessage[] = [
       { role: 'user', content: 'q' },
