@@ -147,7 +147,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
     async stop(): Promise<void> {
       log.info({ event: 'satchel_stopping' }, 'stopping');
       await ingress.stop();
-      coordinator.flush();
+      coordinator.close();
       const finished = await Promise.race([
         coordinator.idle().then(() => true),
         sleep(clock, SHUTDOWN_GRACE_MS).then(() => false),

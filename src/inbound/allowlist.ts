@@ -4,6 +4,8 @@ import type { InboundEvent } from '../core/types.ts';
 export type GateDecision = 'allow' | 'deny-and-reply' | 'deny-silently';
 
 const REPLY_COOLDOWN_MS = 10 * 60 * 1000;
+/** Past this many remembered strangers, those whose cooldown is over are forgotten. */
+const SWEEP_AT = 256;
 
 /**
  * The allowlist gate, checked before anything else. A denied user is told once per
@@ -20,8 +22,16 @@ export function createAllowlist(allowedUserIds: readonly number[], clock: Clock)
       const now = clock.now();
       const last = lastReply.get(event.senderId);
       if (last !== undefined && now - last < REPLY_COOLDOWN_MS) return 'deny-silently';
+      if (lastReply.size >= SWEEP_AT) {
+        for (const [id, at] of lastReply) if (now - at >= REPLY_COOLDOWN_MS) lastReply.delete(id);
+      }
       lastReply.set(event.senderId, now);
       return 'deny-and-reply';
+    },
+
+    /** Strangers remembered for the reply cooldown. */
+    get remembered(): number {
+      return lastReply.size;
     },
   };
 }

@@ -60,9 +60,19 @@ export function createBatcher(options: {
       open.set(key, fresh);
     },
 
-    /** Emits every open batch now (shutdown). */
-    flushAll(): void {
-      for (const key of [...open.keys()]) flush(key);
+    /** Takes a conversation's open batch away unsent (/stop drops it). */
+    take(key: string): InboundEvent[] {
+      const batch = open.get(key);
+      if (!batch) return [];
+      clock.clearTimeout(batch.timer);
+      open.delete(key);
+      return batch.events;
+    },
+
+    /** Drops every open batch (shutdown): their updates stay pending and are replayed. */
+    close(): void {
+      for (const batch of open.values()) clock.clearTimeout(batch.timer);
+      open.clear();
     },
   };
 }

@@ -2,6 +2,7 @@ import PQueue from 'p-queue';
 import type { Clock } from '../core/clock.ts';
 import { TelegramApiError } from '../core/errors.ts';
 import type { Channel, ChatAction, Logger, MediaMessage } from '../core/ports.ts';
+import { createSerialQueues } from '../core/serial-queues.ts';
 import type { Address } from '../core/types.ts';
 import type { OutboxRepo, OutboxRow } from '../store/outbox-repo.ts';
 import { composeCaption, composeText, type OutboundText, type TextPart } from './compose.ts';
@@ -47,16 +48,8 @@ export function createOutbox(deps: OutboxDeps) {
     log,
     retryDelaysMs: deps.retryDelaysMs ?? [500, 2000],
   });
-  const chats = new Map<number, PQueue>();
-
-  const inChat = <T>(chatId: number, task: () => Promise<T>): Promise<T> => {
-    let queue = chats.get(chatId);
-    if (!queue) {
-      queue = new PQueue({ concurrency: 1 });
-      chats.set(chatId, queue);
-    }
-    return queue.add(task);
-  };
+  const chats = createSerialQueues<number>();
+  const inChat = <T>(chatId: number, task: () => Promise<T>): Promise<T> => chats.add(chatId, task);
 
   const fallbackLogger = (to: Address, what: string) => () =>
     log.warn({ event: 'tg_parse_fallback', chatId: to.chatId, what }, 'HTML refused; sent plain');
@@ -230,7 +223,7 @@ export function createOutbox(deps: OutboxDeps) {
 
     /** Resolves when every chat queue is empty and idle. */
     async idle(): Promise<void> {
-      await Promise.all([...chats.values()].map((q) => q.onIdle()));
+      await chats.idle();
     },
   };
 }

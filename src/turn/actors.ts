@@ -1,42 +1,29 @@
-import PQueue from 'p-queue';
+import { createSerialQueues } from '../core/serial-queues.ts';
 
 export type TurnJob = (signal: AbortSignal) => Promise<void>;
-
-interface Actor {
-  queue: PQueue;
-  running: AbortController | undefined;
-}
 
 /**
  * One actor per conversation: its turns run one after another, different conversations at
  * the same time. At most `maxWaiting` turns wait behind the running one; `submit` answers
- * 'busy' beyond that and the caller tells the user.
+ * 'busy' beyond that and the caller tells the user. Once closed (shutdown), turns that have
+ * not started are skipped: their updates stay pending and are replayed on the next start.
  */
 export function createActors(options: { maxWaiting: number }) {
-  const actors = new Map<string, Actor>();
-
-  const actorFor = (key: string): Actor => {
-    let actor = actors.get(key);
-    if (!actor) {
-      actor = { queue: new PQueue({ concurrency: 1 }), running: undefined };
-      actors.set(key, actor);
-    }
-    return actor;
-  };
+  const lanes = createSerialQueues<string>();
+  const running = new Map<string, AbortController>();
+  let closed = false;
 
   return {
     submit(key: string, job: TurnJob): 'queued' | 'busy' {
-      const actor = actorFor(key);
-      if (actor.queue.size >= options.maxWaiting) return 'busy';
-      void actor.queue.add(async () => {
+      if (lanes.waiting(key) >= options.maxWaiting) return 'busy';
+      void lanes.add(key, async () => {
+        if (closed) return;
         const controller = new AbortController();
-        actor.running = controller;
+        running.set(key, controller);
         try {
           await job(controller.signal);
         } finally {
-          actor.running = undefined;
-          if (actor.queue.size === 0 && actor.queue.pending <= 1)
-            queueMicrotask(() => forgetIfIdle(key));
+          running.delete(key);
         }
       });
       return 'queued';
@@ -44,30 +31,31 @@ export function createActors(options: { maxWaiting: number }) {
 
     /** Aborts the running turn of a conversation; queued turns still run. */
     abortRunning(key: string, reason: unknown): boolean {
-      const running = actors.get(key)?.running;
-      if (!running) return false;
-      running.abort(reason);
+      const controller = running.get(key);
+      if (!controller) return false;
+      controller.abort(reason);
       return true;
+    },
+
+    /** No turn starts from now on; running ones go on until they finish or are aborted. */
+    close(): void {
+      closed = true;
     },
 
     /** Aborts every running turn (shutdown after the grace period). */
     abortAll(reason: unknown): void {
-      for (const actor of actors.values()) actor.running?.abort(reason);
+      for (const controller of running.values()) controller.abort(reason);
     },
 
-    waiting(key: string): number {
-      return actors.get(key)?.queue.size ?? 0;
+    waiting: (key: string): number => lanes.waiting(key),
+
+    /** Conversations with a turn running or waiting. */
+    get active(): number {
+      return lanes.size;
     },
 
-    async idle(): Promise<void> {
-      await Promise.all([...actors.values()].map((a) => a.queue.onIdle()));
-    },
+    idle: (): Promise<void> => lanes.idle(),
   };
-
-  function forgetIfIdle(key: string): void {
-    const actor = actors.get(key);
-    if (actor && actor.queue.size === 0 && actor.queue.pending === 0) actors.delete(key);
-  }
 }
 
 export type Actors = ReturnType<typeof createActors>;

@@ -22,6 +22,7 @@ export const BUSY =
   'I am still working on your earlier messages, so I did not take this one. Please send it again in a moment.';
 export const MEDIA_NOT_SUPPORTED =
   'I can only read text so far: voice messages, photos and files are not supported yet. Please send it as text.';
+export const STOPPED = 'Stopped.';
 /** The pack a conversation uses when no pack is installed. */
 export const CORE_PACK = 'core';
 /** Turns that may wait behind the running one in a conversation. */
@@ -131,11 +132,18 @@ export function createCoordinator(deps: CoordinatorDeps) {
     }
   }
 
-  /** /stop skips the queue: it aborts the running turn, which tells the user it stopped. */
+  /**
+   * /stop skips the queue: it aborts the running turn, which tells the user it stopped, and
+   * drops texts still gathering in the batch window, which have not reached the model.
+   */
   function stop(event: Extract<InboundEvent, { kind: 'command' }>): void {
-    const stopped = actors.abortRunning(addressKey(event.address), new StopRequested());
-    log.info({ event: 'turn_stop', address: addressKey(event.address), stopped }, '/stop');
-    if (stopped) inbox.markDone(event.updateIds, clock.now());
+    const key = addressKey(event.address);
+    const held = batcher.take(key).flatMap((e) => e.updateIds);
+    const stopped = actors.abortRunning(key, new StopRequested());
+    log.info({ event: 'turn_stop', address: key, stopped, dropped: held.length }, '/stop');
+    const updateIds = [...event.updateIds, ...held];
+    if (stopped) inbox.markDone(updateIds, clock.now());
+    else if (held.length > 0) void replyAndFinish(event.address, plain(STOPPED), updateIds);
     else submit([event]);
   }
 
@@ -222,7 +230,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     } catch (error) {
       if (signal.aborted && signal.reason instanceof StopRequested) {
         log.info({ event: 'turn_stopped', address: addressKey(first.address) }, 'turn stopped');
-        return await replyAndFinish(first.address, plain('Stopped.'), updateIds);
+        return await replyAndFinish(first.address, plain(STOPPED), updateIds);
       }
       if (signal.aborted && signal.reason instanceof AbortedError) {
         // Shutdown: the update stays pending and is replayed on the next start.
@@ -279,10 +287,16 @@ export function createCoordinator(deps: CoordinatorDeps) {
     handleUpdate,
     menu: () => commands.menu(),
 
-    /** Emits open text batches at once (shutdown). */
-    flush: () => batcher.flushAll(),
+    /**
+     * Starts no more turns (shutdown): texts in the batch window and turns not yet started
+     * stay pending and are replayed on the next start; running turns go on.
+     */
+    close: () => {
+      batcher.close();
+      actors.close();
+    },
 
-    /** Resolves when every queued turn has finished. */
+    /** Resolves when the running turns have finished. */
     idle: () => actors.idle(),
 
     /** Aborts running turns; their updates stay pending for the next start. */

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { GENERIC_FAILURE } from '../../src/core/errors.ts';
 import { TOPIC_RIGHTS_HELP } from '../../src/turn/commands.ts';
 import { lastUserText, systemText, userTexts } from '../fakes/model-server.ts';
 import {
@@ -69,6 +70,26 @@ describe('packs and routing', () => {
       { active_pack: 'beta' },
     ]);
     expect(h.rows('SELECT key FROM sessions')).toEqual([{ key: `tg:${ALLOWED_USER}:beta` }]);
+  });
+
+  it('when the parked message fails after the pick, says so once and does not replay it', async () => {
+    h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
+    h.tg.text({ userId: ALLOWED_USER, text: 'hello there' });
+    const picker = await h.tg.waitForCall('sendMessage');
+    h.model.enqueue({ status: 500 });
+    h.tg.callback({
+      userId: ALLOWED_USER,
+      data: 'pack:alpha',
+      messageId: picker.result.message_id,
+    });
+    await settled(h, 2);
+
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe(GENERIC_FAILURE);
+    expect(h.rows("SELECT 1 FROM inbound_updates WHERE status != 'done'")).toHaveLength(0);
+    await h.restart();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.model.chatRequests()).toHaveLength(1);
+    expect(h.tg.texts(ALLOWED_USER).filter((t) => t === GENERIC_FAILURE)).toHaveLength(1);
   });
 
   it('/pack switches to the other pack and its own session', async () => {

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GENERIC_FAILURE } from '../../src/core/errors.ts';
-import { BUSY, MEDIA_NOT_SUPPORTED, NOT_AUTHORIZED } from '../../src/turn/coordinator.ts';
+import { BUSY, MEDIA_NOT_SUPPORTED, NOT_AUTHORIZED, STOPPED } from '../../src/turn/coordinator.ts';
 import { lastUserText, systemText, userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, type Harness, STRANGER, settled, startHarness } from '../support/harness.ts';
 
@@ -99,6 +99,39 @@ describe('the turn spine, end to end', () => {
     expect(texts).toHaveLength(2);
     expect(texts[0]).toBe('got all three');
     expect(texts[1]).toContain('/new');
+  });
+
+  it('/stop in the batch window drops the texts still gathering, before any model call', async () => {
+    h = await startHarness({ BATCH_WINDOW_MS: '500' });
+    h.tg.text({ userId: ALLOWED_USER, text: 'delete everything' });
+    h.tg.text({ userId: ALLOWED_USER, text: '/stop' });
+    await settled(h, 2);
+    h.tg.text({ userId: ALLOWED_USER, text: 'just this' });
+    await settled(h, 3);
+
+    expect(h.tg.texts(ALLOWED_USER)).toEqual([STOPPED, 'echo: just this']);
+    const requests = h.model.chatRequests();
+    expect(requests).toHaveLength(1);
+    expect(userTexts(requests[0]!)).toEqual(['just this']);
+    expect(h.logs('turn_stop')[0]).toMatchObject({ stopped: false, dropped: 1 });
+  });
+
+  it('on shutdown starts no waiting turn; it is answered once after the restart', async () => {
+    h = await startHarness();
+    h.model.enqueue({ text: 'first answer', delayMs: 400 });
+    h.tg.text({ userId: ALLOWED_USER, text: 'p0' });
+    await h.model.waitForRequest(1);
+    h.tg.text({ userId: ALLOWED_USER, text: 'p1' });
+    await vi.waitFor(() => expect(h.rows('SELECT 1 FROM inbound_updates')).toHaveLength(2));
+    await h.stop();
+
+    expect(h.model.chatRequests()).toHaveLength(1);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['first answer']);
+    await h.restart();
+    await settled(h, 2);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['first answer', 'echo: p1']);
+    expect(h.model.chatRequests()).toHaveLength(2);
+    expect(userTexts(h.model.chatRequests()[1]!)).toEqual(['p0', 'p1']);
   });
 
   it("does not hold chat B behind chat A's slow answer", async () => {

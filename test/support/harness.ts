@@ -28,7 +28,9 @@ export interface Harness {
   rows<T = Record<string, unknown>>(sql: string, ...params: unknown[]): T[];
   /** Runs a write on the core database (to plant a state). */
   exec(sql: string, ...params: unknown[]): void;
-  /** Stops the app (graceful) and starts a new one on the same home and fakes. */
+  /** Stops the app (graceful); `restart` starts it again. */
+  stop(): Promise<void>;
+  /** Stops the app (graceful) if running and starts a new one on the same home and fakes. */
   restart(): Promise<void>;
   close(): Promise<void>;
 }
@@ -87,6 +89,10 @@ export async function startHarness(
       app.store.sqlite.prepare(sql).all(...params) as T[],
     exec: (sql: string, ...params: unknown[]) => {
       app.store.sqlite.prepare(sql).run(...params);
+    },
+    async stop() {
+      if (running) await app.stop();
+      running = false;
     },
     async restart() {
       if (running) await app.stop();

@@ -25,4 +25,16 @@ describe('allowlist gate', () => {
     expect(gate.check({ senderId: 8, chatType: 'group' })).toBe('deny-silently');
     expect(gate.check({ senderId: 8, chatType: 'private' })).toBe('deny-and-reply');
   });
+
+  it('forgets strangers whose cooldown is over, so a flood of them does not pile up', () => {
+    const clock = new FakeClock();
+    const gate = createAllowlist([7], clock);
+    for (let id = 1000; id < 1300; id++) gate.check({ senderId: id, chatType: 'private' });
+    expect(gate.remembered).toBe(300);
+    clock.advance(10 * 60 * 1000);
+    gate.check({ senderId: 5000, chatType: 'private' });
+    expect(gate.remembered).toBe(1);
+    // Still within the cooldown: not told again.
+    expect(gate.check({ senderId: 5000, chatType: 'private' })).toBe('deny-silently');
+  });
 });

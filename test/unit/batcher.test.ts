@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { InboundEvent } from '../../src/core/types.ts';
+import { addressKey, type InboundEvent } from '../../src/core/types.ts';
 import { createBatcher } from '../../src/inbound/batcher.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
@@ -82,12 +82,16 @@ describe('adaptive text batching', () => {
     expect(emitted).toEqual([['a'], ['b']]);
   });
 
-  it('flushAll emits every open batch', () => {
+  it("take hands back one conversation's open batch unsent; close drops the rest", () => {
     const { clock, emitted, batcher } = setup();
     batcher.push(text('a', 1));
+    batcher.push(text('a2', 1));
     batcher.push(text('b', 2));
-    batcher.flushAll();
-    expect(emitted).toEqual([['a'], ['b']]);
+    expect(bodies(batcher.take(addressKey({ platform: 'tg', chatId: 1 })))).toEqual(['a', 'a2']);
+    expect(batcher.take(addressKey({ platform: 'tg', chatId: 1 }))).toEqual([]);
+    batcher.close();
+    clock.advance(10_000);
+    expect(emitted).toEqual([]);
     expect(clock.pending()).toBe(0);
   });
 });

@@ -1,0 +1,47 @@
+import PQueue from 'p-queue';
+
+interface Lane {
+  queue: PQueue;
+  /** Tasks added and not yet finished (waiting or running). */
+  load: number;
+}
+
+/**
+ * One first-in-first-out lane per key: tasks of a key run one after another, different keys
+ * at the same time. A lane is forgotten when its last task finishes, so a bot that has seen
+ * many chats holds memory only for the busy ones.
+ */
+export function createSerialQueues<K>() {
+  const lanes = new Map<K, Lane>();
+
+  return {
+    add<T>(key: K, task: () => Promise<T>): Promise<T> {
+      let lane = lanes.get(key);
+      if (!lane) {
+        lane = { queue: new PQueue({ concurrency: 1 }), load: 0 };
+        lanes.set(key, lane);
+      }
+      const own = lane;
+      own.load += 1;
+      return own.queue.add(task).finally(() => {
+        own.load -= 1;
+        if (own.load === 0 && lanes.get(key) === own) lanes.delete(key);
+      });
+    },
+
+    /** Tasks of a key waiting behind the running one. */
+    waiting(key: K): number {
+      return lanes.get(key)?.queue.size ?? 0;
+    },
+
+    /** Keys with work in hand. */
+    get size(): number {
+      return lanes.size;
+    },
+
+    /** Resolves when every lane has run dry. */
+    async idle(): Promise<void> {
+      while (lanes.size > 0) await Promise.all([...lanes.values()].map((l) => l.queue.onIdle()));
+    },
+  };
+}
