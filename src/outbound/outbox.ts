@@ -93,11 +93,13 @@ export function createOutbox(deps: OutboxDeps) {
     }
   }
 
-  async function deliver(row: OutboxRow): Promise<void> {
+  /** Sends one row; false when Telegram did not take it (it stays pending unless final). */
+  async function deliver(row: OutboxRow): Promise<boolean> {
     const to = addressOf(row);
     try {
       const sent = await delivery.required(to, () => send(to, JSON.parse(row.payload)));
       repo.markSent(row.id, sent.messageId, clock.now());
+      return true;
     } catch (error) {
       const final = error instanceof TelegramApiError && !error.transient;
       repo.markAttempt(row.id, String((error as Error).message), final);
@@ -105,16 +107,18 @@ export function createOutbox(deps: OutboxDeps) {
         { event: 'tg_send_failed', chatId: to.chatId, outboxId: row.id, final, err: error },
         'send failed',
       );
+      return false;
     }
   }
 
-  function dispatch(ids: readonly number[]): Promise<void> {
+  /** Sends the rows in their chats' order; resolves whether all of them were sent. */
+  function dispatch(ids: readonly number[]): Promise<boolean> {
     const tasks = ids.map((id) => {
       const row = repo.get(id);
-      if (row?.status !== 'pending') return Promise.resolve();
+      if (row?.status !== 'pending') return Promise.resolve(row?.status === 'sent');
       return inChat(row.chatId, () => deliver(row));
     });
-    return Promise.all(tasks).then(() => undefined);
+    return Promise.all(tasks).then((sent) => sent.every(Boolean));
   }
 
   const insert = (to: Address, payload: RowPayload) =>
@@ -171,8 +175,8 @@ export function createOutbox(deps: OutboxDeps) {
     /** Sends written rows in order; resolves when each was sent or given up on. */
     dispatch,
 
-    /** write + dispatch. */
-    send: (to: Address, message: OutboundText): Promise<void> => dispatch(write(to, message)),
+    /** write + dispatch; resolves whether every part was sent. */
+    send: (to: Address, message: OutboundText): Promise<boolean> => dispatch(write(to, message)),
 
     chatAction,
 
@@ -219,7 +223,9 @@ export function createOutbox(deps: OutboxDeps) {
       ),
 
     /** Sends every row left unsent by an earlier run, in the order written. */
-    resumeUnsent: (): Promise<void> => dispatch(repo.unsent().map((row) => row.id)),
+    resumeUnsent: async (): Promise<void> => {
+      await dispatch(repo.unsent().map((row) => row.id));
+    },
 
     /** Resolves when every chat queue is empty and idle. */
     async idle(): Promise<void> {

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import type { TurnToolContext } from './context.ts';
-import { defineTool } from './tool.ts';
+import { defineTool, ToolError } from './tool.ts';
 
 /** How long a question waits for a press before the turn goes on without an answer. */
 export const ASK_TIMEOUT_MS = 10 * 60 * 1000;
+export const NOT_SHOWN =
+  'the question could not be sent to the user (Telegram refused it), so there is no answer';
 export const NO_ANSWER = 'no answer (the user did not press a button within 10 minutes)';
 
 /** `ask_user`: a question with inline buttons; the turn waits for the press. */
@@ -23,7 +25,16 @@ export function createAskUserTool(
       const id = ctx.asks.newId();
       const keyboard = options.map((text, i) => [{ text, data: ctx.asks.data(id, i) }]);
       const answer = ctx.asks.wait(id, options, timeoutMs, signal);
-      await ctx.outbox.send(ctx.address, { text: question, format: 'markdown', keyboard });
+      const shown = await ctx.outbox.send(ctx.address, {
+        text: question,
+        format: 'markdown',
+        keyboard,
+      });
+      if (!shown) {
+        ctx.asks.cancel(id);
+        await answer;
+        throw new ToolError(NOT_SHOWN);
+      }
       const chosen = await answer;
       return chosen === undefined ? NO_ANSWER : `The user chose: ${chosen}`;
     },

@@ -22,17 +22,23 @@ export function createAskRegistry(clock: Clock) {
 
     newId: () => randomBytes(6).toString('base64url'),
 
-    /** Waits for a press; undefined after `timeoutMs`. Rejects when `signal` aborts. */
+    /**
+     * Waits for a press; undefined after `timeoutMs` or when cancelled. Rejects when
+     * `signal` aborts, without answering anything.
+     */
     wait(id: string, options: string[], timeoutMs: number, signal: AbortSignal) {
       return new Promise<string | undefined>((resolve, reject) => {
-        const finish = (answer: string | undefined) => {
+        const cleanUp = () => {
           clock.clearTimeout(timer);
           signal.removeEventListener('abort', onAbort);
           pending.delete(id);
+        };
+        const finish = (answer: string | undefined) => {
+          cleanUp();
           resolve(answer);
         };
         const onAbort = () => {
-          finish(undefined);
+          cleanUp();
           reject(signal.reason instanceof Error ? signal.reason : new AbortedError());
         };
         const timer = clock.setTimeout(() => finish(undefined), timeoutMs);
@@ -40,6 +46,16 @@ export function createAskRegistry(clock: Clock) {
         if (signal.aborted) onAbort();
         else signal.addEventListener('abort', onAbort, { once: true });
       });
+    },
+
+    /** Ends a wait with no answer (the question never reached the user). */
+    cancel(id: string): void {
+      pending.get(id)?.settle(undefined);
+    },
+
+    /** Questions waiting for a press. */
+    get waiting(): number {
+      return pending.size;
     },
 
     /** Whether `data` is an answer button (handled here, whatever its state). */

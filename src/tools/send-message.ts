@@ -33,7 +33,8 @@ export function createSendMessageTool(
     async run(args) {
       const payload = toPayload(args, ctx.storage.filesDir);
       const { ids, note } = ctx.outbox.writePayload(ctx.address, payload);
-      await ctx.outbox.dispatch(ids);
+      if (!(await ctx.outbox.dispatch(ids)))
+        throw new ToolError('Telegram did not accept the message, so it was not sent');
       return note ? `sent, degraded: ${note}` : 'sent';
     },
   });

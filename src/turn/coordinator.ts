@@ -62,13 +62,17 @@ export function createCoordinator(deps: CoordinatorDeps) {
   const parked = new Map<string, InboundEvent[]>();
 
   /** Writes a reply and marks the updates done in one transaction, then sends the reply. */
-  function replyAndFinish(to: Address, message: OutboundText | undefined, updateIds: number[]) {
+  async function replyAndFinish(
+    to: Address,
+    message: OutboundText | undefined,
+    updateIds: number[],
+  ): Promise<void> {
     const ids = deps.transaction(() => {
       const written = message ? outbox.write(to, message) : [];
       inbox.markDone(updateIds, clock.now());
       return written;
     });
-    return outbox.dispatch(ids);
+    await outbox.dispatch(ids);
   }
 
   /** The pack for this conversation: bound, the only one, or named by its forum topic. */

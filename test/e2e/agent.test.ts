@@ -1,6 +1,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { NOT_SHOWN } from '../../src/tools/ask-user.ts';
 import { lastUserText, type RecordedRequest } from '../fakes/model-server.ts';
 import {
   ALLOWED_USER,
@@ -150,6 +151,48 @@ describe('the agent loop', () => {
 
     expect(toolResults(h.model.chatRequests()[1]!)).toEqual(['The user chose: Later']);
     expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('Fine, later.');
+  });
+
+  it('/stop while a question waits ends the turn, with no call and no made-up answer', async () => {
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    h.model.enqueue({
+      toolCalls: [{ name: 'ask_user', arguments: { question: 'Which?', options: ['A', 'B'] } }],
+    });
+    say('pick for me');
+    const question = await h.tg.waitForCall('sendMessage', (c) => Boolean(c.params.reply_markup));
+    say('/stop');
+    await settled(h, 2);
+
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('Stopped.');
+    expect(h.model.chatRequests()).toHaveLength(1);
+    // No made-up "no answer" result is stored for the question the user never got to answer.
+    expect(h.rows("SELECT content FROM messages WHERE role = 'tool'")).toEqual([]);
+    const [[first]] = [question.params.reply_markup.inline_keyboard.flat()];
+    h.tg.callback({ userId: ALLOWED_USER, data: first.callback_data });
+    const answered = await h.tg.waitForCall('answerCallbackQuery');
+    expect(answered.params.text).toBe('This question has expired.');
+    expect(h.model.chatRequests()).toHaveLength(1);
+  });
+
+  it('tells the model at once when the question could not be sent, instead of waiting', async () => {
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    h.tg.failWhen(
+      'sendMessage',
+      (p) => Boolean(p.reply_markup),
+      { status: 400, description: 'Bad Request: chat not found' },
+      Infinity,
+    );
+    h.model.enqueue(
+      {
+        toolCalls: [{ name: 'ask_user', arguments: { question: 'Which?', options: ['A', 'B'] } }],
+      },
+      { text: 'I will pick A myself.' },
+    );
+    say('pick for me');
+    await settled(h, 1);
+
+    expect(toolResults(h.model.chatRequests()[1]!)).toEqual([`Error: ${NOT_SHOWN}`]);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['I will pick A myself.']);
   });
 
   it('sends a keyboard with send_message; a press comes back as the user saying it', async () => {
