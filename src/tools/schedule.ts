@@ -13,6 +13,10 @@ const schema = z.object({
 });
 
 /** `schedule`: this pack's scheduled jobs in this chat (the pack's manifest jobs are listed too). */
+/** Said with every new job until the scheduler (SPEC §8) exists. */
+export const NOT_RUN_YET =
+  'Scheduled jobs are stored but do not run yet in this version of satchel: tell the user so.';
+
 export function createScheduleTool(
   ctx: Pick<TurnToolContext, 'jobs' | 'pack' | 'address' | 'clock'>,
 ) {
@@ -42,7 +46,7 @@ export function createScheduleTool(
       },
       ctx.clock.now(),
     );
-    return `created job ${job.id}; next run ${next?.toISOString() ?? 'never'}`;
+    return `created job ${job.id}; its next time is ${next?.toISOString() ?? 'never'}. ${NOT_RUN_YET}`;
   }
 
   function list(): string {
@@ -57,7 +61,7 @@ export function createScheduleTool(
   return defineTool({
     name: 'schedule',
     description:
-      "Create, list, pause, resume or remove this pack's scheduled jobs for this chat. A job runs a skill or a prompt on a 5-field cron schedule.",
+      "Create, list, pause, resume or remove this pack's scheduled jobs for this chat. A job runs a skill or a prompt on a 5-field cron schedule. Jobs are stored but do not run yet in this version.",
     schema,
     async run(args) {
       if (args.action === 'create') return create(args);

@@ -12,6 +12,7 @@ import { type CoreStore, openCoreStore } from '../../src/store/client.ts';
 import { createJobRepo } from '../../src/store/job-repo.ts';
 import { createAskRegistry } from '../../src/tools/asks.ts';
 import { createToolRunner, packTools } from '../../src/tools/registry.ts';
+import { NOT_RUN_YET } from '../../src/tools/schedule.ts';
 import { FIXTURE_PACKS } from '../support/harness.ts';
 
 let home: string;
@@ -137,6 +138,8 @@ describe('schedule', () => {
     });
     const id = /created job (\S+);/.exec(created)?.[1];
     expect(id).toBeDefined();
+    // Until the scheduler exists the model is told, so it does not promise a run.
+    expect(created).toContain(NOT_RUN_YET);
     expect(await use(tools, 'schedule', { action: 'list' })).toContain(
       `- ${id}: "30 7 * * 1-5" skill alpha_one`,
     );
