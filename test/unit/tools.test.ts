@@ -32,7 +32,7 @@ const outbox = {
       ...(payload.kind === 'photo' ? { note: 'photo sent as text with a link' } : {}),
     };
   },
-  dispatch: async () => {},
+  dispatch: async () => true,
 } as unknown as Outbox;
 
 beforeEach(() => {
