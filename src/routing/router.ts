@@ -28,6 +28,15 @@ export function createRouter(deps: { sessions: SessionRepo; clock: Clock; log: L
     return { pack, session };
   };
 
+  /** The latest open session of `address` and `pack`, or a new one. */
+  const openSession = (address: Address, pack: string): SessionRow => {
+    const key = sessionKey(address, pack);
+    const found = sessions.latestSession(key);
+    return found && found.closedAt === null
+      ? found
+      : sessions.createSession({ key, pack, address }, clock.now());
+  };
+
   return {
     /** The pack bound to an address, if any. */
     boundPack(address: Address): string | undefined {
@@ -53,12 +62,15 @@ export function createRouter(deps: { sessions: SessionRepo; clock: Clock; log: L
             'route pointed at another session; repointing',
           );
       }
-      const found = sessions.latestSession(key);
-      const session =
-        found && found.closedAt === null
-          ? found
-          : sessions.createSession({ key, pack, address }, clock.now());
-      return bind(address, pack, session);
+      return bind(address, pack, openSession(address, pack));
+    },
+
+    /**
+     * The session for `address` and `pack` without touching the route: a skill command of
+     * another pack runs there, and the conversation stays with its bound pack.
+     */
+    visit(address: Address, pack: string): Route {
+      return { pack, session: openSession(address, pack) };
     },
 
     /** Starts a fresh session for `address` and `pack`; the old one is closed. */

@@ -50,7 +50,13 @@ export async function runChatTurn(deps: ChatTurnDeps, turn: ChatTurn): Promise<v
   const updateIds = turn.events.flatMap((e) => e.updateIds);
   const turnId = randomUUID();
   const started = clock.now();
-  const route = deps.router.resolve(address, turn.pack);
+  // A skill command of a pack other than the bound one runs in that pack's session but
+  // leaves the conversation with its pack.
+  const bound = deps.router.boundPack(address);
+  const route =
+    turn.pinned && bound !== undefined && bound !== turn.pack
+      ? deps.router.visit(address, turn.pack)
+      : deps.router.resolve(address, turn.pack);
   const pack = packs.get(turn.pack);
   const storage = pack ? packs.storage(pack.name) : undefined;
   const sections = pack && storage ? packPromptSections(pack, storage, turn.pinned) : [];

@@ -288,6 +288,32 @@ describe('packs and routing', () => {
     expect(system).not.toContain('BETA');
   });
 
+  it("runs another pack's skill command in that pack and stays with the bound pack", async () => {
+    h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
+    h.tg.text({ userId: ALLOWED_USER, text: '/pack' });
+    const picker = await h.tg.waitForCall('sendMessage');
+    h.tg.callback({ userId: ALLOWED_USER, data: 'pack:beta', messageId: picker.result.message_id });
+    await settled(h, 2);
+
+    h.tg.text({ userId: ALLOWED_USER, text: '/alpha_one water the fern' });
+    await settled(h, 3);
+    h.tg.text({ userId: ALLOWED_USER, text: 'what next?' });
+    await settled(h, 4);
+
+    const [skill, next] = h.model.chatRequests();
+    expect(systemText(skill!)).toContain('ALPHA-ONE-BODY');
+    expect(systemText(next!)).toContain('BETA-PERSONA');
+    expect(systemText(next!)).not.toMatch(/ALPHA/);
+    expect(userTexts(next!)).toEqual(['what next?']);
+    expect(h.rows('SELECT active_pack FROM conversation_routes')).toEqual([
+      { active_pack: 'beta' },
+    ]);
+    expect(h.rows('SELECT key FROM sessions ORDER BY key')).toEqual([
+      { key: `tg:${ALLOWED_USER}:alpha` },
+      { key: `tg:${ALLOWED_USER}:beta` },
+    ]);
+  });
+
   it('starts and serves when Telegram rejects the command menu', async () => {
     h = await startHarness(
       { SATCHEL_PACKS: FIXTURE_PACKS },
