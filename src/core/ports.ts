@@ -94,6 +94,7 @@ export interface Channel {
   sendText(to: Address, text: string, options: SendTextOptions): Promise<{ messageId: number }>;
   sendMedia(to: Address, media: MediaMessage): Promise<{ messageId: number }>;
   editText(to: Address, messageId: number, text: string, options: SendTextOptions): Promise<void>;
+  deleteMessage(to: Address, messageId: number): Promise<void>;
   sendDraft(to: Address, draftId: number, text: string, options: { html: boolean }): Promise<void>;
   sendChatAction(to: Address, action: ChatAction): Promise<void>;
   /** Stops the spinner on a pressed inline button, optionally with a short notice. */

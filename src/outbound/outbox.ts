@@ -24,6 +24,7 @@ export interface OutboxDeps {
 type RowPayload =
   | { kind: 'text'; part: TextPart }
   | { kind: 'edit'; messageId: number; part: TextPart }
+  | { kind: 'delete'; messageId: number }
   | { kind: 'media'; media: Omit<MediaMessage, 'caption'>; caption?: TextPart };
 
 /**
@@ -90,6 +91,8 @@ export function createOutbox(deps: OutboxDeps) {
         return editPart(to, payload.messageId, payload.part);
       case 'media':
         return sendMedia(to, payload.media, payload.caption);
+      case 'delete':
+        return channel.deleteMessage(to, payload.messageId).then(() => payload);
     }
   }
 
@@ -171,6 +174,10 @@ export function createOutbox(deps: OutboxDeps) {
     /** Writes an edit of a sent message to `part` (used to finish a streamed message). */
     writeEdit: (to: Address, messageId: number, part: TextPart): number =>
       insert(to, { kind: 'edit', messageId, part }),
+
+    /** Writes the removal of a message the bot sent (a streamed part the final text dropped). */
+    writeDelete: (to: Address, messageId: number): number =>
+      insert(to, { kind: 'delete', messageId }),
 
     /** Sends written rows in order; resolves when each was sent or given up on. */
     dispatch,

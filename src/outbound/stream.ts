@@ -30,7 +30,7 @@ interface Shown {
  * flight, and each carries the newest text. Content identical to what is shown is never
  * sent again. Past 4096 units the shown message is left as it is and a new one continues.
  * `finish` writes the final outbox rows: edits of the shown messages where the final text
- * differs, and new messages for the rest.
+ * differs, new messages for the rest, and removals of shown messages it no longer needs.
  */
 export function createStream(options: StreamOptions) {
   const { outbox, clock, to, mode } = options;
@@ -107,11 +107,15 @@ export function createStream(options: StreamOptions) {
     /** Writes the final rows for `answer` (after `settle`; inside the turn's transaction). */
     finish(answer: string): number[] {
       const parts = composeText(markdown(answer));
-      return parts.flatMap((part, i) => {
+      const rows = parts.flatMap((part, i) => {
         const current = shown[i];
         if (!current) return outbox.writeParts(to, [part]);
         return current.html === part.html ? [] : [outbox.writeEdit(to, current.messageId, part)];
       });
+      // Shown parts the final text no longer has (the model started over) are removed.
+      for (const extra of shown.slice(parts.length))
+        rows.push(outbox.writeDelete(to, extra.messageId));
+      return rows;
     },
   };
 }

@@ -62,6 +62,10 @@ export function createTelegramChannel(
       guarded('editMessageText', async () => {
         await api.editMessageText(to.chatId, messageId, text, format(options));
       }),
+    deleteMessage: (to, messageId) =>
+      guarded('deleteMessage', async () => {
+        await api.deleteMessage(to.chatId, messageId);
+      }),
     sendDraft: (to, draftId, text, options) =>
       guarded('sendMessageDraft', async () => {
         await api.raw.sendMessageDraft({

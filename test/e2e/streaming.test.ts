@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { htmlToPlainText } from '../../src/outbound/plain-text.ts';
-import { ALLOWED_USER, type Harness, startHarness } from '../support/harness.ts';
+import { ALLOWED_USER, fixturePacks, type Harness, startHarness } from '../support/harness.ts';
 
 const GROUP = -1001234;
 const TOPIC = 42;
@@ -97,5 +97,37 @@ describe('streaming', () => {
       expect(seen.get(id)).not.toBe(call.params.text);
       seen.set(id, call.params.text);
     }
+  });
+
+  it('removes streamed messages the final answer no longer needs', async () => {
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    const preamble = Array.from({ length: 14 }, (_, i) => `Draft ${i}: ${words(100, 'd')}`);
+    h.model.enqueue(
+      {
+        text: preamble.join('\n\n'),
+        chunks: 6,
+        chunkDelayMs: 300,
+        toolCalls: [{ name: 'skill_view', arguments: { name: 'alpha_one' } }],
+      },
+      { text: 'Short answer.' },
+    );
+    h.tg.text({
+      userId: ALLOWED_USER,
+      chatId: GROUP,
+      chatType: 'supergroup',
+      isForum: true,
+      threadId: TOPIC,
+      text: 'think out loud',
+    });
+    await turnDone(h);
+
+    const sends = h.tg.calls('sendMessage');
+    expect(sends).toHaveLength(2);
+    const [first, second] = sends.map((c) => c.result.message_id);
+    expect(h.tg.calls('deleteMessage').map((c) => c.params)).toEqual([
+      { chat_id: GROUP, message_id: second },
+    ]);
+    const lastEdit = h.tg.calls('editMessageText').at(-1)!;
+    expect(lastEdit.params).toMatchObject({ message_id: first, text: 'Short answer.' });
   });
 });
