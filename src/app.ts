@@ -34,6 +34,8 @@ export interface AppOptions {
   logDestination?: pino.DestinationStream;
   /** History size (estimated tokens) above which a session is compacted. */
   historyBudgetTokens?: number;
+  /** Polling stopped for good (Telegram refused the token, or another instance polls). */
+  onFatal?: (error: unknown) => void;
 }
 
 /** Wires satchel together from its configuration. Nothing runs until `start`. */
@@ -113,6 +115,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
     clock,
     log,
     onUpdate: (update) => coordinator.handleUpdate(update),
+    ...(options.onFatal ? { onStopped: options.onFatal } : {}),
   });
 
   async function registerCommands(): Promise<void> {

@@ -12,14 +12,15 @@ async function main(): Promise<void> {
     process.stderr.write(`satchel: ${error.message}\n`);
     process.exit(1);
   }
-  const app = createApp(config);
   let stopping = false;
-  const shutdown = (signal: string) => {
+  // Polling that stopped for good leaves nothing to do: exit non-zero so a supervisor sees it.
+  const app = createApp(config, { onFatal: () => shutdown('polling stopped', 1) });
+  const shutdown = (reason: string, code = 0) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ event: 'signal', signal }, 'shutting down');
+    app.log.info({ event: 'signal', signal: reason }, 'shutting down');
     app.stop().then(
-      () => process.exit(0),
+      () => process.exit(code),
       (error: unknown) => {
         app.log.error({ event: 'shutdown_failed', err: error }, 'shutdown failed');
         process.exit(1);

@@ -21,6 +21,8 @@ export interface IngressDeps {
   log: Logger;
   /** Handles one update; must not throw (the pipeline reports its own failures). */
   onUpdate(update: Update): Promise<void> | void;
+  /** Polling gave up for good (a revoked token, another instance polling). */
+  onStopped?(error: unknown): void;
 }
 
 /**
@@ -84,6 +86,7 @@ export function createIngress(deps: IngressDeps) {
           { event: 'tg_polling_stopped', hint: pollingHint(error), err: error },
           'polling stopped',
         );
+        deps.onStopped?.(error);
       });
     },
 

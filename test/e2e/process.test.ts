@@ -162,6 +162,30 @@ describe('the real entry point', () => {
     expect(run.stdout()).toContain('"event":"satchel_stopped"');
   });
 
+  it('exits non-zero when Telegram stops polling for good (another instance polls)', async () => {
+    const tg = await FakeTelegram.start();
+    cleanups.push(() => tg.stop());
+    tg.fail('getUpdates', {
+      status: 409,
+      description: 'Conflict: terminated by other getUpdates request',
+    });
+    const home = tempHome();
+    const run = runSatchel(
+      {
+        TELEGRAM_BOT_TOKEN: TEST_TOKEN,
+        TELEGRAM_API_ROOT: tg.apiRoot,
+        ALLOWED_USER_IDS: String(ALLOWED_USER),
+        SATCHEL_HOME: path.join(home, 'data'),
+        SATCHEL_PACKS: path.join(home, 'packs'),
+        OPENAI_API_KEY: TEST_OPENAI_KEY,
+      },
+      home,
+    );
+    expect(await run.exited).toBe(1);
+    expect(run.stdout()).toContain('"event":"tg_polling_stopped"');
+    expect(run.stdout()).toContain('"event":"satchel_stopped"');
+  });
+
   it.each([
     ['missing', {}],
     ['malformed', { TELEGRAM_BOT_TOKEN: 'not-a-token' }],

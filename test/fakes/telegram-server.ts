@@ -34,7 +34,7 @@ export interface ApiCall {
 
 export type Fault =
   | { status: 429; retryAfter: number }
-  | { status: 400; description: string }
+  | { status: 400 | 401 | 409; description: string }
   | { status: 500 | 502 };
 
 export interface UserRef {
@@ -693,7 +693,8 @@ function faultReply(fault: Fault): Reply {
       parameters: { retry_after: retryAfter },
     };
   }
-  if (fault.status === 400) return fail(400, fault.description);
+  if (fault.status === 400 || fault.status === 401 || fault.status === 409)
+    return fail(fault.status, fault.description);
   return fail(fault.status, fault.status === 500 ? 'Internal Server Error' : 'Bad Gateway');
 }
 
