@@ -50,6 +50,31 @@ function runSatchel(env: Record<string, string>, cwd: string): Run {
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
+/** Fake Telegram and model servers, stopped after the test. */
+async function fakes(): Promise<{ tg: FakeTelegram; model: FakeModel }> {
+  const tg = await FakeTelegram.start();
+  const model = await FakeModel.start();
+  cleanups.push(
+    () => tg.stop(),
+    () => model.stop(),
+  );
+  return { tg, model };
+}
+
+/** The environment of a satchel on the fakes, with its data and packs under `home`. */
+function satchelEnv(tg: FakeTelegram, model: FakeModel, home: string): Record<string, string> {
+  return {
+    TELEGRAM_BOT_TOKEN: TEST_TOKEN,
+    TELEGRAM_API_ROOT: tg.apiRoot,
+    ALLOWED_USER_IDS: String(ALLOWED_USER),
+    SATCHEL_HOME: path.join(home, 'data'),
+    SATCHEL_PACKS: path.join(home, 'packs'),
+    OPENAI_API_KEY: TEST_OPENAI_KEY,
+    OPENAI_BASE_URL: `${model.url}/v1`,
+    BATCH_WINDOW_MS: '0',
+  };
+}
+
 function tempHome(): string {
   const home = mkdtempSync(path.join(tmpdir(), 'satchel-proc-'));
   cleanups.push(() => rmSync(home, { recursive: true, force: true }));
@@ -58,25 +83,9 @@ function tempHome(): string {
 
 describe('the real entry point', () => {
   it('answers exactly once after SIGKILL mid-answer, and the message queued behind it too', async () => {
-    const tg = await FakeTelegram.start();
-    const model = await FakeModel.start();
-    cleanups.push(
-      () => tg.stop(),
-      () => model.stop(),
-    );
+    const { tg, model } = await fakes();
     const home = tempHome();
-    const env = {
-      TELEGRAM_BOT_TOKEN: TEST_TOKEN,
-      TELEGRAM_API_ROOT: tg.apiRoot,
-      ALLOWED_USER_IDS: String(ALLOWED_USER),
-      SATCHEL_HOME: path.join(home, 'data'),
-      SATCHEL_PACKS: path.join(home, 'packs'),
-      OPENAI_API_KEY: TEST_OPENAI_KEY,
-      OPENAI_BASE_URL: `${model.url}/v1`,
-      BATCH_WINDOW_MS: '0',
-      SATCHEL_TIMEZONE: 'UTC',
-      LOG_LEVEL: 'info',
-    };
+    const env = { ...satchelEnv(tg, model, home), SATCHEL_TIMEZONE: 'UTC', LOG_LEVEL: 'info' };
 
     model.enqueue({ text: 'never finished', hang: true });
     const first = runSatchel(env, home);
@@ -133,27 +142,10 @@ describe('the real entry point', () => {
   });
 
   it('on SIGTERM lets the running turn finish, delivers it, and exits cleanly', async () => {
-    const tg = await FakeTelegram.start();
-    const model = await FakeModel.start();
-    cleanups.push(
-      () => tg.stop(),
-      () => model.stop(),
-    );
+    const { tg, model } = await fakes();
     const home = tempHome();
     model.enqueue({ text: 'worth the wait', delayMs: 1500 });
-    const run = runSatchel(
-      {
-        TELEGRAM_BOT_TOKEN: TEST_TOKEN,
-        TELEGRAM_API_ROOT: tg.apiRoot,
-        ALLOWED_USER_IDS: String(ALLOWED_USER),
-        SATCHEL_HOME: path.join(home, 'data'),
-        SATCHEL_PACKS: path.join(home, 'packs'),
-        OPENAI_API_KEY: TEST_OPENAI_KEY,
-        OPENAI_BASE_URL: `${model.url}/v1`,
-        BATCH_WINDOW_MS: '0',
-      },
-      home,
-    );
+    const run = runSatchel(satchelEnv(tg, model, home), home);
     tg.text({ userId: ALLOWED_USER, text: 'one more thing' });
     await model.waitForRequest(1, 15_000);
     run.child.kill('SIGTERM');
@@ -163,24 +155,13 @@ describe('the real entry point', () => {
   });
 
   it('exits non-zero when Telegram stops polling for good (another instance polls)', async () => {
-    const tg = await FakeTelegram.start();
-    cleanups.push(() => tg.stop());
+    const { tg, model } = await fakes();
     tg.fail('getUpdates', {
       status: 409,
       description: 'Conflict: terminated by other getUpdates request',
     });
     const home = tempHome();
-    const run = runSatchel(
-      {
-        TELEGRAM_BOT_TOKEN: TEST_TOKEN,
-        TELEGRAM_API_ROOT: tg.apiRoot,
-        ALLOWED_USER_IDS: String(ALLOWED_USER),
-        SATCHEL_HOME: path.join(home, 'data'),
-        SATCHEL_PACKS: path.join(home, 'packs'),
-        OPENAI_API_KEY: TEST_OPENAI_KEY,
-      },
-      home,
-    );
+    const run = runSatchel(satchelEnv(tg, model, home), home);
     expect(await run.exited).toBe(1);
     expect(run.stdout()).toContain('"event":"tg_polling_stopped"');
     expect(run.stdout()).toContain('"event":"satchel_stopped"');

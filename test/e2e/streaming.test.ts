@@ -20,6 +20,16 @@ async function turnDone(harness: Harness): Promise<void> {
   );
 }
 
+const sayInTopic = (text: string) =>
+  h.tg.text({
+    userId: ALLOWED_USER,
+    chatId: GROUP,
+    chatType: 'supergroup',
+    isForum: true,
+    threadId: TOPIC,
+    text,
+  });
+
 const words = (n: number, prefix = 'word') =>
   Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
 
@@ -58,14 +68,7 @@ describe('streaming', () => {
     const answer = paragraphs.join('\n\n');
     h.model.enqueue({ text: answer, chunks: 10, chunkDelayMs: 300 });
 
-    h.tg.text({
-      userId: ALLOWED_USER,
-      chatId: GROUP,
-      chatType: 'supergroup',
-      isForum: true,
-      threadId: TOPIC,
-      text: 'write a long one',
-    });
+    sayInTopic('write a long one');
     await turnDone(h);
 
     const sends = h.tg.calls('sendMessage');
@@ -111,14 +114,7 @@ describe('streaming', () => {
       },
       { text: 'Short answer.' },
     );
-    h.tg.text({
-      userId: ALLOWED_USER,
-      chatId: GROUP,
-      chatType: 'supergroup',
-      isForum: true,
-      threadId: TOPIC,
-      text: 'think out loud',
-    });
+    sayInTopic('think out loud');
     await turnDone(h);
 
     const sends = h.tg.calls('sendMessage');
