@@ -44,6 +44,9 @@ const url = (name: string) =>
 const provider = z.enum(['openai', 'gemini', 'groq']);
 
 /** Every variable satchel reads, as it appears in the environment. */
+/** Telegram's own Bot API server, used unless `TELEGRAM_API_ROOT` points elsewhere. */
+export const DEFAULT_TELEGRAM_API_ROOT = 'https://api.telegram.org';
+
 export const envSchema = z.object({
   TELEGRAM_BOT_TOKEN: z.preprocess(
     (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
@@ -58,7 +61,7 @@ export const envSchema = z.object({
       ),
   ),
   TELEGRAM_API_ROOT: url('TELEGRAM_API_ROOT').transform((v) =>
-    (v ?? 'https://api.telegram.org').replace(/\/+$/, ''),
+    (v ?? DEFAULT_TELEGRAM_API_ROOT).replace(/\/+$/, ''),
   ),
   ALLOWED_USER_IDS: z
     .string()

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.ts';
-import { envSchema } from '../../src/config/schema.ts';
+import { DEFAULT_TELEGRAM_API_ROOT, envSchema } from '../../src/config/schema.ts';
 import { ConfigError } from '../../src/core/errors.ts';
 
 const base = { TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi', OPENAI_API_KEY: 'sk-test' };
@@ -22,7 +22,7 @@ describe('configuration', () => {
     const config = parseConfig(base);
     expect(config.telegram).toEqual({
       token: '123456:ABC-def_ghi',
-      apiRoot: 'https://api.telegram.org',
+      apiRoot: DEFAULT_TELEGRAM_API_ROOT,
       allowedUserIds: [],
     });
     expect(config.llm).toMatchObject({ provider: 'openai', model: undefined, fallback: undefined });

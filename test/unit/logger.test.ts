@@ -19,17 +19,17 @@ describe('logging', () => {
     const { log, lines } = capture();
     log.info({ token: 'anything', apiKey: 'x', headers: { authorization: 'Bearer y' } }, 'keys');
     log.error(
-      { event: 'tg_send_failed', err: new Error(`POST https://api.telegram.org/bot${TOKEN}/x`) },
+      { event: 'tg_send_failed', err: new Error(`POST http://127.0.0.1:8081/bot${TOKEN}/x`) },
       'failed',
     );
-    log.warn({ url: `https://api.example.com/?key=${KEY}`, nested: { deep: [KEY] } }, 'url');
+    log.warn({ url: `http://127.0.0.1:8082/?key=${KEY}`, nested: { deep: [KEY] } }, 'url');
     const all = lines.join('\n');
     expect(all).not.toContain(TOKEN);
     expect(all).not.toContain(KEY);
     expect(all).not.toContain('Bearer y');
     const [first, second] = lines.map((l) => JSON.parse(l));
     expect(first).toMatchObject({ token: '[redacted]', apiKey: '[redacted]' });
-    expect(second.err.message).toBe('POST https://api.telegram.org/bot[redacted]/x');
+    expect(second.err.message).toBe('POST http://127.0.0.1:8081/bot[redacted]/x');
   });
 
   it('keeps debug lines out at info', () => {
