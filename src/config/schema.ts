@@ -43,10 +43,10 @@ const url = (name: string) =>
 
 const provider = z.enum(['openai', 'gemini', 'groq']);
 
-/** Every variable satchel reads, as it appears in the environment. */
 /** Telegram's own Bot API server, used unless `TELEGRAM_API_ROOT` points elsewhere. */
 export const DEFAULT_TELEGRAM_API_ROOT = 'https://api.telegram.org';
 
+/** Every variable satchel reads, as it appears in the environment. */
 export const envSchema = z.object({
   TELEGRAM_BOT_TOKEN: z.preprocess(
     (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),

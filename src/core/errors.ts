@@ -19,6 +19,8 @@ export class SatchelError extends Error {
 }
 
 export const GENERIC_FAILURE = 'Sorry, something went wrong with that message.';
+/** What the user is told when /stop ended their turn. */
+export const STOPPED = 'Stopped.';
 
 /** A bad or missing configuration value; the message names the variable and the fix. */
 export class ConfigError extends SatchelError {
@@ -48,7 +50,7 @@ export class ProviderError extends SatchelError {
 /** The turn was aborted on purpose (/stop, shutdown). Not a failure to report. */
 export class AbortedError extends SatchelError {
   constructor(reason = 'aborted') {
-    super('aborted', reason, { userMessage: 'Stopped.' });
+    super('aborted', reason, { userMessage: STOPPED });
   }
 }
 

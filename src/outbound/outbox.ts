@@ -49,8 +49,8 @@ export function createOutbox(deps: OutboxDeps) {
     log,
     retryDelaysMs: deps.retryDelaysMs ?? [500, 2000],
   });
-  const chats = createSerialQueues<number>();
-  const inChat = <T>(chatId: number, task: () => Promise<T>): Promise<T> => chats.add(chatId, task);
+  /** One serial lane per chat: a chat's calls keep their order. */
+  const { add: inChat, idle: chatsIdle } = createSerialQueues<number>();
 
   const fallbackLogger = (to: Address, what: string) => () =>
     log.warn({ event: 'tg_parse_fallback', chatId: to.chatId, what }, 'HTML refused; sent plain');
@@ -236,7 +236,7 @@ export function createOutbox(deps: OutboxDeps) {
 
     /** Resolves when every chat queue is empty and idle. */
     async idle(): Promise<void> {
-      await chats.idle();
+      await chatsIdle();
     },
   };
 }

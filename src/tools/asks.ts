@@ -53,11 +53,6 @@ export function createAskRegistry(clock: Clock) {
       pending.get(id)?.settle(undefined);
     },
 
-    /** Questions waiting for a press. */
-    get waiting(): number {
-      return pending.size;
-    },
-
     /** Whether `data` is an answer button (handled here, whatever its state). */
     isAnswer: (data: string) => data.startsWith(PREFIX),
 

@@ -12,11 +12,11 @@ const schema = z.object({
   prompt: z.string().max(2000).optional(),
 });
 
-/** `schedule`: this pack's scheduled jobs in this chat (the pack's manifest jobs are listed too). */
 /** Said with every new job until the scheduler (SPEC §8) exists. */
 export const NOT_RUN_YET =
   'Scheduled jobs are stored but do not run yet in this version of satchel: tell the user so.';
 
+/** `schedule`: this pack's scheduled jobs in this chat (the pack's manifest jobs are listed too). */
 export function createScheduleTool(
   ctx: Pick<TurnToolContext, 'jobs' | 'pack' | 'address' | 'clock'>,
 ) {

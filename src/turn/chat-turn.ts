@@ -52,9 +52,9 @@ export async function runChatTurn(deps: ChatTurnDeps, turn: ChatTurn): Promise<v
   const started = clock.now();
   // A skill command of a pack other than the bound one runs in that pack's session but
   // leaves the conversation with its pack.
-  const bound = deps.router.boundPack(address);
+  const bound = turn.pinned ? deps.router.boundPack(address) : undefined;
   const route =
-    turn.pinned && bound !== undefined && bound !== turn.pack
+    bound !== undefined && bound !== turn.pack
       ? deps.router.visit(address, turn.pack)
       : deps.router.resolve(address, turn.pack);
   const pack = packs.get(turn.pack);

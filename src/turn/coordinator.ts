@@ -1,5 +1,11 @@
 import type { Update } from 'grammy/types';
-import { AbortedError, GENERIC_FAILURE, SatchelError, StopRequested } from '../core/errors.ts';
+import {
+  AbortedError,
+  GENERIC_FAILURE,
+  SatchelError,
+  STOPPED,
+  StopRequested,
+} from '../core/errors.ts';
 import type { ModelInfo } from '../core/ports.ts';
 import { type Address, addressKey, type InboundEvent } from '../core/types.ts';
 import type { createAllowlist } from '../inbound/allowlist.ts';
@@ -22,7 +28,6 @@ export const BUSY =
   'I am still working on your earlier messages, so I did not take this one. Please send it again in a moment.';
 export const MEDIA_NOT_SUPPORTED =
   'I can only read text so far: voice messages, photos and files are not supported yet. Please send it as text.';
-export const STOPPED = 'Stopped.';
 /** The pack a conversation uses when no pack is installed. */
 export const CORE_PACK = 'core';
 /** Turns that may wait behind the running one in a conversation. */

@@ -29,6 +29,17 @@ const inTopic = (threadId: number, text: string) => ({
   text,
 });
 
+/** Sends `text`, waits for the pack picker it brings up, and presses `pack`. */
+async function pickPack(text: string, pack: string): Promise<void> {
+  h.tg.text({ userId: ALLOWED_USER, text });
+  const picker = await h.tg.waitForCall('sendMessage');
+  h.tg.callback({
+    userId: ALLOWED_USER,
+    data: `pack:${pack}`,
+    messageId: picker.result.message_id,
+  });
+}
+
 describe('packs and routing', () => {
   it('asks which pack first, then answers the parked message with the chosen pack only', async () => {
     h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
@@ -94,9 +105,7 @@ describe('packs and routing', () => {
 
   it('/pack switches to the other pack and its own session', async () => {
     h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
-    h.tg.text({ userId: ALLOWED_USER, text: 'books please' });
-    const first = await h.tg.waitForCall('sendMessage');
-    h.tg.callback({ userId: ALLOWED_USER, data: 'pack:beta', messageId: first.result.message_id });
+    await pickPack('books please', 'beta');
     await settled(h, 2);
     h.tg.text({ userId: ALLOWED_USER, text: '/pack' });
     await settled(h, 3);
@@ -290,9 +299,7 @@ describe('packs and routing', () => {
 
   it("runs another pack's skill command in that pack and stays with the bound pack", async () => {
     h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
-    h.tg.text({ userId: ALLOWED_USER, text: '/pack' });
-    const picker = await h.tg.waitForCall('sendMessage');
-    h.tg.callback({ userId: ALLOWED_USER, data: 'pack:beta', messageId: picker.result.message_id });
+    await pickPack('/pack', 'beta');
     await settled(h, 2);
 
     h.tg.text({ userId: ALLOWED_USER, text: '/alpha_one water the fern' });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { GENERIC_FAILURE } from '../../src/core/errors.ts';
-import { BUSY, MEDIA_NOT_SUPPORTED, NOT_AUTHORIZED, STOPPED } from '../../src/turn/coordinator.ts';
+import { GENERIC_FAILURE, STOPPED } from '../../src/core/errors.ts';
+import { BUSY, MEDIA_NOT_SUPPORTED, NOT_AUTHORIZED } from '../../src/turn/coordinator.ts';
 import { lastUserText, systemText, userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, type Harness, STRANGER, settled, startHarness } from '../support/harness.ts';
 
