@@ -20,7 +20,8 @@ const REDACT_PATHS = [
 /**
  * The pino logger. Besides redacting secret keys, every string that contains one of
  * `secrets` (bot token, API keys) has it replaced, so a token inside a URL or an error
- * message never reaches the log.
+ * message never reaches the log. An error, wherever it sits in the log object, is logged
+ * with its class (`type`), message, stack, own fields and `cause` chain.
  */
 export function createLogger(options: {
   level: string;
@@ -34,23 +35,39 @@ export function createLogger(options: {
     {
       level: options.level,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      serializers: { err: pino.stdSerializers.err },
+      // pino runs the log formatter before the serializers, so errors are serialized inside
+      // `scrub` while still Error instances; `err` only passes through what scrub made.
+      serializers: { err: serializeError },
       formatters: { log: (object) => scrub(object, secrets) as Record<string, unknown> },
     },
     options.destination,
   );
 }
 
+/**
+ * An error as a plain object: `type` (its class), `message`, `stack`, its own enumerable
+ * fields (code, status, …) and `cause`, serialized the same way when it is an error.
+ * Anything else is returned as it is.
+ */
+export function serializeError(value: unknown): unknown {
+  if (!(value instanceof Error)) return value;
+  const out: Record<string, unknown> = { ...pino.stdSerializers.errWithCause(value) };
+  // A cause that is not an Error (a status object, a string) is kept as it is.
+  if (out.cause === undefined && value.cause !== undefined) out.cause = value.cause;
+  return out;
+}
+
+/** `value` with every secret replaced in its strings, and errors serialized. */
 export function scrub(value: unknown, secrets: readonly string[], depth = 0): unknown {
-  if (secrets.length === 0 || depth > 8) return value;
+  if (depth > 8) return value;
+  if (value instanceof Error) return scrub(serializeError(value), secrets, depth + 1);
   if (typeof value === 'string') {
     return secrets.reduce((text, secret) => text.split(secret).join('[redacted]'), value);
   }
   if (Array.isArray(value)) return value.map((v) => scrub(v, secrets, depth + 1));
-  if (value instanceof Error) {
-    const { name, message, stack, cause } = value;
-    return scrub({ type: name, message, stack, cause }, secrets, depth + 1);
-  }
+  // What JSON would print for a URL, a Date, …, scrubbed (its own fields would be empty).
+  if (value && typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    return scrub((value as { toJSON(): unknown }).toJSON(), secrets, depth + 1);
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) out[k] = scrub(v, secrets, depth + 1);

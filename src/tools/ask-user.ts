@@ -8,9 +8,12 @@ export const NOT_SHOWN =
   'the question could not be sent to the user (Telegram refused it), so there is no answer';
 export const NO_ANSWER = 'no answer (the user did not press a button within 10 minutes)';
 
-/** `ask_user`: a question with inline buttons; the turn waits for the press. */
+/**
+ * `ask_user`: a question with inline buttons; the turn waits for the press. Only a press in
+ * this chat (and topic) by the sender of the turn's message answers it.
+ */
 export function createAskUserTool(
-  ctx: Pick<TurnToolContext, 'outbox' | 'address' | 'asks'>,
+  ctx: Pick<TurnToolContext, 'outbox' | 'address' | 'asks' | 'senderId'>,
   timeoutMs = ASK_TIMEOUT_MS,
 ) {
   return defineTool({
@@ -24,7 +27,8 @@ export function createAskUserTool(
     async run({ question, options }, signal) {
       const id = ctx.asks.newId();
       const keyboard = options.map((text, i) => [{ text, data: ctx.asks.data(id, i) }]);
-      const answer = ctx.asks.wait(id, options, timeoutMs, signal);
+      const asked = { address: ctx.address, userId: ctx.senderId };
+      const answer = ctx.asks.wait(id, options, asked, timeoutMs, signal);
       const shown = await ctx.outbox.send(ctx.address, {
         text: question,
         format: 'markdown',

@@ -1,11 +1,31 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.ts';
 import { AbortedError } from '../core/errors.ts';
+import { type Address, addressKey } from '../core/types.ts';
 
 const PREFIX = 'ask:';
 
+/** What the presser is told when nobody waits for the answer any more. */
+export const EXPIRED = 'This question has expired.';
+/** What the presser is told when the question was asked elsewhere or of someone else. */
+export const NOT_FOR_YOU = 'This question is not for you.';
+
+/** Who a question was put to: the chat (and forum topic) and, when known, the user. */
+export interface Asked {
+  address: Address;
+  /** The sender of the turn's message; undefined when no user started the turn. */
+  userId: number | undefined;
+}
+
+/** Where a press came from. */
+export interface Press {
+  address: Address;
+  userId: number;
+}
+
 interface Pending {
   options: string[];
+  to: Asked;
   settle(answer: string | undefined): void;
 }
 
@@ -23,10 +43,10 @@ export function createAskRegistry(clock: Clock) {
     newId: () => randomBytes(6).toString('base64url'),
 
     /**
-     * Waits for a press; undefined after `timeoutMs` or when cancelled. Rejects when
-     * `signal` aborts, without answering anything.
+     * Waits for a press from `to`; undefined after `timeoutMs` or when cancelled. Rejects
+     * when `signal` aborts, without answering anything.
      */
-    wait(id: string, options: string[], timeoutMs: number, signal: AbortSignal) {
+    wait(id: string, options: string[], to: Asked, timeoutMs: number, signal: AbortSignal) {
       return new Promise<string | undefined>((resolve, reject) => {
         const cleanUp = () => {
           clock.clearTimeout(timer);
@@ -42,7 +62,7 @@ export function createAskRegistry(clock: Clock) {
           reject(signal.reason instanceof Error ? signal.reason : new AbortedError());
         };
         const timer = clock.setTimeout(() => finish(undefined), timeoutMs);
-        pending.set(id, { options, settle: finish });
+        pending.set(id, { options, to, settle: finish });
         if (signal.aborted) onAbort();
         else signal.addEventListener('abort', onAbort, { once: true });
       });
@@ -56,16 +76,26 @@ export function createAskRegistry(clock: Clock) {
     /** Whether `data` is an answer button (handled here, whatever its state). */
     isAnswer: (data: string) => data.startsWith(PREFIX),
 
-    /** Delivers a press; returns the chosen option, or undefined if nobody waits any more. */
-    answer(data: string): string | undefined {
+    /**
+     * Delivers a press. It answers only in the chat and topic where the question was asked,
+     * and only when pressed by the user it was asked of; any other press leaves the question
+     * waiting. Returns the notice for the presser, or undefined when the press answered.
+     */
+    answer(data: string, from: Press): string | undefined {
       const [id, index] = data.slice(PREFIX.length).split(':');
       const question = id === undefined ? undefined : pending.get(id);
       const option = question?.options[Number(index)];
-      if (!question || option === undefined) return undefined;
+      if (!question || option === undefined) return EXPIRED;
+      if (!isAsked(question.to, from)) return NOT_FOR_YOU;
       question.settle(option);
-      return option;
+      return undefined;
     },
   };
+}
+
+function isAsked(to: Asked, from: Press): boolean {
+  if (addressKey(to.address) !== addressKey(from.address)) return false;
+  return to.userId === undefined || to.userId === from.userId;
 }
 
 export type AskRegistry = ReturnType<typeof createAskRegistry>;

@@ -11,6 +11,8 @@ export interface TurnToolContext {
   pack: Pack;
   storage: PackStorage;
   address: Address;
+  /** Who sent the turn's (first) message; undefined when no user started the turn. */
+  senderId: number | undefined;
   outbox: Outbox;
   asks: AskRegistry;
   jobs: JobRepo;

@@ -1,8 +1,11 @@
+import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import type { PackStorage } from '../packs/storage.ts';
 import { defineTool, type Tool, ToolError } from './tool.ts';
 
 type Value = string | number | boolean | null;
+type Action = 'insert' | 'update' | 'delete';
+type Entry = [column: string, value: Value];
 
 const value = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const schema = z.object({
@@ -22,7 +25,7 @@ export function createDbWriteTool(storage: PackStorage, ownedTables: readonly st
   const owned = ownedTables.length > 0 ? ownedTables.join(', ') : '(none)';
   return defineTool({
     name: 'db_write',
-    description: `Change rows in this pack's tables (${owned}). action "insert" needs "values" ({column: value}); "update" needs "values" and "where"; "delete" needs "where". "where" matches rows whose columns equal all the given values (null matches NULL). Use db_query to read.`,
+    description: `Change rows in this pack's tables (${owned}). action "insert" needs "values" ({column: value}); "update" needs "values" and "where"; "delete" needs "where". "where" matches rows whose columns equal all the given values (null matches NULL). Give integers beyond 2^53 (such as some ids) as strings of digits. Use db_query to read.`,
     schema,
     async run({ action, table, values, where }) {
       const db = storage.db;
@@ -32,58 +35,28 @@ export function createDbWriteTool(storage: PackStorage, ownedTables: readonly st
             ? `table "${table}" is not writable; this pack's tables are: ${owned}`
             : 'this pack has no writable tables',
         );
-      const exists = db
-        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
-        .get(table);
-      if (!exists) throw new ToolError(`table "${table}" does not exist in the database`);
-      const columns = (
-        db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]
-      ).map((c) => c.name);
-
+      const affinities = columnAffinities(db, table);
       const set = Object.entries(values ?? {});
       const match = Object.entries(where ?? {});
+      const columns = [...affinities.keys()];
       const unknown = [...set, ...match]
         .map(([column]) => column)
-        .filter((column) => !columns.includes(column));
+        .filter((column) => !affinities.has(column));
       if (unknown.length > 0)
         throw new ToolError(
           `unknown column${unknown.length > 1 ? 's' : ''} ${[...new Set(unknown)].map((c) => `"${c}"`).join(', ')} in table "${table}"; its columns are: ${columns.join(', ')}`,
         );
+      checkShape(action, { set, match, values, where });
 
-      if (action === 'insert') {
-        if (set.length === 0) throw new ToolError('insert needs "values" with at least one column');
-        if (where !== undefined) throw new ToolError('insert takes "values", not "where"');
-      } else {
-        if (action === 'update' && set.length === 0)
-          throw new ToolError('update needs "values" with at least one column to change');
-        if (action === 'delete' && values !== undefined)
-          throw new ToolError('delete takes "where", not "values"');
-        if (match.length === 0)
-          throw new ToolError(
-            `${action} needs a non-empty "where" (changing every row at once is not allowed)`,
-          );
-      }
-
-      const whereSql = match
-        .map(([column, v]) => (v === null ? `${quote(column)} IS NULL` : `${quote(column)} = ?`))
-        .join(' AND ');
-      const whereParams = match.filter(([, v]) => v !== null).map(([, v]) => bind(v));
-
+      const params = (entries: Entry[]) =>
+        entries.map(([column, v]) => bind(v, column, affinities.get(column)!));
       try {
-        if (action === 'insert') {
-          const sql = `INSERT INTO ${quote(table)} (${set.map(([c]) => quote(c)).join(', ')}) VALUES (${set.map(() => '?').join(', ')})`;
-          const info = db.prepare(sql).run(...set.map(([, v]) => bind(v)));
-          return JSON.stringify({ inserted: info.changes, id: Number(info.lastInsertRowid) });
-        }
-        if (action === 'update') {
-          const sql = `UPDATE ${quote(table)} SET ${set.map(([c]) => `${quote(c)} = ?`).join(', ')} WHERE ${whereSql}`;
-          const info = db.prepare(sql).run(...set.map(([, v]) => bind(v)), ...whereParams);
-          return JSON.stringify({ updated: info.changes });
-        }
-        const info = db
-          .prepare(`DELETE FROM ${quote(table)} WHERE ${whereSql}`)
-          .run(...whereParams);
-        return JSON.stringify({ deleted: info.changes });
+        return execute(db, action, table, {
+          set,
+          match,
+          setParams: params(set),
+          whereParams: params(match.filter(([, v]) => v !== null)),
+        });
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         if (typeof code === 'string' && code.startsWith('SQLITE_'))
@@ -94,10 +67,97 @@ export function createDbWriteTool(storage: PackStorage, ownedTables: readonly st
   });
 }
 
+/** The table's columns and their type affinities; refuses a table that does not exist. */
+function columnAffinities(db: Database.Database, table: string): Map<string, Affinity> {
+  const exists = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+    .get(table);
+  if (!exists) throw new ToolError(`table "${table}" does not exist in the database`);
+  const declared = db.prepare('SELECT name, type FROM pragma_table_info(?)').all(table) as {
+    name: string;
+    type: string;
+  }[];
+  return new Map(declared.map((c) => [c.name, affinityOf(c.type)]));
+}
+
+function checkShape(
+  action: Action,
+  args: { set: Entry[]; match: Entry[]; values: unknown; where: unknown },
+): void {
+  if (action === 'insert') {
+    if (args.set.length === 0)
+      throw new ToolError('insert needs "values" with at least one column');
+    if (args.where !== undefined) throw new ToolError('insert takes "values", not "where"');
+    return;
+  }
+  if (action === 'update' && args.set.length === 0)
+    throw new ToolError('update needs "values" with at least one column to change');
+  if (action === 'delete' && args.values !== undefined)
+    throw new ToolError('delete takes "where", not "values"');
+  if (args.match.length === 0)
+    throw new ToolError(
+      `${action} needs a non-empty "where" (changing every row at once is not allowed)`,
+    );
+}
+
+/** Runs the statement; the result is the JSON text the model reads. */
+function execute(
+  db: Database.Database,
+  action: Action,
+  table: string,
+  q: { set: Entry[]; match: Entry[]; setParams: Param[]; whereParams: Param[] },
+): string {
+  const whereSql = q.match
+    .map(([column, v]) => (v === null ? `${quote(column)} IS NULL` : `${quote(column)} = ?`))
+    .join(' AND ');
+  if (action === 'insert') {
+    const sql = `INSERT INTO ${quote(table)} (${q.set.map(([c]) => quote(c)).join(', ')}) VALUES (${q.set.map(() => '?').join(', ')})`;
+    // Safe integers: a rowid beyond 2^53 is reported digit for digit, not rounded.
+    const info = db
+      .prepare(sql)
+      .safeIntegers(true)
+      .run(...q.setParams);
+    return `{"inserted":${info.changes},"id":${String(info.lastInsertRowid)}}`;
+  }
+  if (action === 'update') {
+    const sql = `UPDATE ${quote(table)} SET ${q.set.map(([c]) => `${quote(c)} = ?`).join(', ')} WHERE ${whereSql}`;
+    const info = db.prepare(sql).run(...q.setParams, ...q.whereParams);
+    return JSON.stringify({ updated: info.changes });
+  }
+  const info = db.prepare(`DELETE FROM ${quote(table)} WHERE ${whereSql}`).run(...q.whereParams);
+  return JSON.stringify({ deleted: info.changes });
+}
+
 function quote(identifier: string): string {
   return `"${identifier.replaceAll('"', '""')}"`;
 }
 
-function bind(v: Value): string | number | null {
-  return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+/** A column's type affinity, from its declared type (SQLite's rules, "Datatypes" §3.1). */
+type Affinity = 'INTEGER' | 'TEXT' | 'BLOB' | 'REAL' | 'NUMERIC';
+type Param = string | number | bigint | null;
+
+function affinityOf(declaredType: string): Affinity {
+  const type = declaredType.toUpperCase();
+  if (type.includes('INT')) return 'INTEGER';
+  if (/CHAR|CLOB|TEXT/.test(type)) return 'TEXT';
+  if (type === '' || type.includes('BLOB')) return 'BLOB';
+  if (/REAL|FLOA|DOUB/.test(type)) return 'REAL';
+  return 'NUMERIC';
+}
+
+/**
+ * The parameter for a value. better-sqlite3 binds every JS number as REAL, which a TEXT
+ * column stores as "12345.0"; whole numbers are bound as 64-bit integers (BigInt) instead,
+ * booleans as 1 and 0. A whole number beyond 2^53 was already rounded when the arguments
+ * were parsed from JSON, so it is refused (except for a REAL column); the model can pass
+ * the exact digits as a string, which SQLite stores as an integer in an INTEGER column.
+ */
+function bind(v: Value, column: string, affinity: Affinity): Param {
+  if (typeof v === 'boolean') return v ? 1n : 0n;
+  if (typeof v !== 'number' || !Number.isInteger(v)) return v;
+  if (Number.isSafeInteger(v)) return BigInt(v);
+  if (affinity === 'REAL') return v;
+  throw new ToolError(
+    `the number given for "${column}" is beyond 2^53 (9007199254740992), so it cannot arrive exactly as a JSON number; pass its digits as a string instead`,
+  );
 }

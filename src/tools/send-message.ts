@@ -1,3 +1,4 @@
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { MediaSource } from '../core/ports.ts';
@@ -19,7 +20,8 @@ type Args = z.infer<typeof schema>;
 
 /**
  * `send_message`: an extra message to the current chat, through the outbox like everything
- * else. Files come from a URL or from the pack's `files/` workspace, never elsewhere. The
+ * else. Files come from a URL or from the pack's `files/` workspace, never elsewhere (not
+ * through a symlink either), and must exist as regular files before anything is queued. The
  * result says what the channel could not send as asked.
  */
 export function createSendMessageTool(
@@ -31,7 +33,7 @@ export function createSendMessageTool(
       'Send an extra message to this chat: text (Markdown), a photo/audio/voice/document (url, or path inside the pack workspace), a keyboard (text + buttons the user can press), or a chat action.',
     schema,
     async run(args) {
-      const payload = toPayload(args, ctx.storage.filesDir);
+      const payload = await toPayload(args, ctx.storage.filesDir);
       const { ids, note } = ctx.outbox.writePayload(ctx.address, payload);
       if (!(await ctx.outbox.dispatch(ids)))
         throw new ToolError('Telegram did not accept the message, so it was not sent');
@@ -40,7 +42,7 @@ export function createSendMessageTool(
   });
 }
 
-function toPayload(args: Args, filesDir: string): OutboundPayload {
+async function toPayload(args: Args, filesDir: string): Promise<OutboundPayload> {
   switch (args.kind) {
     case 'chat_action':
       return { kind: 'action', action: args.action ?? 'typing' };
@@ -62,21 +64,51 @@ function toPayload(args: Args, filesDir: string): OutboundPayload {
     default:
       return {
         kind: args.kind,
-        source: sourceOf(args, filesDir),
+        source: await sourceOf(args, filesDir),
         ...(args.caption ? { caption: args.caption } : {}),
       };
   }
 }
 
-/** A URL, or a path that stays inside the pack's workspace once `..` is resolved. */
-function sourceOf(args: Args, filesDir: string): MediaSource {
+/** A URL, or a regular file inside the pack's workspace. */
+async function sourceOf(args: Args, filesDir: string): Promise<MediaSource> {
   if (args.url) {
     if (!/^https?:\/\//.test(args.url)) throw new ToolError('"url" must be http(s)');
     return { url: args.url };
   }
   if (!args.path) throw new ToolError(`"url" or "path" is required for kind "${args.kind}"`);
-  const resolved = path.resolve(filesDir, args.path);
-  if (!resolved.startsWith(filesDir + path.sep))
-    throw new ToolError('"path" must be a file inside the pack workspace (files/)');
-  return { path: resolved };
+  return { path: await workspaceFile(filesDir, args.path) };
+}
+
+const OUTSIDE = '"path" must be a file inside the pack workspace (files/)';
+
+/**
+ * The real path of `requested` (relative to the workspace), refused unless it is a regular
+ * file whose real location, symlinks resolved, is inside the workspace's real location.
+ */
+async function workspaceFile(filesDir: string, requested: string): Promise<string> {
+  if (requested.includes('\0')) throw new ToolError('"path" must not contain a NUL byte');
+  const root = await realpath(filesDir);
+  if (!isInside(root, path.resolve(root, requested))) throw new ToolError(OUTSIDE);
+  let real: string;
+  try {
+    real = await realpath(path.resolve(root, requested));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP')
+      throw new ToolError(`there is no file "${requested}" in the pack workspace (files/)`);
+    throw error;
+  }
+  if (!isInside(root, real)) throw new ToolError(OUTSIDE);
+  const info = await stat(real);
+  if (info.isDirectory())
+    throw new ToolError(`"${requested}" is a directory, not a file; give the path of a file`);
+  if (!info.isFile()) throw new ToolError(`"${requested}" is not a regular file`);
+  return real;
+}
+
+function isInside(root: string, target: string): boolean {
+  const relative = path.relative(root, target);
+  const up = relative === '..' || relative.startsWith(`..${path.sep}`);
+  return relative !== '' && !up && !path.isAbsolute(relative);
 }

@@ -1,7 +1,9 @@
+import { symlinkSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NOT_SHOWN } from '../../src/tools/ask-user.ts';
+import { NOT_FOR_YOU } from '../../src/tools/asks.ts';
 import { lastUserText, type RecordedRequest } from '../fakes/model-server.ts';
 import {
   ALLOWED_USER,
@@ -153,6 +155,60 @@ describe('the agent loop', () => {
     expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('Fine, later.');
   });
 
+  it('takes an answer only from the asker, in the chat and topic where it was asked', async () => {
+    const colleague = 222;
+    const group = -100777;
+    h = await startHarness({
+      SATCHEL_PACKS: fixturePacks(['alpha']),
+      ALLOWED_USER_IDS: `${ALLOWED_USER},${colleague}`,
+    });
+    h.model.enqueue(
+      {
+        toolCalls: [
+          {
+            name: 'ask_user',
+            arguments: { question: 'Water the fern now?', options: ['Yes', 'Later'] },
+          },
+        ],
+      },
+      { text: 'Fine, later.' },
+    );
+    const inTopic = { chatId: group, chatType: 'supergroup' as const, isForum: true, threadId: 7 };
+    h.tg.text({ userId: ALLOWED_USER, ...inTopic, text: 'fern check' });
+    const question = await h.tg.waitForCall('sendMessage', (c) => Boolean(c.params.reply_markup));
+    expect(question.params).toMatchObject({ chat_id: group, message_thread_id: 7 });
+    const [yes, later] = question.params.reply_markup.inline_keyboard.flat();
+    const messageId = question.result.message_id;
+
+    // The asker in their private chat, a colleague in the topic, the asker in another topic
+    // and in the group's General topic: none of these presses answers.
+    h.tg.callback({ userId: ALLOWED_USER, data: yes.callback_data });
+    h.tg.callback({ userId: colleague, chatId: group, messageId, data: yes.callback_data });
+    h.tg.callback({
+      userId: ALLOWED_USER,
+      chatId: group,
+      messageId,
+      threadId: 8,
+      data: yes.callback_data,
+    });
+    h.tg.callback({
+      userId: ALLOWED_USER,
+      chatId: group,
+      messageId,
+      threadId: 1,
+      data: yes.callback_data,
+    });
+    const refused = await h.tg.waitForCalls('answerCallbackQuery', 4);
+    expect(refused.map((c) => c.params.text)).toEqual(Array(4).fill(NOT_FOR_YOU));
+    expect(h.model.chatRequests()).toHaveLength(1);
+
+    h.tg.callback({ userId: ALLOWED_USER, chatId: group, messageId, data: later.callback_data });
+    await settled(h, 6);
+    expect(toolResults(h.model.chatRequests()[1]!)).toEqual(['The user chose: Later']);
+    expect(h.tg.calls('answerCallbackQuery').at(-1)?.params.text).toBeUndefined();
+    expect(h.model.chatRequests()).toHaveLength(2);
+  });
+
   it('/stop while a question waits ends the turn, with no call and no made-up answer', async () => {
     h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.model.enqueue({
@@ -223,6 +279,31 @@ describe('the agent loop', () => {
     await settled(h, 2);
     expect(lastUserText(h.model.chatRequests()[2]!)).toBe('Cactus');
     expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('Cactus it is.');
+  });
+
+  it('refuses a workspace symlink to the core database and a missing file, queueing nothing', async () => {
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    const files = path.join(h.home, 'packs', 'alpha', 'files');
+    symlinkSync(path.join(h.home, 'satchel.db'), path.join(files, 'notes.db'));
+    h.model.enqueue(
+      {
+        toolCalls: [
+          { id: 'a', name: 'send_message', arguments: { kind: 'document', path: 'notes.db' } },
+          { id: 'b', name: 'send_message', arguments: { kind: 'document', path: 'gone.pdf' } },
+        ],
+      },
+      { text: 'I cannot send those.' },
+    );
+    say('send me the files');
+    await settled(h, 1);
+
+    expect(toolResults(h.model.chatRequests()[1]!)).toEqual([
+      'Error: "path" must be a file inside the pack workspace (files/)',
+      'Error: there is no file "gone.pdf" in the pack workspace (files/)',
+    ]);
+    expect(h.tg.calls('sendDocument')).toEqual([]);
+    expect(h.rows("SELECT 1 FROM outbox WHERE kind <> 'text'")).toEqual([]);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['I cannot send those.']);
   });
 
   it('/stop aborts a slow stream, says so, and the queued message is answered', async () => {

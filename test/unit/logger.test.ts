@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ProviderError, TelegramApiError } from '../../src/core/errors.ts';
 import { createLogger } from '../../src/logging/logger.ts';
 
 const TOKEN = '123456:SECRET-bot-token';
@@ -36,5 +37,53 @@ describe('logging', () => {
     const { log, lines } = capture('info');
     log.debug({ text: 'private words' }, 'message text');
     expect(lines).toEqual([]);
+  });
+
+  it('logs an error with its class, message, stack, fields and cause, secrets scrubbed', () => {
+    const { log, lines } = capture();
+    const network = new TypeError(`fetch failed for http://127.0.0.1:8082/?key=${KEY}`);
+    const failure = new ProviderError('openai', `401 with key ${KEY}`, {
+      status: 401,
+      transient: false,
+      cause: network,
+    });
+    log.error({ event: 'provider_error', err: failure }, 'provider failed');
+    log.warn(new TelegramApiError('sendMessage', 'Bad Request: chat not found', { status: 400 }));
+    log.info({ event: 'nested', detail: { errors: [new RangeError('out of range')] } }, 'nested');
+
+    const [provider, telegram, nested] = lines.map((l) => JSON.parse(l));
+    expect(provider.err).toMatchObject({
+      type: 'ProviderError',
+      message: '401 with key [redacted]',
+      code: 'provider_error',
+      provider: 'openai',
+      status: 401,
+      transient: false,
+      cause: {
+        type: 'TypeError',
+        message: 'fetch failed for http://127.0.0.1:8082/?key=[redacted]',
+      },
+    });
+    expect(provider.err.stack).toMatch(/^ProviderError: 401 with key \[redacted\]\n\s+at /);
+    expect(provider.err.cause.stack).toMatch(/^TypeError: fetch failed/);
+    expect(lines.join('\n')).not.toContain(KEY);
+    expect(telegram.err).toMatchObject({
+      type: 'TelegramApiError',
+      message: 'sendMessage failed: Bad Request: chat not found',
+      method: 'sendMessage',
+      status: 400,
+    });
+    expect(telegram.err.stack).toMatch(/^TelegramApiError: sendMessage failed/);
+    expect(telegram.msg).toBe('sendMessage failed: Bad Request: chat not found');
+    expect(nested.detail.errors[0]).toMatchObject({ type: 'RangeError', message: 'out of range' });
+  });
+
+  it('keeps the class of an error subclass that does not set its name', () => {
+    class QuietFailure extends Error {}
+    const { log, lines } = capture();
+    log.error({ err: new QuietFailure('quiet', { cause: 'a plain reason' }) }, 'failed');
+    const { err } = JSON.parse(lines[0]!);
+    expect(err).toMatchObject({ type: 'QuietFailure', message: 'quiet', cause: 'a plain reason' });
+    expect(err.stack).toContain('quiet');
   });
 });

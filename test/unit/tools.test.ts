@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -53,6 +53,7 @@ function runner(to = chat) {
     pack,
     storage,
     address: to,
+    senderId: to.chatId,
     outbox,
     asks: createAskRegistry(systemClock),
     jobs: createJobRepo(core.db),
@@ -114,7 +115,11 @@ describe('send_message', () => {
         format: 'markdown',
         keyboard: [[{ text: 'Tea', data: 'say:Tea' }], [{ text: 'Coffee', data: 'say:Coffee' }]],
       },
-      { kind: 'photo', source: { path: path.join(storage.filesDir, 'chart.png') }, caption: 'c' },
+      {
+        kind: 'photo',
+        source: { path: realpathSync(path.join(storage.filesDir, 'chart.png')) },
+        caption: 'c',
+      },
     ]);
   });
 
@@ -125,6 +130,65 @@ describe('send_message', () => {
         'Error: "path" must be a file inside the pack workspace (files/)',
       );
     expect(sent).toEqual([]);
+  });
+
+  it('refuses symlinks that lead out of the workspace, and follows those that stay in it', async () => {
+    const tools = runner();
+    const files = storage.filesDir;
+    writeFileSync(path.join(files, 'chart.png'), 'png');
+    symlinkSync(path.join(home, 'satchel.db'), path.join(files, 'notes.txt'));
+    symlinkSync(home, path.join(files, 'home'));
+    symlinkSync(path.join(files, 'chart.png'), path.join(files, 'latest.png'));
+    for (const p of ['notes.txt', 'home/satchel.db', 'home/packs/alpha/pack.db'])
+      expect(await use(tools, 'send_message', { kind: 'document', path: p })).toBe(
+        'Error: "path" must be a file inside the pack workspace (files/)',
+      );
+    expect(sent).toEqual([]);
+
+    expect(await use(tools, 'send_message', { kind: 'photo', path: 'latest.png' })).toBe(
+      'sent, degraded: photo sent as text with a link',
+    );
+    expect(sent).toEqual([
+      { kind: 'photo', source: { path: realpathSync(path.join(files, 'chart.png')) } },
+    ]);
+  });
+
+  it('refuses a missing file, a directory or a NUL byte at once, before anything is queued', async () => {
+    const tools = runner();
+    mkdirSync(path.join(storage.filesDir, 'reports'));
+    const send = (p: string) => use(tools, 'send_message', { kind: 'document', path: p });
+    expect(await send('missing.pdf')).toBe(
+      'Error: there is no file "missing.pdf" in the pack workspace (files/)',
+    );
+    expect(await send('reports/missing.pdf')).toBe(
+      'Error: there is no file "reports/missing.pdf" in the pack workspace (files/)',
+    );
+    expect(await send('reports')).toBe(
+      'Error: "reports" is a directory, not a file; give the path of a file',
+    );
+    expect(await send('report\0.pdf')).toBe('Error: "path" must not contain a NUL byte');
+    expect(sent).toEqual([]);
+  });
+
+  it('cuts button data to 64 bytes between characters, never inside an emoji', async () => {
+    const tools = runner();
+    const smiles = '😀'.repeat(14);
+    const family = '👨‍👩‍👧';
+    const accents = `e${'\u0301'.repeat(39)}`;
+    const labels = [`a${smiles}😀`, `${'😀'.repeat(12)}${family}`, accents, 'odd\uD83Dx', 'Tea'];
+    await use(tools, 'send_message', { kind: 'keyboard', text: 'Pick', buttons: labels });
+    const data = (sent[0] as { keyboard: { data: string }[][] }).keyboard.map(([b]) => b!.data);
+    expect(data).toEqual([
+      `say:a${smiles}`,
+      `say:${'😀'.repeat(12)}`,
+      `say:e${'\u0301'.repeat(29)}`,
+      'say:odd\uFFFDx',
+      'say:Tea',
+    ]);
+    for (const d of data) {
+      expect(Buffer.byteLength(d)).toBeLessThanOrEqual(64);
+      expect(Buffer.from(d, 'utf8').toString('utf8')).toBe(d);
+    }
   });
 });
 
