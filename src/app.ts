@@ -1,12 +1,15 @@
 import { Bot } from 'grammy';
 import type { pino } from 'pino';
 import { createAgent } from './agent/agent.ts';
+import type { RetryPolicy } from './agent/retry.ts';
 import type { Config } from './config/config.ts';
+import { background } from './core/background.ts';
 import { type Clock, sleep, systemClock } from './core/clock.ts';
 import type { Logger } from './core/ports.ts';
+import { createRedactor } from './core/redact.ts';
 import { createAllowlist } from './inbound/allowlist.ts';
 import { createLogger } from './logging/logger.ts';
-import { createOutbox } from './outbound/outbox.ts';
+import { createOutbox, type OutboxDeps } from './outbound/outbox.ts';
 import { loadPacks } from './packs/loader.ts';
 import { createPackRegistry } from './packs/registry.ts';
 import { createChatModel } from './providers/index.ts';
@@ -27,6 +30,8 @@ import { createTotals } from './usage/totals.ts';
 
 /** How long running turns may take to finish on shutdown. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/** After the grace, how long aborted turns and calls already on the wire may take to end. */
+const SETTLE_AFTER_ABORT_MS = 500;
 
 export interface AppOptions {
   clock?: Clock;
@@ -34,6 +39,12 @@ export interface AppOptions {
   logDestination?: pino.DestinationStream;
   /** History size (estimated tokens) above which a session is compacted. */
   historyBudgetTokens?: number;
+  /** Retries of a failing model call (tests shorten the waits). */
+  modelRetry?: RetryPolicy;
+  /** How long shutdown waits for running turns and outboxes (default 10 s). */
+  shutdownGraceMs?: number;
+  /** Outbox timings (tests shorten the retry waits). */
+  outbox?: Pick<OutboxDeps, 'retryDelaysMs' | 'stallDelaysMs'>;
   /** Polling stopped for good (Telegram refused the token, or another instance polls). */
   onFatal?: (error: unknown) => void;
 }
@@ -41,15 +52,17 @@ export interface AppOptions {
 /** Wires satchel together from its configuration. Nothing runs until `start`. */
 export function createApp(config: Config, options: AppOptions = {}) {
   const clock = options.clock ?? systemClock;
+  const secrets = [
+    config.telegram.token,
+    config.providers.openai.apiKey,
+    config.providers.groq.apiKey,
+    config.providers.gemini.apiKey,
+    config.dashboard.token,
+  ];
+  const redact = createRedactor(secrets);
   const log: Logger = createLogger({
     level: config.logLevel,
-    secrets: [
-      config.telegram.token,
-      config.providers.openai.apiKey,
-      config.providers.groq.apiKey,
-      config.providers.gemini.apiKey,
-      config.dashboard.token,
-    ],
+    secrets,
     ...(options.logDestination ? { destination: options.logDestination } : {}),
   });
   const store = openCoreStore(config.home);
@@ -61,9 +74,11 @@ export function createApp(config: Config, options: AppOptions = {}) {
     channel,
     clock,
     log,
+    redact,
+    ...options.outbox,
   });
   const inbox = createInboxRepo(store.db);
-  const sessions = createSessionRepo(store.db);
+  const sessions = createSessionRepo(store.db, redact);
   const model = createChatModel(config, config.llm.provider, config.llm.model);
   const fallback = config.llm.fallback
     ? createChatModel(config, config.llm.fallback.provider, config.llm.fallback.model)
@@ -97,12 +112,14 @@ export function createApp(config: Config, options: AppOptions = {}) {
       model,
       fallback,
       sessions,
-      ledger: createLedger({ db: store.db, clock, calendar }),
+      ledger: createLedger({ db: store.db, clock, calendar, redact }),
       quota,
       clock,
       log,
       transaction,
       ...(options.historyBudgetTokens ? { historyBudgetTokens: options.historyBudgetTokens } : {}),
+      turnTimeoutMs: config.turnTimeoutMs,
+      ...(options.modelRetry ? { retry: options.modelRetry } : {}),
     }),
     allowlist: createAllowlist(config.telegram.allowedUserIds, clock),
     batchWindowMs: config.batchWindowMs,
@@ -140,29 +157,41 @@ export function createApp(config: Config, options: AppOptions = {}) {
         },
         'starting',
       );
-      void outbox.resumeUnsent();
+      if (config.telegram.allowedUserIds.length === 0)
+        log.warn(
+          { event: 'allowlist_empty' },
+          'ALLOWED_USER_IDS is empty, so every sender will be denied. Add your numeric ' +
+            'Telegram user id (comma-separated for several) and restart; a denied ' +
+            "sender's id is in the tg_auth_denied log line.",
+        );
+      background(log, 'outbox_resume_failed', outbox.resumeUnsent());
       void registerCommands();
       await ingress.start();
       log.info({ event: 'satchel_started' }, 'polling');
     },
 
-    /** Stops polling, lets running turns finish (≤ 10 s), flushes outboxes, closes the DB. */
+    /**
+     * Stops polling, lets running turns finish and outboxes flush for at most 10 s together,
+     * then closes the databases. What did not finish stays pending for the next start.
+     */
     async stop(): Promise<void> {
       log.info({ event: 'satchel_stopping' }, 'stopping');
-      await ingress.stop();
+      const deadline = clock.now() + (options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
+      const within = (work: Promise<unknown>, ms = deadline - clock.now()) =>
+        Promise.race([work.then(() => true), sleep(clock, Math.max(0, ms)).then(() => false)]);
+      await within(ingress.stop());
       coordinator.close();
-      const finished = await Promise.race([
-        coordinator.idle().then(() => true),
-        sleep(clock, SHUTDOWN_GRACE_MS).then(() => false),
-      ]);
-      if (!finished) {
+      const done = (await within(coordinator.idle())) && (await within(outbox.idle()));
+      if (!done) {
         coordinator.abortAll();
-        await coordinator.idle();
+        outbox.close();
+        // Aborted work ends at once; a call already on the wire gets a moment to land.
+        await within(Promise.all([coordinator.idle(), outbox.idle()]), SETTLE_AFTER_ABORT_MS);
       }
-      await Promise.race([outbox.idle(), sleep(clock, SHUTDOWN_GRACE_MS)]);
+      outbox.close();
       packs.close();
       store.close();
-      log.info({ event: 'satchel_stopped' }, 'stopped');
+      log.info({ event: 'satchel_stopped', clean: done }, 'stopped');
     },
   };
 }

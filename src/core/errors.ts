@@ -29,21 +29,26 @@ export class ConfigError extends SatchelError {
   }
 }
 
-/** A model provider failed. `transient` errors (429, 5xx, timeout, network) may be retried. */
+/**
+ * A model provider failed. `transient` errors (429, 5xx, timeout, network, a broken or cut-off
+ * response) may be retried; `retryAfterMs` is the wait the provider asked for, when it said.
+ */
 export class ProviderError extends SatchelError {
   readonly provider: string;
   readonly status: number | undefined;
   readonly transient: boolean;
+  readonly retryAfterMs: number | undefined;
 
   constructor(
     provider: string,
     message: string,
-    options: { status?: number; transient: boolean; cause?: unknown },
+    options: { status?: number; transient: boolean; retryAfterMs?: number; cause?: unknown },
   ) {
     super('provider_error', message, { cause: options.cause });
     this.provider = provider;
     this.status = options.status;
     this.transient = options.transient;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 
@@ -95,6 +100,21 @@ export class TelegramApiError extends SatchelError {
 
   get isNotModified(): boolean {
     return this.status === 400 && /message is not modified/i.test(this.description);
+  }
+
+  /** The message to edit or delete no longer exists, or can no longer be changed. */
+  get isMessageGone(): boolean {
+    return (
+      this.status === 400 &&
+      /message to (edit|delete) not found|message can't be (edited|deleted)/i.test(this.description)
+    );
+  }
+}
+
+/** A local file to send cannot be read (missing, a directory, a bad path): retrying won't help. */
+export class UnreadableFileError extends SatchelError {
+  constructor(message: string, cause?: unknown) {
+    super('file_unreadable', message, { cause });
   }
 }
 

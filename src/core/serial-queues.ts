@@ -34,6 +34,11 @@ export function createSerialQueues<K>() {
       return lanes.get(key)?.queue.size ?? 0;
     },
 
+    /** Whether a key has a task running or waiting. */
+    busy(key: K): boolean {
+      return lanes.has(key);
+    },
+
     /** Keys with work in hand. */
     get size(): number {
       return lanes.size;

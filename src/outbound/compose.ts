@@ -20,6 +20,13 @@ export interface TextPart {
 export const MESSAGE_LIMIT = 4096;
 export const CAPTION_LIMIT = 1024;
 
+/** What the user sees when the model's answer has nothing to show. */
+export const NO_ANSWER = '(no answer)';
+/** Characters Telegram does not count as text: a message of only these is refused as empty. */
+const INVISIBLE = /[\s\u00a0\u200b-\u200d\u2060\ufeff]/g;
+/** ASCII punctuation, each of which a backslash makes literal in Markdown. */
+const MARKDOWN_PUNCTUATION = /[!-/:-@[-`{-~]/g;
+
 export const markdown = (text: string): OutboundText => ({ text, format: 'markdown' });
 export const plain = (text: string): OutboundText => ({ text, format: 'plain' });
 
@@ -41,6 +48,17 @@ export function composeText(message: OutboundText): TextPart[] {
   return parts;
 }
 
+/**
+ * The model's Markdown, unless it renders to nothing visible (`#`, `> `, an empty code block,
+ * a link with a blank label): then its literal text, and when even that shows nothing,
+ * NO_ANSWER. An answer never silently becomes no message.
+ */
+export function visibleMarkdown(text: string): string {
+  if (composeText(markdown(text)).length > 0) return text;
+  const literal = text.replace(MARKDOWN_PUNCTUATION, (c) => `\\${c}`);
+  return composeText(markdown(literal)).length > 0 ? literal : NO_ANSWER;
+}
+
 /** A caption fits 1024 units; what does not fit follows as text messages. */
 export function composeCaption(caption: string): { caption?: TextPart; rest: TextPart[] } {
   const [first, ...overflow] = toParts(
@@ -53,11 +71,11 @@ export function composeCaption(caption: string): { caption?: TextPart; rest: Tex
   return { ...(first ? { caption: first } : {}), rest };
 }
 
+/** The parts of a message; a part with nothing visible (Telegram would refuse it) is left out. */
 function toParts(html: string, limit: number): TextPart[] {
-  return splitTelegramHtml(html, limit).map((part) => ({
-    html: part,
-    plain: htmlToPlainText(part),
-  }));
+  return splitTelegramHtml(html, limit)
+    .map((part) => ({ html: part, plain: htmlToPlainText(part) }))
+    .filter((part) => part.plain.replace(INVISIBLE, '') !== '');
 }
 
 export function escapeHtml(text: string): string {

@@ -1,46 +1,81 @@
-import type PQueue from 'p-queue';
 import { type Clock, sleep } from '../core/clock.ts';
 import { TelegramApiError } from '../core/errors.ts';
 import type { Logger } from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
+import type { Limiter, Priority } from './limiter.ts';
 
 export interface DeliveryDeps {
-  limiter: PQueue;
+  limiter: Limiter;
   clock: Clock;
   log: Logger;
   /** Waits between tries after a 5xx or network error; its length + 1 is the number of tries. */
   retryDelaysMs: readonly number[];
+  /** Shutdown: waits (flood waits, retry backoff, a slot) end at once. */
+  signal: AbortSignal;
 }
 
 /**
- * One Bot API call as the outbox makes it: through the global limiter, waiting out a flood
- * wait (429) while holding the chat's queue — the caller runs inside that queue — and
- * retrying 5xx and network errors with backoff.
+ * One Bot API call as the outbox makes it: a slot from the global limiter, then the call.
+ * A 429 pauses the whole chat — every method, until `retry_after` has passed — and 5xx and
+ * network errors are retried with backoff.
  */
 export function createDelivery(deps: DeliveryDeps) {
-  const { limiter, clock, log, retryDelaysMs } = deps;
+  const { limiter, clock, log, retryDelaysMs, signal } = deps;
+  /** Chats under a flood wait, and when it ends. */
+  const pausedUntil = new Map<number, number>();
 
-  async function floodWait(to: Address, error: TelegramApiError): Promise<void> {
+  const pauseLeft = (to: Address): number => {
+    const until = pausedUntil.get(to.chatId);
+    if (until === undefined) return 0;
+    const left = until - clock.now();
+    if (left <= 0) pausedUntil.delete(to.chatId);
+    return Math.max(0, left);
+  };
+
+  function pause(to: Address, error: TelegramApiError): void {
     const waitMs = (error.retryAfterSec ?? 1) * 1000;
+    const until = clock.now() + waitMs;
+    pausedUntil.set(to.chatId, Math.max(until, pausedUntil.get(to.chatId) ?? 0));
     log.warn(
       { event: 'tg_flood_wait', chatId: to.chatId, method: error.method, waitMs },
       'flood wait: pausing this chat',
     );
-    await sleep(clock, waitMs);
+  }
+
+  async function once<T>(
+    to: Address,
+    priority: Priority,
+    fn: () => Promise<T>,
+    cancel: AbortSignal = signal,
+  ): Promise<T> {
+    for (let left = pauseLeft(to); left > 0; left = pauseLeft(to)) await sleep(clock, left, cancel);
+    const release = await limiter.acquire(priority, cancel);
+    try {
+      return await fn();
+    } catch (error) {
+      if (error instanceof TelegramApiError && error.isFloodWait) pause(to, error);
+      throw error;
+    } finally {
+      release();
+    }
   }
 
   return {
-    /** A call that must land: after a flood wait it is made again; transient errors retry. */
-    async required<T>(to: Address, fn: () => Promise<T>): Promise<T> {
+    /**
+     * A call that must land: after a flood wait it is made again; 5xx and network errors are
+     * tried `retryDelaysMs.length + 1` times. Rejects with the last error, or when shut down.
+     */
+    async required<T>(
+      to: Address,
+      fn: () => Promise<T>,
+      priority: Priority = 'message',
+    ): Promise<T> {
       for (let attempt = 0; ; ) {
         try {
-          return await limiter.add(fn);
+          return await once(to, priority, fn);
         } catch (error) {
           if (!(error instanceof TelegramApiError)) throw error;
-          if (error.isFloodWait) {
-            await floodWait(to, error);
-            continue;
-          }
+          if (error.isFloodWait) continue;
           const delay = retryDelaysMs[attempt++];
           if (!error.transient || delay === undefined) throw error;
           log.warn(
@@ -53,25 +88,38 @@ export function createDelivery(deps: DeliveryDeps) {
             },
             'retrying',
           );
-          await sleep(clock, delay);
+          await sleep(clock, delay, signal);
         }
       }
     },
 
     /**
-     * A call that may be skipped (typing, drafts, live edits): a flood wait still pauses the
-     * chat, but the call is not repeated — the next one carries newer content. Other
-     * failures are logged and swallowed. Resolves with undefined when skipped.
+     * A call that may be skipped (typing, drafts, live edits): made once, never repeated —
+     * the next one carries newer content. Skipped at once while the chat is paused, and
+     * dropped while still waiting for a slot when `dropped` fires. Failures are logged and
+     * swallowed; resolves with undefined when skipped.
      */
-    async optional<T>(to: Address, what: string, fn: () => Promise<T>): Promise<T | undefined> {
+    async optional<T>(
+      to: Address,
+      what: string,
+      fn: () => Promise<T>,
+      priority: Priority,
+      dropped?: AbortSignal,
+    ): Promise<T | undefined> {
+      if (signal.aborted || pauseLeft(to) > 0) return undefined;
+      const cancel = dropped ? AbortSignal.any([signal, dropped]) : signal;
       try {
-        return await limiter.add(fn);
+        return await once(to, priority, fn, cancel);
       } catch (error) {
-        if (error instanceof TelegramApiError && error.isFloodWait) await floodWait(to, error);
-        else log.debug({ event: 'tg_side_call_failed', chatId: to.chatId, what, err: error }, what);
+        if (cancel.aborted) return undefined;
+        if (!(error instanceof TelegramApiError && error.isFloodWait))
+          log.debug({ event: 'tg_side_call_failed', chatId: to.chatId, what, err: error }, what);
         return undefined;
       }
     },
+
+    /** Whether a chat is under a flood wait now. */
+    paused: (to: Address): boolean => pauseLeft(to) > 0,
   };
 }
 

@@ -1,131 +1,181 @@
-import PQueue from 'p-queue';
-import type { Clock } from '../core/clock.ts';
+import { type Clock, sleep } from '../core/clock.ts';
 import { TelegramApiError } from '../core/errors.ts';
-import type { Channel, ChatAction, Logger, MediaMessage } from '../core/ports.ts';
+import type { Channel, Logger } from '../core/ports.ts';
 import { createSerialQueues } from '../core/serial-queues.ts';
 import type { Address } from '../core/types.ts';
 import type { OutboxRepo, OutboxRow } from '../store/outbox-repo.ts';
 import { composeCaption, composeText, type OutboundText, type TextPart } from './compose.ts';
 import { degrade, type OutboundPayload } from './degrade.ts';
-import { createDelivery, withPlainFallback } from './delivery.ts';
+import { createDelivery } from './delivery.ts';
+import { createLimiter, type Priority } from './limiter.ts';
+import { createLive } from './live.ts';
+import { createSenders, type RowPayload } from './senders.ts';
 
 export interface OutboxDeps {
   repo: OutboxRepo;
   channel: Channel;
   clock: Clock;
   log: Logger;
-  /** All chats together stay under this many Telegram calls per second. */
+  /** All chats together make at most this many calls in any one second. */
   globalRatePerSecond?: number;
   /** Waits between tries after a 5xx or network error; its length + 1 is the number of tries. */
   retryDelaysMs?: readonly number[];
+  /**
+   * Waits between further rounds of tries while a row cannot be sent (the last one repeats).
+   * The row stays at the head of its chat: later rows of that chat wait behind it.
+   */
+  stallDelaysMs?: readonly number[];
+  /** Removes secrets from text that is stored (a network error names the request URL). */
+  redact?: (text: string) => string;
 }
 
-/** The payload of each kind of outbox row. */
-type RowPayload =
-  | { kind: 'text'; part: TextPart }
-  | { kind: 'edit'; messageId: number; part: TextPart }
-  | { kind: 'delete'; messageId: number }
-  | { kind: 'media'; media: Omit<MediaMessage, 'caption'>; caption?: TextPart };
+export interface DispatchOptions {
+  /** `stranger`: a reply to someone not on the allowlist, on its own small budget. */
+  priority?: Priority;
+}
+
+const DEFAULT_STALL_DELAYS_MS = [5_000, 10_000, 20_000, 40_000, 60_000];
 
 /**
- * The only way anything reaches a chat. One queue per chat (concurrency 1) keeps a chat's
- * messages in the order they were produced; one global limiter keeps every call together
- * under Telegram's rate. Messages are written to the `outbox` table before they are sent
- * and marked with their message id after, so a restart sends what was not sent and nothing
- * twice. Typing, drafts and live edits ride the same queues but are not stored: they may
- * be skipped, and a newer one replaces them.
+ * The only way anything reaches a chat. Messages are written to the `outbox` table before
+ * they are sent and marked with their message id after, so a restart sends what was not
+ * sent and nothing twice. One lane per chat keeps a chat's messages in the order they were
+ * produced: a row Telegram cannot take now stays at the head of its chat and is tried again
+ * with backoff while the process runs, and the chat's later rows wait behind it. Typing,
+ * drafts and live edits are not stored (see live.ts).
  */
 export function createOutbox(deps: OutboxDeps) {
   const { repo, channel, clock, log } = deps;
-  const limiter = new PQueue({
-    interval: Math.ceil(1000 / (deps.globalRatePerSecond ?? 25)),
-    intervalCap: 1,
-    // Sliding window: the fixed window lets a lone producer through twice per interval.
-    strict: true,
-  });
+  const redact = deps.redact ?? ((text: string) => text);
+  const stallDelays = deps.stallDelaysMs ?? DEFAULT_STALL_DELAYS_MS;
+  const shutdown = new AbortController();
+  const limiter = createLimiter({ clock, perWindow: deps.globalRatePerSecond ?? 25 });
   const delivery = createDelivery({
     limiter,
     clock,
     log,
     retryDelaysMs: deps.retryDelaysMs ?? [500, 2000],
+    signal: shutdown.signal,
   });
-  /** One serial lane per chat: a chat's calls keep their order. */
-  const { add: inChat, idle: chatsIdle } = createSerialQueues<number>();
+  const senders = createSenders(channel, log);
+  const lanes = createSerialQueues<number>();
+  const live = createLive({ channel, delivery, senders, lanes, closed: () => closed });
+  /** Chats whose head row could not be sent, with the callers waiting on their rows. */
+  const stalled = new Set<number>();
+  const waiters = new Map<number, Set<(sent: boolean) => void>>();
+  /** Rows queued in a lane now, so a row is never queued twice. */
+  const queued = new Map<number, Promise<boolean>>();
+  let closed = false;
 
-  const fallbackLogger = (to: Address, what: string) => () =>
-    log.warn({ event: 'tg_parse_fallback', chatId: to.chatId, what }, 'HTML refused; sent plain');
-
-  const sendPart = (to: Address, part: TextPart) =>
-    withPlainFallback(
-      () => channel.sendText(to, part.html, { html: true, ...keyboardOf(part) }),
-      () => channel.sendText(to, part.plain, { html: false, ...keyboardOf(part) }),
-      fallbackLogger(to, 'sendMessage'),
-    );
-
-  const editPart = async (to: Address, messageId: number, part: TextPart) => {
+  /** Sends one row; 'deferred' when Telegram could not take it now (it stays pending). */
+  async function attempt(row: OutboxRow, priority: Priority) {
+    const to = addressOf(row);
     try {
-      await withPlainFallback(
-        () => channel.editText(to, messageId, part.html, { html: true, ...keyboardOf(part) }),
-        () => channel.editText(to, messageId, part.plain, { html: false, ...keyboardOf(part) }),
-        fallbackLogger(to, 'editMessageText'),
+      const sent = await delivery.required(
+        to,
+        () => senders.sendRow(to, JSON.parse(row.payload) as RowPayload),
+        priority,
       );
+      markSent(row.id, sent.messageId);
+      return 'sent' as const;
     } catch (error) {
-      // Already showing exactly this: the edit has happened.
-      if (!(error instanceof TelegramApiError) || !error.isNotModified) throw error;
-    }
-    return { messageId };
-  };
-
-  const sendMedia = (to: Address, media: Omit<MediaMessage, 'caption'>, caption?: TextPart) =>
-    withPlainFallback(
-      () => channel.sendMedia(to, { ...media, ...captionOf(caption, true) }),
-      () => channel.sendMedia(to, { ...media, ...captionOf(caption, false) }),
-      fallbackLogger(to, 'sendMedia'),
-    );
-
-  function send(to: Address, payload: RowPayload): Promise<{ messageId: number }> {
-    switch (payload.kind) {
-      case 'text':
-        return sendPart(to, payload.part);
-      case 'edit':
-        return editPart(to, payload.messageId, payload.part);
-      case 'media':
-        return sendMedia(to, payload.media, payload.caption);
-      case 'delete':
-        return channel.deleteMessage(to, payload.messageId).then(() => payload);
+      if (shutdown.signal.aborted) return 'deferred' as const;
+      const final = !(error instanceof TelegramApiError && error.transient);
+      repo.markAttempt(row.id, redact(String((error as Error).message)), final);
+      if (final || !stalled.has(row.chatId))
+        log.error(
+          { event: 'tg_send_failed', chatId: row.chatId, outboxId: row.id, final, err: error },
+          final ? 'send refused' : 'send failed; will retry',
+        );
+      return final ? ('failed' as const) : ('deferred' as const);
     }
   }
 
-  /** Sends one row; false when Telegram did not take it (it stays pending unless final). */
-  async function deliver(row: OutboxRow): Promise<boolean> {
-    const to = addressOf(row);
+  /** Records a delivery; after shutdown closed the database the row is sent again next start. */
+  function markSent(id: number, messageId: number): void {
     try {
-      const sent = await delivery.required(to, () => send(to, JSON.parse(row.payload)));
-      repo.markSent(row.id, sent.messageId, clock.now());
-      return true;
+      repo.markSent(id, messageId, clock.now());
     } catch (error) {
-      const final = error instanceof TelegramApiError && !error.transient;
-      repo.markAttempt(row.id, String((error as Error).message), final);
-      log.error(
-        { event: 'tg_send_failed', chatId: to.chatId, outboxId: row.id, final, err: error },
-        'send failed',
-      );
-      return false;
+      log.error({ event: 'outbox_mark_failed', outboxId: id, err: error }, 'could not mark sent');
     }
+  }
+
+  /** A chat whose head row is held back: everyone waiting on its rows hears "not yet". */
+  function stall(chatId: number): void {
+    stalled.add(chatId);
+    for (const settle of waiters.get(chatId) ?? []) settle(false);
+    waiters.delete(chatId);
+  }
+
+  /** Delivers a row, trying again with backoff for as long as the process runs. */
+  async function deliver(id: number, priority: Priority): Promise<boolean> {
+    for (let round = 0; !closed; round++) {
+      const row = repo.get(id);
+      if (row?.status !== 'pending') return row?.status === 'sent';
+      const outcome = await attempt(row, priority);
+      if (outcome !== 'deferred') {
+        if (stalled.delete(row.chatId))
+          log.info({ event: 'tg_send_recovered', chatId: row.chatId }, 'chat reachable again');
+        return outcome === 'sent';
+      }
+      if (closed) break;
+      stall(row.chatId);
+      const delay = stallDelays[Math.min(round, stallDelays.length - 1)] ?? 60_000;
+      try {
+        await sleep(clock, delay, shutdown.signal);
+      } catch {
+        break;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Queues a row in its chat's lane; resolves when it was sent (true), refused for good, or
+   * held back because its chat cannot be reached now (false: it is still delivered, in order).
+   */
+  function enqueue(id: number, priority: Priority): Promise<boolean> {
+    const known = queued.get(id);
+    if (known) return known;
+    const row = repo.get(id);
+    if (row?.status !== 'pending' || closed) return Promise.resolve(row?.status === 'sent');
+    const { chatId } = row;
+    const result = new Promise<boolean>((resolve) => {
+      if (stalled.has(chatId)) resolve(false);
+      else waiters.set(chatId, (waiters.get(chatId) ?? new Set()).add(resolve));
+      lanes
+        .add(chatId, () => deliver(id, priority))
+        .catch((error: unknown) => {
+          log.error({ event: 'outbox_failed', outboxId: id, err: error }, 'outbox lane failed');
+          return false;
+        })
+        .then((sent) => {
+          waiters.get(chatId)?.delete(resolve);
+          queued.delete(id);
+          resolve(sent);
+        });
+    });
+    queued.set(id, result);
+    return result;
   }
 
   /** Sends the rows in their chats' order; resolves whether all of them were sent. */
-  function dispatch(ids: readonly number[]): Promise<boolean> {
-    const tasks = ids.map((id) => {
-      const row = repo.get(id);
-      if (row?.status !== 'pending') return Promise.resolve(row?.status === 'sent');
-      return inChat(row.chatId, () => deliver(row));
-    });
+  function dispatch(ids: readonly number[], options: DispatchOptions = {}): Promise<boolean> {
+    const tasks = ids.map((id) => enqueue(id, options.priority ?? 'message'));
     return Promise.all(tasks).then((sent) => sent.every(Boolean));
   }
 
   const insert = (to: Address, payload: RowPayload) =>
     repo.insert(to, payload.kind, payload, clock.now());
+
+  function writeParts(to: Address, parts: TextPart[]): number[] {
+    return parts.map((part) => insert(to, { kind: 'text', part }));
+  }
+
+  /** Writes a text's parts as rows (call inside a transaction to tie them to other writes). */
+  function write(to: Address, message: OutboundText): number[] {
+    return writeParts(to, composeText(message));
+  }
 
   /** Writes a payload's rows; returns their ids and what was degraded, if anything. */
   function writePayload(to: Address, payload: OutboundPayload): { ids: number[]; note?: string } {
@@ -133,7 +183,7 @@ export function createOutbox(deps: OutboxDeps) {
     const p = degraded.payload;
     const note = degraded.note === undefined ? {} : { note: degraded.note };
     if (!p || p.kind === 'action') {
-      if (p) void chatAction(to, p.action);
+      if (p) void live.chatAction(to, p.action);
       return { ids: [], ...note };
     }
     if (p.kind === 'text') return { ids: write(to, p), ...note };
@@ -145,28 +195,13 @@ export function createOutbox(deps: OutboxDeps) {
     };
     const ids = [
       insert(to, { kind: 'media', media, ...(caption ? { caption } : {}) }),
-      ...rest.map((part) => insert(to, { kind: 'text', part })),
+      ...writeParts(to, rest),
     ];
     return { ids, ...note };
   }
 
-  /** Writes a text's parts as rows (call inside a transaction to tie them to other writes). */
-  function write(to: Address, message: OutboundText): number[] {
-    return writeParts(to, composeText(message));
-  }
-
-  function writeParts(to: Address, parts: TextPart[]): number[] {
-    return parts.map((part) => insert(to, { kind: 'text', part }));
-  }
-
-  function chatAction(to: Address, action: ChatAction): Promise<void> {
-    if (!channel.capabilities.chatActions) return Promise.resolve();
-    return inChat(to.chatId, async () => {
-      await delivery.optional(to, 'sendChatAction', () => channel.sendChatAction(to, action));
-    });
-  }
-
   return {
+    ...live,
     write,
     writeParts,
     writePayload,
@@ -179,65 +214,29 @@ export function createOutbox(deps: OutboxDeps) {
     writeDelete: (to: Address, messageId: number): number =>
       insert(to, { kind: 'delete', messageId }),
 
-    /** Sends written rows in order; resolves when each was sent or given up on. */
     dispatch,
 
     /** write + dispatch; resolves whether every part was sent. */
-    send: (to: Address, message: OutboundText): Promise<boolean> => dispatch(write(to, message)),
-
-    chatAction,
-
-    /** A streamed draft (private chats); skipped on failure, the next one replaces it. */
-    draft: (to: Address, draftId: number, part: TextPart): Promise<void> =>
-      inChat(to.chatId, async () => {
-        await delivery.optional(to, 'sendMessageDraft', () =>
-          withPlainFallback(
-            () => channel.sendDraft(to, draftId, part.html, { html: true }),
-            () => channel.sendDraft(to, draftId, part.plain, { html: false }),
-            fallbackLogger(to, 'sendMessageDraft'),
-          ),
-        );
-      }),
-
-    /** Sends the first chunk of a streamed message; undefined when it could not be sent. */
-    sendLive: (to: Address, part: TextPart): Promise<number | undefined> =>
-      inChat(to.chatId, async () => {
-        const sent = await delivery.optional(to, 'sendMessage', () => sendPart(to, part));
-        return sent?.messageId;
-      }),
-
-    /** Edits a streamed message in place; false when the edit was skipped. */
-    editLive: (to: Address, messageId: number, part: TextPart): Promise<boolean> =>
-      inChat(to.chatId, async () => {
-        const done = await delivery.optional(to, 'editMessageText', () =>
-          editPart(to, messageId, part),
-        );
-        return done !== undefined;
-      }),
-
-    /** Answers a button press; a failure is logged and nothing more. */
-    async answerCallback(callbackId: string, text?: string): Promise<void> {
-      const to: Address = { platform: 'tg', chatId: 0 };
-      await delivery.optional(to, 'answerCallbackQuery', () =>
-        channel.answerCallback(callbackId, text),
-      );
-    },
-
-    /** Creates a forum topic through the chat's queue; Telegram's refusal is thrown. */
-    createTopic: (chatId: number, name: string): Promise<{ threadId: number }> =>
-      inChat(chatId, () =>
-        delivery.required({ platform: 'tg', chatId }, () => channel.createTopic(chatId, name)),
-      ),
+    send: (to: Address, message: OutboundText, options?: DispatchOptions): Promise<boolean> =>
+      dispatch(write(to, message), options),
 
     /** Sends every row left unsent by an earlier run, in the order written. */
     resumeUnsent: async (): Promise<void> => {
       await dispatch(repo.unsent().map((row) => row.id));
     },
 
-    /** Resolves when every chat queue is empty and idle. */
-    async idle(): Promise<void> {
-      await chatsIdle();
+    /**
+     * Shutdown: nothing new starts, waits (flood waits, backoff) end, and every caller waiting
+     * on a row hears "not sent"; unsent rows stay pending for the next start.
+     */
+    close(): void {
+      closed = true;
+      shutdown.abort();
+      for (const chatId of [...waiters.keys()]) stall(chatId);
     },
+
+    /** Resolves when every chat lane is empty and idle. */
+    idle: (): Promise<void> => lanes.idle(),
   };
 }
 
@@ -249,13 +248,4 @@ function addressOf(row: OutboxRow): Address {
     chatId: row.chatId,
     ...(row.threadId === null ? {} : { threadId: row.threadId }),
   };
-}
-
-function keyboardOf(part: TextPart) {
-  return part.keyboard ? { keyboard: part.keyboard } : {};
-}
-
-function captionOf(caption: TextPart | undefined, html: boolean) {
-  if (!caption) return {};
-  return { caption: { text: html ? caption.html : caption.plain, html } };
 }

@@ -19,7 +19,7 @@ export interface NewMessage {
 }
 
 /** Routes, sessions and their messages in the core database. */
-export function createSessionRepo(db: Db) {
+export function createSessionRepo(db: Db, redact: (text: string) => string = (text) => text) {
   return {
     route(address: Address): RouteRow | undefined {
       return db
@@ -111,7 +111,8 @@ export function createSessionRepo(db: Db) {
           sessionId: message.sessionId,
           turnId: message.turnId,
           role: message.role,
-          content: message.content,
+          // A tool's error may quote a URL with a secret in it: never store or replay one.
+          content: redact(message.content),
           toolCalls: message.toolCalls ? JSON.stringify(message.toolCalls) : null,
           toolCallId: message.toolCallId ?? null,
           sourceKey: message.sourceKey ?? null,

@@ -1,5 +1,9 @@
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { type Api, InputFile } from 'grammy';
 import type { InlineKeyboardMarkup } from 'grammy/types';
+import { UnreadableFileError } from '../core/errors.ts';
 import type {
   Channel,
   ChannelCapabilities,
@@ -91,8 +95,10 @@ export function createTelegramChannel(
       }),
   };
 
-  function sendMedia(to: Address, media: MediaMessage, extra: object) {
+  async function sendMedia(to: Address, media: MediaMessage, extra: object) {
     const method = MEDIA_METHODS[media.kind];
+    // A local file that cannot be read fails for good here, not as a "network error" later.
+    if ('path' in media.source) await checkReadable(media.source.path);
     return guarded(method, async () => {
       const file = 'path' in media.source ? new InputFile(media.source.path) : media.source.url;
       const caption = media.caption
@@ -112,6 +118,22 @@ export function createTelegramChannel(
               : await api.sendDocument(to.chatId, file, options);
       return { messageId: message.message_id };
     });
+  }
+}
+
+/** Rejects with UnreadableFileError unless `file` is a regular file this process can read. */
+async function checkReadable(file: string): Promise<void> {
+  const name = path.basename(file.replaceAll('\0', ''));
+  if (file.includes('\0'))
+    throw new UnreadableFileError(`the file path "${name}" contains a NUL byte`);
+  try {
+    const stats = await stat(file);
+    if (!stats.isFile()) throw new UnreadableFileError(`"${name}" is not a regular file`);
+    await access(file, constants.R_OK);
+  } catch (error) {
+    if (error instanceof UnreadableFileError) throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new UnreadableFileError(`cannot read the file "${name}" (${code})`, error);
   }
 }
 

@@ -4,6 +4,7 @@ import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import type { Clock } from '../core/clock.ts';
 import type { ChannelCapabilities, Logger } from '../core/ports.ts';
 import { addressKey, type InboundEvent } from '../core/types.ts';
+import { visibleMarkdown } from '../outbound/compose.ts';
 import type { Outbox } from '../outbound/outbox.ts';
 import { createStream, type StreamMode } from '../outbound/stream.ts';
 import { keepTyping } from '../outbound/typing.ts';
@@ -71,7 +72,16 @@ export async function runChatTurn(deps: ChatTurnDeps, turn: ChatTurn): Promise<v
   const tools =
     pack && storage
       ? createToolRunner(
-          packTools({ pack, storage, address, outbox, asks: deps.asks, jobs: deps.jobs, clock }),
+          packTools({
+            pack,
+            storage,
+            address,
+            senderId: first.senderId,
+            outbox,
+            asks: deps.asks,
+            jobs: deps.jobs,
+            clock,
+          }),
           deps.log.child({ turnId, pack: pack.name }),
         )
       : undefined;
@@ -96,7 +106,7 @@ export async function runChatTurn(deps: ChatTurnDeps, turn: ChatTurn): Promise<v
         beforeFinish: stream.settle,
       },
       (answer) => {
-        const ids = stream.finish(answer + badge);
+        const ids = stream.finish(visibleMarkdown(answer) + badge);
         deps.inbox.markDone(updateIds, clock.now());
         return ids;
       },

@@ -1,4 +1,5 @@
 import type { Update } from 'grammy/types';
+import { background } from '../core/background.ts';
 import {
   AbortedError,
   GENERIC_FAILURE,
@@ -11,6 +12,7 @@ import { type Address, addressKey, type InboundEvent } from '../core/types.ts';
 import type { createAllowlist } from '../inbound/allowlist.ts';
 import { createBatcher } from '../inbound/batcher.ts';
 import { type OutboundText, plain } from '../outbound/compose.ts';
+import type { DispatchOptions } from '../outbound/outbox.ts';
 import { pickedPack, pickerMessage } from '../routing/picker.ts';
 import type { SessionRepo } from '../store/session-repo.ts';
 import { translateUpdate } from '../telegram/translate.ts';
@@ -71,13 +73,14 @@ export function createCoordinator(deps: CoordinatorDeps) {
     to: Address,
     message: OutboundText | undefined,
     updateIds: number[],
+    options: DispatchOptions = {},
   ): Promise<void> {
     const ids = deps.transaction(() => {
       const written = message ? outbox.write(to, message) : [];
       inbox.markDone(updateIds, clock.now());
       return written;
     });
-    await outbox.dispatch(ids);
+    await outbox.dispatch(ids, options);
   }
 
   /** The pack for this conversation: bound, the only one, or named by its forum topic. */
@@ -110,7 +113,11 @@ export function createCoordinator(deps: CoordinatorDeps) {
         'sender not on the allowlist',
       );
       const reply = decision === 'deny-and-reply' ? plain(NOT_AUTHORIZED) : undefined;
-      void replyAndFinish(event.address, reply, event.updateIds);
+      background(
+        log,
+        'reply_failed',
+        replyAndFinish(event.address, reply, event.updateIds, { priority: 'stranger' }),
+      );
       return;
     }
     switch (event.kind) {
@@ -152,7 +159,8 @@ export function createCoordinator(deps: CoordinatorDeps) {
     log.info({ event: 'turn_stop', address: key, stopped, dropped: held.length }, '/stop');
     const updateIds = [...event.updateIds, ...held];
     if (stopped) inbox.markDone(updateIds, clock.now());
-    else if (held.length > 0) void replyAndFinish(event.address, plain(STOPPED), updateIds);
+    else if (held.length > 0)
+      background(log, 'reply_failed', replyAndFinish(event.address, plain(STOPPED), updateIds));
     else submit([event]);
   }
 
@@ -163,15 +171,16 @@ export function createCoordinator(deps: CoordinatorDeps) {
    */
   function onButton(event: Callback): void {
     if (deps.asks.isAnswer(event.data)) {
-      const chosen = deps.asks.answer(event.data);
-      void outbox.answerCallback(
-        event.callbackId,
-        chosen ? undefined : 'This question has expired.',
-      );
+      // Answers only where it was asked, by whom it was asked; anyone else gets a notice.
+      const notice = deps.asks.answer(event.data, {
+        address: event.address,
+        userId: event.senderId,
+      });
+      background(log, 'callback_answer_failed', outbox.answerCallback(event.callbackId, notice));
       inbox.markDone(event.updateIds, clock.now());
       return;
     }
-    void outbox.answerCallback(event.callbackId);
+    background(log, 'callback_answer_failed', outbox.answerCallback(event.callbackId));
     const said = saidText(event.data);
     if (said === undefined) submit([event]);
     else batcher.push({ ...event, kind: 'text', text: said });
@@ -192,16 +201,28 @@ export function createCoordinator(deps: CoordinatorDeps) {
   function submit(events: InboundEvent[]): void {
     const first = events[0];
     if (!first) return;
-    const outcome = actors.submit(addressKey(first.address), (signal) => runEvents(events, signal));
+    const outcome = actors.submit(addressKey(first.address), (signal) =>
+      // Even the failure reply can fail (the database is gone at shutdown): log, never throw.
+      runEvents(events, signal).catch((error: unknown) =>
+        log.error(
+          { event: 'turn_unhandled', address: addressKey(first.address), err: error },
+          'turn failed twice',
+        ),
+      ),
+    );
     if (outcome === 'busy') {
       log.warn(
         { event: 'turn_rejected_busy', address: addressKey(first.address) },
         'conversation queue full',
       );
-      void replyAndFinish(
-        first.address,
-        plain(BUSY),
-        events.flatMap((e) => e.updateIds),
+      background(
+        log,
+        'reply_failed',
+        replyAndFinish(
+          first.address,
+          plain(BUSY),
+          events.flatMap((e) => e.updateIds),
+        ),
       );
     }
   }

@@ -34,8 +34,15 @@ export interface PaidCall {
  * The ledger: one `usage_events` row per paid call, successful or not. The calendar day is
  * taken in the configured time zone, so "today" means the user's today.
  */
-export function createLedger(deps: { db: Db; clock: Clock; calendar: Calendar }) {
+export function createLedger(deps: {
+  db: Db;
+  clock: Clock;
+  calendar: Calendar;
+  /** Removes secrets from the stored error text. */
+  redact?: (text: string) => string;
+}) {
   const { db, clock } = deps;
+  const redact = deps.redact ?? ((text: string) => text);
   const { dayOf } = deps.calendar;
 
   return {
@@ -65,7 +72,7 @@ export function createLedger(deps: { db: Db; clock: Clock; calendar: Calendar })
           priceKnown: cost !== null,
           latencyMs: call.latencyMs,
           ok: call.ok,
-          error: call.error ?? null,
+          error: call.error === undefined ? null : redact(call.error),
         })
         .run();
     },

@@ -1,0 +1,104 @@
+import { TelegramApiError } from '../core/errors.ts';
+import type { Channel, Logger, MediaMessage } from '../core/ports.ts';
+import type { Address } from '../core/types.ts';
+import type { TextPart } from './compose.ts';
+import { withPlainFallback } from './delivery.ts';
+
+/** The payload of each kind of outbox row. */
+export type RowPayload =
+  | { kind: 'text'; part: TextPart }
+  | { kind: 'edit'; messageId: number; part: TextPart }
+  | { kind: 'delete'; messageId: number }
+  | { kind: 'media'; media: Omit<MediaMessage, 'caption'>; caption?: TextPart };
+
+/**
+ * What one outbox row or live call does on the channel: HTML first and the plain text when
+ * Telegram cannot parse it; an edit that is already shown counts as done, and an edit of a
+ * message that is gone (deleted by someone) sends the text as a new message instead.
+ */
+export function createSenders(channel: Channel, log: Logger) {
+  const fellBack = (to: Address, what: string) => () =>
+    log.warn({ event: 'tg_parse_fallback', chatId: to.chatId, what }, 'HTML refused; sent plain');
+
+  const sendPart = (to: Address, part: TextPart) =>
+    withPlainFallback(
+      () => channel.sendText(to, part.html, { html: true, ...keyboardOf(part) }),
+      () => channel.sendText(to, part.plain, { html: false, ...keyboardOf(part) }),
+      fellBack(to, 'sendMessage'),
+    );
+
+  /** Edits a message in place; false when it was already showing exactly this. */
+  const editPart = async (to: Address, messageId: number, part: TextPart): Promise<void> => {
+    try {
+      await withPlainFallback(
+        () => channel.editText(to, messageId, part.html, { html: true, ...keyboardOf(part) }),
+        () => channel.editText(to, messageId, part.plain, { html: false, ...keyboardOf(part) }),
+        fellBack(to, 'editMessageText'),
+      );
+    } catch (error) {
+      if (!(error instanceof TelegramApiError) || !error.isNotModified) throw error;
+    }
+  };
+
+  const sendMedia = (to: Address, media: Omit<MediaMessage, 'caption'>, caption?: TextPart) =>
+    withPlainFallback(
+      () => channel.sendMedia(to, { ...media, ...captionOf(caption, true) }),
+      () => channel.sendMedia(to, { ...media, ...captionOf(caption, false) }),
+      fellBack(to, 'sendMedia'),
+    );
+
+  /** An edit row: in place, or as a new message when the shown one is gone. */
+  async function editOrResend(to: Address, messageId: number, part: TextPart) {
+    try {
+      await editPart(to, messageId, part);
+      return { messageId };
+    } catch (error) {
+      if (!(error instanceof TelegramApiError) || !error.isMessageGone) throw error;
+      log.warn(
+        { event: 'tg_edit_target_gone', chatId: to.chatId, messageId },
+        'the message to edit is gone; sending the text as a new message',
+      );
+      return sendPart(to, part);
+    }
+  }
+
+  async function deleteMessage(to: Address, messageId: number) {
+    try {
+      await channel.deleteMessage(to, messageId);
+    } catch (error) {
+      // Already gone: what the row asked for is true.
+      if (!(error instanceof TelegramApiError) || !error.isMessageGone) throw error;
+    }
+    return { messageId };
+  }
+
+  return {
+    sendPart,
+    editPart,
+
+    /** Sends one outbox row; resolves with the message it produced or changed. */
+    sendRow(to: Address, payload: RowPayload): Promise<{ messageId: number }> {
+      switch (payload.kind) {
+        case 'text':
+          return sendPart(to, payload.part);
+        case 'edit':
+          return editOrResend(to, payload.messageId, payload.part);
+        case 'media':
+          return sendMedia(to, payload.media, payload.caption);
+        case 'delete':
+          return deleteMessage(to, payload.messageId);
+      }
+    },
+  };
+}
+
+export type Senders = ReturnType<typeof createSenders>;
+
+function keyboardOf(part: TextPart) {
+  return part.keyboard ? { keyboard: part.keyboard } : {};
+}
+
+function captionOf(caption: TextPart | undefined, html: boolean) {
+  if (!caption) return {};
+  return { caption: { text: html ? caption.html : caption.plain, html } };
+}
