@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { createQueryPool, type QueryPool, type QueryPoolOptions } from '../tools/db-query-pool.ts';
 import type { Pack } from './loader.ts';
 
 /**
@@ -13,17 +14,29 @@ export interface PackStorage {
   readonly dir: string;
   readonly dbFile: string;
   readonly filesDir: string;
-  /** The pack's database, writable (for db_write and the schema); db_query opens its own read-only one. */
+  /** The pack's database, writable (for db_write and the schema); db_query uses `queries`. */
   readonly db: Database.Database;
+  /** db_query's warm read-only runners for this database; they start on first use. */
+  readonly queries: QueryPool;
   readNote(file: NoteFile): string;
   writeNote(file: NoteFile, text: string): void;
+  /** Closes the database and stops the query runners. */
   close(): void;
+}
+
+export interface PackStorageOptions {
+  /** Caps of db_query's runners (concurrency, memory, idle time). */
+  queries?: QueryPoolOptions;
 }
 
 export type NoteFile = 'USER.md' | 'MEMORY.md';
 
 /** Opens (creating on first use) a pack's storage; re-applies schema.sql, which is idempotent. */
-export function openPackStorage(home: string, pack: Pack): PackStorage {
+export function openPackStorage(
+  home: string,
+  pack: Pack,
+  options: PackStorageOptions = {},
+): PackStorage {
   const dir = path.join(home, 'packs', pack.name);
   const filesDir = path.join(dir, 'files');
   mkdirSync(filesDir, { recursive: true });
@@ -39,6 +52,7 @@ export function openPackStorage(home: string, pack: Pack): PackStorage {
   };
   seed(notes['USER.md'], pack.templates.user ?? '# User\n');
   seed(notes['MEMORY.md'], pack.templates.memory ?? '# Memory\n');
+  const queries = createQueryPool(dbFile, options.queries);
 
   return {
     pack: pack.name,
@@ -46,9 +60,11 @@ export function openPackStorage(home: string, pack: Pack): PackStorage {
     dbFile,
     filesDir,
     db,
+    queries,
     readNote: (file) => readFileSync(notes[file], 'utf8'),
     writeNote: (file, text) => writeFileSync(notes[file], text),
     close() {
+      queries.close();
       if (db.open) db.close();
     },
   };
