@@ -1,11 +1,13 @@
 import type { Clock } from '../core/clock.ts';
-import { AbortedError, ProviderError } from '../core/errors.ts';
-import type { ChatModel, ChatRequest, ChatResponse, Logger, ToolSpec } from '../core/ports.ts';
+import type { ChatModel, ChatRequest, Logger, ToolSpec } from '../core/ports.ts';
 import type { ChatMessage, ToolCall } from '../core/types.ts';
 import type { SessionRepo, SessionRow } from '../store/session-repo.ts';
 import type { Ledger } from '../usage/ledger.ts';
 import type { PackCaps, QuotaGate } from '../usage/quota.ts';
+import { DEFAULT_TURN_TIMEOUT_MS, type Deadline, deadlineNote, startDeadline } from './deadline.ts';
 import { compactionCut, estimateTokens, repairHistory, shortenOldToolResults } from './history.ts';
+import { type CallScope, createModelCaller, type ModelCall } from './model-call.ts';
+import { defaultRetryPolicy, type RetryPolicy } from './retry.ts';
 import { summarize } from './summarize.ts';
 
 /** At most this many model calls in one turn. */
@@ -48,6 +50,8 @@ export interface UserInput {
 export interface ToolRunner {
   specs: ToolSpec[];
   run(call: ToolCall, signal: AbortSignal): Promise<string>;
+  /** The tool waits for the user (the turn's deadline does not run meanwhile). */
+  waitsForUser?(name: string): boolean;
 }
 
 export interface AgentDeps {
@@ -62,97 +66,42 @@ export interface AgentDeps {
   /** Runs `fn` in one database transaction. */
   transaction: <T>(fn: () => T) => T;
   historyBudgetTokens?: number;
+  /** How long one turn may take, model calls and tools together (TURN_TIMEOUT_MS). */
+  turnTimeoutMs?: number;
+  /** Retries of a failing model call (tests shorten the waits). */
+  retry?: RetryPolicy;
 }
 
-type Call = { input: TurnInput; request: ChatRequest; stream: boolean };
+/** What a turn produced; `timedOut` when the deadline cut the answer short. */
+export interface TurnResult<T> {
+  answer: string;
+  delivered: T;
+  modelCalls: number;
+  timedOut: boolean;
+}
 
 /**
  * The ReAct loop. The user's input is stored before the model is called, tool calls and
  * results as they happen, and the final answer together with whatever `deliver` writes
  * (the outbox rows) in one transaction — so a crash leaves the turn either to be run again
  * or finished, never half-delivered. Every paid call passes the quota gate first and
- * leaves a ledger row after.
+ * leaves a ledger row after (see model-call.ts). A turn has a deadline: when it passes, the
+ * model call or tool is aborted and the text streamed so far, with a note, is the answer.
  */
 export function createAgent(deps: AgentDeps) {
   const { sessions, clock, log } = deps;
   const budget = deps.historyBudgetTokens ?? DEFAULT_HISTORY_BUDGET;
+  const turnTimeoutMs = deps.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
+  const callModel = createModelCaller({ ...deps, retry: deps.retry ?? defaultRetryPolicy });
 
-  /** One paid call to one model, with its ledger row (also when it fails). */
-  async function attempt(model: ChatModel, { input, request, stream }: Call) {
-    const started = clock.now();
-    const entry = {
-      kind: 'llm' as const,
-      provider: model.info.provider,
-      model: model.info.model,
-      scope: {
-        pack: input.pack,
-        chatId: input.chatId,
-        threadId: input.threadId ?? null,
-        sessionId: input.session.id,
-        turnId: input.turnId,
-      },
-    };
-    try {
-      const response = await model.complete(request, {
-        signal: input.signal,
-        ...(stream && input.onText ? { onText: input.onText } : {}),
-      });
-      deps.ledger.record({
-        ...entry,
-        ...response.usage,
-        latencyMs: clock.now() - started,
-        ok: true,
-      });
-      return response;
-    } catch (error) {
-      const aborted = error instanceof AbortedError;
-      deps.ledger.record({
-        ...entry,
-        latencyMs: clock.now() - started,
-        ok: false,
-        error: aborted ? 'aborted' : String((error as Error).message),
-      });
-      if (error instanceof ProviderError)
-        log.warn(
-          { event: 'provider_error', provider: error.provider, status: error.status, err: error },
-          'model call failed',
-        );
-      throw error;
-    }
-  }
-
-  /** Quota gate, primary model, and once the fallback when the primary fails transiently. */
-  async function callModel(call: Call): Promise<ChatResponse> {
-    const scope = {
-      pack: call.input.pack,
-      sessionId: call.input.session.id,
-      packCaps: call.input.packCaps,
-      ignoreSessionCap: call.input.ignoreSessionCap,
-    };
-    deps.quota.check(scope);
-    try {
-      return await attempt(deps.model, call);
-    } catch (error) {
-      const { fallback } = deps;
-      if (!fallback || !(error instanceof ProviderError) || !error.transient) throw error;
-      log.warn(
-        {
-          event: 'provider_failover',
-          from: `${deps.model.info.provider}:${deps.model.info.model}`,
-          to: `${fallback.info.provider}:${fallback.info.model}`,
-          status: error.status,
-        },
-        'primary model failed; using the fallback',
-      );
-      call.input.onRestart?.();
-      deps.quota.check(scope);
-      return attempt(fallback, call);
-    }
-  }
+  /** A call that is not streamed to the user (summaries). */
+  const quietCall = (input: TurnInput, signal: AbortSignal) => (request: ChatRequest) =>
+    callModel({ scope: scopeOf(input), request, signal }).then((r) => r.text);
 
   /** The history the model sees: repaired, old tool output shortened, compacted when long. */
   async function prepareHistory(
     input: TurnInput,
+    signal: AbortSignal,
   ): Promise<{ system: string; messages: ChatMessage[] }> {
     let session = sessions.session(input.session.id) ?? input.session;
     let stored = sessions.history(session.id, session.summaryUpto);
@@ -161,8 +110,10 @@ export function createAgent(deps: AgentDeps) {
       const older = stored.slice(0, cut);
       const last = older.at(-1);
       if (last) {
-        const summary = await summarize(repairHistory(older), session.summary, (request) =>
-          callModel({ input, request, stream: false }).then((r) => r.text),
+        const summary = await summarize(
+          repairHistory(older),
+          session.summary,
+          quietCall(input, signal),
         );
         sessions.saveSummary(session.id, summary, last.id);
         log.info({ event: 'session_compacted', sessionId: session.id, upto: last.id }, 'compacted');
@@ -183,40 +134,78 @@ export function createAgent(deps: AgentDeps) {
     );
   }
 
+  /** Stores the answer and lets `deliver` write its rows, in one transaction. */
+  async function finish<T>(input: TurnInput, answer: string, deliver: (answer: string) => T) {
+    await input.beforeFinish?.();
+    return deps.transaction(() => {
+      store(input, { role: 'assistant', content: answer });
+      return deliver(answer);
+    });
+  }
+
+  /**
+   * The loop itself, under `deadline`. `turn.partial` is the text the current model call
+   * has streamed, which is what is kept when the deadline cuts the turn short.
+   */
+  async function loop<T>(
+    input: TurnInput,
+    deadline: Deadline,
+    turn: { calls: number; partial: string },
+    deliver: (answer: string) => T,
+  ): Promise<{ answer: string; delivered: T }> {
+    const tools = input.tools?.specs.length ? input.tools : undefined;
+    for (turn.calls = 1; ; turn.calls++) {
+      const { system, messages } = await prepareHistory(input, deadline.signal);
+      const lastCall = turn.calls === MAX_MODEL_CALLS;
+      turn.partial = '';
+      const response = await callModel(
+        streamedCall(input, deadline.signal, turn, {
+          system,
+          messages,
+          ...(tools && !lastCall ? { tools: tools.specs } : {}),
+        }),
+      );
+      if (response.toolCalls.length === 0 || !tools || lastCall) {
+        deadline.dispose();
+        const answer = response.text.trim() || '(no answer)';
+        return { answer, delivered: await finish(input, answer, deliver) };
+      }
+      store(input, { role: 'assistant', content: response.text, toolCalls: response.toolCalls });
+      for (const call of response.toolCalls) {
+        const run = () => tools.run(call, deadline.signal);
+        const result = tools.waitsForUser?.(call.name)
+          ? await deadline.whilePaused(run)
+          : await run();
+        store(input, { role: 'tool', content: result, toolCallId: call.id });
+      }
+    }
+  }
+
   return {
     /**
      * Runs one turn and returns the answer. `deliver` is called with the final text inside
-     * the transaction that stores it; what it returns is passed back.
+     * the transaction that stores it; what it returns is passed back. When the deadline
+     * passes, the answer is what the current model call streamed, plus a note saying so.
      */
-    async run<T>(
-      input: TurnInput,
-      deliver: (answer: string) => T,
-    ): Promise<{ answer: string; delivered: T; modelCalls: number }> {
+    async run<T>(input: TurnInput, deliver: (answer: string) => T): Promise<TurnResult<T>> {
       for (const { content, sourceKey } of input.inputs)
         store(input, { role: 'user', content, sourceKey });
-      const tools = input.tools?.specs.length ? input.tools : undefined;
-      for (let calls = 1; ; calls++) {
-        const { system, messages } = await prepareHistory(input);
-        const lastCall = calls === MAX_MODEL_CALLS;
-        const response = await callModel({
-          input,
-          request: { system, messages, ...(tools && !lastCall ? { tools: tools.specs } : {}) },
-          stream: true,
-        });
-        if (response.toolCalls.length === 0 || !tools || lastCall) {
-          const answer = response.text.trim() || '(no answer)';
-          await input.beforeFinish?.();
-          const delivered = deps.transaction(() => {
-            store(input, { role: 'assistant', content: answer });
-            return deliver(answer);
-          });
-          return { answer, delivered, modelCalls: calls };
-        }
-        store(input, { role: 'assistant', content: response.text, toolCalls: response.toolCalls });
-        for (const call of response.toolCalls) {
-          const result = await tools.run(call, input.signal);
-          store(input, { role: 'tool', content: result, toolCallId: call.id });
-        }
+      const deadline = startDeadline(clock, turnTimeoutMs, input.signal);
+      const turn = { calls: 0, partial: '' };
+      try {
+        const { answer, delivered } = await loop(input, deadline, turn, deliver);
+        return { answer, delivered, modelCalls: turn.calls, timedOut: false };
+      } catch (error) {
+        if (!deadline.expired()) throw error;
+        log.warn(
+          { event: 'turn_deadline', turnId: input.turnId, ms: turnTimeoutMs, err: error },
+          'turn deadline passed; answering with what it has',
+        );
+        const answer = `${turn.partial.trim()}\n\n${deadlineNote(turnTimeoutMs)}`.trim();
+        const delivered = await finish(input, answer, deliver);
+        return { answer, delivered, modelCalls: turn.calls, timedOut: true };
+      } finally {
+        deadline.dispose();
       }
     },
 
@@ -224,11 +213,51 @@ export function createAgent(deps: AgentDeps) {
     async compact(input: TurnInput): Promise<string> {
       const session = sessions.session(input.session.id) ?? input.session;
       const messages = repairHistory(sessions.history(session.id, session.summaryUpto));
-      return summarize(messages, session.summary, (request) =>
-        callModel({ input, request, stream: false }).then((r) => r.text),
-      );
+      const deadline = startDeadline(clock, turnTimeoutMs, input.signal);
+      try {
+        return await summarize(messages, session.summary, quietCall(input, deadline.signal));
+      } catch (error) {
+        // The deadline's own error says what happened; the provider only saw an abort.
+        throw deadline.expired() ? deadline.signal.reason : error;
+      } finally {
+        deadline.dispose();
+      }
     },
   };
 }
 
 export type Agent = ReturnType<typeof createAgent>;
+
+function scopeOf(input: TurnInput): CallScope {
+  return {
+    pack: input.pack,
+    chatId: input.chatId,
+    threadId: input.threadId,
+    sessionId: input.session.id,
+    turnId: input.turnId,
+    packCaps: input.packCaps,
+    ignoreSessionCap: input.ignoreSessionCap,
+  };
+}
+
+/** A call whose text streams to the user and is also kept in `turn.partial`. */
+function streamedCall(
+  input: TurnInput,
+  signal: AbortSignal,
+  turn: { partial: string },
+  request: ChatRequest,
+): ModelCall {
+  return {
+    scope: scopeOf(input),
+    request,
+    signal,
+    onText: (delta) => {
+      turn.partial += delta;
+      input.onText?.(delta);
+    },
+    onRestart: () => {
+      turn.partial = '';
+      input.onRestart?.();
+    },
+  };
+}

@@ -24,6 +24,8 @@ export interface Config {
     timeoutMs: number;
   };
   providers: ProviderKeys;
+  /** How long one turn may take, model calls and tools together. */
+  turnTimeoutMs: number;
   sttModel: string;
   visionModel: string | undefined;
   batchWindowMs: number;
@@ -47,8 +49,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = result.data;
-  requireProviderKey(e.LLM_PROVIDER, e);
+  requireProviderKey(e.LLM_PROVIDER, e, 'LLM_PROVIDER');
   const [fallbackProvider, ...fallbackModel] = e.LLM_FALLBACK?.split(':') ?? [];
+  if (fallbackProvider) requireProviderKey(fallbackProvider as Provider, e, 'LLM_FALLBACK');
   return deepFreeze({
     telegram: {
       token: e.TELEGRAM_BOT_TOKEN,
@@ -70,6 +73,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       groq: { apiKey: e.GROQ_API_KEY, baseUrl: e.GROQ_BASE_URL },
       gemini: { apiKey: e.GEMINI_API_KEY, baseUrl: e.GEMINI_BASE_URL },
     },
+    turnTimeoutMs: e.TURN_TIMEOUT_MS,
     sttModel: e.STT_MODEL,
     visionModel: e.VISION_MODEL,
     batchWindowMs: e.BATCH_WINDOW_MS,
@@ -100,12 +104,21 @@ const KEY_VARS = {
   gemini: ['GEMINI_API_KEY', 'GEMINI_BASE_URL'],
 } as const;
 
-/** The chat provider needs a key, unless it is a self-hosted compatible server (a base URL). */
-function requireProviderKey(provider: Provider, env: Record<string, unknown>): void {
+/**
+ * A chat provider (the primary, or the fallback) needs a key, unless it is a self-hosted
+ * compatible server (a base URL). Checked at start-up: a fallback without a key would
+ * otherwise fail exactly when it is needed.
+ */
+function requireProviderKey(
+  provider: Provider,
+  env: Record<string, unknown>,
+  variable: 'LLM_PROVIDER' | 'LLM_FALLBACK',
+): void {
   const [key, baseUrl] = KEY_VARS[provider];
   if (env[key] === undefined && env[baseUrl] === undefined) {
+    const value = variable === 'LLM_FALLBACK' ? String(env.LLM_FALLBACK) : provider;
     throw new ConfigError(
-      `Invalid configuration:\n- ${key} is required when LLM_PROVIDER=${provider}: set it, or point ${baseUrl} at a compatible server`,
+      `Invalid configuration:\n- ${key} is required when ${variable}=${value}: set it, or point ${baseUrl} at a compatible server`,
     );
   }
 }

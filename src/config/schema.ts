@@ -94,6 +94,7 @@ export const envSchema = z.object({
     message: 'LLM_FALLBACK must look like "provider:model", e.g. "groq:llama-3.3-70b-versatile"',
   }),
   LLM_TIMEOUT_MS: intFrom('LLM_TIMEOUT_MS', 1, 120_000),
+  TURN_TIMEOUT_MS: intFrom('TURN_TIMEOUT_MS', 1, 300_000),
   OPENAI_API_KEY: optionalText,
   OPENAI_BASE_URL: url('OPENAI_BASE_URL'),
   GROQ_API_KEY: optionalText,

@@ -52,6 +52,16 @@ export class ProviderError extends SatchelError {
   }
 }
 
+/**
+ * A model call timed out (no answer, or a stream that stalled). Transient, but not retried
+ * on the same model: each try would cost another full timeout.
+ */
+export class ProviderTimeoutError extends ProviderError {
+  constructor(provider: string, message: string, cause?: unknown) {
+    super(provider, message, { transient: true, cause });
+  }
+}
+
 /** The turn was aborted on purpose (/stop, shutdown). Not a failure to report. */
 export class AbortedError extends SatchelError {
   constructor(reason = 'aborted') {

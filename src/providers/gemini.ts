@@ -10,6 +10,11 @@ import { AbortedError, isAbort, ProviderError } from '../core/errors.ts';
 import type { ChatModel, ChatRequest, ChatResponse, ModelInfo } from '../core/ports.ts';
 import type { ChatMessage, ToolCall } from '../core/types.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
+import {
+  IncompleteResponse,
+  mapBrokenResponse,
+  retryAfterFromGoogleBody,
+} from './response-errors.ts';
 
 export interface GeminiOptions {
   apiKey?: string | undefined;
@@ -61,6 +66,11 @@ export function createGeminiChatModel(options: GeminiOptions): ChatModel {
   };
 }
 
+/**
+ * Assembles a streamed answer. Gemini puts `finishReason` on the last chunk (a blocked prompt
+ * has `promptFeedback.blockReason` instead); a stream that ends with neither was cut off and
+ * throws IncompleteResponse.
+ */
 async function collect(
   stream: AsyncIterable<GenerateContentResponse>,
   progress: () => void,
@@ -73,8 +83,10 @@ async function collect(
     toolCalls: calls,
     usage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
   };
+  let finished = false;
   for await (const chunk of stream) {
     progress();
+    if (chunk.candidates?.[0]?.finishReason || chunk.promptFeedback?.blockReason) finished = true;
     // Read the parts directly: `chunk.text` warns when a chunk also holds function calls.
     for (const part of chunk.candidates?.[0]?.content?.parts ?? []) {
       if (part.text && !part.thought) {
@@ -99,6 +111,7 @@ async function collect(
       };
     }
   }
+  if (!finished) throw new IncompleteResponse();
   response.text = text;
   return response;
 }
@@ -172,17 +185,27 @@ function toGeminiTools(request: ChatRequest): FunctionDeclaration[] {
   }));
 }
 
-/** SDK errors → ProviderError; 429, 5xx and network failures are transient, other 4xx not. */
+/**
+ * SDK errors → ProviderError; 429, 5xx, network failures and broken or cut-off answers are
+ * transient, other 4xx not.
+ */
 export function mapGeminiError(error: unknown, signal: AbortSignal): unknown {
   if (signal.aborted || isAbort(error)) return new AbortedError();
   if (error instanceof ApiError) {
     const status = error.status;
     const transient = status === 429 || status >= 500;
-    return new ProviderError(PROVIDER, `${PROVIDER} answered ${status}: ${briefMessage(error)}`, {
-      status,
-      transient,
-      cause: error,
-    });
+    const body = errorBody(error);
+    const retryAfterMs = retryAfterFromGoogleBody(body);
+    return new ProviderError(
+      PROVIDER,
+      `${PROVIDER} answered ${status}: ${briefMessage(error, body)}`,
+      {
+        status,
+        transient,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+        cause: error,
+      },
+    );
   }
   // fetch() rejects with TypeError 'fetch failed' when the host cannot be reached, and a
   // broken body stream with TypeError 'terminated'.
@@ -192,16 +215,20 @@ export function mapGeminiError(error: unknown, signal: AbortSignal): unknown {
       cause: error,
     });
   }
-  return error;
+  return mapBrokenResponse(PROVIDER, error) ?? error;
 }
 
-/** The SDK puts the whole JSON error body in the message; keep its `error.message`. */
-function briefMessage(error: ApiError): string {
+/** The SDK puts the whole JSON error body in the message. */
+function errorBody(error: ApiError): unknown {
   try {
-    const body = JSON.parse(error.message) as { error?: { message?: unknown } };
-    if (typeof body.error?.message === 'string') return body.error.message;
+    return JSON.parse(error.message);
   } catch {
-    // not JSON: use it as is
+    return undefined; // not JSON
   }
-  return error.message;
+}
+
+/** The body's `error.message`, or the SDK's message as it is. */
+function briefMessage(error: ApiError, body: unknown): string {
+  const message = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
+  return typeof message === 'string' ? message : error.message;
 }

@@ -18,6 +18,8 @@ export function createGroqChatModel(options: GroqOptions): ChatModel {
     apiKey: options.apiKey ?? 'not-needed',
     ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
     maxRetries: 0,
+    // As for openai: an unparsable chunk is not printed; the mapped error is logged.
+    logLevel: 'off',
   });
   const info: ModelInfo = {
     provider: 'groq',
@@ -49,7 +51,7 @@ export function createGroqChatModel(options: GroqOptions): ChatModel {
   };
 }
 
-/** groq-sdk errors → ProviderError; 429, 5xx, timeouts and network failures are transient. */
+/** groq-sdk errors → ProviderError, as for openai (broken or cut-off answers are transient). */
 export function mapGroqError(error: unknown, signal: AbortSignal): unknown {
   return mapSdkError('groq', error, signal, Groq);
 }

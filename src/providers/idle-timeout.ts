@@ -1,4 +1,4 @@
-import { ProviderError } from '../core/errors.ts';
+import { type ProviderError, ProviderTimeoutError } from '../core/errors.ts';
 
 /**
  * An abort signal that fires when a call makes no progress for `ms`: nothing before the
@@ -26,9 +26,7 @@ export function idleTimeout(ms: number, parent: AbortSignal) {
     /** The error to throw when the timeout, not the caller, ended the call. */
     timeoutError(provider: string): ProviderError | undefined {
       if (!expired || parent.aborted) return undefined;
-      return new ProviderError(provider, `${provider} made no progress for ${ms} ms`, {
-        transient: true,
-      });
+      return new ProviderTimeoutError(provider, `${provider} made no progress for ${ms} ms`);
     },
     dispose() {
       clearTimeout(timer);

@@ -1,8 +1,9 @@
 import OpenAI from 'openai';
-import { AbortedError, ProviderError } from '../core/errors.ts';
+import { AbortedError, ProviderError, ProviderTimeoutError } from '../core/errors.ts';
 import type { ChatModel, ChatRequest, ChatResponse, ModelInfo } from '../core/ports.ts';
 import type { ChatMessage, ToolCall } from '../core/types.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
+import { IncompleteResponse, mapBrokenResponse, retryAfterFromHeaders } from './response-errors.ts';
 
 export interface OpenAiOptions {
   apiKey?: string | undefined;
@@ -20,6 +21,9 @@ export function createOpenAiChatModel(options: OpenAiOptions): ChatModel {
     apiKey: options.apiKey ?? 'not-needed',
     ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
     maxRetries: 0,
+    // The SDK would print an unparsable chunk (the user's text) to the console; the mapped
+    // error is logged instead.
+    logLevel: 'off',
   });
   const info: ModelInfo = {
     provider: options.provider ?? 'openai',
@@ -71,6 +75,7 @@ export interface WireUsage {
  */
 export interface StreamedChunk {
   choices: {
+    finish_reason?: string | null | undefined;
     delta?:
       | {
           content?: string | null | undefined;
@@ -82,7 +87,11 @@ export interface StreamedChunk {
   x_groq?: { usage?: WireUsage | null | undefined } | null | undefined;
 }
 
-/** Assembles a streamed chat completion: text deltas (to `onText`), tool calls and usage. */
+/**
+ * Assembles a streamed chat completion: text deltas (to `onText`), tool calls and usage. A
+ * stream that ends without a finish reason was cut off and throws IncompleteResponse: it is
+ * never taken for a whole answer.
+ */
 export async function collectChatStream(
   stream: AsyncIterable<StreamedChunk>,
   progress: () => void,
@@ -95,8 +104,10 @@ export async function collectChatStream(
     toolCalls: calls,
     usage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
   };
+  let finished = false;
   for await (const chunk of stream) {
     progress();
+    if (chunk.choices[0]?.finish_reason) finished = true;
     const delta = chunk.choices[0]?.delta;
     if (delta?.content) {
       text += delta.content;
@@ -118,6 +129,7 @@ export async function collectChatStream(
       };
     }
   }
+  if (!finished) throw new IncompleteResponse();
   response.text = text;
   return response;
 }
@@ -177,7 +189,10 @@ export function toWireTools(request: ChatRequest): WireTool[] {
   }));
 }
 
-/** SDK errors → ProviderError; 429, 5xx, timeouts and network failures are transient. */
+/**
+ * SDK errors → ProviderError; 429, 5xx, timeouts, network failures and broken or cut-off
+ * responses are transient.
+ */
 export function mapOpenAiError(provider: string, error: unknown, signal: AbortSignal): unknown {
   return mapSdkError(provider, error, signal, OpenAI);
 }
@@ -189,7 +204,7 @@ export interface SdkErrorClasses {
   APIUserAbortError: ErrorClass;
   APIConnectionTimeoutError: ErrorClass;
   APIConnectionError: ErrorClass;
-  APIError: ErrorClass<Error & { status: number | undefined }>;
+  APIError: ErrorClass<Error & { status: number | undefined; headers: Headers | undefined }>;
 }
 
 /** mapOpenAiError for any SDK with the same error classes (groq-sdk). */
@@ -201,7 +216,7 @@ export function mapSdkError(
 ): unknown {
   if (signal.aborted || error instanceof sdk.APIUserAbortError) return new AbortedError();
   if (error instanceof sdk.APIConnectionTimeoutError) {
-    return new ProviderError(provider, `${provider} timed out`, { transient: true, cause: error });
+    return new ProviderTimeoutError(provider, `${provider} timed out`, error);
   }
   if (error instanceof sdk.APIConnectionError) {
     return new ProviderError(provider, `${provider} unreachable: ${error.message}`, {
@@ -212,11 +227,13 @@ export function mapSdkError(
   if (error instanceof sdk.APIError) {
     const status = error.status;
     const transient = status === undefined || status === 429 || status >= 500;
+    const retryAfterMs = retryAfterFromHeaders(error.headers);
     return new ProviderError(provider, `${provider} answered ${status}: ${error.message}`, {
       ...(status === undefined ? {} : { status }),
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
       transient,
       cause: error,
     });
   }
-  return error;
+  return mapBrokenResponse(provider, error) ?? error;
 }

@@ -18,6 +18,7 @@ export function createAskUserTool(
 ) {
   return defineTool({
     name: 'ask_user',
+    waitsForUser: true,
     description:
       'Ask the user a question with 2–8 answer buttons and wait for the press. Returns the chosen option.',
     schema: z.object({

@@ -64,6 +64,7 @@ export function createToolRunner(tools: readonly Tool[], log: Logger): ToolRunne
 
   return {
     specs,
+    waitsForUser: (name) => byName.get(name)?.waitsForUser === true,
     async run(call, signal) {
       try {
         return await run(call, signal);

@@ -12,6 +12,8 @@ export interface Tool<Args = unknown> {
   name: CoreTool;
   description: string;
   schema: z.ZodType<Args>;
+  /** Waits for the user's answer: the turn's deadline does not count that time. */
+  waitsForUser?: boolean;
   run(args: Args, signal: AbortSignal): Promise<string>;
 }
 

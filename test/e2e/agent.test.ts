@@ -327,22 +327,29 @@ describe('the agent loop', () => {
     expect(lastUserText(h.model.chatRequests()[1]!)).toBe('and then this');
   });
 
-  it('falls back once when the primary answers 503', async () => {
-    h = await startHarness(({ model }) => ({
-      SATCHEL_PACKS: fixturePacks(['alpha']),
-      LLM_FALLBACK: 'groq:llama-3.3-70b-versatile',
-      GROQ_BASE_URL: model.url,
-    }));
-    h.model.enqueue({ status: 503 }, { text: 'from the fallback' });
+  it('falls back once when the primary keeps answering 503', async () => {
+    h = await startHarness(
+      ({ model }) => ({
+        SATCHEL_PACKS: fixturePacks(['alpha']),
+        LLM_FALLBACK: 'groq:llama-3.3-70b-versatile',
+        GROQ_BASE_URL: model.url,
+      }),
+      { app: { modelRetry: { retries: 2, delayMs: () => 0 } } },
+    );
+    h.model.failNext(3, 503, { provider: 'openai' });
+    h.model.enqueue({ text: 'from the fallback' });
     say('hello');
     await settled(h, 1);
 
-    const [first, second] = h.model.chatRequests();
-    expect([first?.provider, second?.provider]).toEqual(['openai', 'groq']);
+    const providers = h.model.chatRequests().map((r) => r.provider);
+    expect(providers).toEqual(['openai', 'openai', 'openai', 'groq']);
     expect(h.tg.texts(ALLOWED_USER)).toEqual(['from the fallback']);
     expect(h.logs('provider_failover')).toHaveLength(1);
+    const primaryFailed = { provider: 'openai', model: 'gpt-4.1-mini', ok: 0 };
     expect(h.rows('SELECT provider, model, ok FROM usage_events ORDER BY id')).toEqual([
-      { provider: 'openai', model: 'gpt-4.1-mini', ok: 0 },
+      primaryFailed,
+      primaryFailed,
+      primaryFailed,
       { provider: 'groq', model: 'llama-3.3-70b-versatile', ok: 1 },
     ]);
   });

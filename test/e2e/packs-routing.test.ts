@@ -87,7 +87,7 @@ describe('packs and routing', () => {
     h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
     h.tg.text({ userId: ALLOWED_USER, text: 'hello there' });
     const picker = await h.tg.waitForCall('sendMessage');
-    h.model.enqueue({ status: 500 });
+    h.model.failNext(3, 500); // the first try and both retries
     h.tg.callback({
       userId: ALLOWED_USER,
       data: 'pack:alpha',
@@ -99,7 +99,7 @@ describe('packs and routing', () => {
     expect(h.rows("SELECT 1 FROM inbound_updates WHERE status != 'done'")).toHaveLength(0);
     await h.restart();
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(h.model.chatRequests()).toHaveLength(1);
+    expect(h.model.chatRequests()).toHaveLength(3);
     expect(h.tg.texts(ALLOWED_USER).filter((t) => t === GENERIC_FAILURE)).toHaveLength(1);
   });
 

@@ -190,8 +190,13 @@ describe('the turn spine, end to end', () => {
   });
 
   it('tells the user about a model error, keeps their message and answers the next one', async () => {
-    h = await startHarness({ LLM_TIMEOUT_MS: '1000' });
-    h.model.enqueue({ status: 500 }, { hang: true }, { text: 'back to normal' });
+    h = await startHarness(
+      { LLM_TIMEOUT_MS: '1000' },
+      { app: { modelRetry: { retries: 2, delayMs: () => 0 } } },
+    );
+    // Three 500s use up the retries of the first turn; a stall is not retried.
+    h.model.failNext(3, 500);
+    h.model.enqueue({ hang: true }, { text: 'back to normal' });
 
     h.tg.text({ userId: ALLOWED_USER, text: 'first try' });
     await h.tg.waitForCalls('sendMessage', 1);
@@ -202,10 +207,10 @@ describe('the turn spine, end to end', () => {
     await settled(h, 3);
 
     expect(h.tg.texts(ALLOWED_USER)).toEqual([GENERIC_FAILURE, GENERIC_FAILURE, 'back to normal']);
-    expect(userTexts(h.model.chatRequests()[2]!)).toEqual(['first try', 'second try', 'third try']);
-    expect(h.logs('provider_error')).toHaveLength(2);
+    expect(userTexts(h.model.chatRequests()[4]!)).toEqual(['first try', 'second try', 'third try']);
+    expect(h.logs('provider_error')).toHaveLength(4);
     expect(h.logs('turn_failed')).toHaveLength(2);
     const usage = h.rows<{ ok: number }>('SELECT ok FROM usage_events ORDER BY id');
-    expect(usage.map((u) => u.ok)).toEqual([0, 0, 1]);
+    expect(usage.map((u) => u.ok)).toEqual([0, 0, 0, 0, 1]);
   });
 });

@@ -266,3 +266,128 @@ describe('FakeModel via @google/genai', () => {
     ).rejects.toMatchObject({ status: 400 });
   });
 });
+
+describe('FakeModel faults', () => {
+  /** A raw streamed chat request, as the wire carries it. */
+  const post = (path: string, body: object, signal?: AbortSignal) =>
+    fetch(`${fake.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      ...(signal ? { signal } : {}),
+    });
+  const openAiStream = (signal?: AbortSignal) =>
+    post('/v1/chat/completions', { model: 'm', messages: [], stream: true }, signal);
+  const geminiStream = () =>
+    post('/v1beta/models/g:streamGenerateContent?alt=sse', { contents: [] });
+  const dataLines = (raw: string) =>
+    raw
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: '))
+      .map((e) => e.slice('data: '.length));
+
+  it('cuts a stream short: N content chunks, no finish reason, no [DONE]', async () => {
+    fake.enqueue({ text: 'a b c d e f', chunks: 6, truncateAfter: 2 });
+    const lines = dataLines(await (await openAiStream()).text());
+    expect(lines).not.toContain('[DONE]');
+    const chunks = lines.map((l) => JSON.parse(l));
+    expect(chunks).toHaveLength(3); // the role chunk and two pieces
+    expect(chunks.map((c) => c.choices[0].delta.content).join('')).toBe('a b ');
+    expect(chunks.every((c) => c.choices[0].finish_reason === null)).toBe(true);
+  });
+
+  it('cuts a Gemini stream short: no chunk has a finishReason', async () => {
+    fake.enqueue({ text: 'a b c d', chunks: 4, truncateAfter: 3 });
+    const chunks = dataLines(await (await geminiStream()).text()).map((l) => JSON.parse(l));
+    expect(chunks).toHaveLength(3);
+    expect(chunks.some((c) => c.candidates[0].finishReason)).toBe(false);
+    expect(chunks.some((c) => c.usageMetadata)).toBe(false);
+  });
+
+  it('breaks a stream with a data line that is not JSON, or sends garbage', async () => {
+    fake.enqueue({ text: 'a b c', malformed: 'sse' }, { text: 'a b c', malformed: 'body' });
+    const broken = dataLines(await (await openAiStream()).text());
+    expect(() => JSON.parse(broken[1]!)).toThrow(SyntaxError);
+    expect(broken.at(-1)).toBe('[DONE]');
+    const garbage = await openAiStream();
+    expect(garbage.status).toBe(200);
+    expect(dataLines(await garbage.text())).toEqual([]);
+  });
+
+  it('sends a whole (non-streamed) reply half-cut or garbled', async () => {
+    fake.enqueue({ text: 'x', truncateAfter: 0 }, { text: 'x', malformed: 'body' });
+    const ask = () => post('/v1/chat/completions', { model: 'm', messages: [] });
+    for (let i = 0; i < 2; i++) {
+      const res = await ask();
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(() => JSON.parse(text)).toThrow(SyntaxError);
+    }
+  });
+
+  it('drops the connection before any response, and does not count it as a client abort', async () => {
+    fake.enqueue({ drop: true });
+    await expect(openAiStream()).rejects.toThrow(TypeError);
+    expect(fake.chatRequests()).toHaveLength(1);
+    expect(fake.chatRequests()[0]?.aborted).toBe(false);
+  });
+
+  it('trickles a word at a time until the client goes away', async () => {
+    fake.enqueue({ trickle: true, chunkDelayMs: 5, text: 'start ' });
+    const ac = new AbortController();
+    const res = await openAiStream(ac.signal);
+    const reader = res.body!.getReader();
+    let raw = '';
+    while ((raw.match(/"w\d+ "/g) ?? []).length < 5) {
+      const { value } = await reader.read();
+      raw += new TextDecoder().decode(value);
+    }
+    ac.abort();
+    await fake.waitForAbort();
+    expect(raw).toContain('"content":"start "');
+    expect(raw).not.toContain('"finish_reason":"stop"');
+  });
+
+  it('sends the chosen Retry-After, and Gemini a RetryInfo detail', async () => {
+    fake.enqueue({ status: 429, retryAfter: 30 }, { status: 503, retryAfter: 2 });
+    const limited = await openAiStream();
+    expect([limited.status, limited.headers.get('retry-after')]).toEqual([429, '30']);
+    const gemini = await geminiStream();
+    expect(gemini.status).toBe(503);
+    const body = (await gemini.json()) as { error: { details: unknown } };
+    expect(body.error.details).toEqual([
+      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '2s' },
+    ]);
+  });
+
+  it('storms: the next n chat requests fail, then the queue resumes', async () => {
+    fake.failNext(3, 503);
+    fake.enqueue({ text: 'after the storm' });
+    const ask = () =>
+      openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] });
+    for (let i = 0; i < 3; i++) await expect(ask()).rejects.toMatchObject({ status: 503 });
+    expect(fake.pendingFaults()).toBe(0);
+    expect((await ask()).choices[0]?.message.content).toBe('after the storm');
+  });
+
+  it('aims a fault at one provider, and fills a fault from the default reply', async () => {
+    const groq = new Groq({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 });
+    fake.failNext(1, 429, { provider: 'openai', retryAfter: 5 });
+    fake.injectFaults(1, { truncateAfter: 1 }, { provider: 'groq' });
+    const fromGroq = await groq.chat.completions.create({
+      model: 'llama',
+      messages: [{ role: 'user', content: 'hi there' }],
+      stream: true,
+    });
+    const pieces: string[] = [];
+    for await (const chunk of fromGroq) pieces.push(chunk.choices[0]?.delta.content ?? '');
+    expect(pieces.join('')).toBe('echo: ');
+    expect(fake.pendingFaults()).toBe(1);
+    await expect(
+      openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toMatchObject({ status: 429 });
+    fake.failNext(2);
+    fake.reset();
+    expect(fake.pendingFaults()).toBe(0);
+  });
+});

@@ -10,9 +10,27 @@
  *   POST /v1beta/models/{model}:streamGenerateContent?alt=sse
  *
  * Usage numbers follow the providers: `input` is the whole prompt count, `cached` a subset of it.
+ *
+ * Faults: a scripted reply can cut its stream short (`truncateAfter`), break its JSON
+ * (`malformed`), drop the connection (`drop`), trickle forever (`trickle`) or fail with a
+ * status and a Retry-After (`status`, `retryAfter`). `injectFaults` / `failNext` put faults in
+ * front of the queued replies ("the next 3 chat requests get 503").
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { replyGemini, replyOpenAi } from './model-replies.ts';
+import { lastUserText } from './model-requests.ts';
+import {
+  type Ctx,
+  parseJson,
+  parseMultipart,
+  pause,
+  readBody,
+  sendError,
+  sendJson,
+} from './model-wire.ts';
+
+export { lastUserText, systemText, userTexts } from './model-requests.ts';
 
 export interface ScriptedReply {
   text?: string;
@@ -20,12 +38,33 @@ export interface ScriptedReply {
   /** `thoughts` (Gemini only) is sent as thoughtsTokenCount, on top of `output`. */
   usage?: { input?: number; cached?: number; output?: number; thoughts?: number };
   status?: number;
+  /** With `status`: the Retry-After header, in seconds (a 429 says 1 unless set). */
+  retryAfter?: number;
   delayMs?: number;
   chunkDelayMs?: number;
   /** Streamed: how many pieces the text is split into (default 3). */
   chunks?: number;
   hang?: boolean;
+  /**
+   * Streamed: only this many content chunks are sent, then the response ends with no finish
+   * reason and no [DONE]. Not streamed: half the JSON body.
+   */
+  truncateAfter?: number;
+  /**
+   * A 200 whose content is broken: `sse` puts a data line that is not JSON after the first
+   * event (a whole reply: the body is garbage either way); `body` sends garbage in place of
+   * the JSON or the event stream.
+   */
+  malformed?: 'sse' | 'body';
+  /** The connection is destroyed before any byte of a response. */
+  drop?: boolean;
+  /** Streamed: one word every `chunkDelayMs` (default 200) until the client goes away. */
+  trickle?: boolean;
 }
+
+/** A fault takes a reply's place; what it does not say comes from the default reply. */
+export type Fault = Omit<ScriptedReply, 'text' | 'toolCalls' | 'usage'> &
+  Partial<Pick<ScriptedReply, 'text'>>;
 
 export type Provider = 'openai' | 'groq' | 'gemini';
 export type Kind = 'chat' | 'transcription';
@@ -46,17 +85,13 @@ export interface RecordedRequest {
 type TranscriptionReply = { text?: string; status?: number; delayMs?: number };
 type DefaultReply = ScriptedReply | ((req: RecordedRequest) => ScriptedReply);
 type Waiter = () => boolean; // returns true once satisfied (and then is removed)
+type PendingFault = { fault: Fault; provider: Provider | undefined };
 
 const echo: DefaultReply = (req) => ({ text: `echo: ${lastUserText(req)}` });
 
-/** Per-response state: `closed` flips when the connection goes away or the response ends. */
-interface Ctx {
-  res: ServerResponse;
-  closed: boolean;
-}
-
 export class FakeModel {
   private queue: ScriptedReply[] = [];
+  private faults: PendingFault[] = [];
   private transcriptions: TranscriptionReply[] = [];
   private defaultReply: DefaultReply = echo;
   private recorded: RecordedRequest[] = [];
@@ -118,6 +153,29 @@ export class FakeModel {
     this.queue.push(...replies);
   }
 
+  /**
+   * The next `n` chat requests (to `provider` only, when given) get `fault` instead of a
+   * reply; queued replies wait behind them. A fault without text streams the default reply.
+   */
+  injectFaults(n: number, fault: Fault, filter: { provider?: Provider } = {}): void {
+    for (let i = 0; i < n; i++) this.faults.push({ fault, provider: filter.provider });
+  }
+
+  /** A storm: the next `n` chat requests get `status` (with `retryAfter` seconds when given). */
+  failNext(
+    n: number,
+    status = 503,
+    options: { retryAfter?: number; provider?: Provider } = {},
+  ): void {
+    const { provider, ...rest } = options;
+    this.injectFaults(n, { status, ...rest }, provider ? { provider } : {});
+  }
+
+  /** Faults injected and not yet served. */
+  pendingFaults(): number {
+    return this.faults.length;
+  }
+
   setDefault(reply: DefaultReply): void {
     this.defaultReply = reply;
   }
@@ -128,6 +186,7 @@ export class FakeModel {
 
   reset(): void {
     this.queue = [];
+    this.faults = [];
     this.transcriptions = [];
     this.recorded = [];
     this.defaultReply = echo;
@@ -156,45 +215,46 @@ export class FakeModel {
     for (const w of this.waiters) if (w()) this.waiters.delete(w);
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const raw = await readBody(req);
+  /** The request as recorded, or undefined when no route takes it. */
+  private record(req: IncomingMessage, raw: Buffer): RecordedRequest | undefined {
     const path = req.url ?? '/';
     const pathname = path.split('?')[0] ?? '';
-    const ctx: Ctx = { res, closed: false };
     const base = { path, headers: { ...req.headers }, at: Date.now(), aborted: false };
-    let rec: RecordedRequest;
-
     const gemini = /^\/v\w+\/models\/([^:/]+):(generateContent|streamGenerateContent)$/.exec(
       pathname,
     );
-    if (req.method !== 'POST') return sendJson(res, 405, { error: 'method not allowed' });
     if (pathname === '/v1/chat/completions' || pathname === '/openai/v1/chat/completions') {
       const body = parseJson(raw);
       const provider = pathname.startsWith('/openai') ? 'groq' : 'openai';
-      rec = {
-        ...base,
-        provider,
-        kind: 'chat',
-        model: body.model ?? '',
-        stream: !!body.stream,
-        body,
-      };
-    } else if (gemini) {
+      const model = body.model ?? '';
+      return { ...base, provider, kind: 'chat', model, stream: !!body.stream, body };
+    }
+    if (gemini) {
       const stream = gemini[2] === 'streamGenerateContent';
       const model = decodeURIComponent(gemini[1] ?? '');
-      rec = { ...base, provider: 'gemini', kind: 'chat', model, stream, body: parseJson(raw) };
-    } else if (pathname === '/openai/v1/audio/transcriptions') {
+      return { ...base, provider: 'gemini', kind: 'chat', model, stream, body: parseJson(raw) };
+    }
+    if (pathname === '/openai/v1/audio/transcriptions') {
       const body = parseMultipart(raw, String(req.headers['content-type'] ?? ''));
       const model = body.fields.model ?? '';
-      rec = { ...base, provider: 'groq', kind: 'transcription', model, stream: false, body };
-    } else {
+      return { ...base, provider: 'groq', kind: 'transcription', model, stream: false, body };
+    }
+    return undefined;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    if (req.method !== 'POST') return sendJson(res, 405, { error: 'method not allowed' });
+    const rec = this.record(req, raw);
+    if (!rec) {
+      const pathname = (req.url ?? '/').split('?')[0];
       return sendJson(res, 404, { error: { message: `no route for ${pathname}`, code: 404 } });
     }
-
+    const ctx: Ctx = { res, closed: false, dropped: false };
     this.recorded.push(rec);
     res.on('close', () => {
       ctx.closed = true;
-      if (!res.writableEnded && !this.stopping) {
+      if (!res.writableEnded && !this.stopping && !ctx.dropped) {
         rec.aborted = true;
         this.notify();
       }
@@ -202,16 +262,29 @@ export class FakeModel {
     this.notify();
 
     if (rec.kind === 'transcription') return this.transcribe(ctx, rec);
-    const next = this.queue.shift();
-    const reply =
-      next ??
-      (typeof this.defaultReply === 'function' ? this.defaultReply(rec) : this.defaultReply);
+    const reply = this.nextReply(rec);
     await pause(ctx, reply.delayMs ?? 0);
     if (reply.hang && !rec.stream) await pause(ctx, Number.POSITIVE_INFINITY);
     if (ctx.closed) return;
-    if (reply.status) return sendError(res, rec.provider, reply.status);
-    if (rec.provider === 'gemini') await this.gemini(ctx, rec, reply);
-    else await this.openai(ctx, rec, reply);
+    if (reply.drop) {
+      ctx.dropped = true;
+      req.socket.destroy();
+      return;
+    }
+    if (reply.status) return sendError(res, rec.provider, reply.status, reply.retryAfter);
+    const seq = ++this.seq;
+    if (rec.provider === 'gemini') await replyGemini(ctx, rec, reply, seq);
+    else await replyOpenAi(ctx, rec, reply, seq);
+  }
+
+  /** A pending fault for this request's provider, else the queue, else the default. */
+  private nextReply(rec: RecordedRequest): ScriptedReply {
+    const index = this.faults.findIndex((f) => !f.provider || f.provider === rec.provider);
+    const pending = index === -1 ? undefined : this.faults.splice(index, 1)[0];
+    const fallback = () =>
+      typeof this.defaultReply === 'function' ? this.defaultReply(rec) : this.defaultReply;
+    if (pending) return { ...fallback(), ...pending.fault };
+    return this.queue.shift() ?? fallback();
   }
 
   private async transcribe(ctx: Ctx, rec: RecordedRequest): Promise<void> {
@@ -230,270 +303,4 @@ export class FakeModel {
       sendJson(ctx.res, 200, { text, x_groq: { id: `req_${++this.seq}` } });
     }
   }
-
-  private async openai(ctx: Ctx, rec: RecordedRequest, reply: ScriptedReply): Promise<void> {
-    const id = `chatcmpl-${++this.seq}`;
-    const created = Math.floor(Date.now() / 1000);
-    const calls = (reply.toolCalls ?? []).map((c, i) => ({
-      id: c.id ?? `call_${this.seq}_${i}`,
-      type: 'function' as const,
-      function: { name: c.name, arguments: argsString(c.arguments) },
-    }));
-    const finish_reason = calls.length ? 'tool_calls' : 'stop';
-    const u = usageOf(reply);
-    const usage = {
-      prompt_tokens: u.input,
-      completion_tokens: u.output,
-      total_tokens: u.input + u.output,
-      prompt_tokens_details: { cached_tokens: u.cached },
-    };
-    const head = { id, created, model: rec.model, system_fingerprint: 'fake' };
-
-    if (!rec.stream) {
-      const message = {
-        role: 'assistant',
-        content: reply.text ?? (calls.length ? null : ''),
-        refusal: null,
-        ...(calls.length ? { tool_calls: calls } : {}),
-      };
-      const choices = [{ index: 0, message, finish_reason, logprobs: null }];
-      return sendJson(ctx.res, 200, { ...head, object: 'chat.completion', choices, usage });
-    }
-
-    const chunk = (delta: object, finish: string | null = null) => ({
-      ...head,
-      object: 'chat.completion.chunk',
-      choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
-    });
-    const events: object[] = [chunk({ role: 'assistant', content: '' })];
-    for (const piece of splitPieces(reply.text ?? '', reply.chunks))
-      events.push(chunk({ content: piece }));
-    calls.forEach((c, index) => {
-      const first = {
-        index,
-        id: c.id,
-        type: 'function',
-        function: { name: c.function.name, arguments: '' },
-      };
-      events.push(chunk({ tool_calls: [first] }));
-      for (const args of splitPieces(c.function.arguments, 3, true)) {
-        events.push(chunk({ tool_calls: [{ index, function: { arguments: args } }] }));
-      }
-    });
-    // Groq reports a stream's usage in the final chunk's x_groq.usage.
-    const groqUsage = rec.provider === 'groq' ? { x_groq: { id: `req_${this.seq}`, usage } } : {};
-    events.push({ ...chunk({}, finish_reason), ...groqUsage });
-    if (rec.body.stream_options?.include_usage)
-      events.push({ ...head, object: 'chat.completion.chunk', choices: [], usage });
-    await streamSse(ctx, reply, events, true);
-  }
-
-  private async gemini(ctx: Ctx, rec: RecordedRequest, reply: ScriptedReply): Promise<void> {
-    const u = usageOf(reply);
-    const usageMetadata = {
-      promptTokenCount: u.input,
-      candidatesTokenCount: u.output,
-      cachedContentTokenCount: u.cached,
-      ...(reply.usage?.thoughts ? { thoughtsTokenCount: reply.usage.thoughts } : {}),
-      totalTokenCount: u.input + u.output + (reply.usage?.thoughts ?? 0),
-    };
-    const calls = (reply.toolCalls ?? []).map((c) => ({
-      functionCall: {
-        ...(c.id ? { id: c.id } : {}),
-        name: c.name,
-        args: typeof c.arguments === 'string' ? JSON.parse(c.arguments || '{}') : c.arguments,
-      },
-    }));
-    const responseId = `gem-${++this.seq}`;
-    const response = (parts: object[], last: boolean) => ({
-      candidates: [
-        { content: { role: 'model', parts }, index: 0, ...(last ? { finishReason: 'STOP' } : {}) },
-      ],
-      ...(last ? { usageMetadata } : {}),
-      modelVersion: rec.model,
-      responseId,
-    });
-    const text = reply.text ?? '';
-
-    if (!rec.stream) {
-      const parts = [...(text ? [{ text }] : []), ...calls];
-      return sendJson(ctx.res, 200, response(parts.length ? parts : [{ text: '' }], true));
-    }
-    const pieces = splitPieces(text);
-    const events = pieces.map((p, i) =>
-      response([{ text: p }], i === pieces.length - 1 && !calls.length),
-    );
-    if (calls.length || !pieces.length)
-      events.push(response(calls.length ? calls : [{ text: '' }], true));
-    await streamSse(ctx, reply, events, false);
-  }
-}
-
-// --- helpers for assertions over OpenAI-format and Gemini-format bodies -------------------------
-
-type Part = { type?: string; text?: string };
-
-function partsText(content: unknown): string | undefined {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return undefined;
-  const texts = (content as Part[]).filter((p) => typeof p?.text === 'string').map((p) => p.text);
-  return texts.length ? texts.join('\n') : undefined;
-}
-
-export function userTexts(req: RecordedRequest): string[] {
-  if (req.kind !== 'chat') return [];
-  const out: (string | undefined)[] =
-    req.provider === 'gemini'
-      ? (req.body.contents ?? [])
-          .filter((c: { role?: string }) => (c.role ?? 'user') === 'user')
-          .map((c: { parts?: unknown }) => partsText(c.parts))
-      : (req.body.messages ?? [])
-          .filter((m: { role?: string }) => m.role === 'user')
-          .map((m: { content?: unknown }) => partsText(m.content) ?? '');
-  return out.filter((t): t is string => t !== undefined);
-}
-
-export function lastUserText(req: RecordedRequest): string {
-  return userTexts(req).at(-1) ?? '';
-}
-
-export function systemText(req: RecordedRequest): string {
-  if (req.kind !== 'chat') return '';
-  if (req.provider === 'gemini') {
-    const si = req.body.systemInstruction;
-    if (si === undefined) return '';
-    return partsText(typeof si === 'string' || Array.isArray(si) ? si : si.parts) ?? '';
-  }
-  return (req.body.messages ?? [])
-    .filter((m: { role?: string }) => m.role === 'system' || m.role === 'developer')
-    .map((m: { content?: unknown }) => partsText(m.content) ?? '')
-    .join('\n');
-}
-
-// --- internals ------------------------------------------------------------------------------------
-
-function usageOf(reply: ScriptedReply) {
-  return {
-    input: reply.usage?.input ?? 10,
-    cached: reply.usage?.cached ?? 0,
-    output: reply.usage?.output ?? 5,
-  };
-}
-
-function argsString(args: object | string): string {
-  return typeof args === 'string' ? args : JSON.stringify(args);
-}
-
-/** Splits text into ~n pieces on word boundaries (or by characters when `chars`), losslessly. */
-function splitPieces(text: string, n = 3, chars = false): string[] {
-  if (!text) return [];
-  const units = chars ? [...text] : text.split(/(?<=\s)/);
-  const size = Math.ceil(units.length / n);
-  const out: string[] = [];
-  for (let i = 0; i < units.length; i += size) out.push(units.slice(i, i + size).join(''));
-  return out;
-}
-
-/** Waits `ms` (Infinity = forever) or until the response closes, whichever comes first. */
-function pause(ctx: Ctx, ms: number): Promise<void> {
-  if (ms <= 0 || ctx.closed) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = Number.isFinite(ms) ? setTimeout(done, ms) : undefined;
-    ctx.res.once('close', done);
-  });
-}
-
-async function streamSse(ctx: Ctx, reply: ScriptedReply, events: object[], done: boolean) {
-  ctx.res.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-  });
-  for (const [i, event] of events.entries()) {
-    if (ctx.closed) return;
-    if (i > 0) await pause(ctx, reply.chunkDelayMs ?? 0);
-    if (ctx.closed) return;
-    ctx.res.write(`data: ${JSON.stringify(event)}\n\n`);
-    if (reply.hang) return pause(ctx, Number.POSITIVE_INFINITY);
-  }
-  if (ctx.closed) return;
-  ctx.res.end(done ? 'data: [DONE]\n\n' : undefined);
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-}
-
-const errorInfo: Record<number, [status: string, type: string]> = {
-  400: ['INVALID_ARGUMENT', 'invalid_request_error'],
-  401: ['UNAUTHENTICATED', 'authentication_error'],
-  403: ['PERMISSION_DENIED', 'permission_error'],
-  404: ['NOT_FOUND', 'not_found_error'],
-  429: ['RESOURCE_EXHAUSTED', 'rate_limit_exceeded'],
-  503: ['UNAVAILABLE', 'server_error'],
-};
-
-function sendError(res: ServerResponse, provider: Provider, status: number): void {
-  const [gStatus, type] = errorInfo[status] ?? ['INTERNAL', 'server_error'];
-  const message = `fake ${provider} error ${status}`;
-  if (status === 429) res.setHeader('retry-after', '1');
-  const body =
-    provider === 'gemini'
-      ? { error: { code: status, message, status: gStatus } }
-      : { error: { message, type, code: type } };
-  sendJson(res, status, body);
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-function parseJson(raw: Buffer) {
-  try {
-    return raw.length ? JSON.parse(raw.toString('utf8')) : {};
-  } catch {
-    return { raw: raw.toString('utf8') };
-  }
-}
-
-interface MultipartBody {
-  fields: Record<string, string>;
-  file: { filename: string; size: number; contentType: string } | undefined;
-}
-
-/** Minimal multipart/form-data parser: text fields plus the (single) file part's metadata. */
-function parseMultipart(raw: Buffer, contentType: string): MultipartBody {
-  const out: MultipartBody = { fields: {}, file: undefined };
-  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
-  if (!boundary) return out;
-  const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]}`);
-  let start = raw.indexOf(delimiter);
-  while (start !== -1) {
-    const next = raw.indexOf(delimiter, start + delimiter.length);
-    if (next === -1) break;
-    const part = raw.subarray(start + delimiter.length + 2, next - 2); // skip CRLF after/before
-    start = next;
-    const split = part.indexOf('\r\n\r\n');
-    if (split === -1) continue;
-    const head = part.subarray(0, split).toString('utf8');
-    const data = part.subarray(split + 4);
-    const name = /name="([^"]*)"/i.exec(head)?.[1] ?? '';
-    const filename = /filename="([^"]*)"/i.exec(head)?.[1];
-    if (filename === undefined) {
-      out.fields[name] = data.toString('utf8');
-    } else {
-      const type = /content-type:\s*([^\r\n]+)/i.exec(head)?.[1] ?? 'application/octet-stream';
-      out.file = { filename, size: data.length, contentType: type.trim() };
-    }
-  }
-  return out;
 }

@@ -32,6 +32,7 @@ describe('configuration', () => {
     expect(config.dashboard.port).toBe(8787);
     expect(config.dashboard.token).toMatch(/^[0-9a-f]{32}$/);
     expect(config.logLevel).toBe('info');
+    expect(config.turnTimeoutMs).toBe(300_000);
     expect(config.home.endsWith('data')).toBe(true);
     expect(Object.isFrozen(config.llm)).toBe(true);
   });
@@ -64,6 +65,8 @@ describe('configuration', () => {
     [{ SATCHEL_TIMEZONE: 'Mars/Olympus' }, 'SATCHEL_TIMEZONE must be an IANA zone'],
     [{ OPENAI_BASE_URL: 'localhost:8080' }, 'OPENAI_BASE_URL must be an http(s) URL'],
     [{ LLM_FALLBACK: 'gpt-4o' }, 'LLM_FALLBACK must look like "provider:model"'],
+    [{ TURN_TIMEOUT_MS: '0' }, 'TURN_TIMEOUT_MS must be a whole number ≥ 1'],
+    [{ TURN_TIMEOUT_MS: '5 min' }, 'TURN_TIMEOUT_MS must be a whole number ≥ 1'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
   ])('names the variable in error %#', (override, expected) => {
     const env = { ...base, ...override } as Record<string, string>;
@@ -82,6 +85,25 @@ describe('configuration', () => {
       OPENAI_BASE_URL: 'http://localhost:11434/v1',
     });
     expect(local.providers.openai.baseUrl).toBe('http://localhost:11434/v1');
+  });
+
+  it("requires the fallback provider's key too, at start-up", () => {
+    const fallback = { ...base, LLM_FALLBACK: 'groq:llama-3.3-70b-versatile' };
+    expect(errorOf(fallback)).toContain(
+      '- GROQ_API_KEY is required when LLM_FALLBACK=groq:llama-3.3-70b-versatile',
+    );
+    expect(errorOf({ ...base, LLM_FALLBACK: 'gemini:gemini-2.5-flash' })).toContain(
+      'GEMINI_API_KEY is required when LLM_FALLBACK',
+    );
+    const proxied = parseConfig({ ...fallback, GROQ_BASE_URL: 'http://127.0.0.1:9/' });
+    expect(proxied.llm.fallback).toEqual({ provider: 'groq', model: 'llama-3.3-70b-versatile' });
+    expect(parseConfig({ ...base, LLM_FALLBACK: 'openai:gpt-4.1' }).llm.fallback?.model).toBe(
+      'gpt-4.1',
+    );
+  });
+
+  it('reads TURN_TIMEOUT_MS', () => {
+    expect(parseConfig({ ...base, TURN_TIMEOUT_MS: '90000' }).turnTimeoutMs).toBe(90_000);
   });
 });
 

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AbortedError, ProviderError } from '../../src/core/errors.ts';
+import { AbortedError, ProviderError, ProviderTimeoutError } from '../../src/core/errors.ts';
 import type { ChatModel, ChatRequest, ToolSpec } from '../../src/core/ports.ts';
 import type { ChatMessage } from '../../src/core/types.ts';
 import { createGeminiChatModel, toGeminiContents } from '../../src/providers/gemini.ts';
 import { createGroqChatModel } from '../../src/providers/groq.ts';
 import { createOpenAiChatModel } from '../../src/providers/openai.ts';
+import { retryAfterFromHeaders } from '../../src/providers/response-errors.ts';
 import {
   FakeModel,
   lastUserText,
@@ -213,6 +214,47 @@ describe.each(adapters)('$provider adapter', (adapter) => {
     expect(error).toMatchObject({ provider: adapter.provider, status, transient });
   });
 
+  it('takes a stream that ends before its finish reason for a transient error, not an answer', async () => {
+    fake.enqueue({ text: 'one two three four five six', chunks: 6, truncateAfter: 2 });
+    const deltas: string[] = [];
+    const error = await failure(
+      adapter.make().complete(ask('x'), { signal: signal(), onText: (d) => deltas.push(d) }),
+    );
+    expect(deltas.join('')).toBe('one two ');
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ provider: adapter.provider, transient: true });
+    expect((error as Error).message).toMatch(/broke off/);
+  });
+
+  it.each([
+    ['a data line that is not JSON', 'sse'],
+    ['a body that is neither JSON nor events', 'body'],
+  ] as const)('takes a 200 with %s for a transient error', async (_name, malformed) => {
+    fake.enqueue({ text: 'some words', malformed });
+    const error = await failure(adapter.make().complete(ask('x'), { signal: signal() }));
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ provider: adapter.provider, transient: true });
+  });
+
+  it('maps a dropped connection to a transient ProviderError', async () => {
+    fake.enqueue({ drop: true });
+    const error = await failure(adapter.make().complete(ask('x'), { signal: signal() }));
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ transient: true, status: undefined });
+  });
+
+  it('carries the wait a 429 asks for', async () => {
+    fake.enqueue({ status: 429, retryAfter: 7 });
+    const error = await failure(adapter.make().complete(ask('x'), { signal: signal() }));
+    expect(error).toMatchObject({ status: 429, transient: true, retryAfterMs: 7000 });
+  });
+
+  it('leaves the wait unset when the provider names none', async () => {
+    fake.enqueue({ status: 503 });
+    const error = await failure(adapter.make().complete(ask('x'), { signal: signal() }));
+    expect(error).toMatchObject({ status: 503, retryAfterMs: undefined });
+  });
+
   it('maps an unreachable host to a transient ProviderError', async () => {
     const dead = await FakeModel.start();
     const url = dead.url;
@@ -259,7 +301,7 @@ describe.each(adapters)('$provider adapter', (adapter) => {
     fake.enqueue({ text: 'stalls after the first chunk', hang: true });
     const started = Date.now();
     const error = await failure(adapter.make(200).complete(ask('x'), { signal: signal() }));
-    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toBeInstanceOf(ProviderTimeoutError);
     expect(error).toMatchObject({ provider: adapter.provider, transient: true });
     expect((error as Error).message).toMatch(/no progress for 200 ms/);
     expect(Date.now() - started).toBeLessThan(3000);
@@ -364,5 +406,16 @@ describe('gemini specifics', () => {
     });
     const response = await model.complete(ask('x'), { signal: signal() });
     expect(response.usage).toEqual({ inputTokens: 3, cachedInputTokens: 1, outputTokens: 42 });
+  });
+});
+
+describe('Retry-After', () => {
+  it('reads retry-after-ms first, then Retry-After in seconds, and ignores dates', () => {
+    const read = (init: Record<string, string>) => retryAfterFromHeaders(new Headers(init));
+    expect(read({ 'retry-after-ms': '250', 'retry-after': '9' })).toBe(250);
+    expect(read({ 'retry-after': '1.5' })).toBe(1500);
+    expect(read({ 'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT' })).toBeUndefined();
+    expect(read({ 'retry-after': '' })).toBeUndefined();
+    expect(read({})).toBeUndefined();
   });
 });

@@ -1,0 +1,169 @@
+import { type Clock, sleep } from '../core/clock.ts';
+import { AbortedError, ProviderError, ProviderTimeoutError } from '../core/errors.ts';
+import type { ChatModel, ChatRequest, ChatResponse, Logger } from '../core/ports.ts';
+import type { Ledger } from '../usage/ledger.ts';
+import type { PackCaps, QuotaGate } from '../usage/quota.ts';
+import { TurnDeadlineError } from './deadline.ts';
+import type { RetryPolicy } from './retry.ts';
+
+/** Who a model call is for: the ledger row's scope and the quota gate's caps. */
+export interface CallScope {
+  pack: string;
+  chatId: number;
+  threadId: number | undefined;
+  sessionId: string;
+  turnId: string;
+  packCaps?: PackCaps | undefined;
+  ignoreSessionCap?: boolean | undefined;
+}
+
+export interface ModelCall {
+  scope: CallScope;
+  request: ChatRequest;
+  signal: AbortSignal;
+  /** Text deltas as they stream; without it the call's text is not shown while it runs. */
+  onText?: ((delta: string) => void) | undefined;
+  /** The streamed text so far is void (the fallback model starts over). */
+  onRestart?: (() => void) | undefined;
+}
+
+export interface ModelCallerDeps {
+  model: ChatModel;
+  fallback?: ChatModel | undefined;
+  ledger: Ledger;
+  quota: QuotaGate;
+  clock: Clock;
+  log: Logger;
+  retry: RetryPolicy;
+}
+
+/**
+ * One logical model call: the quota gate before every paid attempt and a ledger row after
+ * each (also when it fails). A transient failure other than a timeout is retried on the
+ * primary with backoff, but only while nothing of the answer has been streamed; then the
+ * fallback (LLM_FALLBACK) gets one try. Backoff waits run on the injected clock and end
+ * when `signal` aborts.
+ */
+export function createModelCaller(deps: ModelCallerDeps) {
+  const { clock, log } = deps;
+
+  /** One paid call to one model, with its ledger row. `streamed` flips on the first text. */
+  async function attempt(model: ChatModel, call: ModelCall, streamed: { value: boolean }) {
+    const started = clock.now();
+    const { scope } = call;
+    const entry = {
+      kind: 'llm' as const,
+      provider: model.info.provider,
+      model: model.info.model,
+      scope: {
+        pack: scope.pack,
+        chatId: scope.chatId,
+        threadId: scope.threadId ?? null,
+        sessionId: scope.sessionId,
+        turnId: scope.turnId,
+      },
+    };
+    const { onText } = call;
+    try {
+      const response = await model.complete(call.request, {
+        signal: call.signal,
+        ...(onText
+          ? {
+              onText: (delta: string) => {
+                if (delta) streamed.value = true;
+                onText(delta);
+              },
+            }
+          : {}),
+      });
+      deps.ledger.record({
+        ...entry,
+        ...response.usage,
+        latencyMs: clock.now() - started,
+        ok: true,
+      });
+      return response;
+    } catch (error) {
+      const latencyMs = clock.now() - started;
+      deps.ledger.record({ ...entry, latencyMs, ok: false, error: failureLabel(error, call) });
+      if (error instanceof ProviderError)
+        log.warn(
+          { event: 'provider_error', provider: error.provider, status: error.status, err: error },
+          'model call failed',
+        );
+      throw error;
+    }
+  }
+
+  /** The primary model, retried while the policy allows and nothing has been streamed. */
+  async function primary(call: ModelCall): Promise<ChatResponse> {
+    for (let retry = 0; ; retry++) {
+      checkQuota(call.scope);
+      const streamed = { value: false };
+      try {
+        return await attempt(deps.model, call, streamed);
+      } catch (error) {
+        const wait = streamed.value ? undefined : retryWait(error, retry);
+        if (wait === undefined) throw error;
+        log.warn(
+          {
+            event: 'provider_retry',
+            provider: deps.model.info.provider,
+            status: (error as ProviderError).status,
+            retry: retry + 1,
+            waitMs: wait,
+          },
+          'retrying the model call',
+        );
+        await sleep(clock, wait, call.signal);
+      }
+    }
+  }
+
+  /** A fast transient failure is worth another try; a timeout already cost its full wait. */
+  function retryWait(error: unknown, retry: number): number | undefined {
+    if (!(error instanceof ProviderError) || !error.transient) return undefined;
+    if (error instanceof ProviderTimeoutError) return undefined;
+    if (retry >= deps.retry.retries) return undefined;
+    return deps.retry.delayMs(retry, error.retryAfterMs);
+  }
+
+  function checkQuota(scope: CallScope): void {
+    deps.quota.check({
+      pack: scope.pack,
+      sessionId: scope.sessionId,
+      packCaps: scope.packCaps,
+      ignoreSessionCap: scope.ignoreSessionCap,
+    });
+  }
+
+  return async function callModel(call: ModelCall): Promise<ChatResponse> {
+    try {
+      return await primary(call);
+    } catch (error) {
+      const { fallback } = deps;
+      if (!fallback || !(error instanceof ProviderError) || !error.transient) throw error;
+      log.warn(
+        {
+          event: 'provider_failover',
+          from: `${deps.model.info.provider}:${deps.model.info.model}`,
+          to: `${fallback.info.provider}:${fallback.info.model}`,
+          status: error.status,
+        },
+        'primary model failed; using the fallback',
+      );
+      call.onRestart?.();
+      checkQuota(call.scope);
+      return attempt(fallback, call, { value: false });
+    }
+  };
+}
+
+export type CallModel = ReturnType<typeof createModelCaller>;
+
+/** The ledger's error text: why the call ended ('deadline', 'aborted' or the failure). */
+function failureLabel(error: unknown, call: ModelCall): string {
+  if (call.signal.aborted && call.signal.reason instanceof TurnDeadlineError) return 'deadline';
+  if (error instanceof AbortedError) return 'aborted';
+  return String((error as Error).message);
+}

@@ -1,0 +1,265 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { RetryPolicy } from '../../src/agent/retry.ts';
+import { type Clock, systemClock } from '../../src/core/clock.ts';
+import { GENERIC_FAILURE } from '../../src/core/errors.ts';
+import { lastUserText } from '../fakes/model-server.ts';
+import { FakeClock } from '../support/fake-clock.ts';
+import {
+  ALLOWED_USER,
+  fixturePacks,
+  type Harness,
+  settled,
+  startHarness,
+} from '../support/harness.ts';
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+const say = (text: string) => h.tg.text({ userId: ALLOWED_USER, text });
+/** Retries without waiting, so a storm takes no time. */
+const noWait: RetryPolicy = { retries: 2, delayMs: () => 0 };
+const ledger = () =>
+  h.rows<{ provider: string; ok: number; error: string | null }>(
+    'SELECT provider, ok, error FROM usage_events ORDER BY id',
+  );
+const withFallback = (url: string) => ({
+  SATCHEL_PACKS: fixturePacks(['alpha']),
+  LLM_FALLBACK: 'groq:llama-3.3-70b-versatile',
+  GROQ_BASE_URL: url,
+});
+
+describe('a failing primary model', () => {
+  it('is retried on a 503 storm and answers, with a ledger row per attempt', async () => {
+    h = await startHarness(
+      { SATCHEL_PACKS: fixturePacks(['alpha']) },
+      { app: { modelRetry: noWait } },
+    );
+    h.model.failNext(2, 503);
+    say('hello');
+    await settled(h, 1);
+
+    expect(h.model.chatRequests()).toHaveLength(3);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['echo: hello']);
+    expect(ledger().map((r) => r.ok)).toEqual([0, 0, 1]);
+    expect(h.logs('provider_retry')).toHaveLength(2);
+  });
+
+  it('waits the Retry-After of a 429 on the injected clock', async () => {
+    const waits: number[] = [];
+    // The app's clock, except that the 17 s wait the provider asks for passes at once.
+    const clock: Clock = {
+      ...systemClock,
+      setTimeout: (fn, ms) => {
+        waits.push(ms);
+        return systemClock.setTimeout(fn, ms === 17_000 ? 0 : ms);
+      },
+    };
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) }, { app: { clock } });
+    h.model.failNext(1, 429, { retryAfter: 17 });
+    say('hello');
+    await settled(h, 1);
+
+    expect(waits).toContain(17_000);
+    expect(h.model.chatRequests()).toHaveLength(2);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['echo: hello']);
+    expect(h.logs('provider_retry')[0]).toMatchObject({ status: 429, waitMs: 17_000 });
+  });
+
+  it('does not wait out a long Retry-After: the fallback answers at once', async () => {
+    h = await startHarness(({ model }) => withFallback(model.url));
+    h.model.failNext(1, 429, { retryAfter: 3600, provider: 'openai' });
+    h.model.enqueue({ text: 'from the fallback' });
+    say('hello');
+    await settled(h, 1);
+
+    expect(h.model.chatRequests().map((r) => r.provider)).toEqual(['openai', 'groq']);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['from the fallback']);
+  });
+
+  it('does not retry a call that timed out: the fallback answers next', async () => {
+    h = await startHarness(({ model }) => ({ ...withFallback(model.url), LLM_TIMEOUT_MS: '300' }));
+    h.model.injectFaults(1, { delayMs: 60_000 }, { provider: 'openai' });
+    h.model.enqueue({ text: 'from the fallback' });
+    say('hello');
+    await settled(h, 1);
+
+    expect(h.model.chatRequests().map((r) => r.provider)).toEqual(['openai', 'groq']);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['from the fallback']);
+    expect(h.logs('provider_retry')).toHaveLength(0);
+  });
+
+  it('fails the turn after two retries when there is no fallback; the next message works', async () => {
+    h = await startHarness(
+      { SATCHEL_PACKS: fixturePacks(['alpha']) },
+      { app: { modelRetry: noWait } },
+    );
+    h.model.failNext(3, 503);
+    say('hello');
+    await settled(h, 1);
+    say('again');
+    await settled(h, 2);
+
+    expect(h.model.chatRequests()).toHaveLength(4);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual([GENERIC_FAILURE, 'echo: again']);
+    expect(ledger().map((r) => r.ok)).toEqual([0, 0, 0, 1]);
+  });
+
+  it('/stop during a backoff wait ends the turn at once, with no further call', async () => {
+    const slow: RetryPolicy = { retries: 2, delayMs: () => 60_000 };
+    h = await startHarness(
+      { SATCHEL_PACKS: fixturePacks(['alpha']) },
+      { app: { modelRetry: slow } },
+    );
+    h.model.failNext(1, 503);
+    say('hello');
+    await vi.waitFor(() => expect(h.logs('provider_retry')).toHaveLength(1));
+    say('/stop');
+    await settled(h, 2);
+
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['Stopped.']);
+    expect(h.model.chatRequests()).toHaveLength(1);
+    expect(ledger()).toHaveLength(1);
+  });
+});
+
+describe('a broken answer', () => {
+  const providerEnv = {
+    openai: () => ({}),
+    groq: (url: string) => ({
+      LLM_PROVIDER: 'groq',
+      GROQ_BASE_URL: url,
+      LLM_MODEL: 'llama-3.3-70b-versatile',
+    }),
+    gemini: (url: string) => ({
+      LLM_PROVIDER: 'gemini',
+      GEMINI_BASE_URL: url,
+      LLM_MODEL: 'gemini-2.5-flash',
+    }),
+  };
+
+  it.each(['openai', 'groq', 'gemini'] as const)(
+    '%s: a stream cut off before its finish and a garbled one are retried, booked as errors',
+    async (provider) => {
+      h = await startHarness(
+        ({ model }) => ({
+          SATCHEL_PACKS: fixturePacks(['alpha']),
+          ...providerEnv[provider](model.url),
+        }),
+        { app: { modelRetry: noWait } },
+      );
+      h.model.injectFaults(1, { truncateAfter: 0 });
+      h.model.injectFaults(1, { malformed: 'body' });
+      h.model.enqueue({ text: 'the whole answer' });
+      say('hello');
+      await settled(h, 1);
+
+      expect(h.model.chatRequests().map((r) => r.provider)).toEqual([provider, provider, provider]);
+      expect(h.tg.texts(ALLOWED_USER)).toEqual(['the whole answer']);
+      const rows = ledger();
+      expect(rows.map((r) => r.ok)).toEqual([0, 0, 1]);
+      expect(rows[0]?.error).toMatch(/broke off/);
+    },
+  );
+
+  it('a stream cut off mid-answer is never delivered: the fallback answers instead', async () => {
+    h = await startHarness(({ model }) => withFallback(model.url));
+    h.model.enqueue(
+      { text: 'this answer is cut off in the middle', chunks: 6, truncateAfter: 2 },
+      { text: 'the whole answer' },
+    );
+    say('hello');
+    await settled(h, 1);
+
+    // Text had already streamed, so the primary is not asked again.
+    expect(h.model.chatRequests().map((r) => r.provider)).toEqual(['openai', 'groq']);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['the whole answer']);
+    expect(ledger().map((r) => [r.provider, r.ok])).toEqual([
+      ['openai', 0],
+      ['groq', 1],
+    ]);
+  });
+
+  it('a stream with a line that is not JSON fails the turn when nothing else can answer', async () => {
+    h = await startHarness(
+      { SATCHEL_PACKS: fixturePacks(['alpha']) },
+      { app: { modelRetry: noWait } },
+    );
+    h.model.injectFaults(3, { text: 'some words here', malformed: 'sse' });
+    say('hello');
+    await settled(h, 1);
+
+    expect(h.tg.texts(ALLOWED_USER)).toEqual([GENERIC_FAILURE]);
+    const rows = ledger();
+    expect(rows.map((r) => r.ok)).toEqual([0, 0, 0]);
+    expect(rows[0]?.error).toMatch(/malformed/);
+  });
+});
+
+describe('the turn deadline (TURN_TIMEOUT_MS)', () => {
+  const words = Array.from({ length: 200 }, (_, i) => `word${i + 1}`).join(' ');
+  const note = '(I stopped here: the answer took longer than 1 second.)';
+
+  it('ends a stream that never finishes with the text so far and a note', async () => {
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']), TURN_TIMEOUT_MS: '1000' });
+    h.model.enqueue({ text: words, chunks: 200, chunkDelayMs: 50 }, { text: 'next answer' });
+    say('tell me everything');
+    const aborted = await h.model.waitForAbort();
+    expect(lastUserText(aborted)).toBe('tell me everything');
+    await settled(h, 1);
+
+    const [answer] = h.tg.texts(ALLOWED_USER);
+    expect(answer).toMatch(/^word1 word2 /);
+    expect(answer?.endsWith(`\n\n${note}`)).toBe(true);
+    expect(answer!.length).toBeLessThan(words.length);
+    expect(h.rows("SELECT content FROM messages WHERE role = 'assistant'")).toEqual([
+      { content: answer },
+    ]);
+    expect(ledger()).toEqual([{ provider: 'openai', ok: 0, error: 'deadline' }]);
+    expect(h.logs('turn_deadline')).toHaveLength(1);
+
+    say('and now?');
+    await settled(h, 2);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual([answer, 'next answer']);
+  });
+
+  it('does not count the time a question waits for the user', async () => {
+    const clock = new FakeClock(Date.now());
+    h = await startHarness(
+      { SATCHEL_PACKS: fixturePacks(['alpha']), TURN_TIMEOUT_MS: '600' },
+      { app: { clock } },
+    );
+    h.model.enqueue(
+      { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which?', options: ['A', 'B'] } }] },
+      { text: 'you chose well' },
+    );
+    say('pick one');
+    const question = await h.tg.waitForCall('sendMessage', (c) => c.params.text === 'Which?');
+    // The user takes far longer than the whole turn may take; the turn still goes on. (Less
+    // than the long poll's own deadline, which runs on the same clock.)
+    clock.advance(20_000);
+    const [, [second]] = question.params.reply_markup.inline_keyboard;
+    h.tg.callback({ userId: ALLOWED_USER, data: second.callback_data });
+    await settled(h, 2);
+
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['Which?', 'you chose well']);
+    expect(h.model.chatRequests()).toHaveLength(2);
+    expect(ledger().map((r) => r.ok)).toEqual([1, 1]);
+  });
+
+  it('stops a /compact whose summary never finishes, and says so', async () => {
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']), TURN_TIMEOUT_MS: '1000' });
+    say('hello');
+    await settled(h, 1);
+    h.model.injectFaults(1, { trickle: true, chunkDelayMs: 50 });
+    say('/compact');
+    await settled(h, 2);
+
+    expect(h.tg.texts(ALLOWED_USER)).toEqual([
+      'echo: hello',
+      'That took longer than 1 second, so I stopped.',
+    ]);
+    expect(ledger().map((r) => r.error)).toEqual([null, 'deadline']);
+  });
+});

@@ -1,0 +1,223 @@
+/**
+ * Wire helpers of the fake model server: the OpenAI and Gemini stream events for a scripted
+ * reply, the SSE writer (with its faults), error bodies, and request parsing.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Per-response state: `closed` flips when the connection goes away or the response ends. */
+export interface Ctx {
+  res: ServerResponse;
+  closed: boolean;
+  /** The server cut the connection on purpose (a `drop` fault): not a client abort. */
+  dropped: boolean;
+}
+
+/**
+ * A reply as stream events: `head` and `body` carry the content, `tail` the finish reason
+ * and usage. A truncated stream is `head` plus part of `body`; `extra` makes the content of
+ * a never-ending trickle.
+ */
+export interface StreamEvents {
+  head: object[];
+  body: object[];
+  tail: object[];
+  /** The event that carries one more word and no finish reason. */
+  extra(word: string): object;
+}
+
+/** How the SSE writer misbehaves, from the scripted reply. */
+export interface StreamFaults {
+  chunkDelayMs?: number | undefined;
+  hang?: boolean | undefined;
+  truncateAfter?: number | undefined;
+  malformed?: 'sse' | 'body' | undefined;
+  trickle?: boolean | undefined;
+}
+
+/** What a `malformed: 'sse'` stream sends in place of its second event. */
+export const BROKEN_SSE_DATA = '{"choices": [{"delta": {"content": "cut';
+/** What a `malformed: 'body'` reply sends in place of JSON or SSE. */
+export const GARBAGE_BODY = '<html><body>502 Bad Gateway</body></html>';
+/** Gap between the words of a trickle stream unless `chunkDelayMs` says otherwise. */
+const TRICKLE_DELAY_MS = 200;
+
+/** Splits text into ~n pieces on word boundaries (or by characters when `chars`), losslessly. */
+export function splitPieces(text: string, n = 3, chars = false): string[] {
+  if (!text) return [];
+  const units = chars ? [...text] : text.split(/(?<=\s)/);
+  const size = Math.ceil(units.length / n);
+  const out: string[] = [];
+  for (let i = 0; i < units.length; i += size) out.push(units.slice(i, i + size).join(''));
+  return out;
+}
+
+/** Waits `ms` (Infinity = forever) or until the response closes, whichever comes first. */
+export function pause(ctx: Ctx, ms: number): Promise<void> {
+  if (ms <= 0 || ctx.closed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      // A long stream pauses once per chunk: leave no listener behind.
+      ctx.res.off('close', done);
+      resolve();
+    };
+    const timer = Number.isFinite(ms) ? setTimeout(done, ms) : undefined;
+    ctx.res.once('close', done);
+  });
+}
+
+/** The data lines of a stream, in order, with the faults applied (trickle: endless). */
+function* dataLines(events: StreamEvents, faults: StreamFaults): Generator<string> {
+  const content = [...events.head, ...events.body];
+  if (faults.trickle) {
+    yield* content.map((e) => JSON.stringify(e));
+    for (let i = 1; ; i++) yield JSON.stringify(events.extra(`w${i} `));
+  }
+  if (faults.truncateAfter !== undefined) {
+    const kept = [...events.head, ...events.body.slice(0, faults.truncateAfter)];
+    yield* kept.map((e) => JSON.stringify(e));
+    return;
+  }
+  const all = [...content, ...events.tail].map((e) => JSON.stringify(e));
+  if (faults.malformed === 'sse') all.splice(1, 0, BROKEN_SSE_DATA);
+  yield* all;
+}
+
+/**
+ * Writes a reply as server-sent events. `done` ends an OpenAI-style stream with [DONE]; a
+ * truncated, broken-off or trickling stream never gets it.
+ */
+export async function streamSse(
+  ctx: Ctx,
+  events: StreamEvents,
+  faults: StreamFaults,
+  done: boolean,
+): Promise<void> {
+  ctx.res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  if (faults.malformed === 'body') return void ctx.res.end(GARBAGE_BODY);
+  const delay = faults.chunkDelayMs ?? (faults.trickle ? TRICKLE_DELAY_MS : 0);
+  let first = true;
+  for (const line of dataLines(events, faults)) {
+    if (ctx.closed) return;
+    if (!first) await pause(ctx, delay);
+    first = false;
+    if (ctx.closed) return;
+    ctx.res.write(`data: ${line}\n\n`);
+    if (faults.hang) return pause(ctx, Number.POSITIVE_INFINITY);
+  }
+  if (ctx.closed) return;
+  const finished = done && faults.truncateAfter === undefined;
+  ctx.res.end(finished ? 'data: [DONE]\n\n' : undefined);
+}
+
+/** A whole (non-streamed) JSON reply; `truncate` cuts it in half, `malformed` sends garbage. */
+export function sendBody(
+  res: ServerResponse,
+  body: unknown,
+  faults: { truncate?: boolean; malformed?: boolean } = {},
+): void {
+  const json = JSON.stringify(body);
+  const text = faults.malformed
+    ? GARBAGE_BODY
+    : faults.truncate
+      ? json.slice(0, json.length / 2)
+      : json;
+  res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+const errorInfo: Record<number, [status: string, type: string]> = {
+  400: ['INVALID_ARGUMENT', 'invalid_request_error'],
+  401: ['UNAUTHENTICATED', 'authentication_error'],
+  403: ['PERMISSION_DENIED', 'permission_error'],
+  404: ['NOT_FOUND', 'not_found_error'],
+  429: ['RESOURCE_EXHAUSTED', 'rate_limit_exceeded'],
+  503: ['UNAVAILABLE', 'server_error'],
+};
+
+/**
+ * An error in the provider's format. `retryAfter` (seconds) goes into a Retry-After header,
+ * and for Gemini also into a RetryInfo detail, as Google's APIs send it; a 429 says 1 s
+ * unless told otherwise.
+ */
+export function sendError(
+  res: ServerResponse,
+  provider: 'openai' | 'groq' | 'gemini',
+  status: number,
+  retryAfter?: number,
+): void {
+  const [gStatus, type] = errorInfo[status] ?? ['INTERNAL', 'server_error'];
+  const message = `fake ${provider} error ${status}`;
+  const wait = retryAfter ?? (status === 429 ? 1 : undefined);
+  if (wait !== undefined) res.setHeader('retry-after', String(wait));
+  const details =
+    wait === undefined
+      ? {}
+      : {
+          details: [
+            { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${wait}s` },
+          ],
+        };
+  const body =
+    provider === 'gemini'
+      ? { error: { code: status, message, status: gStatus, ...details } }
+      : { error: { message, type, code: type } };
+  sendJson(res, status, body);
+}
+
+export function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export function parseJson(raw: Buffer) {
+  try {
+    return raw.length ? JSON.parse(raw.toString('utf8')) : {};
+  } catch {
+    return { raw: raw.toString('utf8') };
+  }
+}
+
+export interface MultipartBody {
+  fields: Record<string, string>;
+  file: { filename: string; size: number; contentType: string } | undefined;
+}
+
+/** Minimal multipart/form-data parser: text fields plus the (single) file part's metadata. */
+export function parseMultipart(raw: Buffer, contentType: string): MultipartBody {
+  const out: MultipartBody = { fields: {}, file: undefined };
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
+  if (!boundary) return out;
+  const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]}`);
+  let start = raw.indexOf(delimiter);
+  while (start !== -1) {
+    const next = raw.indexOf(delimiter, start + delimiter.length);
+    if (next === -1) break;
+    const part = raw.subarray(start + delimiter.length + 2, next - 2); // skip CRLF after/before
+    start = next;
+    const split = part.indexOf('\r\n\r\n');
+    if (split === -1) continue;
+    const head = part.subarray(0, split).toString('utf8');
+    const data = part.subarray(split + 4);
+    const name = /name="([^"]*)"/i.exec(head)?.[1] ?? '';
+    const filename = /filename="([^"]*)"/i.exec(head)?.[1];
+    if (filename === undefined) {
+      out.fields[name] = data.toString('utf8');
+    } else {
+      const type = /content-type:\s*([^\r\n]+)/i.exec(head)?.[1] ?? 'application/octet-stream';
+      out.file = { filename, size: data.length, contentType: type.trim() };
+    }
+  }
+  return out;
+}
