@@ -2,7 +2,15 @@ import { createApp } from './app.ts';
 import { loadConfig } from './config/config.ts';
 import { ConfigError } from './core/errors.ts';
 
-/** The entry point: configuration first (fail fast), then the app, then signal handling. */
+/** Exit codes of a forced exit (a second signal): 128 + the signal's number, as shells do. */
+const FORCED_EXIT_CODE: Record<ShutdownSignal, number> = { SIGINT: 130, SIGTERM: 143 };
+type ShutdownSignal = 'SIGINT' | 'SIGTERM';
+
+/**
+ * The entry point: configuration first (fail fast), then signal handling, then the app.
+ * The first SIGINT/SIGTERM stops gracefully, also while start-up is still trying to reach
+ * Telegram; a second one exits at once with a non-zero code.
+ */
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
   try {
@@ -27,8 +35,16 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  const onSignal = (signal: ShutdownSignal) => {
+    if (!stopping) {
+      shutdown(signal);
+      return;
+    }
+    app.log.warn({ event: 'shutdown_forced', signal }, `${signal} again: exiting now`);
+    process.exit(FORCED_EXIT_CODE[signal]);
+  };
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
   await app.start();
 }
 

@@ -2,7 +2,6 @@ import {
   createConcurrentSink,
   createRunner,
   createSource,
-  createUpdateFetcher,
   type RunnerHandle,
 } from '@grammyjs/runner';
 import type { Bot } from 'grammy';
@@ -11,6 +10,8 @@ import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
 import type { InboxRepo } from '../store/inbox-repo.ts';
 import { pollingHint } from './errors.ts';
+import { parseUpdate } from './update-schema.ts';
+import { createUpdateSupplier } from './update-supplier.ts';
 
 const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -19,53 +20,46 @@ export interface IngressDeps {
   inbox: InboxRepo;
   clock: Clock;
   log: Logger;
-  /** Handles one update; must not throw (the pipeline reports its own failures). */
+  /** Handles one well-formed update; must not throw (the pipeline reports its own failures). */
   onUpdate(update: Update): Promise<void> | void;
   /** Polling gave up for good (a revoked token, another instance polling). */
   onStopped?(error: unknown): void;
 }
 
 /**
- * Long polling with @grammyjs/runner behind a durable inbox. Each fetched batch is written
- * to `inbound_updates` before the fetcher returns it — and so before the next getUpdates
- * confirms the offset — so an update Telegram forgets is never one satchel has not stored.
- * A duplicate update id is dropped.
+ * Long polling with @grammyjs/runner behind a durable inbox (see createUpdateSupplier: an
+ * update is stored before its offset is confirmed). A malformed update is settled here —
+ * logged as `tg_update_malformed` and marked done — so it never reaches the pipeline and is
+ * never replayed.
  */
 export function createIngress(deps: IngressDeps) {
   const { bot, inbox, clock, log } = deps;
   let handle: RunnerHandle | undefined;
+  let stopped = false;
 
-  const fetchUpdates = createUpdateFetcher(bot, {
-    fetch: { timeout: 30, allowed_updates: ['message', 'edited_message', 'callback_query'] },
-    silent: true,
-  });
-  // The runner's AbortSignal type comes from a polyfill package; take it from the fetcher.
-  type RunnerSignal = Parameters<typeof fetchUpdates>[1];
-  const supply = async (batchSize: number, signal: RunnerSignal): Promise<Update[]> => {
-    await bot.init();
-    const fetched = await fetchUpdates(batchSize, signal);
-    const fresh = inbox.record(
-      fetched.map((u) => ({ updateId: u.update_id, payload: u })),
-      clock.now(),
-    );
-    if (fresh.length < fetched.length)
-      log.debug(
-        { event: 'tg_update_duplicate', count: fetched.length - fresh.length },
-        'duplicates dropped',
-      );
-    return fresh.map((u) => u.payload as Update);
-  };
-
-  const consume = async (update: Update) => {
+  /** Hands a stored update to the pipeline; `updateId` is its inbox key. Never throws. */
+  const consume = async (update: unknown, updateId: number) => {
+    const parsed = parseUpdate(update);
+    if (!parsed.ok) {
+      settleMalformed(updateId, parsed.problem);
+      return;
+    }
     try {
-      await deps.onUpdate(update);
+      await deps.onUpdate(update as Update);
     } catch (error) {
-      log.error(
-        { event: 'tg_update_failed', updateId: update.update_id, err: error },
-        'update handler failed',
-      );
+      log.error({ event: 'tg_update_failed', updateId, err: error }, 'update handler failed');
     }
   };
+
+  function settleMalformed(updateId: number, problem: string): void {
+    log.warn({ event: 'tg_update_malformed', updateId, problem }, 'malformed update skipped');
+    try {
+      inbox.markDone([updateId], clock.now());
+    } catch (error) {
+      // Stays pending: the next start finds it malformed again and settles it then.
+      log.error({ event: 'tg_update_failed', updateId, err: error }, 'could not settle update');
+    }
+  }
 
   return {
     /** Replays stored updates not marked done (younger than 24 h), then starts polling. */
@@ -73,12 +67,16 @@ export function createIngress(deps: IngressDeps) {
       const pending = inbox.pending(clock.now() - REPLAY_WINDOW_MS);
       if (pending.length > 0)
         log.info({ event: 'tg_inbox_replay', count: pending.length }, 'replaying stored updates');
-      for (const row of pending) await consume(row.payload as Update);
+      for (const row of pending) await consume(row.payload, row.updateId);
+      if (stopped) return; // shutdown came during the replay
 
-      const source = createSource({ supply });
-      const sink = createConcurrentSink({ consume }, async (error) => {
-        log.error({ event: 'tg_update_failed', err: error }, 'update sink failed');
-      });
+      const source = createSource({ supply: createUpdateSupplier({ bot, inbox, clock, log }) });
+      const sink = createConcurrentSink(
+        { consume: (u: Update) => consume(u, u.update_id) },
+        async (error) => {
+          log.error({ event: 'tg_update_failed', err: error }, 'update sink failed');
+        },
+      );
       handle = createRunner(source, sink);
       handle.start();
       handle.task()?.catch((error: unknown) => {
@@ -90,7 +88,9 @@ export function createIngress(deps: IngressDeps) {
       });
     },
 
+    /** Stops polling; an unanswered call or a retry wait in flight is aborted. */
     async stop(): Promise<void> {
+      stopped = true;
       if (handle?.isRunning()) await handle.stop();
     },
   };

@@ -1,4 +1,3 @@
-import type { Message, Update } from 'grammy/types';
 import type {
   Address,
   ChatType,
@@ -6,72 +5,62 @@ import type {
   InboundMeta,
   InboundPayload,
 } from '../core/types.ts';
+import { parseUpdate, type WireMessage } from './update-schema.ts';
 
 /**
  * Turns a Bot API update into the project's InboundEvent, or undefined for kinds satchel
- * does not handle (the caller logs those at debug). Never throws on odd input.
+ * does not handle (the caller logs those at debug) and for malformed updates (which the
+ * ingress reports and settles before they get here). Never throws, whatever the input:
+ * the update is checked against its schema first, and only checked fields are read.
  */
-export function translateUpdate(update: Update, receivedAt: number): InboundEvent | undefined {
-  if (update.callback_query) {
-    const q = update.callback_query;
-    const message = q.message;
-    if (!message || q.data === undefined) return undefined;
-    const meta = metaOf(update.update_id, message as Message, q.from.id, receivedAt);
+export function translateUpdate(update: unknown, receivedAt: number): InboundEvent | undefined {
+  const parsed = parseUpdate(update);
+  if (!parsed.ok) return undefined;
+  const { update_id: updateId, callback_query: q, edited_message: edited, message } = parsed.update;
+  if (q) {
+    if (!q.message || q.data === undefined) return undefined;
+    const meta = metaOf(updateId, q.message, q.from.id, receivedAt);
     return { ...meta, kind: 'callback', callbackId: q.id, data: q.data };
   }
-  const edited = update.edited_message;
   if (edited?.from && edited.text !== undefined) {
     return {
-      ...metaOf(update.update_id, edited, edited.from.id, receivedAt),
+      ...metaOf(updateId, edited, edited.from.id, receivedAt),
       kind: 'edited',
       text: edited.text,
     };
   }
-  const message = update.message;
   if (!message?.from) return undefined;
   const payload = payloadOf(message);
-  return (
-    payload && { ...metaOf(update.update_id, message, message.from.id, receivedAt), ...payload }
-  );
+  return payload && { ...metaOf(updateId, message, message.from.id, receivedAt), ...payload };
 }
 
-function payloadOf(message: Message): InboundPayload | undefined {
-  if (message.text !== undefined) return textOrCommand(message);
+function payloadOf(message: WireMessage): InboundPayload | undefined {
+  if (message.text !== undefined) return textOrCommand(message.text, message.entities?.[0]);
   const topic = message.forum_topic_created ?? message.forum_topic_edited;
-  if (topic?.name !== undefined) return { kind: 'topic', name: topic.name };
-  if (message.voice || message.audio) {
-    const media = message.voice ?? message.audio!;
+  if (topic) return { kind: 'topic', name: topic.name };
+  const media = message.voice ?? message.audio;
+  if (media) {
     return {
       kind: 'voice',
-      file: {
-        fileId: media.file_id,
-        ...(media.file_size === undefined ? {} : { size: media.file_size }),
-      },
+      file: fileRef(media),
       durationSec: media.duration,
       ...(media.mime_type === undefined ? {} : { mimeType: media.mime_type }),
     };
   }
-  if (message.photo && message.photo.length > 0) {
-    const largest = message.photo.at(-1)!;
-    const file = {
-      fileId: largest.file_id,
-      ...(largest.file_size === undefined ? {} : { size: largest.file_size }),
-    };
+  const largest = message.photo?.at(-1);
+  if (largest) {
+    const file = fileRef(largest);
+    const caption = message.caption ?? '';
     if (message.media_group_id) {
-      return {
-        kind: 'album',
-        groupId: message.media_group_id,
-        photos: [file],
-        caption: message.caption ?? '',
-      };
+      return { kind: 'album', groupId: message.media_group_id, photos: [file], caption };
     }
-    return { kind: 'photo', file, caption: message.caption ?? '' };
+    return { kind: 'photo', file, caption };
   }
   if (message.document) {
     const d = message.document;
     return {
       kind: 'document',
-      file: { fileId: d.file_id, ...(d.file_size === undefined ? {} : { size: d.file_size }) },
+      file: fileRef(d),
       name: d.file_name ?? 'file',
       mimeType: d.mime_type ?? 'application/octet-stream',
       caption: message.caption ?? '',
@@ -80,12 +69,20 @@ function payloadOf(message: Message): InboundPayload | undefined {
   return undefined;
 }
 
-function textOrCommand(message: Message): InboundPayload {
-  const text = message.text ?? '';
-  const entity = message.entities?.[0];
+function fileRef(file: { file_id: string; file_size?: number | undefined }) {
+  return {
+    fileId: file.file_id,
+    ...(file.file_size === undefined ? {} : { size: file.file_size }),
+  };
+}
+
+function textOrCommand(
+  text: string,
+  entity: { type: string; offset: number; length: number } | undefined,
+): InboundPayload {
   if (entity?.type === 'bot_command' && entity.offset === 0) {
     // "/help@satchel_bot args" → command "help", args "args".
-    const command = text.slice(1, entity.length).split('@')[0]!.toLowerCase();
+    const command = (text.slice(1, entity.length).split('@')[0] ?? '').toLowerCase();
     return { kind: 'command', command, args: text.slice(entity.length).trim() };
   }
   return { kind: 'text', text };
@@ -93,7 +90,7 @@ function textOrCommand(message: Message): InboundPayload {
 
 function metaOf(
   updateId: number,
-  message: Message,
+  message: WireMessage,
   senderId: number,
   receivedAt: number,
 ): InboundMeta {
@@ -112,7 +109,7 @@ function metaOf(
 }
 
 /** A topic's name travels in its creation message, quoted as the reply-to of messages in it. */
-function topicNameOf(message: Message): string | undefined {
+function topicNameOf(message: WireMessage): string | undefined {
   return (
     message.forum_topic_created?.name ??
     message.forum_topic_edited?.name ??
@@ -121,7 +118,7 @@ function topicNameOf(message: Message): string | undefined {
 }
 
 /** Only forum-topic messages get a thread id; the General topic (thread 1 or none) has none. */
-export function addressOf(message: Message): Address {
+export function addressOf(message: WireMessage): Address {
   const isForum = message.chat.type === 'supergroup' && message.chat.is_forum === true;
   const thread = message.message_thread_id;
   const inTopic =

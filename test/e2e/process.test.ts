@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeModel } from '../fakes/model-server.ts';
 import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
+import { refusingRoot, silentHost } from '../support/dead-hosts.ts';
 import { ALLOWED_USER, TEST_OPENAI_KEY } from '../support/harness.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
@@ -73,6 +74,23 @@ function satchelEnv(tg: FakeTelegram, model: FakeModel, home: string): Record<st
     OPENAI_BASE_URL: `${model.url}/v1`,
     BATCH_WINDOW_MS: '0',
   };
+}
+
+/** Waits until the child has logged `event`, and returns that line. */
+async function logged(run: Run, event: string, timeout = 15_000): Promise<Record<string, unknown>> {
+  let line: Record<string, unknown> | undefined;
+  await vi.waitFor(
+    () => {
+      line = run
+        .stdout()
+        .split('\n')
+        .filter((l) => l.includes(`"event":"${event}"`))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)[0];
+      expect(line, `${event} in the log`).toBeDefined();
+    },
+    { timeout, interval: 50 },
+  );
+  return line!;
 }
 
 function tempHome(): string {
@@ -165,6 +183,53 @@ describe('the real entry point', () => {
     expect(await run.exited).toBe(1);
     expect(run.stdout()).toContain('"event":"tg_polling_stopped"');
     expect(run.stdout()).toContain('"event":"satchel_stopped"');
+  });
+
+  it('stops at once on SIGINT while Telegram refuses connections at start, and says why', async () => {
+    const { tg, model } = await fakes();
+    const home = tempHome();
+    const root = await refusingRoot();
+    const run = runSatchel({ ...satchelEnv(tg, model, home), TELEGRAM_API_ROOT: root }, home);
+
+    const unreachable = await logged(run, 'tg_unreachable');
+    expect(unreachable.cause).toContain('ECONNREFUSED');
+    expect(unreachable.retryInMs).toBeGreaterThan(0);
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+    expect(run.stdout()).toContain('"event":"satchel_stopped"');
+    expect(run.stdout()).not.toContain(TEST_TOKEN);
+    expect(run.stdout()).not.toContain('"event":"tg_connected"');
+  });
+
+  it('stops on SIGTERM while Telegram accepts the connection at start and never answers', async () => {
+    const { tg, model } = await fakes();
+    const home = tempHome();
+    const host = await silentHost();
+    cleanups.push(() => host.close());
+    const run = runSatchel({ ...satchelEnv(tg, model, home), TELEGRAM_API_ROOT: host.root }, home);
+
+    await host.connected;
+    await logged(run, 'satchel_started');
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+    expect(run.stdout()).toContain('"event":"satchel_stopped"');
+  });
+
+  it('exits at once, non-zero, on a second signal while shutdown waits for a turn', async () => {
+    const { tg, model } = await fakes();
+    const home = tempHome();
+    model.enqueue({ text: 'never finished', hang: true });
+    const run = runSatchel(satchelEnv(tg, model, home), home);
+    expect((await logged(run, 'tg_connected')).username).toBe('satchel_test_bot');
+    tg.text({ userId: ALLOWED_USER, text: 'a long question' });
+    await model.waitForRequest(1, 15_000);
+
+    run.child.kill('SIGTERM');
+    await logged(run, 'satchel_stopping');
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(130);
+    expect(run.stdout()).toContain('"event":"shutdown_forced"');
+    expect(run.stdout()).not.toContain('"event":"satchel_stopped"');
   });
 
   it.each([

@@ -35,7 +35,9 @@ export interface ApiCall {
 export type Fault =
   | { status: 429; retryAfter: number }
   | { status: 400 | 401 | 409; description: string }
-  | { status: 500 | 502 };
+  | { status: 500 | 502 }
+  /** No answer at all: the connection is closed, as when Telegram cannot be reached. */
+  | { status: 'drop' };
 
 export interface UserRef {
   userId: number;
@@ -400,6 +402,12 @@ export class FakeTelegram {
   private async call(method: string, params: Params, res: ServerResponse): Promise<void> {
     const call: ApiCall = { method, params, at: Date.now() };
     const fault = this.takeFault(method, params);
+    if (fault?.status === 'drop') {
+      this.log.push({ ...call, failed: true });
+      this.notify();
+      res.socket?.destroy();
+      return;
+    }
     let reply: Reply | undefined;
     if (fault) reply = faultReply(fault);
     else if (method !== 'getUpdates') reply = this.dispatch(method, params);
@@ -683,7 +691,7 @@ function visibleLength(text: string, parseMode: unknown): number {
   return text.replace(/<[^>]*>/g, '').replace(/&(lt|gt|amp|quot|#\d+|#x[0-9a-f]+);/gi, '_').length;
 }
 
-function faultReply(fault: Fault): Reply {
+function faultReply(fault: Exclude<Fault, { status: 'drop' }>): Reply {
   if (fault.status === 429) {
     const { retryAfter } = fault;
     return {

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+
+/**
+ * The part of a Bot API update that satchel reads, as it arrives on the wire. What says who
+ * sent what where (update id, chat, message id, sender) must be there and well typed, or the
+ * update is malformed. Everything else is lenient: a field of the wrong type counts as absent,
+ * so an odd caption never costs a user their message. Unknown fields and update kinds pass.
+ */
+const int = z.int();
+
+/** An optional field that reads as absent when it has the wrong type. */
+const lenient = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+
+const user = z.looseObject({ id: int });
+
+const chat = z.looseObject({
+  id: int,
+  type: z.string(),
+  is_forum: lenient(z.boolean()),
+});
+
+const fileRef = {
+  file_id: z.string(),
+  file_size: lenient(z.number()),
+};
+
+const media = z.looseObject({
+  ...fileRef,
+  duration: z.number(),
+  mime_type: lenient(z.string()),
+});
+
+const document = z.looseObject({
+  ...fileRef,
+  file_name: lenient(z.string()),
+  mime_type: lenient(z.string()),
+});
+
+const topic = z.looseObject({ name: z.string() });
+
+const entity = z.looseObject({ type: z.string(), offset: int, length: int });
+
+const message = z.looseObject({
+  message_id: int,
+  chat,
+  from: user.optional(),
+  message_thread_id: lenient(int),
+  is_topic_message: lenient(z.boolean()),
+  text: lenient(z.string()),
+  entities: lenient(z.array(entity)),
+  caption: lenient(z.string()),
+  media_group_id: lenient(z.string()),
+  voice: lenient(media),
+  audio: lenient(media),
+  photo: lenient(z.array(z.looseObject(fileRef))),
+  document: lenient(document),
+  forum_topic_created: lenient(topic),
+  forum_topic_edited: lenient(topic),
+  reply_to_message: lenient(z.looseObject({ forum_topic_created: lenient(topic) })),
+});
+
+const callbackQuery = z.looseObject({
+  id: z.string(),
+  from: user,
+  // An inaccessible (too old) message still carries its chat and id.
+  message: message.optional(),
+  data: lenient(z.string()),
+});
+
+const updateSchema = z.looseObject({
+  update_id: int,
+  message: message.optional(),
+  edited_message: message.optional(),
+  callback_query: callbackQuery.optional(),
+});
+
+export type WireUpdate = z.infer<typeof updateSchema>;
+export type WireMessage = z.infer<typeof message>;
+
+export type ParsedUpdate = { ok: true; update: WireUpdate } | { ok: false; problem: string };
+
+/** Checks an update's shape; never throws. `problem` names the first bad field. */
+export function parseUpdate(raw: unknown): ParsedUpdate {
+  const result = updateSchema.safeParse(raw);
+  if (result.success) return { ok: true, update: result.data };
+  const issue = result.error.issues[0];
+  const field = issue?.path.map(String).join('.') || '(update)';
+  return { ok: false, problem: `${field}: ${issue?.message ?? 'invalid'}` };
+}
+
+/** The update id of something that claims to be an update, when it has a usable one. */
+export function updateIdOf(raw: unknown): number | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const id = (raw as { update_id?: unknown }).update_id;
+  return Number.isSafeInteger(id) ? (id as number) : undefined;
+}

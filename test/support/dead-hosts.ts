@@ -1,0 +1,46 @@
+import { createServer, type Server, type Socket } from 'node:net';
+
+/** Telegram as it looks when it cannot be reached: for pointing TELEGRAM_API_ROOT at. */
+export interface DeadHost {
+  root: string;
+  /** Resolves when the first connection has been accepted. */
+  connected: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A TCP server on 127.0.0.1 that accepts connections and never answers. */
+export async function silentHost(): Promise<DeadHost> {
+  const sockets = new Set<Socket>();
+  let onConnection = () => {};
+  const connected = new Promise<void>((resolve) => {
+    onConnection = resolve;
+  });
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    onConnection();
+  });
+  const port = await listen(server);
+  return {
+    root: `http://127.0.0.1:${port}`,
+    connected,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** An API root on 127.0.0.1 where nothing listens: connections are refused. */
+export async function refusingRoot(): Promise<string> {
+  const server = createServer();
+  const port = await listen(server);
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
