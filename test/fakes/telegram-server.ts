@@ -28,6 +28,8 @@ export interface ApiCall {
   at: number;
   /** Set when the call got an error response (injected fault or a natural 400). */
   failed?: boolean;
+  /** Carried out, but the answer never reached the client (a `lost` fault). */
+  lost?: boolean;
   /** The `result` the call was answered with (not set for getUpdates or failed calls). */
   result?: Json;
 }
@@ -37,7 +39,9 @@ export type Fault =
   | { status: 400 | 401 | 409; description: string }
   | { status: 500 | 502 }
   /** No answer at all: the connection is closed, as when Telegram cannot be reached. */
-  | { status: 'drop' };
+  | { status: 'drop' }
+  /** The call is carried out, but its answer is lost: the connection closes before it. */
+  | { status: 'lost' };
 
 export interface UserRef {
   userId: number;
@@ -367,6 +371,13 @@ export class FakeTelegram {
     this.faults.push({ method, fault, remaining: Number.POSITIVE_INFINITY });
   }
 
+  /** Calls still to be failed by injected faults (of `method` only, when given). */
+  pendingFaults(method?: string): number {
+    return this.faults
+      .filter((r) => method === undefined || r.method === method)
+      .reduce((n, r) => n + r.remaining, 0);
+  }
+
   clearFaults(): void {
     this.faults = [];
   }
@@ -402,8 +413,11 @@ export class FakeTelegram {
   private async call(method: string, params: Params, res: ServerResponse): Promise<void> {
     const call: ApiCall = { method, params, at: Date.now() };
     const fault = this.takeFault(method, params);
-    if (fault?.status === 'drop') {
-      this.log.push({ ...call, failed: true });
+    if (fault?.status === 'drop' || fault?.status === 'lost') {
+      const done = fault.status === 'lost' && method !== 'getUpdates';
+      const reply = done ? this.dispatch(method, params) : undefined;
+      if (reply?.ok) this.log.push({ ...call, result: reply.result, lost: true });
+      else this.log.push({ ...call, failed: true });
       this.notify();
       res.socket?.destroy();
       return;
@@ -691,7 +705,7 @@ function visibleLength(text: string, parseMode: unknown): number {
   return text.replace(/<[^>]*>/g, '').replace(/&(lt|gt|amp|quot|#\d+|#x[0-9a-f]+);/gi, '_').length;
 }
 
-function faultReply(fault: Exclude<Fault, { status: 'drop' }>): Reply {
+function faultReply(fault: Exclude<Fault, { status: 'drop' | 'lost' }>): Reply {
   if (fault.status === 429) {
     const { retryAfter } = fault;
     return {
