@@ -131,6 +131,8 @@ export function createApp(config: Config, options: AppOptions = {}) {
     inbox,
     clock,
     log,
+    // The command menu goes up once Telegram answers, however long that takes.
+    onConnected: () => background(log, 'tg_set_commands_failed', registerCommands()),
     onUpdate: (update) => coordinator.handleUpdate(update),
     ...(options.onFatal ? { onStopped: options.onFatal } : {}),
   });
@@ -165,7 +167,6 @@ export function createApp(config: Config, options: AppOptions = {}) {
             "sender's id is in the tg_auth_denied log line.",
         );
       background(log, 'outbox_resume_failed', outbox.resumeUnsent());
-      void registerCommands();
       await ingress.start();
       log.info({ event: 'satchel_started' }, 'polling');
     },

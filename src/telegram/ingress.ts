@@ -24,6 +24,8 @@ export interface IngressDeps {
   onUpdate(update: Update): Promise<void> | void;
   /** Polling gave up for good (a revoked token, another instance polling). */
   onStopped?(error: unknown): void;
+  /** Telegram answered for the first time (see createUpdateSupplier). */
+  onConnected?(): void;
 }
 
 /**
@@ -70,7 +72,14 @@ export function createIngress(deps: IngressDeps) {
       for (const row of pending) await consume(row.payload, row.updateId);
       if (stopped) return; // shutdown came during the replay
 
-      const source = createSource({ supply: createUpdateSupplier({ bot, inbox, clock, log }) });
+      const supply = createUpdateSupplier({
+        bot,
+        inbox,
+        clock,
+        log,
+        ...(deps.onConnected ? { onConnected: deps.onConnected } : {}),
+      });
+      const source = createSource({ supply });
       const sink = createConcurrentSink(
         { consume: (u: Update) => consume(u, u.update_id) },
         async (error) => {

@@ -27,6 +27,8 @@ export interface UpdateSupplierDeps {
   inbox: InboxRepo;
   clock: Clock;
   log: Logger;
+  /** Telegram answered getMe: calls that need Telegram (the command menu) can go now. */
+  onConnected?(): void;
 }
 
 /**
@@ -86,6 +88,7 @@ export function createUpdateSupplier(deps: UpdateSupplierDeps) {
       { event: 'tg_connected', username: me.username, botId: me.id },
       `connected as @${me.username}`,
     );
+    deps.onConnected?.();
   }
 
   return async function supply(batchSize: number, runnerSignal: RunnerSignal): Promise<Update[]> {

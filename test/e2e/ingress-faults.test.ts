@@ -48,7 +48,15 @@ function one(event: string): LogLine {
 
 describe('ingress when Telegram cannot be reached', () => {
   it('logs the outage once with its cause, then the recovery and who it connected as', async () => {
-    h = await startHarness({}, { beforeStart: (tg) => tg.failAlways('getMe', { status: 'drop' }) });
+    h = await startHarness(
+      {},
+      {
+        beforeStart: (tg) => {
+          tg.failAlways('getMe', { status: 'drop' });
+          tg.failAlways('setMyCommands', { status: 'drop' });
+        },
+      },
+    );
     await retried('telegram', 3);
     h.tg.clearFaults();
     await vi.waitFor(() => expect(h.logs('tg_connected')).toHaveLength(1), { timeout: 10_000 });
@@ -63,6 +71,8 @@ describe('ingress when Telegram cannot be reached', () => {
       msg: 'connected as @satchel_test_bot',
     });
     expect(JSON.stringify(h.logs())).not.toContain(TEST_TOKEN);
+    // The command menu goes up once Telegram answers, not only when it answered at start.
+    await h.tg.waitForCall('setMyCommands', (c) => !c.failed);
 
     h.tg.text({ userId: ALLOWED_USER, text: 'are you there?' });
     await settled(h, 1);
