@@ -214,8 +214,8 @@ async function main(): Promise<void> {
       ),
     );
     console.log(
-      '    note: the limiter is PQueue({ interval: ceil(1000/rate), intervalCap: 1 }), so any ' +
-        'rate above 1000/s is an interval of 1 ms.\n',
+      '    note: the limiter lets `rate` calls through in any one-second window, counted from\n' +
+        '    when each call ended, with no spacing inside the budget.\n',
     );
 
     const costs = writeCost(2000);

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { type Clock, sleep } from '../core/clock.ts';
 import { TelegramApiError } from '../core/errors.ts';
 import type { Channel, Logger } from '../core/ports.ts';
@@ -49,6 +50,8 @@ export function createOutbox(deps: OutboxDeps) {
   const redact = deps.redact ?? ((text: string) => text);
   const stallDelays = deps.stallDelaysMs ?? DEFAULT_STALL_DELAYS_MS;
   const shutdown = new AbortController();
+  // Every waiting row listens for shutdown: a busy bot has many at once, by design.
+  setMaxListeners(0, shutdown.signal);
   const limiter = createLimiter({ clock, perWindow: deps.globalRatePerSecond ?? 25 });
   const delivery = createDelivery({
     limiter,
