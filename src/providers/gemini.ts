@@ -22,6 +22,7 @@ export interface GeminiOptions {
   baseUrl?: string | undefined;
   model: string;
   timeoutMs: number;
+  /** The model takes images inline (the model catalog says); text-only when unset. */
   acceptsImages?: boolean;
 }
 
@@ -39,7 +40,7 @@ export function createGeminiChatModel(options: GeminiOptions): ChatModel {
   const info: ModelInfo = {
     provider: PROVIDER,
     model: options.model,
-    acceptsImages: options.acceptsImages ?? true,
+    acceptsImages: options.acceptsImages ?? false,
   };
 
   return {
@@ -157,6 +158,10 @@ export function toGeminiContents(messages: ChatMessage[]): Content[] {
       // 'system' mid-conversation has no Gemini role; it is passed as user text.
       role = 'user';
       parts = message.content ? [{ text: message.content }] : [];
+      // A user message's images follow its text, inline.
+      if (message.role === 'user')
+        for (const image of message.images ?? [])
+          parts.push({ inlineData: { mimeType: image.mimeType, data: image.data } });
     }
     if (!parts.length) continue;
     const last = contents.at(-1);

@@ -9,6 +9,7 @@ export interface GroqOptions {
   baseUrl?: string | undefined;
   model: string;
   timeoutMs: number;
+  /** The model takes images inline (the model catalog says); text-only when unset. */
   acceptsImages?: boolean;
 }
 

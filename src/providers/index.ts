@@ -1,5 +1,6 @@
 import type { Config, Provider } from '../config/config.ts';
 import type { ChatModel } from '../core/ports.ts';
+import { modelAcceptsImages } from '../usage/models.ts';
 import { createGeminiChatModel } from './gemini.ts';
 import { createGroqChatModel } from './groq.ts';
 import { createOpenAiChatModel } from './openai.ts';
@@ -10,17 +11,30 @@ export const DEFAULT_CHAT_MODELS: Record<Provider, string> = {
   gemini: 'gemini-2.5-flash',
 };
 
-/** The chat model for a provider, with the configured keys and base URLs. */
+/**
+ * The chat model for a provider, with the configured keys and base URLs. Whether it takes
+ * images inline comes from the model catalog: an unknown model is text-only.
+ */
 export function createChatModel(config: Config, provider: Provider, model?: string): ChatModel {
   const name = model ?? DEFAULT_CHAT_MODELS[provider];
-  const { timeoutMs } = config.llm;
+  const options = {
+    model: name,
+    timeoutMs: config.llm.timeoutMs,
+    acceptsImages: modelAcceptsImages(provider, name),
+  };
   switch (provider) {
     case 'openai':
-      return createOpenAiChatModel({ ...config.providers.openai, model: name, timeoutMs });
+      return createOpenAiChatModel({ ...config.providers.openai, ...options });
     case 'groq':
       // baseUrl is Groq's host root: the SDK adds /openai/v1.
-      return createGroqChatModel({ ...config.providers.groq, model: name, timeoutMs });
+      return createGroqChatModel({ ...config.providers.groq, ...options });
     case 'gemini':
-      return createGeminiChatModel({ ...config.providers.gemini, model: name, timeoutMs });
+      return createGeminiChatModel({ ...config.providers.gemini, ...options });
   }
+}
+
+/** The provider can be called: it has a key, or a base URL (a compatible server or a proxy). */
+export function providerConfigured(config: Config, provider: Provider): boolean {
+  const { apiKey, baseUrl } = config.providers[provider];
+  return apiKey !== undefined || baseUrl !== undefined;
 }

@@ -12,6 +12,7 @@ export interface OpenAiOptions {
   timeoutMs: number;
   /** The name the ledger uses, for another OpenAI-compatible API (default 'openai'). */
   provider?: string;
+  /** The model takes images inline (the model catalog says); text-only when unset. */
   acceptsImages?: boolean;
 }
 
@@ -137,7 +138,7 @@ export async function collectChatStream(
 /** A chat message in the OpenAI wire shape; both the openai and groq-sdk params accept it. */
 export type WireMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  | { role: 'user'; content: string | WireContentPart[] }
   | {
       role: 'assistant';
       content: string;
@@ -148,6 +149,11 @@ export type WireMessage =
       }[];
     }
   | { role: 'tool'; content: string; tool_call_id: string };
+
+/** A part of a user message that carries images: its text, or one image as a data URL. */
+export type WireContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string } };
 
 /** A function tool in the OpenAI wire shape. */
 export interface WireTool {
@@ -178,7 +184,24 @@ function toWireMessage(message: ChatMessage): WireMessage {
         : {}),
     };
   }
-  return { role: message.role, content: message.content };
+  if (message.role === 'system') return { role: 'system', content: message.content };
+  return { role: 'user', content: userContent(message) };
+}
+
+/**
+ * A user message's content: a plain string, or — when it carries images — its text followed
+ * by one `image_url` part per image, each a base64 data URL.
+ */
+function userContent(message: ChatMessage): string | WireContentPart[] {
+  if (!message.images?.length) return message.content;
+  const text: WireContentPart[] = message.content ? [{ type: 'text', text: message.content }] : [];
+  return [
+    ...text,
+    ...message.images.map((image) => ({
+      type: 'image_url' as const,
+      image_url: { url: `data:${image.mimeType};base64,${image.data}` },
+    })),
+  ];
 }
 
 /** The request's tools as OpenAI-shaped function tools. */

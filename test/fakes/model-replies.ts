@@ -1,6 +1,13 @@
 /** The fake model server's replies in the OpenAI (and Groq) and the Gemini wire formats. */
 import type { RecordedRequest, ScriptedReply } from './model-server.ts';
-import { type Ctx, type StreamEvents, sendBody, splitPieces, streamSse } from './model-wire.ts';
+import {
+  type Ctx,
+  type StreamEvents,
+  sendBody,
+  sendJson,
+  splitPieces,
+  streamSse,
+} from './model-wire.ts';
 
 /** Answers an OpenAI/Groq chat request: a whole completion, or its stream of chunks. */
 export async function replyOpenAi(
@@ -123,6 +130,37 @@ export async function replyGemini(
     extra: (word) => response([{ text: word }], false),
   };
   await streamSse(ctx, events, reply, false);
+}
+
+/**
+ * A scripted transcription: its text, the audio `duration` in seconds (verbose_json only;
+ * 1 unless set), or a failure with `status`.
+ */
+export interface TranscriptionReply {
+  text?: string;
+  duration?: number;
+  status?: number;
+  delayMs?: number;
+}
+
+/** Answers a Groq transcription in the response_format it asked for (default json). */
+export function replyTranscription(
+  ctx: Ctx,
+  rec: RecordedRequest,
+  reply: TranscriptionReply,
+  seq: number,
+): void {
+  const text = reply.text ?? 'transcribed text';
+  const format = rec.body.fields.response_format ?? 'json';
+  if (format === 'text') {
+    ctx.res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(text);
+  } else if (format === 'verbose_json') {
+    const language = rec.body.fields.language ?? 'en';
+    const duration = reply.duration ?? 1;
+    sendJson(ctx.res, 200, { task: 'transcribe', language, duration, text, segments: [] });
+  } else {
+    sendJson(ctx.res, 200, { text, x_groq: { id: `req_${seq}` } });
+  }
 }
 
 function usageOf(reply: ScriptedReply) {

@@ -23,6 +23,43 @@ export function userTexts(req: RecordedRequest): string[] {
   return out.filter((t): t is string => t !== undefined);
 }
 
+/** An image a chat request carried inline: base64 data and its type. */
+export interface RecordedImage {
+  mimeType: string;
+  data: string;
+}
+
+const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
+
+/**
+ * The images of a chat request's user messages, in order: OpenAI/Groq `image_url` parts with
+ * a data URL, Gemini `inlineData` parts. An image by plain URL is reported with an empty type.
+ */
+export function imagesOf(req: RecordedRequest): RecordedImage[] {
+  if (req.kind !== 'chat') return [];
+  if (req.provider === 'gemini') {
+    return (req.body.contents ?? [])
+      .filter((c: { role?: string }) => (c.role ?? 'user') === 'user')
+      .flatMap((c: { parts?: { inlineData?: RecordedImage }[] }) => c.parts ?? [])
+      .filter((p: { inlineData?: RecordedImage }) => p.inlineData)
+      .map((p: { inlineData: RecordedImage }) => ({
+        mimeType: p.inlineData.mimeType,
+        data: p.inlineData.data,
+      }));
+  }
+  return (req.body.messages ?? [])
+    .filter((m: { role?: string; content?: unknown }) => m.role === 'user')
+    .flatMap((m: { content?: unknown }) => (Array.isArray(m.content) ? m.content : []))
+    .filter((p: { type?: string }) => p?.type === 'image_url')
+    .map((p: { image_url?: { url?: string } }) => {
+      const url = p.image_url?.url ?? '';
+      const match = DATA_URL.exec(url);
+      return match
+        ? { mimeType: match[1] ?? '', data: match[2] ?? '' }
+        : { mimeType: '', data: url };
+    });
+}
+
 export function lastUserText(req: RecordedRequest): string {
   return userTexts(req).at(-1) ?? '';
 }

@@ -18,7 +18,12 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { replyGemini, replyOpenAi } from './model-replies.ts';
+import {
+  replyGemini,
+  replyOpenAi,
+  replyTranscription,
+  type TranscriptionReply,
+} from './model-replies.ts';
 import { lastUserText } from './model-requests.ts';
 import {
   type Ctx,
@@ -30,7 +35,14 @@ import {
   sendJson,
 } from './model-wire.ts';
 
-export { lastUserText, systemText, userTexts } from './model-requests.ts';
+export type { TranscriptionReply } from './model-replies.ts';
+export {
+  imagesOf,
+  lastUserText,
+  type RecordedImage,
+  systemText,
+  userTexts,
+} from './model-requests.ts';
 
 export interface ScriptedReply {
   text?: string;
@@ -82,7 +94,6 @@ export interface RecordedRequest {
   aborted: boolean;
 }
 
-type TranscriptionReply = { text?: string; status?: number; delayMs?: number };
 type DefaultReply = ScriptedReply | ((req: RecordedRequest) => ScriptedReply);
 type Waiter = () => boolean; // returns true once satisfied (and then is removed)
 type PendingFault = { fault: Fault; provider: Provider | undefined };
@@ -139,6 +150,15 @@ export class FakeModel {
 
   waitForRequest(n = 1, timeoutMs = 5000): Promise<RecordedRequest> {
     return this.waitFor(() => this.chatRequests()[n - 1], timeoutMs, `chat request #${n}`);
+  }
+
+  /** The `n`th transcription request, once it has arrived. */
+  waitForTranscription(n = 1, timeoutMs = 5000): Promise<RecordedRequest> {
+    return this.waitFor(
+      () => this.requests({ kind: 'transcription' })[n - 1],
+      timeoutMs,
+      `transcription request #${n}`,
+    );
   }
 
   waitForAbort(timeoutMs = 5000): Promise<RecordedRequest> {
@@ -292,15 +312,6 @@ export class FakeModel {
     await pause(ctx, reply.delayMs ?? 0);
     if (ctx.closed) return;
     if (reply.status) return sendError(ctx.res, 'groq', reply.status);
-    const text = reply.text ?? 'transcribed text';
-    const format = rec.body.fields.response_format ?? 'json';
-    if (format === 'text') {
-      ctx.res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(text);
-    } else if (format === 'verbose_json') {
-      const language = rec.body.fields.language ?? 'en';
-      sendJson(ctx.res, 200, { task: 'transcribe', language, duration: 1, text, segments: [] });
-    } else {
-      sendJson(ctx.res, 200, { text, x_groq: { id: `req_${++this.seq}` } });
-    }
+    replyTranscription(ctx, rec, reply, ++this.seq);
   }
 }

@@ -191,7 +191,7 @@ export function parseJson(raw: Buffer) {
 
 export interface MultipartBody {
   fields: Record<string, string>;
-  file: { filename: string; size: number; contentType: string } | undefined;
+  file: { filename: string; size: number; contentType: string; data: Buffer } | undefined;
 }
 
 /** Minimal multipart/form-data parser: text fields plus the (single) file part's metadata. */
@@ -216,7 +216,7 @@ export function parseMultipart(raw: Buffer, contentType: string): MultipartBody 
       out.fields[name] = data.toString('utf8');
     } else {
       const type = /content-type:\s*([^\r\n]+)/i.exec(head)?.[1] ?? 'application/octet-stream';
-      out.file = { filename, size: data.length, contentType: type.trim() };
+      out.file = { filename, size: data.length, contentType: type.trim(), data: Buffer.from(data) };
     }
   }
   return out;

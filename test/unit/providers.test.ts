@@ -139,10 +139,10 @@ describe.each(adapters)('$provider adapter', (adapter) => {
     return req;
   };
 
-  it('names its provider', () => {
+  it('names its provider and is text-only unless told otherwise', () => {
     const model = adapter.make();
     expect(model.info.provider).toBe(adapter.provider);
-    expect(model.info.acceptsImages).toBe(adapter.provider === 'gemini');
+    expect(model.info.acceptsImages).toBe(false);
   });
 
   it('streams a text answer with usage', async () => {

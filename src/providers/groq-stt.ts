@@ -1,0 +1,78 @@
+import Groq, { toFile } from 'groq-sdk';
+import type { Config } from '../config/config.ts';
+import type { Transcriber } from '../core/ports.ts';
+import { mapGroqError } from './groq.ts';
+import { withIdleTimeout } from './idle-timeout.ts';
+import { providerConfigured } from './index.ts';
+
+export interface GroqTranscriberOptions {
+  apiKey?: string | undefined;
+  /** The host root (the SDK adds /openai/v1); the SDK's default when unset. */
+  baseUrl?: string | undefined;
+  model: string;
+  /** How long the call may go without an answer. */
+  timeoutMs: number;
+}
+
+const PROVIDER = 'groq';
+
+/**
+ * Speech to text over Groq's Whisper API (groq-sdk). Asks for `verbose_json`, the format
+ * that reports the audio's duration, which the ledger books. Failures reject with a
+ * ProviderError (a timeout with a ProviderTimeoutError), an abort with AbortedError.
+ */
+export function createGroqTranscriber(options: GroqTranscriberOptions): Transcriber {
+  const client = new Groq({
+    apiKey: options.apiKey ?? 'not-needed',
+    ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
+    maxRetries: 0,
+    logLevel: 'off',
+  });
+  const info = { provider: PROVIDER, model: options.model };
+
+  return {
+    info,
+    async transcribe(audio, { signal }) {
+      return withIdleTimeout(
+        { provider: PROVIDER, timeoutMs: options.timeoutMs, signal },
+        async (sdkSignal) => {
+          const file = await toFile(audio.data, whisperFileName(audio.fileName), {
+            ...(audio.mimeType ? { type: audio.mimeType } : {}),
+          });
+          const result = await client.audio.transcriptions.create(
+            { file, model: options.model, response_format: 'verbose_json' },
+            { signal: sdkSignal },
+          );
+          // `duration` is only in the verbose format, which the SDK's type does not describe.
+          const duration = (result as { duration?: unknown }).duration;
+          return {
+            text: result.text ?? '',
+            durationSec: typeof duration === 'number' && duration >= 0 ? duration : undefined,
+          };
+        },
+        (error) => mapGroqError(error, signal),
+      );
+    },
+  };
+}
+
+/**
+ * The name to upload audio under: Whisper picks the format by the extension and rejects
+ * `.oga` (Telegram's name for its Ogg/Opus voice notes), which it reads fine as `.ogg`.
+ */
+export function whisperFileName(fileName: string): string {
+  return fileName.replace(/\.oga$/i, '.ogg');
+}
+
+/**
+ * The speech-to-text service: Groq Whisper with STT_MODEL. Undefined when Groq has neither a
+ * key nor a base URL, so voice messages get a clear "not set up" answer.
+ */
+export function createTranscriber(config: Config): Transcriber | undefined {
+  if (!providerConfigured(config, 'groq')) return undefined;
+  return createGroqTranscriber({
+    ...config.providers.groq,
+    model: config.sttModel,
+    timeoutMs: config.llm.timeoutMs,
+  });
+}

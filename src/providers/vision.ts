@@ -1,0 +1,65 @@
+import type { Config, Provider } from '../config/config.ts';
+import type { ChatModel, ChatRequest } from '../core/ports.ts';
+import type { ImageInput } from '../core/types.ts';
+import { createChatModel, providerConfigured } from './index.ts';
+
+/** The vision model of each provider when VISION_MODEL does not name one. */
+export const DEFAULT_VISION_MODELS: Record<Provider, string> = {
+  openai: 'gpt-4.1-mini',
+  gemini: 'gemini-2.5-flash',
+  groq: 'meta-llama/llama-4-scout-17b-16e-instruct',
+};
+
+const PROVIDERS = Object.keys(DEFAULT_VISION_MODELS) as Provider[];
+
+/**
+ * Reads a model setting: `provider:model`, or a bare model name for `provider`. Only a known
+ * provider name counts as a prefix, so a model name with a colon in it (`llava:13b` on an
+ * OpenAI-compatible server) stays whole.
+ */
+export function parseModelRef(
+  value: string,
+  provider: Provider,
+): { provider: Provider; model: string } {
+  const colon = value.indexOf(':');
+  const prefix = value.slice(0, colon) as Provider;
+  if (colon > 0 && PROVIDERS.includes(prefix) && colon < value.length - 1)
+    return { provider: prefix, model: value.slice(colon + 1) };
+  return { provider, model: value };
+}
+
+/**
+ * The model that describes photos for a chat model that cannot see: VISION_MODEL, else the
+ * chat provider's default vision model. Undefined when that provider has no key or base URL.
+ * The model is returned even when the catalog does not know it as image-capable (its
+ * `info.acceptsImages` says so): whether to use it is the caller's decision.
+ */
+export function createVisionModel(config: Config): ChatModel | undefined {
+  const ref = config.visionModel
+    ? parseModelRef(config.visionModel, config.llm.provider)
+    : { provider: config.llm.provider, model: DEFAULT_VISION_MODELS[config.llm.provider] };
+  if (!providerConfigured(config, ref.provider)) return undefined;
+  return createChatModel(config, ref.provider, ref.model);
+}
+
+export const DESCRIBE_SYSTEM_PROMPT = [
+  'You describe images for an assistant that cannot see them; your description is all it will know of them.',
+  'Be faithful and concrete: what the image shows, the people, objects, setting and anything the caption points at.',
+  'Transcribe all visible text verbatim, in its original language, line by line and in reading order (word lists, book pages, notes, signs, screenshots, handwriting); write [illegible] for what you cannot read.',
+  'Do not guess beyond what is visible, do not answer questions in the caption, and add no advice.',
+  'With several images, describe each under its own heading (Image 1, Image 2, ...).',
+].join('\n');
+
+/**
+ * The request that asks a vision model to describe `images`. The caption goes along so the
+ * description covers what the user is asking about.
+ */
+export function describeRequest(images: ImageInput[], caption: string): ChatRequest {
+  const one = images.length === 1;
+  const what = one ? 'this image' : `these ${images.length} images`;
+  const trimmed = caption.trim();
+  const content = trimmed
+    ? `Describe ${what}. The user sent ${one ? 'it' : 'them'} with this caption:\n${trimmed}`
+    : `Describe ${what}.`;
+  return { system: DESCRIBE_SYSTEM_PROMPT, messages: [{ role: 'user', content, images }] };
+}
