@@ -4,8 +4,12 @@ import type {
   InboundEvent,
   InboundMeta,
   InboundPayload,
+  TelegramFileRef,
 } from '../core/types.ts';
 import { parseUpdate, type WireMessage } from './update-schema.ts';
+
+/** The longest quote (in UTF-16 units, ellipsis included) an event carries. */
+export const QUOTE_MAX_CHARS = 1000;
 
 /**
  * Turns a Bot API update into the project's InboundEvent, or undefined for kinds satchel
@@ -22,40 +26,65 @@ export function translateUpdate(update: unknown, receivedAt: number): InboundEve
     const meta = metaOf(updateId, q.message, q.from.id, receivedAt);
     return { ...meta, kind: 'callback', callbackId: q.id, data: q.data };
   }
-  if (edited?.from && edited.text !== undefined) {
+  // Only an edited text counts; a changed caption or swapped media is ignored.
+  if (edited) {
+    if (!edited.from || edited.text === undefined) return undefined;
     return {
       ...metaOf(updateId, edited, edited.from.id, receivedAt),
+      ...quoteOf(edited),
       kind: 'edited',
       text: edited.text,
     };
   }
   if (!message?.from) return undefined;
-  const payload = payloadOf(message);
-  return payload && { ...metaOf(updateId, message, message.from.id, receivedAt), ...payload };
+  const payload = payloadOf(message, updateId);
+  if (!payload) return undefined;
+  return {
+    ...metaOf(updateId, message, message.from.id, receivedAt),
+    ...quoteOf(message),
+    ...payload,
+  };
 }
 
-function payloadOf(message: WireMessage): InboundPayload | undefined {
+function payloadOf(message: WireMessage, updateId: number): InboundPayload | undefined {
   if (message.text !== undefined) return textOrCommand(message.text, message.entities?.[0]);
   const topic = message.forum_topic_created ?? message.forum_topic_edited;
   if (topic) return { kind: 'topic', name: topic.name };
-  const media = message.voice ?? message.audio;
-  if (media) {
+  return mediaOf(message, updateId) ?? sharedOf(message);
+}
+
+/** Files the user sent: voice and audio, photos (alone or in an album), documents. */
+function mediaOf(message: WireMessage, updateId: number): InboundPayload | undefined {
+  const caption = message.caption ?? '';
+  const audio = message.voice ?? message.audio;
+  if (audio) {
     return {
       kind: 'voice',
-      file: fileRef(media),
-      durationSec: media.duration,
-      ...(media.mime_type === undefined ? {} : { mimeType: media.mime_type }),
+      file: fileRef(audio),
+      durationSec: audio.duration,
+      ...(audio.mime_type === undefined ? {} : { mimeType: audio.mime_type }),
+      ...(audio.file_name === undefined ? {} : { fileName: audio.file_name }),
+      caption,
     };
   }
-  const largest = message.photo?.at(-1);
+  const largest = largestPhoto(message.photo ?? []);
   if (largest) {
     const file = fileRef(largest);
-    const caption = message.caption ?? '';
     if (message.media_group_id) {
-      return { kind: 'album', groupId: message.media_group_id, photos: [file], caption };
+      const photos = [{ file, updateId }];
+      return { kind: 'album', groupId: message.media_group_id, photos, caption };
     }
     return { kind: 'photo', file, caption };
   }
+  // A GIF also arrives as a `document`: it must be recognised before documents are.
+  const unsupported = message.animation
+    ? 'GIF'
+    : message.video
+      ? 'video'
+      : message.video_note
+        ? 'video note'
+        : undefined;
+  if (unsupported) return { kind: 'unsupported', what: unsupported };
   if (message.document) {
     const d = message.document;
     return {
@@ -63,13 +92,65 @@ function payloadOf(message: WireMessage): InboundPayload | undefined {
       file: fileRef(d),
       name: d.file_name ?? 'file',
       mimeType: d.mime_type ?? 'application/octet-stream',
-      caption: message.caption ?? '',
+      caption,
     };
   }
   return undefined;
 }
 
-function fileRef(file: { file_id: string; file_size?: number | undefined }) {
+/**
+ * Things shared without a file (a place, a contact, a sticker) become a text the model can
+ * read. A venue also carries its `location`, so it is looked at first.
+ */
+function sharedOf(message: WireMessage): InboundPayload | undefined {
+  const text = describeShared(message);
+  return text === undefined ? undefined : { kind: 'text', text };
+}
+
+function describeShared(message: WireMessage): string | undefined {
+  const { venue, location, contact, sticker } = message;
+  if (venue) {
+    const at = coordinates(venue.location);
+    return `[Venue shared: ${venue.title}, ${venue.address} (${at})]`;
+  }
+  if (location) {
+    const what = location.live_period === undefined ? 'Location' : 'Live location';
+    const accuracy =
+      location.horizontal_accuracy === undefined
+        ? ''
+        : `, accuracy ${Math.round(location.horizontal_accuracy)} m`;
+    return `[${what} shared: ${coordinates(location)}${accuracy}]`;
+  }
+  if (contact) {
+    const name = [contact.first_name, contact.last_name].filter(Boolean).join(' ');
+    const id = contact.user_id === undefined ? '' : `, Telegram user id ${contact.user_id}`;
+    return `[Contact shared: ${name}, phone ${contact.phone_number}${id}]`;
+  }
+  if (sticker) return sticker.emoji ? `[Sticker: ${sticker.emoji}]` : '[Sticker]';
+  return undefined;
+}
+
+function coordinates(at: { latitude: number; longitude: number }): string {
+  return `${at.latitude}, ${at.longitude}`;
+}
+
+/** Telegram lists sizes smallest first; the area decides, so an odd order changes nothing. */
+function largestPhoto<P extends { width?: number | undefined; height?: number | undefined }>(
+  sizes: readonly P[],
+): P | undefined {
+  let best: P | undefined;
+  let bestArea = -1;
+  for (const size of sizes) {
+    const area = (size.width ?? 0) * (size.height ?? 0);
+    if (area >= bestArea) {
+      best = size;
+      bestArea = area;
+    }
+  }
+  return best;
+}
+
+function fileRef(file: { file_id: string; file_size?: number | undefined }): TelegramFileRef {
   return {
     fileId: file.file_id,
     ...(file.file_size === undefined ? {} : { size: file.file_size }),
@@ -86,6 +167,38 @@ function textOrCommand(
     return { kind: 'command', command, args: text.slice(entity.length).trim() };
   }
   return { kind: 'text', text };
+}
+
+/**
+ * What a reply quotes: the part the user selected (`quote`, also set for replies to another
+ * chat), else the replied-to message's text or caption; trimmed and cut to
+ * QUOTE_MAX_CHARS. In a forum topic every message "replies" to the topic's creation message:
+ * that is not a quote, and neither is a replied-to message without text.
+ */
+function quoteOf(message: WireMessage): { quote?: string } {
+  const target = message.reply_to_message;
+  if (target && isTopicRoot(message, target)) return {};
+  const raw = message.quote?.text ?? target?.text ?? target?.caption;
+  const text = raw?.trim();
+  return text ? { quote: cut(text, QUOTE_MAX_CHARS) } : {};
+}
+
+function isTopicRoot(
+  message: WireMessage,
+  target: NonNullable<WireMessage['reply_to_message']>,
+): boolean {
+  if (target.forum_topic_created) return true;
+  // Some clients omit the service message's content; its id is the topic's id.
+  return message.is_topic_message === true && target.message_id === message.message_thread_id;
+}
+
+/** Cuts to at most `max` UTF-16 units with an ellipsis, never inside a surrogate pair. */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end).trimEnd()}…`;
 }
 
 function metaOf(

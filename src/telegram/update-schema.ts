@@ -24,10 +24,18 @@ const fileRef = {
   file_size: lenient(z.number()),
 };
 
+/** A voice note or an audio file. */
 const media = z.looseObject({
   ...fileRef,
   duration: z.number(),
   mime_type: lenient(z.string()),
+  file_name: lenient(z.string()),
+});
+
+const photoSize = z.looseObject({
+  ...fileRef,
+  width: lenient(z.number()),
+  height: lenient(z.number()),
 });
 
 const document = z.looseObject({
@@ -36,9 +44,38 @@ const document = z.looseObject({
   mime_type: lenient(z.string()),
 });
 
+/** Media satchel cannot take in (video, video note, GIF): only its presence is read. */
+const unreadMedia = z.looseObject({ file_id: z.string() });
+
+const sticker = z.looseObject({ file_id: z.string(), emoji: lenient(z.string()) });
+
+const location = z.looseObject({
+  latitude: z.number(),
+  longitude: z.number(),
+  horizontal_accuracy: lenient(z.number()),
+  live_period: lenient(z.number()),
+});
+
+const venue = z.looseObject({ location, title: z.string(), address: z.string() });
+
+const contact = z.looseObject({
+  phone_number: z.string(),
+  first_name: z.string(),
+  last_name: lenient(z.string()),
+  user_id: lenient(int),
+});
+
 const topic = z.looseObject({ name: z.string() });
 
 const entity = z.looseObject({ type: z.string(), offset: int, length: int });
+
+/** The message a reply answers: what it said, or the forum topic it opened. */
+const repliedTo = z.looseObject({
+  message_id: lenient(int),
+  text: lenient(z.string()),
+  caption: lenient(z.string()),
+  forum_topic_created: lenient(topic),
+});
 
 const message = z.looseObject({
   message_id: int,
@@ -52,11 +89,20 @@ const message = z.looseObject({
   media_group_id: lenient(z.string()),
   voice: lenient(media),
   audio: lenient(media),
-  photo: lenient(z.array(z.looseObject(fileRef))),
+  photo: lenient(z.array(photoSize)),
   document: lenient(document),
+  video: lenient(unreadMedia),
+  video_note: lenient(unreadMedia),
+  animation: lenient(unreadMedia),
+  sticker: lenient(sticker),
+  location: lenient(location),
+  venue: lenient(venue),
+  contact: lenient(contact),
   forum_topic_created: lenient(topic),
   forum_topic_edited: lenient(topic),
-  reply_to_message: lenient(z.looseObject({ forum_topic_created: lenient(topic) })),
+  reply_to_message: lenient(repliedTo),
+  // The part of the replied-to message the user selected (also for replies to other chats).
+  quote: lenient(z.looseObject({ text: z.string() })),
 });
 
 const callbackQuery = z.looseObject({

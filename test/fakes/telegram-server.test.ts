@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { Api, Bot, GrammyError, InlineKeyboard, InputFile } from 'grammy';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { translateUpdate } from '../../src/telegram/translate.ts';
 import { FakeTelegram, TEST_TOKEN } from './telegram-server.ts';
 
 let fake: FakeTelegram;
@@ -146,6 +148,168 @@ describe('FakeTelegram with the real grammY client', () => {
     expect(await api.getUpdates({ offset: 7, timeout: 0 })).toHaveLength(1);
     expect(fake.confirmedOffset()).toBe(7);
     expect(await api.getUpdates({ offset: 8, timeout: 0 })).toEqual([]);
+  });
+
+  it('delivers media and shared things as Telegram sends them', async () => {
+    fake.addFile('a1', Buffer.alloc(4321));
+    fake.audio({ userId: 1, fileId: 'a1', fileName: 'talk.mp3', duration: 61, caption: 'c' });
+    fake.voice({ userId: 1, fileId: 'v1', duration: 9, mimeType: 'audio/mpeg', caption: 'hi' });
+    fake.location({ userId: 1, latitude: 52.5, longitude: 13.4, horizontalAccuracy: 20 });
+    fake.venue({ userId: 1, latitude: 1, longitude: 2, title: 'Cafe', address: 'Main St 1' });
+    fake.contact({ userId: 1, phoneNumber: '+1', firstName: 'Ada', contactUserId: 5 });
+    fake.sticker({ userId: 1, emoji: '👍' });
+    fake.video({ userId: 1, caption: 'clip' });
+    fake.videoNote({ userId: 1 });
+    fake.animation({ userId: 1 });
+
+    const updates = await api.getUpdates({ offset: 0, timeout: 0 });
+    const [audio, voice, location, venue, contact, sticker, video, note, gif] = updates.map(
+      (u) => u.message,
+    );
+    expect(audio?.audio).toMatchObject({
+      file_id: 'a1',
+      file_name: 'talk.mp3',
+      mime_type: 'audio/mpeg',
+      duration: 61,
+      file_size: 4321,
+    });
+    expect(audio?.caption).toBe('c');
+    expect(voice?.voice).toMatchObject({ duration: 9, mime_type: 'audio/mpeg' });
+    expect(voice?.caption).toBe('hi');
+    expect(location?.location).toEqual({
+      latitude: 52.5,
+      longitude: 13.4,
+      horizontal_accuracy: 20,
+    });
+    expect(venue?.venue).toMatchObject({ title: 'Cafe', location: { latitude: 1, longitude: 2 } });
+    expect(venue?.location).toEqual({ latitude: 1, longitude: 2 });
+    expect(contact?.contact).toEqual({ phone_number: '+1', first_name: 'Ada', user_id: 5 });
+    expect(sticker?.sticker).toMatchObject({ emoji: '👍', type: 'regular' });
+    expect(video?.video).toMatchObject({ mime_type: 'video/mp4' });
+    expect(video?.caption).toBe('clip');
+    expect(note?.video_note).toMatchObject({ length: 240 });
+    expect(gif?.animation?.file_id).toBe(gif?.document?.file_id);
+
+    // What satchel makes of them: the fake and the translator agree on the wire format.
+    expect(updates.map((u) => translateUpdate(u, 0)?.kind)).toEqual([
+      'voice',
+      'voice',
+      'text',
+      'text',
+      'text',
+      'text',
+      'unsupported',
+      'unsupported',
+      'unsupported',
+    ]);
+  });
+
+  it('sends an album as one update per photo, the caption on the first', async () => {
+    const ids = fake.album({
+      userId: 1,
+      fileIds: [
+        ['a-s', 'a-l'],
+        ['b-s', 'b-l'],
+        ['c-s', 'c-l'],
+      ],
+      caption: 'holiday',
+    });
+    const second = fake.album({ userId: 1, fileIds: [['d']], groupId: 'mine' });
+    const updates = await api.getUpdates({ offset: 0, timeout: 0 });
+    expect(updates.map((u) => u.update_id)).toEqual([...ids, ...second]);
+    const messages = updates.map((u) => u.message!);
+    const group = messages[0]?.media_group_id;
+    expect(group).toEqual(expect.any(String));
+    expect(messages.slice(0, 3).map((m) => m.media_group_id)).toEqual([group, group, group]);
+    expect(messages.map((m) => m.caption)).toEqual(['holiday', undefined, undefined, undefined]);
+    expect(messages.map((m) => m.photo?.at(-1)?.file_id)).toEqual(['a-l', 'b-l', 'c-l', 'd']);
+    expect(messages[3]?.media_group_id).toBe('mine');
+  });
+
+  it('replies to an earlier message of the user or the bot, with an optional quote', async () => {
+    fake.text({ userId: 1, text: 'buy milk' });
+    const bot = await api.sendMessage(1, 'Noted: buy milk.');
+    fake.text({ userId: 1, text: 'and eggs', replyToMessageId: 1 });
+    fake.editedText({ userId: 1, messageId: 1, text: 'buy oat milk' });
+    fake.voice({ userId: 1, fileId: 'v', replyToMessageId: bot.message_id, quote: 'Noted' });
+    fake.text({ userId: 1, text: 'again', replyToMessageId: 1 });
+
+    const [first, reply, edit, voice, again] = await api.getUpdates({ offset: 0, timeout: 0 });
+    expect(first?.message?.text).toBe('buy milk'); // the queued original keeps its text
+    expect(reply?.message?.reply_to_message).toMatchObject({ message_id: 1, text: 'buy milk' });
+    expect(edit?.edited_message?.text).toBe('buy oat milk');
+    expect(voice?.message?.reply_to_message).toMatchObject({
+      message_id: bot.message_id,
+      text: 'Noted: buy milk.',
+      from: { is_bot: true },
+    });
+    expect(voice?.message?.quote).toMatchObject({ text: 'Noted' });
+    expect(again?.message?.reply_to_message).toMatchObject({ text: 'buy oat milk' });
+    expect(again?.message?.reply_to_message).not.toHaveProperty('reply_to_message');
+    expect(() => fake.text({ userId: 1, text: 'x', replyToMessageId: 999 })).toThrow(
+      /no message 999/,
+    );
+  });
+
+  it('replies in a forum topic to its creation message', async () => {
+    fake.topicCreated({ userId: 1, chatId: -100, threadId: 40, name: 'Garden' });
+    fake.text({ userId: 1, chatId: -100, threadId: 40, text: 'hi', replyToMessageId: 40 });
+    const [, inTopic] = await api.getUpdates({ offset: 0, timeout: 0 });
+    expect(inTopic?.message).toMatchObject({
+      message_thread_id: 40,
+      is_topic_message: true,
+      reply_to_message: { message_id: 40, forum_topic_created: { name: 'Garden' } },
+    });
+    expect(translateUpdate(inTopic, 0)).toMatchObject({ topicName: 'Garden' });
+    expect(translateUpdate(inTopic, 0)).not.toHaveProperty('quote');
+  });
+
+  it('serves files slowly, with a different reported size, or expired', async () => {
+    const bytes = randomBytes(2000);
+    fake.addFile('slow', bytes, { filePath: 'voice/file_1.oga', bytesPerSecond: 40_000 });
+    fake.addFile('crawl', randomBytes(100_000), { bytesPerSecond: 10_000 }); // 10 s in full
+    fake.addFile('unsized', Buffer.from('abc'), { reportedSize: null, contentLength: false });
+    fake.addFile('old', Buffer.from('abc'), { expired: true });
+    fake.addFile('late', Buffer.from('abc'), { delayMs: 60_000 });
+
+    const slow = await fetch(`${fake.apiRoot}/file/bot${TEST_TOKEN}/voice/file_1.oga`);
+    expect(Buffer.from(await slow.arrayBuffer()).equals(bytes)).toBe(true);
+    expect(fake.completedDownloads()).toEqual(['voice/file_1.oga']);
+
+    // Streamed: the first part arrives long before the rest; a client that leaves stops it.
+    const crawl = await fetch(`${fake.apiRoot}/file/bot${TEST_TOKEN}/files/crawl`);
+    const reader = crawl.body!.getReader();
+    expect((await reader.read()).value!.length).toBeLessThan(100_000);
+    await reader.cancel();
+
+    expect(await api.getFile('unsized')).not.toHaveProperty('file_size');
+    const unsized = await fetch(`${fake.apiRoot}/file/bot${TEST_TOKEN}/files/unsized`);
+    expect(unsized.headers.get('content-length')).toBeNull();
+    expect(await unsized.text()).toBe('abc');
+
+    expect(await api.getFile('old')).toMatchObject({ file_path: 'files/old' });
+    expect((await fetch(`${fake.apiRoot}/file/bot${TEST_TOKEN}/files/old`)).status).toBe(404);
+
+    // A delayed download has started (it is recorded) but not answered.
+    let answered = false;
+    const controller = new AbortController();
+    const late = fetch(`${fake.apiRoot}/file/bot${TEST_TOKEN}/files/late`, {
+      signal: controller.signal,
+    }).then(() => {
+      answered = true;
+    });
+    await fake.waitForDownload('files/late');
+    await api.getMe(); // a round trip through the same server, for good measure
+    expect(answered).toBe(false);
+    controller.abort();
+    await expect(late).rejects.toThrow();
+    expect(fake.downloads()).toEqual([
+      'voice/file_1.oga',
+      'files/crawl',
+      'files/unsized',
+      'files/late',
+    ]);
+    expect(fake.completedDownloads()).toEqual(['voice/file_1.oga', 'files/unsized']);
   });
 
   it('parses multipart uploads: sendPhoto with an InputFile from a Buffer', async () => {

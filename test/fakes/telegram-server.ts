@@ -4,7 +4,7 @@
  *
  * Routes:
  *   POST|GET /bot{token}/{method}          JSON, multipart/form-data or urlencoded params
- *   GET      /file/bot{token}/{file_path}  bytes registered with `addFile`
+ *   GET      /file/bot{token}/{file_path}  bytes registered with `addFile` (optionally slow)
  *
  * Every call is recorded (see `calls`, `sent`, `texts`, `waitForCall`); updates pushed with
  * `pushUpdate` and the builders (`text`, `callback`, ...) are served to long polls; faults and
@@ -42,6 +42,27 @@ export type Fault =
   | { status: 'drop' }
   /** The call is carried out, but its answer is lost: the connection closes before it. */
   | { status: 'lost' };
+
+/** How `addFile` serves a file. */
+export interface FileOptions {
+  /** The `file_path` getFile answers (default `files/<fileId>`). */
+  filePath?: string;
+  /** Wait this long before the download's response starts. */
+  delayMs?: number;
+  /** Stream the body at about this rate (in small chunks) instead of all at once. */
+  bytesPerSecond?: number;
+  /** The `file_size` getFile reports (default: the real size); `null` leaves it out. */
+  reportedSize?: number | null;
+  /** Send a Content-Length header with the download (default true). */
+  contentLength?: boolean;
+  /** getFile still answers, but the download is a 404 (the link expired). */
+  expired?: boolean;
+}
+
+interface StoredFile extends FileOptions {
+  bytes: Buffer;
+  filePath: string;
+}
 
 export interface UserRef {
   userId: number;
@@ -86,6 +107,8 @@ const NOT_MODIFIED =
   'exactly the same as a content and reply markup of the current message';
 const ICON_COLOR = 7322096;
 const PHOTO_WIDTHS = [90, 320, 800, 1280, 2560];
+/** Chunks per second of a slow (`bytesPerSecond`) download. */
+const CHUNKS_PER_SECOND = 20;
 
 const ok = (result: Json): Reply => ({ ok: true, result });
 const fail = (error_code: number, description: string): Reply => ({
@@ -106,13 +129,17 @@ export class FakeTelegram {
   private readonly polls = new Set<Poll>();
   private nextUpdateId = 1;
   private confirmed = 0;
-  private readonly files = new Map<string, { bytes: Buffer; filePath: string }>();
+  private readonly files = new Map<string, StoredFile>();
   private readonly downloaded: string[] = [];
+  private readonly completed: string[] = [];
   private faults: FaultRule[] = [];
   private readonly delays = new Map<string, number>();
   /** Bot-sent messages by `chat:message_id`, with their reply markup serialized for comparison. */
   private readonly messages = new Map<string, { message: Json; markup: string }>();
   private readonly userMessageIds = new Map<number, number>();
+  /** Messages users sent (and topic creations), by `chat:message_id`, for replies to them. */
+  private readonly userMessages = new Map<string, Json>();
+  private nextAlbumId = 1;
   private readonly botMessageIds = new Map<number, number>();
   private readonly chats = new Map<number, Json>();
   private nextTopicId = 100;
@@ -230,6 +257,10 @@ export class FakeTelegram {
     return update_id;
   }
 
+  /**
+   * A text message. `replyTo` sets `reply_to_message` verbatim; `replyToMessageId` (see
+   * MessageOpts) replies to a message sent earlier in the chat, by the user or the bot.
+   */
   text(o: UserRef & MessageOpts & { text: string; replyTo?: object }): number {
     const message = this.userMessage(o);
     message.text = o.text;
@@ -261,23 +292,61 @@ export class FakeTelegram {
     });
   }
 
-  voice(o: UserRef & { fileId: string; duration?: number; fileSize?: number }): number {
+  /** A voice note (Telegram records them as `audio/ogg`, served as `voice/file_N.oga`). */
+  voice(
+    o: UserRef &
+      MessageOpts & {
+        fileId: string;
+        duration?: number;
+        fileSize?: number;
+        mimeType?: string;
+        caption?: string;
+      },
+  ): number {
     const message = this.userMessage(o);
     message.voice = {
       file_id: o.fileId,
       file_unique_id: `u-${o.fileId}`,
       duration: o.duration ?? 3,
-      mime_type: 'audio/ogg',
-      file_size: o.fileSize ?? this.files.get(o.fileId)?.bytes.length ?? 12_000,
+      mime_type: o.mimeType ?? 'audio/ogg',
+      file_size: o.fileSize ?? this.sizeOf(o.fileId, 12_000),
     };
+    if (o.caption !== undefined) message.caption = o.caption;
     return this.pushUpdate({ message });
   }
 
-  photo(o: UserRef & { fileIds: string[]; caption?: string; mediaGroupId?: string }): number {
+  /** An audio file (music, a recording sent as a file); `file_name` only when given. */
+  audio(
+    o: UserRef &
+      MessageOpts & {
+        fileId: string;
+        fileName?: string;
+        mimeType?: string;
+        duration?: number;
+        fileSize?: number;
+        caption?: string;
+      },
+  ): number {
+    const message = this.userMessage(o);
+    message.audio = {
+      file_id: o.fileId,
+      file_unique_id: `u-${o.fileId}`,
+      duration: o.duration ?? 30,
+      mime_type: o.mimeType ?? 'audio/mpeg',
+      file_size: o.fileSize ?? this.sizeOf(o.fileId, 250_000),
+      ...(o.fileName === undefined ? {} : { file_name: o.fileName }),
+    };
+    if (o.caption !== undefined) message.caption = o.caption;
+    return this.pushUpdate({ message });
+  }
+
+  photo(
+    o: UserRef & MessageOpts & { fileIds: string[]; caption?: string; mediaGroupId?: string },
+  ): number {
     const message = this.userMessage(o);
     message.photo = o.fileIds.map((fileId, i) => {
       const width = PHOTO_WIDTHS[i] ?? 2560 * (i - 3);
-      const file_size = this.files.get(fileId)?.bytes.length ?? (i + 1) * 10_000;
+      const file_size = this.sizeOf(fileId, (i + 1) * 10_000);
       const height = Math.round(width * 0.75);
       return { file_id: fileId, file_unique_id: `u-${fileId}`, width, height, file_size };
     });
@@ -286,14 +355,35 @@ export class FakeTelegram {
     return this.pushUpdate({ message });
   }
 
+  /**
+   * An album: one update per photo (`fileIds[i]` are photo i's sizes, smallest first), all
+   * with the same `media_group_id`; the caption rides on the first, as Telegram sends it.
+   * Returns the update ids in order.
+   */
+  album(
+    o: UserRef & MessageOpts & { fileIds: string[][]; caption?: string; groupId?: string },
+  ): number[] {
+    const { fileIds, caption, groupId, ...rest } = o;
+    const mediaGroupId = groupId ?? `album-${this.nextAlbumId++}`;
+    return fileIds.map((sizes, i) =>
+      this.photo({
+        ...rest,
+        fileIds: sizes,
+        mediaGroupId,
+        ...(i === 0 && caption !== undefined ? { caption } : {}),
+      }),
+    );
+  }
+
   document(
-    o: UserRef & {
-      fileId: string;
-      fileName: string;
-      mimeType?: string;
-      fileSize?: number;
-      caption?: string;
-    },
+    o: UserRef &
+      MessageOpts & {
+        fileId: string;
+        fileName: string;
+        mimeType?: string;
+        fileSize?: number;
+        caption?: string;
+      },
   ): number {
     const message = this.userMessage(o);
     message.document = {
@@ -301,7 +391,109 @@ export class FakeTelegram {
       file_unique_id: `u-${o.fileId}`,
       file_name: o.fileName,
       mime_type: o.mimeType ?? 'application/octet-stream',
-      file_size: o.fileSize ?? this.files.get(o.fileId)?.bytes.length ?? 1000,
+      file_size: o.fileSize ?? this.sizeOf(o.fileId, 1000),
+    };
+    if (o.caption !== undefined) message.caption = o.caption;
+    return this.pushUpdate({ message });
+  }
+
+  location(
+    o: UserRef &
+      MessageOpts & {
+        latitude: number;
+        longitude: number;
+        horizontalAccuracy?: number;
+        livePeriod?: number;
+      },
+  ): number {
+    const message = this.userMessage(o);
+    message.location = {
+      latitude: o.latitude,
+      longitude: o.longitude,
+      ...(o.horizontalAccuracy === undefined ? {} : { horizontal_accuracy: o.horizontalAccuracy }),
+      ...(o.livePeriod === undefined ? {} : { live_period: o.livePeriod }),
+    };
+    return this.pushUpdate({ message });
+  }
+
+  /** A venue; like Telegram, the message also carries the venue's `location`. */
+  venue(
+    o: UserRef &
+      MessageOpts & { latitude: number; longitude: number; title: string; address: string },
+  ): number {
+    const message = this.userMessage(o);
+    const location = { latitude: o.latitude, longitude: o.longitude };
+    message.venue = { location, title: o.title, address: o.address };
+    message.location = { ...location };
+    return this.pushUpdate({ message });
+  }
+
+  contact(
+    o: UserRef &
+      MessageOpts & {
+        phoneNumber: string;
+        firstName: string;
+        lastName?: string;
+        contactUserId?: number;
+      },
+  ): number {
+    const message = this.userMessage(o);
+    message.contact = {
+      phone_number: o.phoneNumber,
+      first_name: o.firstName,
+      ...(o.lastName === undefined ? {} : { last_name: o.lastName }),
+      ...(o.contactUserId === undefined ? {} : { user_id: o.contactUserId }),
+    };
+    return this.pushUpdate({ message });
+  }
+
+  sticker(o: UserRef & MessageOpts & { emoji?: string; fileId?: string }): number {
+    const message = this.userMessage(o);
+    const fileId = o.fileId ?? 'sticker-1';
+    message.sticker = {
+      file_id: fileId,
+      file_unique_id: `u-${fileId}`,
+      type: 'regular',
+      width: 512,
+      height: 512,
+      is_animated: false,
+      is_video: false,
+      ...(o.emoji === undefined ? {} : { emoji: o.emoji }),
+    };
+    return this.pushUpdate({ message });
+  }
+
+  video(o: UserRef & MessageOpts & VideoOpts): number {
+    const message = this.userMessage(o);
+    const fileId = o.fileId ?? 'video-1';
+    message.video = {
+      ...this.videoFile(fileId, o),
+      width: 1280,
+      height: 720,
+      mime_type: 'video/mp4',
+    };
+    if (o.caption !== undefined) message.caption = o.caption;
+    return this.pushUpdate({ message });
+  }
+
+  /** A round video message (no caption in Telegram). */
+  videoNote(o: UserRef & MessageOpts & Omit<VideoOpts, 'caption'>): number {
+    const message = this.userMessage(o);
+    message.video_note = { ...this.videoFile(o.fileId ?? 'video-note-1', o), length: 240 };
+    return this.pushUpdate({ message });
+  }
+
+  /** A GIF; like Telegram, the message also carries it as a `document`. */
+  animation(o: UserRef & MessageOpts & VideoOpts): number {
+    const message = this.userMessage(o);
+    const fileId = o.fileId ?? 'animation-1';
+    const file = { file_name: 'animation.mp4', mime_type: 'video/mp4' };
+    message.animation = { ...this.videoFile(fileId, o), width: 320, height: 240, ...file };
+    message.document = {
+      file_id: fileId,
+      file_unique_id: `u-${fileId}`,
+      ...file,
+      file_size: message.animation.file_size,
     };
     if (o.caption !== undefined) message.caption = o.caption;
     return this.pushUpdate({ message });
@@ -317,6 +509,10 @@ export class FakeTelegram {
       edit_date: unixNow(),
       text: o.text,
     };
+    // A later reply to the message quotes its new text; the update already queued keeps the old.
+    const key = `${chatId}:${o.messageId}`;
+    const original = this.userMessages.get(key);
+    if (original?.text !== undefined) this.userMessages.set(key, { ...original, text: o.text });
     return this.pushUpdate({ edited_message });
   }
 
@@ -330,6 +526,7 @@ export class FakeTelegram {
       ...thread(o.threadId),
       forum_topic_created: { name: o.name, icon_color: ICON_COLOR },
     };
+    this.userMessages.set(`${o.chatId}:${o.threadId}`, message);
     return this.pushUpdate({ message });
   }
 
@@ -349,12 +546,36 @@ export class FakeTelegram {
 
   // --- files ----------------------------------------------------------------------------------
 
-  addFile(fileId: string, bytes: Buffer, filePath = `files/${fileId}`): void {
-    this.files.set(fileId, { bytes, filePath });
+  /**
+   * Registers a file for getFile and download. The third argument is its `file_path`, or
+   * options: a slow download (`delayMs`, `bytesPerSecond`), a `file_size` that getFile
+   * reports differently (`reportedSize`), no Content-Length header, an expired link.
+   */
+  addFile(fileId: string, bytes: Buffer, options: string | FileOptions = {}): void {
+    const opts = typeof options === 'string' ? { filePath: options } : options;
+    this.files.set(fileId, { ...opts, bytes, filePath: opts.filePath ?? `files/${fileId}` });
   }
 
+  /** File paths whose download was requested (with the right token), in order. */
   downloads(): string[] {
     return [...this.downloaded];
+  }
+
+  /** File paths whose download body was sent in full, in order. */
+  completedDownloads(): string[] {
+    return [...this.completed];
+  }
+
+  /** Resolves once a download (of `filePath`, when given) has been requested. */
+  async waitForDownload(filePath?: string, timeoutMs = 5000): Promise<void> {
+    const started = () => this.downloaded.some((p) => filePath === undefined || p === filePath);
+    await this.waitFor(
+      () => (started() ? true : undefined),
+      timeoutMs,
+      () =>
+        `waitForDownload: no download${filePath ? ` of ${filePath}` : ''} within ${timeoutMs}ms ` +
+        `(downloads: ${this.downloaded.join(', ') || 'none'})`,
+    );
   }
 
   // --- faults ---------------------------------------------------------------------------------
@@ -474,19 +695,38 @@ export class FakeTelegram {
     this.polls.add(poll);
   }
 
-  private download(res: ServerResponse, token: string, rawPath: string): void {
+  private async download(res: ServerResponse, token: string, rawPath: string): Promise<void> {
     const path = decodeURIComponent(rawPath);
     const file = [...this.files.values()].find((f) => f.filePath === path);
-    if (token !== this.token || !file) {
+    if (token !== this.token || !file || file.expired) {
       send(res, token === this.token ? fail(404, 'Not Found') : fail(401, 'Unauthorized'));
       return;
     }
     this.downloaded.push(path);
-    res.writeHead(200, {
-      'content-type': 'application/octet-stream',
-      'content-length': file.bytes.length,
-    });
-    res.end(file.bytes);
+    this.notify();
+    const { bytes } = file;
+    const gone = new AbortController();
+    res.on('close', () => gone.abort());
+    const signal = AbortSignal.any([this.stopping.signal, gone.signal]);
+    try {
+      if (file.delayMs) await sleep(file.delayMs, undefined, { signal });
+      res.writeHead(200, {
+        'content-type': 'application/octet-stream',
+        ...(file.contentLength === false ? {} : { 'content-length': bytes.length }),
+      });
+      const chunk = file.bytesPerSecond
+        ? Math.max(1, Math.ceil(file.bytesPerSecond / CHUNKS_PER_SECOND))
+        : bytes.length;
+      for (let at = 0; at < bytes.length; at += chunk) {
+        if (at > 0) await sleep(1000 / CHUNKS_PER_SECOND, undefined, { signal });
+        res.write(bytes.subarray(at, at + chunk));
+      }
+      res.end();
+      this.completed.push(path);
+      this.notify();
+    } catch {
+      res.destroy(); // the client went away, or the fake stopped
+    }
   }
 
   // --- methods --------------------------------------------------------------------------------
@@ -511,11 +751,12 @@ export class FakeTelegram {
         const file = this.files.get(String(p.file_id));
         if (!file) return fail(400, 'Bad Request: invalid file_id');
         const { file_id } = p;
-        const { bytes, filePath } = file;
+        const { bytes, filePath, reportedSize } = file;
+        const size = reportedSize === undefined ? bytes.length : reportedSize;
         return ok({
           file_id,
           file_unique_id: `u-${file_id}`,
-          file_size: bytes.length,
+          ...(size === null ? {} : { file_size: size }),
           file_path: filePath,
         });
       }
@@ -621,7 +862,37 @@ export class FakeTelegram {
       date: unixNow(),
     };
     if (o.threadId !== undefined) Object.assign(message, thread(o.threadId));
+    if (o.replyToMessageId !== undefined) {
+      message.reply_to_message = this.repliedTo(chatId, o.replyToMessageId);
+    }
+    if (o.quote !== undefined) message.quote = { text: o.quote, position: 0, is_manual: true };
+    this.userMessages.set(`${chatId}:${message.message_id}`, message);
     return message;
+  }
+
+  /**
+   * The stored message `messageId` of the chat, as a `reply_to_message`: the bot's first,
+   * then the user's. Telegram never nests replies further, so its own reply is left out.
+   */
+  private repliedTo(chatId: number, messageId: number): Json {
+    const key = `${chatId}:${messageId}`;
+    const stored = this.messages.get(key)?.message ?? this.userMessages.get(key);
+    if (!stored) throw new Error(`replyToMessageId: no message ${messageId} in chat ${chatId}`);
+    const { reply_to_message: _nested, quote: _quote, ...target } = stored;
+    return structuredClone(target);
+  }
+
+  private sizeOf(fileId: string, fallback: number): number {
+    return this.files.get(fileId)?.bytes.length ?? fallback;
+  }
+
+  private videoFile(fileId: string, o: Omit<VideoOpts, 'caption'>): Json {
+    return {
+      file_id: fileId,
+      file_unique_id: `u-${fileId}`,
+      duration: o.duration ?? 5,
+      file_size: o.fileSize ?? this.sizeOf(fileId, 500_000),
+    };
   }
 
   private remember(message: Json, markup: Json): void {
@@ -674,10 +945,25 @@ export class FakeTelegram {
   }
 }
 
-interface MessageOpts {
+export interface MessageOpts {
   chatType?: 'private' | 'group' | 'supergroup';
   threadId?: number;
   isForum?: boolean;
+  /**
+   * Reply to a message sent earlier in this chat (by the user or the bot): it becomes the
+   * `reply_to_message`. In a forum topic, pass the topic's id to reply to its creation
+   * message, as Telegram clients do for every message in a topic.
+   */
+  replyToMessageId?: number;
+  /** The part of the replied-to message the user selected (`message.quote.text`). */
+  quote?: string;
+}
+
+interface VideoOpts {
+  fileId?: string;
+  duration?: number;
+  fileSize?: number;
+  caption?: string;
 }
 
 function thread(threadId: number) {
