@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { Bot } from 'grammy';
 import type { pino } from 'pino';
 import { createAgent } from './agent/agent.ts';
@@ -8,11 +9,14 @@ import { type Clock, sleep, systemClock } from './core/clock.ts';
 import type { Logger } from './core/ports.ts';
 import { createRedactor } from './core/redact.ts';
 import { createAllowlist } from './inbound/allowlist.ts';
+import { createMediaInputs } from './inbound/media.ts';
 import { createLogger } from './logging/logger.ts';
 import { createOutbox, type OutboxDeps } from './outbound/outbox.ts';
 import { loadPacks } from './packs/loader.ts';
 import { createPackRegistry } from './packs/registry.ts';
+import { createTranscriber } from './providers/groq-stt.ts';
 import { createChatModel } from './providers/index.ts';
+import { createVisionModel } from './providers/vision.ts';
 import { createRouter } from './routing/router.ts';
 import { openCoreStore } from './store/client.ts';
 import { createInboxRepo } from './store/inbox-repo.ts';
@@ -20,6 +24,7 @@ import { createJobRepo } from './store/job-repo.ts';
 import { createOutboxRepo } from './store/outbox-repo.ts';
 import { createSessionRepo } from './store/session-repo.ts';
 import { createTelegramChannel } from './telegram/channel.ts';
+import { createTelegramFileSource } from './telegram/files.ts';
 import { createIngress } from './telegram/ingress.ts';
 import { createAskRegistry } from './tools/asks.ts';
 import { createCoordinator } from './turn/coordinator.ts';
@@ -93,6 +98,22 @@ export function createApp(config: Config, options: AppOptions = {}) {
   const calendar = createCalendar(config.timezone);
   const totals = createTotals(store.db);
   const quota = createQuotaGate({ caps: config.quota, totals, calendar, clock, log });
+  const ledger = createLedger({ db: store.db, clock, calendar, redact });
+  const media = createMediaInputs({
+    files: createTelegramFileSource({
+      api: bot.api,
+      apiRoot: config.telegram.apiRoot,
+      token: config.telegram.token,
+      log,
+    }),
+    transcriber: createTranscriber(config),
+    vision: createVisionModel(config),
+    quota,
+    ledger,
+    clock,
+    log,
+    mediaDir: path.join(config.home, 'media'),
+  });
   const coordinator = createCoordinator({
     clock,
     log,
@@ -105,6 +126,9 @@ export function createApp(config: Config, options: AppOptions = {}) {
     calendar,
     caps: config.quota,
     model: model.info,
+    media,
+    // Photos go inline only when whoever answers can see them (the fallback too).
+    acceptsImages: model.info.acceptsImages && (fallback?.info.acceptsImages ?? true),
     asks: createAskRegistry(clock),
     jobs: createJobRepo(store.db),
     router: createRouter({ sessions, clock, log }),
@@ -112,7 +136,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
       model,
       fallback,
       sessions,
-      ledger: createLedger({ db: store.db, clock, calendar, redact }),
+      ledger,
       quota,
       clock,
       log,

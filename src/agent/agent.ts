@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.ts';
 import type { ChatModel, ChatRequest, Logger, ToolSpec } from '../core/ports.ts';
-import type { ChatMessage, ToolCall } from '../core/types.ts';
+import type { ChatMessage, ImageInput, ToolCall } from '../core/types.ts';
 import type { SessionRepo, SessionRow } from '../store/session-repo.ts';
 import type { Ledger } from '../usage/ledger.ts';
 import type { PackCaps, QuotaGate } from '../usage/quota.ts';
@@ -44,6 +44,11 @@ export interface TurnInput {
 export interface UserInput {
   content: string;
   sourceKey: string;
+  /**
+   * Images that go with this input to the model, in this turn only: the stored message
+   * keeps a short reference, so history never replays the bytes.
+   */
+  images?: ImageInput[];
 }
 
 /** Runs the tools a model asked for; a failing tool becomes an error result the model sees. */
@@ -124,7 +129,14 @@ export function createAgent(deps: AgentDeps) {
     const system = session.summary
       ? `${input.system}\n\n# Earlier in this session (summary)\n${session.summary}`
       : input.system;
-    return { system, messages: shortenOldToolResults(repairHistory(stored)) };
+    const images = new Map(
+      input.inputs.flatMap((i) => (i.images?.length ? [[i.sourceKey, i.images] as const] : [])),
+    );
+    const withImages = stored.map((m) => {
+      const attached = m.sourceKey === undefined ? undefined : images.get(m.sourceKey);
+      return attached ? { ...m, images: attached } : m;
+    });
+    return { system, messages: shortenOldToolResults(repairHistory(withImages)) };
   }
 
   function store(input: TurnInput, message: ChatMessage & { sourceKey?: string }): void {

@@ -38,6 +38,7 @@ export function repairHistory(
     const previous = out.at(-1);
     if (m.role === 'user' && previous?.role === 'user' && m.turnId && m.turnId === previousTurn) {
       previous.content = `${previous.content}\n${m.content}`;
+      if (m.images?.length) previous.images = [...(previous.images ?? []), ...m.images];
       continue;
     }
     previousTurn = m.turnId;
@@ -75,6 +76,7 @@ function strip(m: ChatMessage): ChatMessage {
   return {
     role: m.role,
     content: m.content,
+    ...(m.images?.length ? { images: m.images } : {}),
     ...(m.toolCalls?.length ? { toolCalls: m.toolCalls } : {}),
     ...(m.toolCallId ? { toolCallId: m.toolCallId } : {}),
   };

@@ -121,6 +121,28 @@ export class TelegramApiError extends SatchelError {
   }
 }
 
+/** A file the user sent could not be fetched or taken in; `userMessage` says which and why. */
+export class MediaError extends SatchelError {
+  constructor(message: string, userMessage: string, cause?: unknown) {
+    super('media_error', message, { userMessage, cause });
+  }
+}
+
+/** A file the user sent is bigger than satchel may download (the Bot API's limit is 20 MB). */
+export class FileTooLargeError extends MediaError {
+  readonly bytes: number;
+  readonly maxBytes: number;
+
+  constructor(bytes: number, maxBytes: number) {
+    super(
+      `file of ${bytes} bytes over the ${maxBytes}-byte limit`,
+      `That file is too big for me: I can take files up to ${Math.floor(maxBytes / 2 ** 20)} MB.`,
+    );
+    this.bytes = bytes;
+    this.maxBytes = maxBytes;
+  }
+}
+
 /** A local file to send cannot be read (missing, a directory, a bad path): retrying won't help. */
 export class UnreadableFileError extends SatchelError {
   constructor(message: string, cause?: unknown) {

@@ -35,6 +35,43 @@ export interface ModelInfo {
   acceptsImages: boolean;
 }
 
+/** Audio to transcribe: the bytes and a file name whose extension names the format. */
+export interface AudioInput {
+  data: Buffer;
+  fileName: string;
+  mimeType?: string | undefined;
+}
+
+/**
+ * Speech to text. Rejects with a ProviderError (or an abort when `signal` fires).
+ * `durationSec` is the audio's length when the service reports it.
+ */
+export interface Transcriber {
+  readonly info: { provider: string; model: string };
+  transcribe(
+    audio: AudioInput,
+    options: { signal: AbortSignal },
+  ): Promise<{ text: string; durationSec: number | undefined }>;
+}
+
+/** A file a user sent, downloaded. `remotePath` is the channel's name for it (with extension). */
+export interface DownloadedFile {
+  data: Buffer;
+  remotePath: string;
+}
+
+/**
+ * Fetches files users send. Rejects with FileTooLargeError — before downloading anything —
+ * when the file is bigger than `maxBytes`, with a MediaError when it cannot be fetched, and
+ * with an abort when `signal` fires.
+ */
+export interface FileSource {
+  download(
+    fileId: string,
+    options: { maxBytes: number; signal: AbortSignal },
+  ): Promise<DownloadedFile>;
+}
+
 /**
  * A chat model. `complete` streams text deltas to `onText` when given and resolves with the
  * whole answer. It rejects with a ProviderError (or an abort when `signal` fires).

@@ -26,22 +26,44 @@ export interface InboundMeta {
   topicName?: string;
   /** The chat is a supergroup with topics turned on. */
   isForum?: boolean;
+  /** The text of the message this one replies to (trimmed), when it is a reply. */
+  quote?: string;
 }
 
 export interface TelegramFileRef {
   fileId: string;
+  /** Bytes, when Telegram said. */
   size?: number;
+}
+
+/** A photo of an album, in the order it arrived. */
+export interface AlbumPhoto {
+  file: TelegramFileRef;
+  /** The update that carried it (each photo of an album is its own update). */
+  updateId: number;
 }
 
 export type InboundPayload =
   | { kind: 'text'; text: string }
   | { kind: 'command'; command: string; args: string }
   | { kind: 'callback'; callbackId: string; data: string }
-  | { kind: 'voice'; file: TelegramFileRef; durationSec: number; mimeType?: string }
+  /** A voice note or an audio file; `fileName` for audio files that have one. */
+  | {
+      kind: 'voice';
+      file: TelegramFileRef;
+      durationSec: number;
+      mimeType?: string;
+      fileName?: string;
+      caption: string;
+    }
   | { kind: 'photo'; file: TelegramFileRef; caption: string }
   | { kind: 'document'; file: TelegramFileRef; name: string; mimeType: string; caption: string }
-  | { kind: 'album'; groupId: string; photos: TelegramFileRef[]; caption: string }
+  /** One photo of an album (`media_group_id`); the batcher gathers them into one turn. */
+  | { kind: 'album'; groupId: string; photos: AlbumPhoto[]; caption: string }
+  /** A later version of a text the user sent earlier (`messageId` is that message's id). */
   | { kind: 'edited'; text: string }
+  /** Something satchel cannot take in (a video, a video note, a GIF): `what` names it. */
+  | { kind: 'unsupported'; what: string }
   | { kind: 'topic'; name: string };
 
 export type InboundEvent = InboundMeta & InboundPayload;
@@ -55,10 +77,19 @@ export interface ToolCall {
   arguments: string;
 }
 
+/** An image given to a model inline. */
+export interface ImageInput {
+  mimeType: string;
+  /** The bytes, base64. */
+  data: string;
+}
+
 /** One message of a conversation, as the agent and the model see it. */
 export interface ChatMessage {
   role: Role;
   content: string;
+  /** Images that go with `content` (user messages of the current turn only). */
+  images?: ImageInput[];
   toolCalls?: ToolCall[];
   toolCallId?: string;
 }

@@ -3,25 +3,38 @@ import { addressKey, type InboundEvent } from '../core/types.ts';
 
 /** How long a batch may stay open in total, in windows. */
 const MAX_WINDOWS = 4;
+/**
+ * The quiet window of an album. Telegram delivers an album as one update per photo, close
+ * together; they are gathered even when text batching is off.
+ */
+export const ALBUM_WINDOW_MS = 800;
+
+type Album = Extract<InboundEvent, { kind: 'album' }>;
 
 interface OpenBatch {
+  /** Texts, or the one album being gathered. */
   events: InboundEvent[];
+  album?: string;
+  windowMs: number;
   deadline: number;
   timer: TimerHandle;
 }
 
 /**
- * Adaptive batching of texts. Texts of one conversation that arrive within `windowMs` of
- * each other are emitted together; each text restarts the window, but a batch never stays
- * open longer than 4 windows. Anything else first flushes the conversation's open batch, so
- * order is kept. `windowMs` 0 emits every event at once.
+ * Adaptive batching. Texts of one conversation that arrive within `windowMs` of each other
+ * are emitted together; each text restarts the window, but a batch never stays open longer
+ * than 4 windows. The photos of an album are gathered the same way into one event. An edit
+ * of a text still in the batch replaces it. Anything else first flushes the conversation's
+ * open batch, so order is kept. `windowMs` 0 emits every text at once.
  */
 export function createBatcher(options: {
   windowMs: number;
   clock: Clock;
   emit: (events: InboundEvent[]) => void;
+  albumWindowMs?: number;
 }) {
   const { windowMs, clock, emit } = options;
+  const albumWindowMs = Math.max(windowMs, options.albumWindowMs ?? ALBUM_WINDOW_MS);
   const open = new Map<string, OpenBatch>();
 
   const flush = (key: string) => {
@@ -34,30 +47,74 @@ export function createBatcher(options: {
 
   const arm = (key: string, batch: OpenBatch) => {
     clock.clearTimeout(batch.timer);
-    const wait = Math.max(0, Math.min(windowMs, batch.deadline - clock.now()));
+    const wait = Math.max(0, Math.min(batch.windowMs, batch.deadline - clock.now()));
     batch.timer = clock.setTimeout(() => flush(key), wait);
   };
+
+  const start = (key: string, event: InboundEvent, window: number, album?: string) => {
+    const batch: OpenBatch = {
+      events: [event],
+      windowMs: window,
+      deadline: clock.now() + MAX_WINDOWS * window,
+      timer: clock.setTimeout(() => flush(key), window),
+      ...(album === undefined ? {} : { album }),
+    };
+    open.set(key, batch);
+  };
+
+  function pushText(key: string, event: InboundEvent): void {
+    const batch = open.get(key);
+    if (batch && batch.album === undefined) {
+      batch.events.push(event);
+      arm(key, batch);
+      return;
+    }
+    flush(key);
+    start(key, event, windowMs);
+  }
+
+  function pushAlbum(key: string, event: Album): void {
+    const batch = open.get(key);
+    const gathered = batch?.album === event.groupId ? (batch.events[0] as Album) : undefined;
+    if (!batch || !gathered) {
+      flush(key);
+      start(key, event, albumWindowMs, event.groupId);
+      return;
+    }
+    batch.events[0] = {
+      ...gathered,
+      updateIds: [...gathered.updateIds, ...event.updateIds],
+      photos: [...gathered.photos, ...event.photos],
+      caption: gathered.caption || event.caption,
+    };
+    arm(key, batch);
+  }
+
+  /** An edit of a text still waiting replaces it; true when it did. */
+  function replaceWaiting(key: string, edit: Extract<InboundEvent, { kind: 'edited' }>): boolean {
+    const batch = open.get(key);
+    const at = batch?.events.findIndex((e) => e.kind === 'text' && e.messageId === edit.messageId);
+    if (!batch || at === undefined || at < 0) return false;
+    const original = batch.events[at]!;
+    batch.events[at] = {
+      ...original,
+      kind: 'text',
+      text: edit.text,
+      updateIds: [...original.updateIds, ...edit.updateIds],
+    };
+    return true;
+  }
 
   return {
     push(event: InboundEvent): void {
       const key = addressKey(event.address);
-      if (event.kind !== 'text' || windowMs === 0) {
+      if (event.kind === 'album') pushAlbum(key, event);
+      else if (event.kind === 'edited' && replaceWaiting(key, event)) return;
+      else if (event.kind === 'text' && windowMs > 0) pushText(key, event);
+      else {
         flush(key);
         emit([event]);
-        return;
       }
-      const batch = open.get(key);
-      if (batch) {
-        batch.events.push(event);
-        arm(key, batch);
-        return;
-      }
-      const fresh: OpenBatch = {
-        events: [event],
-        deadline: clock.now() + MAX_WINDOWS * windowMs,
-        timer: clock.setTimeout(() => flush(key), windowMs),
-      };
-      open.set(key, fresh);
     },
 
     /** Takes a conversation's open batch away unsent (/stop drops it). */

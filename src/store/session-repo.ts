@@ -5,7 +5,7 @@ import type { Db } from './client.ts';
 import { conversationRoutes, messages, sessions } from './schema.ts';
 
 export type SessionRow = typeof sessions.$inferSelect;
-export type StoredMessage = ChatMessage & { id: number; turnId: string };
+export type StoredMessage = ChatMessage & { id: number; turnId: string; sourceKey?: string };
 export type RouteRow = typeof conversationRoutes.$inferSelect;
 
 export interface NewMessage {
@@ -141,6 +141,7 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
           content: row.content,
           ...(row.toolCalls ? { toolCalls: JSON.parse(row.toolCalls) } : {}),
           ...(row.toolCallId ? { toolCallId: row.toolCallId } : {}),
+          ...(row.sourceKey ? { sourceKey: row.sourceKey } : {}),
         }));
     },
 

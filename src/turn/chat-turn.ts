@@ -4,6 +4,7 @@ import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import type { Clock } from '../core/clock.ts';
 import type { ChannelCapabilities, Logger } from '../core/ports.ts';
 import { addressKey, type InboundEvent } from '../core/types.ts';
+import type { MediaInputs } from '../inbound/media.ts';
 import { visibleMarkdown } from '../outbound/compose.ts';
 import type { Outbox } from '../outbound/outbox.ts';
 import { createStream, type StreamMode } from '../outbound/stream.ts';
@@ -16,6 +17,7 @@ import type { InboxRepo } from '../store/inbox-repo.ts';
 import type { JobRepo } from '../store/job-repo.ts';
 import type { AskRegistry } from '../tools/asks.ts';
 import { createToolRunner, packTools } from '../tools/registry.ts';
+import { turnInputs } from './inputs.ts';
 
 export interface ChatTurnDeps {
   clock: Clock;
@@ -29,13 +31,16 @@ export interface ChatTurnDeps {
   jobs: JobRepo;
   timezone: string;
   channelCapabilities: ChannelCapabilities;
+  media: MediaInputs;
+  /** The chat model takes images inline (else photos are described by the vision model). */
+  acceptsImages: boolean;
 }
 
 export interface ChatTurn {
   events: InboundEvent[];
   pack: string;
-  /** What the user said, one input per message (see `userInputs`). */
-  inputs: UserInput[];
+  /** What the user said, one input per message; made from `events` when not given. */
+  inputs?: UserInput[];
   pinned?: Skill;
   signal: AbortSignal;
 }
@@ -86,20 +91,36 @@ export async function runChatTurn(deps: ChatTurnDeps, turn: ChatTurn): Promise<v
         )
       : undefined;
   try {
+    const packCaps = {
+      dailyTokens: pack?.manifest.quota?.daily_tokens,
+      dailyUsd: pack?.manifest.quota?.daily_usd,
+    };
+    const inputs =
+      turn.inputs ??
+      (await turnInputs(turn.events, deps.media, {
+        scope: {
+          pack: turn.pack,
+          chatId: address.chatId,
+          threadId: address.threadId ?? null,
+          sessionId: route.session.id,
+          turnId,
+        },
+        packCaps,
+        acceptsImages: deps.acceptsImages,
+        filesDir: storage?.filesDir,
+        signal: turn.signal,
+      }));
     const result = await deps.agent.run(
       {
         session: route.session,
         turnId,
         pack: turn.pack,
-        packCaps: {
-          dailyTokens: pack?.manifest.quota?.daily_tokens,
-          dailyUsd: pack?.manifest.quota?.daily_usd,
-        },
+        packCaps,
         tools,
         chatId: address.chatId,
         threadId: address.threadId,
         system: buildSystemPrompt({ now: clock.now(), timezone: deps.timezone, sections }),
-        inputs: turn.inputs,
+        inputs,
         signal: turn.signal,
         onText: stream.push,
         onRestart: stream.reset,
@@ -129,17 +150,6 @@ export async function runChatTurn(deps: ChatTurnDeps, turn: ChatTurn): Promise<v
     stopTyping();
     await stream.settle();
   }
-}
-
-/** The texts of a batch, each keyed by its own update so a replay stores only what is new. */
-export function userInputs(events: InboundEvent[]): UserInput[] {
-  return events.flatMap((e) =>
-    e.kind === 'text' ? [{ content: e.text, sourceKey: sourceKey(e) }] : [],
-  );
-}
-
-export function sourceKey(event: InboundEvent): string {
-  return `tg:update:${event.updateIds[0]}`;
 }
 
 function streamMode(deps: ChatTurnDeps, event: InboundEvent): StreamMode {

@@ -21,15 +21,17 @@ import type { Calendar } from '../usage/calendar.ts';
 import type { Caps } from '../usage/quota.ts';
 import type { UsageTotals } from '../usage/totals.ts';
 import { createActors } from './actors.ts';
-import { type ChatTurnDeps, runChatTurn, sourceKey, userInputs } from './chat-turn.ts';
+import { type ChatTurnDeps, runChatTurn } from './chat-turn.ts';
 import { createCommands } from './commands.ts';
+import { sourceKey } from './inputs.ts';
 
 export const NOT_AUTHORIZED =
   'Sorry, this is a private assistant and you are not authorized to use it.';
 export const BUSY =
   'I am still working on your earlier messages, so I did not take this one. Please send it again in a moment.';
-export const MEDIA_NOT_SUPPORTED =
-  'I can only read text so far: voice messages, photos and files are not supported yet. Please send it as text.';
+/** What the user hears when they send something satchel cannot take in. */
+export const cannotTake = (what: string) =>
+  `I can't watch ${what === 'video' ? 'videos' : `${what}s`} yet. Tell me in words what it shows, or send a photo or a voice message.`;
 /** The pack a conversation uses when no pack is installed. */
 export const CORE_PACK = 'core';
 /** Turns that may wait behind the running one in a conversation. */
@@ -63,8 +65,6 @@ export function createCoordinator(deps: CoordinatorDeps) {
     activePack,
     waiting: (address) => actors.waiting(addressKey(address)),
   });
-  /** The album last answered in each conversation (albums come as one update per photo). */
-  const lastAlbum = new Map<string, string>();
   /** Messages waiting for a pack to be picked, per conversation; their updates stay pending. */
   const parked = new Map<string, InboundEvent[]>();
 
@@ -139,12 +139,17 @@ export function createCoordinator(deps: CoordinatorDeps) {
       case 'photo':
       case 'document':
       case 'album':
+      case 'edited':
+      case 'unsupported':
         // In order with the conversation's other messages; answered in runEvents.
         batcher.push(event);
         return;
-      default:
-        log.debug({ event: 'tg_update_ignored', kind: event.kind }, 'kind not handled');
-        inbox.markDone(event.updateIds, clock.now());
+      default: {
+        // Every kind is handled above; a new one lands here until it is.
+        const other = event as InboundEvent;
+        log.debug({ event: 'tg_update_ignored', kind: other.kind }, 'kind not handled');
+        inbox.markDone(other.updateIds, clock.now());
+      }
     }
   }
 
@@ -240,23 +245,13 @@ export function createCoordinator(deps: CoordinatorDeps) {
         const inputs = [{ content: text, sourceKey: sourceKey(first) }];
         return await runChatTurn(deps, { events, signal, pack, pinned, inputs });
       }
-      if (first.kind !== 'text') {
-        log.info({ event: 'media_not_supported', kind: first.kind }, 'media not supported yet');
-        // An album arrives as one update per photo: answer it once.
-        const key = addressKey(first.address);
-        const album = first.kind === 'album' ? first.groupId : undefined;
-        const repeat = album !== undefined && lastAlbum.get(key) === album;
-        if (album === undefined) lastAlbum.delete(key);
-        else lastAlbum.set(key, album);
-        return await replyAndFinish(
-          first.address,
-          repeat ? undefined : plain(MEDIA_NOT_SUPPORTED),
-          updateIds,
-        );
+      if (first.kind === 'unsupported') {
+        log.info({ event: 'media_unsupported', what: first.what }, 'cannot take this in');
+        return await replyAndFinish(first.address, plain(cannotTake(first.what)), updateIds);
       }
       const pack = activePack(first);
       if (!pack) return park(events);
-      await runChatTurn(deps, { events, pack, inputs: userInputs(events), signal });
+      await runChatTurn(deps, { events, pack, signal });
     } catch (error) {
       if (signal.aborted && signal.reason instanceof StopRequested) {
         log.info({ event: 'turn_stopped', address: addressKey(first.address) }, 'turn stopped');

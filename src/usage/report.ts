@@ -4,6 +4,8 @@ import type { Caps, PackCaps } from './quota.ts';
 import type { Totals, UsageTotals } from './totals.ts';
 
 const tokens = (n: number) => Math.round(n).toLocaleString('en-US');
+const minutes = (seconds: number) =>
+  seconds < 60 ? `${Math.round(seconds)} s` : `${(seconds / 60).toFixed(1)} min`;
 
 function against(used: number, cap: number | undefined, format: (n: number) => string): string {
   if (!cap) return `${format(used)} (no cap)`;
@@ -33,6 +35,12 @@ export function usageReport(input: {
     `• tokens: ${against(today.tokens, caps.dailyTokens, tokens)}`,
     `• spend: ${spend(today)}${caps.dailyUsd ? ` — cap ${usd(caps.dailyUsd)}, ${usd(Math.max(0, caps.dailyUsd - today.costUsd))} left` : ' (no cap)'}`,
   ];
+  const media = totals.media(day);
+  if (media.transcriptions > 0)
+    lines.push(
+      `• voice: ${media.transcriptions} transcription(s), ${minutes(media.audioSeconds)} of audio`,
+    );
+  if (media.visionImages > 0) lines.push(`• photos described: ${media.visionImages}`);
   if (input.pack) {
     const pack = totals.packDay(input.pack.name, day);
     lines.push(

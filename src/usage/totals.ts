@@ -26,6 +26,19 @@ export function createTotals(db: Db) {
     return row ?? { tokens: 0, costUsd: 0, calls: 0, unpriced: 0 };
   };
   return {
+    /** Today's speech-to-text and vision calls: how many, how much audio, how many images. */
+    media(day: string): { transcriptions: number; audioSeconds: number; visionImages: number } {
+      const row = db
+        .select({
+          transcriptions: sql<number>`coalesce(sum(case when ${usageEvents.kind} = 'stt' then 1 else 0 end), 0)`,
+          audioSeconds: sql<number>`coalesce(sum(${usageEvents.audioSeconds}), 0)`,
+          visionImages: sql<number>`coalesce(sum(case when ${usageEvents.kind} = 'vision' then ${usageEvents.images} else 0 end), 0)`,
+        })
+        .from(usageEvents)
+        .where(and(eq(usageEvents.day, day), sql`${usageEvents.kind} != 'llm'`))
+        .get();
+      return row ?? { transcriptions: 0, audioSeconds: 0, visionImages: 0 };
+    },
     day: (day: string) => sum(and(eq(usageEvents.day, day))),
     packDay: (pack: string, day: string) =>
       sum(and(eq(usageEvents.day, day), eq(usageEvents.pack, pack))),

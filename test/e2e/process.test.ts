@@ -159,6 +159,36 @@ describe('the real entry point', () => {
     expect(second.stdout()).toContain('"event":"tg_inbox_replay"');
   });
 
+  it('answers a voice note exactly once after SIGKILL during its transcription', async () => {
+    const { tg, model } = await fakes();
+    const home = tempHome();
+    const env = {
+      ...satchelEnv(tg, model, home),
+      GROQ_API_KEY: 'gsk-test-groq-key-0123456789',
+      GROQ_BASE_URL: model.url,
+    };
+    tg.addFile('v1', Buffer.from('OggS voice'), 'voice/file_1.oga');
+    model.enqueueTranscription({ text: 'never heard', delayMs: 60_000 });
+    const first = runSatchel(env, home);
+    tg.voice({ userId: ALLOWED_USER, fileId: 'v1' });
+    await model.waitForTranscription(1, 15_000);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    expect(tg.texts(ALLOWED_USER)).toEqual([]);
+
+    model.enqueueTranscription({ text: 'water the basil', duration: 2 });
+    const second = runSatchel(env, home);
+    await tg.waitForCall('sendMessage', undefined, 15_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+
+    expect(model.requests({ kind: 'transcription' })).toHaveLength(2);
+    expect(model.chatRequests()).toHaveLength(1);
+    expect(tg.texts(ALLOWED_USER)).toHaveLength(1);
+    expect(tg.texts(ALLOWED_USER)[0]).toContain('water the basil');
+  });
+
   it('on SIGTERM lets the running turn finish, delivers it, and exits cleanly', async () => {
     const { tg, model } = await fakes();
     const home = tempHome();

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GENERIC_FAILURE, STOPPED } from '../../src/core/errors.ts';
-import { BUSY, MEDIA_NOT_SUPPORTED, NOT_AUTHORIZED } from '../../src/turn/coordinator.ts';
+import { BUSY, NOT_AUTHORIZED } from '../../src/turn/coordinator.ts';
 import { lastUserText, systemText, userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, type Harness, STRANGER, settled, startHarness } from '../support/harness.ts';
 
@@ -153,18 +153,6 @@ describe('the turn spine, end to end', () => {
     const slow = await h.tg.waitForCall('sendMessage', (c) => c.params.chat_id === ALLOWED_USER);
     expect(slow.params.text).toBe('slow answer');
     expect(slow.at).toBeGreaterThan(fast.at);
-  });
-
-  it('says plainly that voice, photos and files are not supported yet, once per album', async () => {
-    h = await startHarness();
-    h.tg.voice({ userId: ALLOWED_USER, fileId: 'v1' });
-    h.tg.photo({ userId: ALLOWED_USER, fileIds: ['a1', 'a2'], mediaGroupId: 'g1' });
-    h.tg.photo({ userId: ALLOWED_USER, fileIds: ['b1', 'b2'], mediaGroupId: 'g1' });
-    h.tg.document({ userId: ALLOWED_USER, fileId: 'd1', fileName: 'notes.pdf' });
-    await settled(h, 4);
-    expect(h.tg.texts(ALLOWED_USER)).toEqual(Array(3).fill(MEDIA_NOT_SUPPORTED));
-    expect(h.model.requests()).toHaveLength(0);
-    expect(h.tg.calls('getFile')).toHaveLength(0);
   });
 
   it('lets five prompts wait behind a running turn and says it is busy beyond that', async () => {

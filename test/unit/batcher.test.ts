@@ -19,8 +19,29 @@ const command = (name: string, chatId = 1): InboundEvent => ({
   command: name,
   args: '',
 });
+const photo = (groupId: string, fileId: string, caption = '', chatId = 1): InboundEvent => {
+  const updateId = nextUpdate++;
+  return {
+    ...text('', chatId),
+    updateIds: [updateId],
+    kind: 'album',
+    groupId,
+    photos: [{ file: { fileId }, updateId }],
+    caption,
+  };
+};
+const edit = (messageId: number, body: string, chatId = 1): InboundEvent => {
+  const base = text(body, chatId);
+  return { ...base, kind: 'edited', text: body, messageId };
+};
 const bodies = (batch: InboundEvent[]) =>
-  batch.map((e) => (e.kind === 'text' ? e.text : `/${e.kind === 'command' ? e.command : ''}`));
+  batch.map((e) => {
+    if (e.kind === 'text') return e.text;
+    if (e.kind === 'album')
+      return `album:${e.photos.map((p) => p.file.fileId).join('+')}:${e.caption}`;
+    if (e.kind === 'edited') return `edited:${e.text}`;
+    return `/${e.kind === 'command' ? e.command : ''}`;
+  });
 
 function setup(windowMs = 800) {
   const clock = new FakeClock();
@@ -93,5 +114,57 @@ describe('adaptive text batching', () => {
     clock.advance(10_000);
     expect(emitted).toEqual([]);
     expect(clock.pending()).toBe(0);
+  });
+});
+
+describe('albums and edits', () => {
+  it('gathers the photos of an album into one event, even with text batching off', () => {
+    const { clock, emitted, batcher } = setup(0);
+    batcher.push(photo('g1', 'p1', 'our trip'));
+    clock.advance(300);
+    batcher.push(photo('g1', 'p2'));
+    batcher.push(photo('g1', 'p3'));
+    clock.advance(799);
+    expect(emitted).toEqual([]);
+    clock.advance(1);
+    expect(emitted).toEqual([['album:p1+p2+p3:our trip']]);
+  });
+
+  it('keeps the updates of every photo, so each is marked done with the answer', () => {
+    const clock = new FakeClock();
+    const emitted: InboundEvent[][] = [];
+    const batcher = createBatcher({ windowMs: 0, clock, emit: (e) => emitted.push(e) });
+    const items = [photo('g', 'a'), photo('g', 'b')];
+    for (const item of items) batcher.push(item);
+    clock.advance(800);
+    expect(emitted[0]?.[0]?.updateIds).toEqual(items.flatMap((i) => i.updateIds));
+  });
+
+  it('flushes an album before a text, and a new album before the next', () => {
+    const { clock, emitted, batcher } = setup(0);
+    batcher.push(photo('g1', 'p1'));
+    batcher.push(photo('g2', 'q1'));
+    batcher.push(text('after'));
+    expect(emitted).toEqual([['album:p1:'], ['album:q1:'], ['after']]);
+    clock.advance(10_000);
+    expect(emitted).toHaveLength(3);
+  });
+
+  it('replaces a text still in the window with its edit', () => {
+    const { clock, emitted, batcher } = setup();
+    const original = text('teh plan');
+    batcher.push({ ...original, messageId: 7 });
+    batcher.push(edit(7, 'the plan'));
+    clock.advance(800);
+    expect(emitted).toEqual([['the plan']]);
+  });
+
+  it('passes a later edit on as its own event, after what is waiting', () => {
+    const { clock, emitted, batcher } = setup();
+    batcher.push({ ...text('new thing'), messageId: 9 });
+    batcher.push(edit(3, 'fixed old thing'));
+    expect(emitted).toEqual([['new thing'], ['edited:fixed old thing']]);
+    clock.advance(800);
+    expect(emitted).toHaveLength(2);
   });
 });

@@ -1,0 +1,251 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { UserInput } from '../agent/agent.ts';
+import type { Clock } from '../core/clock.ts';
+import {
+  FileTooLargeError,
+  isAbort,
+  MediaError,
+  ProviderError,
+  SatchelError,
+} from '../core/errors.ts';
+import type { ChatModel, FileSource, Logger, Transcriber } from '../core/ports.ts';
+import type { ImageInput, InboundEvent, TelegramFileRef } from '../core/types.ts';
+import { describeRequest } from '../providers/vision.ts';
+import type { Ledger, UsageScope } from '../usage/ledger.ts';
+import type { PackCaps, QuotaGate } from '../usage/quota.ts';
+import { inlineText, saveUnique } from './documents.ts';
+
+/** The Bot API hands bots files up to 20 MB. */
+export const DOWNLOAD_LIMIT = 20 * 1024 * 1024;
+
+export interface MediaDeps {
+  files: FileSource;
+  /** Speech to text; undefined when not configured. */
+  transcriber: Transcriber | undefined;
+  /** Describes photos for a model that cannot see; undefined when not configured. */
+  vision: ChatModel | undefined;
+  quota: QuotaGate;
+  ledger: Ledger;
+  clock: Clock;
+  log: Logger;
+  /** Where photos are kept (SATCHEL_HOME/media), so history can refer to them. */
+  mediaDir: string;
+}
+
+/** The turn a media message belongs to. */
+export interface MediaTurn {
+  scope: UsageScope & { pack: string; sessionId: string };
+  packCaps?: PackCaps | undefined;
+  /** The model that answers takes images inline. */
+  acceptsImages: boolean;
+  /** The active pack's workspace (documents are saved there); undefined without a pack. */
+  filesDir: string | undefined;
+  signal: AbortSignal;
+}
+
+type Event<K extends InboundEvent['kind']> = Extract<InboundEvent, { kind: K }>;
+
+export const NO_STT =
+  'I cannot listen to voice messages here: speech-to-text is not set up (it needs GROQ_API_KEY). Please send it as text.';
+export const STT_FAILED =
+  'I could not transcribe that voice message: the speech-to-text service failed. Please try again in a moment, or send it as text.';
+export const NOTHING_HEARD = 'I could not make out any words in that voice message.';
+export const NO_VISION =
+  'I cannot look at photos here: the chat model cannot see images and no vision model is set up (VISION_MODEL and its key). Please describe it in words.';
+export const VISION_FAILED =
+  'I could not look at that photo: the vision model failed. Please try again in a moment.';
+
+/**
+ * Media normalization (SPEC §2 step 5): turns what the user sent into the turn's input. Voice
+ * becomes a labelled transcript, photos go inline to a model that can see or are described
+ * by the vision model, a document is saved in the pack's workspace (and a small text one is
+ * given inline). Every paid call passes the quota gate first and leaves a ledger row. When
+ * something cannot be done, a MediaError says what, and nothing is sent to the model.
+ */
+export function createMediaInputs(deps: MediaDeps) {
+  const { files, clock } = deps;
+
+  async function download(file: TelegramFileRef, signal: AbortSignal) {
+    // Telegram said how big it is: refuse before fetching a byte.
+    if (file.size !== undefined && file.size > DOWNLOAD_LIMIT)
+      throw new FileTooLargeError(file.size, DOWNLOAD_LIMIT);
+    return files.download(file.fileId, { maxBytes: DOWNLOAD_LIMIT, signal });
+  }
+
+  /** One paid call: the quota gate, the call, its ledger row (also when it fails). */
+  async function paid<T>(
+    turn: MediaTurn,
+    what: { kind: 'stt' | 'vision'; provider: string; model: string },
+    call: () => Promise<T>,
+    booked: (result: T) => { audioSeconds?: number; images?: number; tokens?: object },
+  ): Promise<T> {
+    deps.quota.check({ ...turn.scope, packCaps: turn.packCaps });
+    const started = clock.now();
+    const row = { ...what, scope: turn.scope };
+    try {
+      const result = await call();
+      const { tokens, ...counts } = booked(result);
+      deps.ledger.record({
+        ...row,
+        ...tokens,
+        ...counts,
+        latencyMs: clock.now() - started,
+        ok: true,
+      });
+      return result;
+    } catch (error) {
+      const reason = isAbort(error) ? 'aborted' : String((error as Error).message);
+      deps.ledger.record({ ...row, latencyMs: clock.now() - started, ok: false, error: reason });
+      throw error;
+    }
+  }
+
+  async function voice(event: Event<'voice'>, turn: MediaTurn): Promise<string> {
+    const stt = deps.transcriber;
+    if (!stt) throw new MediaError('no speech-to-text configured', NO_STT);
+    const file = await download(event.file, turn.signal);
+    const fileName = event.fileName ?? path.basename(file.remotePath);
+    let result: Awaited<ReturnType<Transcriber['transcribe']>>;
+    try {
+      result = await paid(
+        turn,
+        { kind: 'stt', ...stt.info },
+        () =>
+          stt.transcribe(
+            { data: file.data, fileName, mimeType: event.mimeType },
+            { signal: turn.signal },
+          ),
+        (r) => ({ audioSeconds: r.durationSec ?? event.durationSec }),
+      );
+    } catch (error) {
+      throw rethrow(error, 'transcription failed', STT_FAILED);
+    }
+    const text = result.text.trim();
+    if (!text) throw new MediaError('empty transcript', NOTHING_HEARD);
+    const label = '[Voice message, transcribed automatically: some words may be misheard]';
+    return withCaption(`${label}\n${text}`, event.caption);
+  }
+
+  /** Photos (one, or an album's): inline for a model that sees, else described. */
+  async function photos(
+    refs: TelegramFileRef[],
+    caption: string,
+    turn: MediaTurn,
+  ): Promise<{ content: string; images?: ImageInput[] }> {
+    const downloaded = [];
+    for (const ref of refs) downloaded.push(await download(ref, turn.signal));
+    const images = downloaded.map((f) => ({ mimeType: imageType(f.remotePath), data: f.data }));
+    const kept = images.map((image) => keep(image.data, image.mimeType));
+    const inline = images.map((i) => ({ mimeType: i.mimeType, data: i.data.toString('base64') }));
+    const what = refs.length === 1 ? 'Photo' : `Album of ${refs.length} photos`;
+    const refsText = `kept as ${kept.join(', ')}`;
+    if (turn.acceptsImages)
+      return { content: withCaption(`[${what}, attached; ${refsText}]`, caption), images: inline };
+    const vision = deps.vision;
+    if (!vision) throw new MediaError('no vision model configured', NO_VISION);
+    let description: string;
+    try {
+      const response = await paid(
+        turn,
+        { kind: 'vision', ...vision.info },
+        () => vision.complete(describeRequest(inline, caption), { signal: turn.signal }),
+        (r) => ({ images: inline.length, tokens: r.usage }),
+      );
+      description = response.text.trim();
+    } catch (error) {
+      throw rethrow(error, 'vision failed', VISION_FAILED);
+    }
+    const label = `[${what}, described by a vision model because I cannot see images; ${refsText}]`;
+    return { content: withCaption(`${label}\n${description}`, caption) };
+  }
+
+  async function document(event: Event<'document'>, turn: MediaTurn): Promise<string> {
+    const file = await download(event.file, turn.signal);
+    const dir = turn.filesDir ?? path.join(deps.mediaDir, 'files');
+    mkdirSync(dir, { recursive: true });
+    const saved = saveUnique(dir, event.name, file.data);
+    const where = turn.filesDir ? `the pack workspace as files/${saved}` : `media/files/${saved}`;
+    const head = `[File received: "${event.name}" (${event.mimeType}, ${file.data.length} bytes), saved in ${where}]`;
+    const text = inlineText(event.name, event.mimeType, file.data);
+    const body = text === undefined ? head : `${head}\nIts content:\n${fence(text)}`;
+    return withCaption(body, event.caption);
+  }
+
+  /** Keeps a photo under SATCHEL_HOME/media; returns the path history refers to. */
+  function keep(data: Buffer, mimeType: string): string {
+    const day = new Date(clock.now()).toISOString().slice(0, 10);
+    const dir = path.join(deps.mediaDir, day);
+    mkdirSync(dir, { recursive: true });
+    const ext = Object.entries(IMAGE_TYPES).find(([, type]) => type === mimeType)?.[0] ?? '.jpg';
+    const name = `${randomUUID()}${ext}`;
+    writeFileSync(path.join(dir, name), data);
+    return `media/${day}/${name}`;
+  }
+
+  return {
+    /** The input for one media event (an album: all its photos); text kinds are not handled. */
+    async input(
+      event: InboundEvent,
+      turn: MediaTurn,
+    ): Promise<Omit<UserInput, 'sourceKey'> | undefined> {
+      // A paid call follows every media message: over a cap, nothing is even downloaded.
+      deps.quota.check({ ...turn.scope, packCaps: turn.packCaps });
+      switch (event.kind) {
+        case 'voice':
+          return { content: await voice(event, turn) };
+        case 'photo':
+          return photos([event.file], event.caption, turn);
+        case 'album':
+          return photos(
+            event.photos.map((p) => p.file),
+            event.caption,
+            turn,
+          );
+        case 'document':
+          if (isPicture(event.mimeType)) return photos([event.file], event.caption, turn);
+          return { content: await document(event, turn) };
+        default:
+          return undefined;
+      }
+    },
+  };
+}
+
+export type MediaInputs = ReturnType<typeof createMediaInputs>;
+
+/** Our own errors pass; an abort stays an abort; anything else becomes `userMessage`. */
+function rethrow(error: unknown, message: string, userMessage: string): unknown {
+  // Ours (a quota refusal, a download failure) say what happened already.
+  if (isAbort(error) || (error instanceof SatchelError && !(error instanceof ProviderError)))
+    return error;
+  return new MediaError(message, userMessage, error);
+}
+
+function withCaption(body: string, caption: string): string {
+  const text = caption.trim();
+  return text ? `${body}\nCaption: ${text}` : body;
+}
+
+function fence(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  return `${ticks}\n${text}\n${ticks}`;
+}
+
+const IMAGE_TYPES: Record<string, string> = {
+  '.png': 'image/png',
+  '.webp': 'image/webp',
+  '.gif': 'image/gif',
+};
+
+/** Telegram names a photo's file `photos/file_N.jpg`; documents keep their extension. */
+function imageType(remotePath: string): string {
+  return IMAGE_TYPES[path.extname(remotePath).toLowerCase()] ?? 'image/jpeg';
+}
+
+/** A picture sent "as a file" is looked at like a photo. */
+export function isPicture(mimeType: string): boolean {
+  return ['image/jpeg', 'image/png', 'image/webp'].includes(mimeType);
+}

@@ -1,0 +1,48 @@
+import type { UserInput } from '../agent/agent.ts';
+import type { InboundEvent } from '../core/types.ts';
+import type { MediaInputs, MediaTurn } from '../inbound/media.ts';
+
+/** What the model reads before a text that was edited after it had been answered. */
+export const EDIT_LABEL = '[The user edited one of their earlier messages. The new version:]';
+
+/** Each message of a turn keyed by its own update, so a replay stores only what is new. */
+export function sourceKey(event: InboundEvent): string {
+  return `tg:update:${event.updateIds[0]}`;
+}
+
+/**
+ * The turn's input, one per message: texts as they are (an edit labelled as one, a reply with
+ * the text it quotes), media through `media` (downloads, transcription, vision, documents).
+ */
+export async function turnInputs(
+  events: InboundEvent[],
+  media: MediaInputs,
+  turn: MediaTurn,
+): Promise<UserInput[]> {
+  const inputs: UserInput[] = [];
+  for (const event of events) {
+    const text = textOf(event);
+    const input = text === undefined ? await media.input(event, turn) : { content: text };
+    if (input)
+      inputs.push({ ...input, content: quoted(event, input.content), sourceKey: sourceKey(event) });
+  }
+  return inputs;
+}
+
+/** The texts of a batch (texts only: no download, no paid call). */
+export function textInputs(events: InboundEvent[]): UserInput[] {
+  return events.flatMap((e) => {
+    const text = textOf(e);
+    return text === undefined ? [] : [{ content: quoted(e, text), sourceKey: sourceKey(e) }];
+  });
+}
+
+function textOf(event: InboundEvent): string | undefined {
+  if (event.kind === 'text') return event.text;
+  if (event.kind === 'edited') return `${EDIT_LABEL}\n${event.text}`;
+  return undefined;
+}
+
+function quoted(event: InboundEvent, content: string): string {
+  return event.quote ? `[In reply to: "${event.quote}"]\n${content}` : content;
+}
