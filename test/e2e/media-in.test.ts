@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STOPPED } from '../../src/core/errors.ts';
-import { NO_STT, STT_FAILED } from '../../src/inbound/media.ts';
+import { NO_STT, NO_VISION, STT_FAILED, VISION_FAILED } from '../../src/inbound/media.ts';
 import { EDIT_LABEL } from '../../src/turn/inputs.ts';
 import { imagesOf, lastUserText } from '../fakes/model-server.ts';
 import {
@@ -179,6 +179,27 @@ describe('photos', () => {
     expect(lastUserText(chat!)).toContain('A basil plant with yellow leaves.');
     expect(lastUserText(chat!)).toContain('is it sick?');
     expect(ledger()).toMatchObject([{ kind: 'vision', images: 1, ok: 1 }, { kind: 'llm' }]);
+  });
+
+  it('says so when the vision model fails or is not set up, and asks no chat model', async () => {
+    h = await startHarness({ LLM_MODEL: 'text-only-model' });
+    h.model.failNext(1, 400);
+    h.tg.addFile('p1', JPEG, 'photos/p1.jpg');
+    h.tg.photo({ userId: ALLOWED_USER, fileIds: ['p1'] });
+    await settled(h, 1);
+    expect(replies()).toEqual([VISION_FAILED]);
+    expect(ledger()).toMatchObject([{ kind: 'vision', ok: 0 }]);
+    await h.close();
+
+    h = await startHarness({
+      LLM_MODEL: 'text-only-model',
+      VISION_MODEL: 'groq:meta-llama/llama-4-scout-17b-16e-instruct',
+    });
+    h.tg.addFile('p1', JPEG, 'photos/p1.jpg');
+    h.tg.photo({ userId: ALLOWED_USER, fileIds: ['p1'] });
+    await settled(h, 1);
+    expect(replies()).toEqual([NO_VISION]);
+    expect(h.model.requests()).toEqual([]);
   });
 
   it('answers an album of three photos once, with all three in one request', async () => {
