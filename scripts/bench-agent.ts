@@ -68,7 +68,6 @@ async function run(label: string, turns: number, toolRounds: number) {
     }),
     clock: systemClock,
     log,
-    transaction: (fn) => store.db.transaction(() => fn()),
   });
   const tools = createToolRunner(
     [
@@ -100,7 +99,8 @@ async function run(label: string, turns: number, toolRounds: number) {
       signal: new AbortController().signal,
       tools,
     };
-    await agent.run(input, () => undefined);
+    const { answer } = await agent.run(input);
+    store.db.transaction(() => agent.storeAnswer(input, answer));
   }
   const ms = performance.now() - started;
   store.close();

@@ -6,18 +6,23 @@ import type { RetryPolicy } from './agent/retry.ts';
 import type { Config } from './config/config.ts';
 import { background } from './core/background.ts';
 import { type Clock, sleep, systemClock } from './core/clock.ts';
+import { createEventBus } from './core/events.ts';
 import type { Logger } from './core/ports.ts';
 import { createRedactor } from './core/redact.ts';
+import { addressKey } from './core/types.ts';
 import { createAllowlist } from './inbound/allowlist.ts';
 import { createMediaInputs } from './inbound/media.ts';
 import { createLogger } from './logging/logger.ts';
 import { createOutbox, type OutboxDeps } from './outbound/outbox.ts';
+import { streamModeFor } from './outbound/stream.ts';
 import { loadPacks } from './packs/loader.ts';
 import { createPackRegistry } from './packs/registry.ts';
 import { createTranscriber } from './providers/groq-stt.ts';
-import { createChatModel } from './providers/index.ts';
+import { createChatModel, createModelResolver } from './providers/index.ts';
 import { createVisionModel } from './providers/vision.ts';
 import { createRouter } from './routing/router.ts';
+import { scheduledRun } from './scheduler/run.ts';
+import { createScheduler } from './scheduler/scheduler.ts';
 import { openCoreStore } from './store/client.ts';
 import { createInboxRepo } from './store/inbox-repo.ts';
 import { createJobRepo } from './store/job-repo.ts';
@@ -27,7 +32,7 @@ import { createTelegramChannel } from './telegram/channel.ts';
 import { createTelegramFileSource } from './telegram/files.ts';
 import { createIngress } from './telegram/ingress.ts';
 import { createAskRegistry } from './tools/asks.ts';
-import { createCoordinator } from './turn/coordinator.ts';
+import { createPipeline } from './turn/pipeline.ts';
 import { createCalendar } from './usage/calendar.ts';
 import { createLedger } from './usage/ledger.ts';
 import { createQuotaGate } from './usage/quota.ts';
@@ -114,24 +119,53 @@ export function createApp(config: Config, options: AppOptions = {}) {
     log,
     mediaDir: path.join(config.home, 'media'),
   });
-  const coordinator = createCoordinator({
+  const events = createEventBus((error, event) =>
+    log.error({ event: 'event_listener_failed', type: event.type, err: error }, 'listener failed'),
+  );
+  events.on('turn_completed', ({ type, address, ...fields }) =>
+    log.info({ event: type, address: addressKey(address), ...fields }, 'turn completed'),
+  );
+  const allowlist = createAllowlist(config.telegram.allowedUserIds, clock);
+  const modelFor = createModelResolver(config, model);
+  const jobs = createJobRepo(store.db, { timezone: config.timezone });
+  const router = createRouter({
+    sessions,
+    packs,
+    clock,
+    log,
+    // A conversation bound to a pack gets the pack's manifest jobs.
+    onBound: () => scheduler.sync(),
+  });
+  const pipeline = createPipeline({
     clock,
     log,
     transaction,
-    inbox,
+    acks: {
+      telegram: (updateIds, now) => inbox.markDone(updateIds, now),
+      job: (jobId, dueAt, now) => jobs.finishRun(jobId, dueAt, now),
+    },
+    // People are gated; a scheduled job is the owner's own.
+    gate: (event) => (event.origin.source === 'telegram' ? allowlist.check(event) : 'allow'),
+    batchWindowMs: config.batchWindowMs,
     outbox,
+    router,
     packs,
-    sessions,
+    events,
     totals,
     calendar,
     caps: config.quota,
     model: model.info,
     media,
+    modelFor: (pack) => modelFor(pack?.manifest.model),
     // Photos go inline only when whoever answers can see them (the fallback too).
-    acceptsImages: model.info.acceptsImages && (fallback?.info.acceptsImages ?? true),
+    fallbackAcceptsImages: fallback?.info.acceptsImages ?? true,
     asks: createAskRegistry(clock),
-    jobs: createJobRepo(store.db),
-    router: createRouter({ sessions, clock, log }),
+    jobs,
+    sessions,
+    schedule: {
+      describe: (address) => scheduler.describe(address),
+      next: (address) => scheduler.next(address),
+    },
     agent: createAgent({
       model,
       fallback,
@@ -140,15 +174,35 @@ export function createApp(config: Config, options: AppOptions = {}) {
       quota,
       clock,
       log,
-      transaction,
       ...(options.historyBudgetTokens ? { historyBudgetTokens: options.historyBudgetTokens } : {}),
       turnTimeoutMs: config.turnTimeoutMs,
       ...(options.modelRetry ? { retry: options.modelRetry } : {}),
     }),
-    allowlist: createAllowlist(config.telegram.allowedUserIds, clock),
-    batchWindowMs: config.batchWindowMs,
     timezone: config.timezone,
-    channelCapabilities: channel.capabilities,
+    streamMode: (chatType) => streamModeFor(channel, chatType),
+    // Button answers and topics count against the global limit like every call.
+    answerButton: async (callbackId, notice) => {
+      const answer = channel.answerCallback?.bind(channel);
+      if (!answer) return;
+      const to = { platform: channel.platform, chatId: 0 };
+      await outbox.callOptional(to, 'answerCallback', () => answer(callbackId, notice));
+    },
+    createTopic: channel.createTopic
+      ? (chatId, name) =>
+          outbox.call({ platform: channel.platform, chatId }, () =>
+            channel.createTopic!(chatId, name),
+          )
+      : undefined,
+  });
+  const scheduler = createScheduler({
+    jobs,
+    clock,
+    log,
+    timezone: config.timezone,
+    routes: () => router.boundConversations(),
+    manifestJobs: (pack) => packs.get(pack)?.manifest.cron ?? [],
+    run: (job) => pipeline.runJob(scheduledRun(job)),
+    onRan: (ran) => events.emit({ type: 'job_run', ...ran }),
   });
   const ingress = createIngress({
     bot,
@@ -157,13 +211,13 @@ export function createApp(config: Config, options: AppOptions = {}) {
     log,
     // The command menu goes up once Telegram answers, however long that takes.
     onConnected: () => background(log, 'tg_set_commands_failed', registerCommands()),
-    onUpdate: (update) => coordinator.handleUpdate(update),
+    onEvent: (event) => pipeline.accept(event),
     ...(options.onFatal ? { onStopped: options.onFatal } : {}),
   });
 
   async function registerCommands(): Promise<void> {
     try {
-      await bot.api.setMyCommands(coordinator.menu());
+      await bot.api.setMyCommands(pipeline.menu());
     } catch (error) {
       log.warn({ event: 'tg_set_commands_failed', err: error }, 'could not register commands');
     }
@@ -192,6 +246,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
         );
       background(log, 'outbox_resume_failed', outbox.resumeUnsent());
       await ingress.start();
+      scheduler.start();
       log.info({ event: 'satchel_started' }, 'polling');
     },
 
@@ -205,13 +260,18 @@ export function createApp(config: Config, options: AppOptions = {}) {
       const within = (work: Promise<unknown>, ms = deadline - clock.now()) =>
         Promise.race([work.then(() => true), sleep(clock, Math.max(0, ms)).then(() => false)]);
       await within(ingress.stop());
-      coordinator.close();
-      const done = (await within(coordinator.idle())) && (await within(outbox.idle()));
+      const schedulerStopped = scheduler.stop();
+      pipeline.close();
+      const done =
+        (await within(pipeline.idle())) &&
+        (await within(schedulerStopped)) &&
+        (await within(outbox.idle()));
       if (!done) {
-        coordinator.abortAll();
+        pipeline.abortAll();
         outbox.close();
         // Aborted work ends at once; a call already on the wire gets a moment to land.
-        await within(Promise.all([coordinator.idle(), outbox.idle()]), SETTLE_AFTER_ABORT_MS);
+        const settling = Promise.all([pipeline.idle(), schedulerStopped, outbox.idle()]);
+        await within(settling, SETTLE_AFTER_ABORT_MS);
       }
       outbox.close();
       packs.close();

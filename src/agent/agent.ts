@@ -34,12 +34,21 @@ export interface TurnInput {
   inputs: UserInput[];
   signal: AbortSignal;
   tools?: ToolRunner | undefined;
-  onText?: (delta: string) => void;
-  /** The streamed text so far is void (the fallback model starts over). */
-  onRestart?: () => void;
-  /** Called before the final answer is stored and delivered (a stream settles here). */
-  beforeFinish?: () => Promise<void>;
+  /** A model that answers instead of the default one (a pack's `model`). */
+  model?: ChatModel | undefined;
+  /** Where the turn's progress goes as it happens (see AgentEvent). */
+  onEvent?: (event: AgentEvent) => void;
 }
+
+/**
+ * The turn's progress, reported through one sink: text as it streams, a restart (the
+ * fallback model starts over, so the text so far is void), and each tool call with its
+ * result.
+ */
+export type AgentEvent =
+  | { type: 'text'; delta: string }
+  | { type: 'restart' }
+  | { type: 'tool'; call: ToolCall; result: string };
 
 export interface UserInput {
   content: string;
@@ -68,8 +77,6 @@ export interface AgentDeps {
   quota: QuotaGate;
   clock: Clock;
   log: Logger;
-  /** Runs `fn` in one database transaction. */
-  transaction: <T>(fn: () => T) => T;
   historyBudgetTokens?: number;
   /** How long one turn may take, model calls and tools together (TURN_TIMEOUT_MS). */
   turnTimeoutMs?: number;
@@ -78,20 +85,20 @@ export interface AgentDeps {
 }
 
 /** What a turn produced; `timedOut` when the deadline cut the answer short. */
-export interface TurnResult<T> {
+export interface TurnResult {
   answer: string;
-  delivered: T;
   modelCalls: number;
   timedOut: boolean;
 }
 
 /**
  * The ReAct loop. The user's input is stored before the model is called, tool calls and
- * results as they happen, and the final answer together with whatever `deliver` writes
- * (the outbox rows) in one transaction — so a crash leaves the turn either to be run again
- * or finished, never half-delivered. Every paid call passes the quota gate first and
- * leaves a ledger row after (see model-call.ts). A turn has a deadline: when it passes, the
- * model call or tool is aborted and the text streamed so far, with a note, is the answer.
+ * results as they happen; the final answer is returned, not stored: the caller stores it
+ * in the one transaction that also writes its delivery and acknowledges the turn's origin,
+ * so a crash leaves the turn either to be run again or finished, never half-delivered.
+ * Every paid call passes the quota gate first and leaves a ledger row after (see
+ * model-call.ts). A turn has a deadline: when it passes, the model call or tool is aborted
+ * and the text streamed so far, with a note, is the answer.
  */
 export function createAgent(deps: AgentDeps) {
   const { sessions, clock, log } = deps;
@@ -101,7 +108,7 @@ export function createAgent(deps: AgentDeps) {
 
   /** A call that is not streamed to the user (summaries). */
   const quietCall = (input: TurnInput, signal: AbortSignal) => (request: ChatRequest) =>
-    callModel({ scope: scopeOf(input), request, signal }).then((r) => r.text);
+    callModel({ scope: scopeOf(input), request, signal, model: input.model }).then((r) => r.text);
 
   /** The history the model sees: repaired, old tool output shortened, compacted when long. */
   async function prepareHistory(
@@ -139,32 +146,25 @@ export function createAgent(deps: AgentDeps) {
     return { system, messages: shortenOldToolResults(repairHistory(withImages)) };
   }
 
-  function store(input: TurnInput, message: ChatMessage & { sourceKey?: string }): void {
+  function store(
+    input: Pick<TurnInput, 'session' | 'turnId'>,
+    message: ChatMessage & { sourceKey?: string },
+  ): void {
     sessions.addMessage(
       { ...message, sessionId: input.session.id, turnId: input.turnId },
       clock.now(),
     );
   }
 
-  /** Stores the answer and lets `deliver` write its rows, in one transaction. */
-  async function finish<T>(input: TurnInput, answer: string, deliver: (answer: string) => T) {
-    await input.beforeFinish?.();
-    return deps.transaction(() => {
-      store(input, { role: 'assistant', content: answer });
-      return deliver(answer);
-    });
-  }
-
   /**
    * The loop itself, under `deadline`. `turn.partial` is the text the current model call
    * has streamed, which is what is kept when the deadline cuts the turn short.
    */
-  async function loop<T>(
+  async function loop(
     input: TurnInput,
     deadline: Deadline,
     turn: { calls: number; partial: string },
-    deliver: (answer: string) => T,
-  ): Promise<{ answer: string; delivered: T }> {
+  ): Promise<string> {
     const tools = input.tools?.specs.length ? input.tools : undefined;
     for (turn.calls = 1; ; turn.calls++) {
       const { system, messages } = await prepareHistory(input, deadline.signal);
@@ -179,8 +179,7 @@ export function createAgent(deps: AgentDeps) {
       );
       if (response.toolCalls.length === 0 || !tools || lastCall) {
         deadline.dispose();
-        const answer = response.text.trim() || '(no answer)';
-        return { answer, delivered: await finish(input, answer, deliver) };
+        return response.text.trim() || '(no answer)';
       }
       store(input, { role: 'assistant', content: response.text, toolCalls: response.toolCalls });
       for (const call of response.toolCalls) {
@@ -189,24 +188,25 @@ export function createAgent(deps: AgentDeps) {
           ? await deadline.whilePaused(run)
           : await run();
         store(input, { role: 'tool', content: result, toolCallId: call.id });
+        input.onEvent?.({ type: 'tool', call, result });
       }
     }
   }
 
   return {
     /**
-     * Runs one turn and returns the answer. `deliver` is called with the final text inside
-     * the transaction that stores it; what it returns is passed back. When the deadline
-     * passes, the answer is what the current model call streamed, plus a note saying so.
+     * Runs one turn and returns the answer, which the caller stores (`answerMessage`) in its
+     * own transaction. When the deadline passes, the answer is what the current model call
+     * streamed, plus a note saying so.
      */
-    async run<T>(input: TurnInput, deliver: (answer: string) => T): Promise<TurnResult<T>> {
+    async run(input: TurnInput): Promise<TurnResult> {
       for (const { content, sourceKey } of input.inputs)
         store(input, { role: 'user', content, sourceKey });
       const deadline = startDeadline(clock, turnTimeoutMs, input.signal);
       const turn = { calls: 0, partial: '' };
       try {
-        const { answer, delivered } = await loop(input, deadline, turn, deliver);
-        return { answer, delivered, modelCalls: turn.calls, timedOut: false };
+        const answer = await loop(input, deadline, turn);
+        return { answer, modelCalls: turn.calls, timedOut: false };
       } catch (error) {
         if (!deadline.expired()) throw error;
         log.warn(
@@ -214,11 +214,15 @@ export function createAgent(deps: AgentDeps) {
           'turn deadline passed; answering with what it has',
         );
         const answer = `${turn.partial.trim()}\n\n${deadlineNote(turnTimeoutMs)}`.trim();
-        const delivered = await finish(input, answer, deliver);
-        return { answer, delivered, modelCalls: turn.calls, timedOut: true };
+        return { answer, modelCalls: turn.calls, timedOut: true };
       } finally {
         deadline.dispose();
       }
+    },
+
+    /** Stores a turn's final answer (the caller runs this inside its transaction). */
+    storeAnswer(input: Pick<TurnInput, 'session' | 'turnId'>, answer: string): void {
+      store(input, { role: 'assistant', content: answer });
     },
 
     /** Summarizes a whole session (for /compact); the caller starts the fresh session. */
@@ -263,13 +267,14 @@ function streamedCall(
     scope: scopeOf(input),
     request,
     signal,
+    model: input.model,
     onText: (delta) => {
       turn.partial += delta;
-      input.onText?.(delta);
+      input.onEvent?.({ type: 'text', delta });
     },
     onRestart: () => {
       turn.partial = '';
-      input.onRestart?.();
+      input.onEvent?.({ type: 'restart' });
     },
   };
 }

@@ -25,6 +25,8 @@ export interface ModelCall {
   onText?: ((delta: string) => void) | undefined;
   /** The streamed text so far is void (the fallback model starts over). */
   onRestart?: (() => void) | undefined;
+  /** The primary for this call when not the default (a pack's `model`). */
+  model?: ChatModel | undefined;
 }
 
 export interface ModelCallerDeps {
@@ -101,14 +103,14 @@ export function createModelCaller(deps: ModelCallerDeps) {
       checkQuota(call.scope);
       const streamed = { value: false };
       try {
-        return await attempt(deps.model, call, streamed);
+        return await attempt(call.model ?? deps.model, call, streamed);
       } catch (error) {
         const wait = streamed.value ? undefined : retryWait(error, retry);
         if (wait === undefined) throw error;
         log.warn(
           {
             event: 'provider_retry',
-            provider: deps.model.info.provider,
+            provider: (call.model ?? deps.model).info.provider,
             status: (error as ProviderError).status,
             retry: retry + 1,
             waitMs: wait,
@@ -146,7 +148,7 @@ export function createModelCaller(deps: ModelCallerDeps) {
       log.warn(
         {
           event: 'provider_failover',
-          from: `${deps.model.info.provider}:${deps.model.info.model}`,
+          from: `${(call.model ?? deps.model).info.provider}:${(call.model ?? deps.model).info.model}`,
           to: `${fallback.info.provider}:${fallback.info.model}`,
           status: error.status,
         },

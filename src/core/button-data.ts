@@ -1,4 +1,16 @@
-/** Buttons sent by `send_message`: pressing one sends its label as if the user typed it. */
+/**
+ * The one codec for inline-button data (Telegram's callback data, at most 64 bytes):
+ * - `pack:<name>` — the pack picker;
+ * - `ask:<question id>:<option>` — an `ask_user` answer;
+ * - `say:<label>` — a `send_message` button: pressing it sends its label as if typed.
+ */
+export type ButtonData =
+  | { type: 'pack'; pack: string }
+  | { type: 'ask'; question: string; option: number }
+  | { type: 'say'; text: string };
+
+const PACK = 'pack:';
+const ASK = 'ask:';
 const SAY = 'say:';
 /** Telegram's limit for callback data, in UTF-8 bytes. */
 const MAX_DATA_BYTES = 64;
@@ -41,7 +53,27 @@ function wellFormed(text: string): string {
   );
 }
 
-/** The label a `say:` button stands for, or undefined for other buttons. */
-export function saidText(data: string): string | undefined {
-  return data.startsWith(SAY) ? data.slice(SAY.length) : undefined;
+/** Encodes a button; a `say` label is cut to fit (see sayData). */
+export function encodeButton(button: ButtonData): string {
+  switch (button.type) {
+    case 'pack':
+      return `${PACK}${button.pack}`;
+    case 'ask':
+      return `${ASK}${button.question}:${button.option}`;
+    case 'say':
+      return sayData(button.text);
+  }
+}
+
+/** What a button's data stands for, or undefined for data satchel did not make. */
+export function decodeButton(data: string): ButtonData | undefined {
+  if (data.startsWith(PACK)) return { type: 'pack', pack: data.slice(PACK.length) };
+  if (data.startsWith(SAY)) return { type: 'say', text: data.slice(SAY.length) };
+  if (data.startsWith(ASK)) {
+    const [question, option] = data.slice(ASK.length).split(':');
+    const index = Number(option);
+    if (!question || !Number.isInteger(index) || index < 0) return undefined;
+    return { type: 'ask', question, option: index };
+  }
+  return undefined;
 }

@@ -76,48 +76,42 @@ export class StopRequested extends AbortedError {
   }
 }
 
-/** Telegram refused a call. `retryAfterSec` is set for 429 (flood wait). */
-export class TelegramApiError extends SatchelError {
+/**
+ * What went wrong with a channel call, in terms the pipeline acts on. Each channel maps its
+ * platform's failures into these kinds in one function; nothing outside it reads a vendor's
+ * wording.
+ * - `rate_limited`: too many calls; no call to that chat before `retryAfterMs` has passed.
+ * - `bad_markup`: the formatted text was refused; the same words as plain text may pass.
+ * - `not_modified`: an edit would change nothing: what it asks for is already shown.
+ * - `gone`: the message to edit or delete no longer exists, or can no longer be changed.
+ * - `refused`: any other final refusal (no rights, no such chat, a bad request).
+ * - `transient`: a server error, a network failure or no answer; worth another try.
+ */
+export type ChannelErrorKind =
+  | 'rate_limited'
+  | 'bad_markup'
+  | 'not_modified'
+  | 'gone'
+  | 'refused'
+  | 'transient';
+
+/** A channel call failed. `method` is the channel's name for the call, for logs. */
+export class ChannelError extends SatchelError {
+  readonly kind: ChannelErrorKind;
   readonly method: string;
-  readonly status: number | undefined;
-  readonly retryAfterSec: number | undefined;
-  readonly description: string;
+  /** The wait the channel asked for (`rate_limited`), when it said. */
+  readonly retryAfterMs: number | undefined;
 
   constructor(
+    kind: ChannelErrorKind,
     method: string,
     description: string,
-    options: { status?: number; retryAfterSec?: number; cause?: unknown } = {},
+    options: { retryAfterMs?: number; cause?: unknown } = {},
   ) {
-    super('telegram_error', `${method} failed: ${description}`, { cause: options.cause });
+    super('channel_error', `${method} failed: ${description}`, { cause: options.cause });
+    this.kind = kind;
     this.method = method;
-    this.description = description;
-    this.status = options.status;
-    this.retryAfterSec = options.retryAfterSec;
-  }
-
-  /** 5xx and network failures are worth retrying; 4xx (except 429) are not. */
-  get transient(): boolean {
-    return this.status === undefined || this.status >= 500;
-  }
-
-  get isFloodWait(): boolean {
-    return this.status === 429;
-  }
-
-  get isParseError(): boolean {
-    return this.status === 400 && /can't parse entities/i.test(this.description);
-  }
-
-  get isNotModified(): boolean {
-    return this.status === 400 && /message is not modified/i.test(this.description);
-  }
-
-  /** The message to edit or delete no longer exists, or can no longer be changed. */
-  get isMessageGone(): boolean {
-    return (
-      this.status === 400 &&
-      /message to (edit|delete) not found|message can't be (edited|deleted)/i.test(this.description)
-    );
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 

@@ -110,32 +110,54 @@ export interface MediaMessage {
   keyboard?: InlineButton[][];
 }
 
-/** What a channel can send. Anything it cannot is degraded (see outbound/degrade.ts). */
+/**
+ * The payloads a channel can send. Anything it cannot is degraded (see outbound/degrade.ts).
+ * What else it can do is told by the optional methods of Channel.
+ */
 export interface ChannelCapabilities {
   photo: boolean;
   audio: boolean;
   voice: boolean;
   document: boolean;
   keyboard: boolean;
-  drafts: boolean;
-  edits: boolean;
-  chatActions: boolean;
 }
 
 /**
- * The Telegram side of outbound delivery: one method per Bot API call, no retries, no
- * queueing (the outbox does that). Failures reject with TelegramApiError.
+ * One chat platform's side of outbound delivery: one method per platform call, no retries,
+ * no queueing (the outbox does that). Failures reject with ChannelError; a local file that
+ * cannot be read rejects with UnreadableFileError.
+ *
+ * The optional methods are the capability model: a channel that lacks one gets the fallback
+ * written beside it, and nothing asks which platform it is.
  */
 export interface Channel {
+  /** The `platform` of the addresses this channel serves (`tg`); outbox rows record it. */
+  readonly platform: string;
   readonly capabilities: ChannelCapabilities;
   sendText(to: Address, text: string, options: SendTextOptions): Promise<{ messageId: number }>;
   sendMedia(to: Address, media: MediaMessage): Promise<{ messageId: number }>;
-  editText(to: Address, messageId: number, text: string, options: SendTextOptions): Promise<void>;
-  deleteMessage(to: Address, messageId: number): Promise<void>;
-  sendDraft(to: Address, draftId: number, text: string, options: { html: boolean }): Promise<void>;
-  sendChatAction(to: Address, action: ChatAction): Promise<void>;
-  /** Stops the spinner on a pressed inline button, optionally with a short notice. */
-  answerCallback(callbackId: string, text?: string): Promise<void>;
-  /** Creates a forum topic; rejects when the bot lacks the right to manage topics. */
-  createTopic(chatId: number, name: string): Promise<{ threadId: number }>;
+  /**
+   * Replaces the text of a sent message. Without it a reply does not stream by editing, and
+   * an edit the outbox holds is sent as a new message.
+   */
+  editText?(to: Address, messageId: number, text: string, options: SendTextOptions): Promise<void>;
+  /** Removes a sent message. Without it a message the final answer no longer needs stays. */
+  deleteMessage?(to: Address, messageId: number): Promise<void>;
+  /**
+   * Shows a draft of a reply being written (private chats). Without it a private chat streams
+   * by editing when the channel can, and otherwise shows only the final text.
+   */
+  sendDraft?(to: Address, draftId: number, text: string, options: { html: boolean }): Promise<void>;
+  /** Shows "typing…" and the like for a few seconds. Without it nothing is shown. */
+  sendChatAction?(to: Address, action: ChatAction): Promise<void>;
+  /**
+   * Stops the spinner on a pressed inline button, optionally with a short notice. Without it
+   * there is nothing to answer (a notice is not shown).
+   */
+  answerCallback?(callbackId: string, text?: string): Promise<void>;
+  /**
+   * Creates a forum topic; rejects (`refused`) when the bot lacks the right to manage
+   * topics. Without it the channel has no topics.
+   */
+  createTopic?(chatId: number, name: string): Promise<{ threadId: number }>;
 }

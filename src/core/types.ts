@@ -1,6 +1,9 @@
+import type { Origin } from './origin.ts';
+
 /** Where a conversation lives. `threadId` is set only for forum-topic messages. */
 export interface Address {
-  platform: 'tg';
+  /** The channel the conversation is on (`tg`): the `platform` of its Channel. */
+  platform: string;
   chatId: number;
   threadId?: number;
 }
@@ -15,8 +18,8 @@ export function addressKey(address: Address): string {
 
 /** What every inbound event carries, whatever its kind. */
 export interface InboundMeta {
-  /** Telegram update ids behind this event (several for a batch or an album). */
-  updateIds: number[];
+  /** Where it came from; acknowledged together with the reply. */
+  origin: Origin;
   address: Address;
   chatType: ChatType;
   senderId: number;

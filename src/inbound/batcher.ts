@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle } from '../core/clock.ts';
+import { mergeOrigins } from '../core/origin.ts';
 import { addressKey, type InboundEvent } from '../core/types.ts';
 
 /** How long a batch may stay open in total, in windows. */
@@ -83,7 +84,7 @@ export function createBatcher(options: {
     }
     batch.events[0] = {
       ...gathered,
-      updateIds: [...gathered.updateIds, ...event.updateIds],
+      origin: mergeOrigins(gathered.origin, event.origin),
       photos: [...gathered.photos, ...event.photos],
       caption: gathered.caption || event.caption,
     };
@@ -100,7 +101,7 @@ export function createBatcher(options: {
       ...original,
       kind: 'text',
       text: edit.text,
-      updateIds: [...original.updateIds, ...edit.updateIds],
+      origin: mergeOrigins(original.origin, edit.origin),
     };
     return true;
   }

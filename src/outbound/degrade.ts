@@ -1,10 +1,4 @@
-import type {
-  ChannelCapabilities,
-  ChatAction,
-  InlineButton,
-  MediaKind,
-  MediaSource,
-} from '../core/ports.ts';
+import type { Channel, ChatAction, InlineButton, MediaKind, MediaSource } from '../core/ports.ts';
 
 /** Anything satchel can ask a channel to send. */
 export type OutboundPayload =
@@ -19,23 +13,27 @@ export interface Degraded {
   note?: string;
 }
 
+/** What degrade reads of a channel: its payload capabilities and whether it shows actions. */
+export type Sendable = Pick<Channel, 'capabilities' | 'sendChatAction'>;
+
 /**
  * Converts a payload the channel cannot send into one it can, by declared capability:
  * photo → text with caption and link; voice → audio → text; audio and document → text with
- * link; a keyboard → a list of its options; a chat action → nothing.
+ * link; a keyboard → a list of its options; a chat action (no `sendChatAction`) → nothing.
  */
-export function degrade(payload: OutboundPayload, can: ChannelCapabilities): Degraded {
+export function degrade(payload: OutboundPayload, channel: Sendable): Degraded {
+  const can = channel.capabilities;
   if (payload.kind === 'action')
-    return can.chatActions
+    return channel.sendChatAction
       ? { payload }
       : { payload: undefined, note: `chat action "${payload.action}" skipped: not supported` };
   if (payload.kind === 'voice' && !can.voice && can.audio) {
-    const audio = degrade({ ...payload, kind: 'audio' }, can);
+    const audio = degrade({ ...payload, kind: 'audio' }, channel);
     return { payload: audio.payload, note: join('voice sent as audio', audio.note) };
   }
   if (payload.kind !== 'text' && !can[payload.kind]) {
     const text = asText(payload);
-    const rest = degrade(text, can);
+    const rest = degrade(text, channel);
     return {
       payload: rest.payload,
       note: join(`${payload.kind} sent as text with a link`, rest.note),

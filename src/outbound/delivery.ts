@@ -1,5 +1,5 @@
 import { type Clock, sleep } from '../core/clock.ts';
-import { TelegramApiError } from '../core/errors.ts';
+import { ChannelError } from '../core/errors.ts';
 import type { Logger } from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
 import type { Limiter, Priority } from './limiter.ts';
@@ -15,9 +15,9 @@ export interface DeliveryDeps {
 }
 
 /**
- * One Bot API call as the outbox makes it: a slot from the global limiter, then the call.
- * A 429 pauses the whole chat — every method, until `retry_after` has passed — and 5xx and
- * network errors are retried with backoff.
+ * One channel call as the outbox makes it: a slot from the global limiter, then the call.
+ * `rate_limited` pauses the whole chat — every method, until `retryAfterMs` has passed — and
+ * `transient` failures are retried with backoff. Reads only ChannelError kinds.
  */
 export function createDelivery(deps: DeliveryDeps) {
   const { limiter, clock, log, retryDelaysMs, signal } = deps;
@@ -32,8 +32,8 @@ export function createDelivery(deps: DeliveryDeps) {
     return Math.max(0, left);
   };
 
-  function pause(to: Address, error: TelegramApiError): void {
-    const waitMs = (error.retryAfterSec ?? 1) * 1000;
+  function pause(to: Address, error: ChannelError): void {
+    const waitMs = error.retryAfterMs ?? 1000;
     const until = clock.now() + waitMs;
     pausedUntil.set(to.chatId, Math.max(until, pausedUntil.get(to.chatId) ?? 0));
     log.warn(
@@ -53,7 +53,7 @@ export function createDelivery(deps: DeliveryDeps) {
     try {
       return await fn();
     } catch (error) {
-      if (error instanceof TelegramApiError && error.isFloodWait) pause(to, error);
+      if (error instanceof ChannelError && error.kind === 'rate_limited') pause(to, error);
       throw error;
     } finally {
       release();
@@ -62,7 +62,7 @@ export function createDelivery(deps: DeliveryDeps) {
 
   return {
     /**
-     * A call that must land: after a flood wait it is made again; 5xx and network errors are
+     * A call that must land: after a flood wait it is made again; `transient` failures are
      * tried `retryDelaysMs.length + 1` times. Rejects with the last error, or when shut down.
      */
     async required<T>(
@@ -74,10 +74,10 @@ export function createDelivery(deps: DeliveryDeps) {
         try {
           return await once(to, priority, fn);
         } catch (error) {
-          if (!(error instanceof TelegramApiError)) throw error;
-          if (error.isFloodWait) continue;
+          if (!(error instanceof ChannelError)) throw error;
+          if (error.kind === 'rate_limited') continue;
           const delay = retryDelaysMs[attempt++];
-          if (!error.transient || delay === undefined) throw error;
+          if (error.kind !== 'transient' || delay === undefined) throw error;
           log.warn(
             {
               event: 'tg_send_retry',
@@ -112,7 +112,7 @@ export function createDelivery(deps: DeliveryDeps) {
         return await once(to, priority, fn, cancel);
       } catch (error) {
         if (cancel.aborted) return undefined;
-        if (!(error instanceof TelegramApiError && error.isFloodWait))
+        if (!(error instanceof ChannelError && error.kind === 'rate_limited'))
           log.debug({ event: 'tg_side_call_failed', chatId: to.chatId, what, err: error }, what);
         return undefined;
       }
@@ -125,7 +125,7 @@ export function createDelivery(deps: DeliveryDeps) {
 
 export type Delivery = ReturnType<typeof createDelivery>;
 
-/** Runs `html`, and on Telegram's "can't parse entities" runs `plain` instead. */
+/** Runs `html`, and when the channel refuses its markup (`bad_markup`) runs `plain` instead. */
 export async function withPlainFallback<T>(
   html: () => Promise<T>,
   plain: () => Promise<T>,
@@ -134,7 +134,7 @@ export async function withPlainFallback<T>(
   try {
     return await html();
   } catch (error) {
-    if (!(error instanceof TelegramApiError) || !error.isParseError) throw error;
+    if (!(error instanceof ChannelError) || error.kind !== 'bad_markup') throw error;
     onFallback();
     return plain();
   }

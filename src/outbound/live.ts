@@ -18,10 +18,12 @@ export interface LiveDeps {
 }
 
 /**
- * Calls that are not stored: typing, drafts, the live message of a streamed reply, callback
- * answers and topics. Typing and drafts never hold up a message: they are skipped while the
- * chat has a message on its way, and a newer one replaces one still waiting for a slot, so
- * none is ever sent late. Live messages ride the chat's lane, in order with its rows.
+ * Calls that are not stored: typing, drafts, the live message of a streamed reply, and other
+ * channel calls made through the limiter (`call`, `callOptional`). Typing and drafts never
+ * hold up a message: they are skipped while the chat has a message on its way, and a newer
+ * one replaces one still waiting for a slot, so none is ever sent late. Live messages ride
+ * the chat's lane, in order with its rows. What the channel lacks is skipped: no chat
+ * actions, no drafts (the final text alone is sent), no edits (`editLive` is false).
  */
 export function createLive(deps: LiveDeps) {
   const { channel, delivery, senders, lanes } = deps;
@@ -51,17 +53,24 @@ export function createLive(deps: LiveDeps) {
   }
 
   return {
+    /** Shows a chat action; nothing when the channel has none. */
     chatAction(to: Address, action: ChatAction): Promise<void> {
-      if (!channel.capabilities.chatActions) return Promise.resolve();
-      return side(to, 'sendChatAction', () => channel.sendChatAction(to, action));
+      const show = channel.sendChatAction?.bind(channel);
+      if (!show) return Promise.resolve();
+      return side(to, 'sendChatAction', () => show(to, action));
     },
 
-    /** A streamed draft (private chats); skipped on failure, the next one replaces it. */
+    /**
+     * A streamed draft (private chats); skipped on failure, the next one replaces it. Nothing
+     * when the channel has no drafts.
+     */
     draft(to: Address, draftId: number, part: TextPart): Promise<void> {
+      const draft = channel.sendDraft?.bind(channel);
+      if (!draft) return Promise.resolve();
       return side(to, 'sendMessageDraft', () =>
         withPlainFallback(
-          () => channel.sendDraft(to, draftId, part.html, { html: true }),
-          () => channel.sendDraft(to, draftId, part.plain, { html: false }),
+          () => draft(to, draftId, part.html, { html: true }),
+          () => draft(to, draftId, part.plain, { html: false }),
           () => undefined,
         ),
       );
@@ -81,36 +90,37 @@ export function createLive(deps: LiveDeps) {
       });
     },
 
-    /** Edits a streamed message in place; false when the edit was skipped. */
+    /** Edits a streamed message in place; false when the edit was skipped (or impossible). */
     editLive(to: Address, messageId: number, part: TextPart): Promise<boolean> {
-      if (deps.closed()) return Promise.resolve(false);
+      if (deps.closed() || !channel.editText) return Promise.resolve(false);
       return lanes.add(to.chatId, async () => {
         const done = await delivery.optional(
           to,
           'editMessageText',
-          () => senders.editPart(to, messageId, part).then(() => true),
+          () => senders.editLive(to, messageId, part),
           'message',
         );
         return done === true;
       });
     },
 
-    /** Answers a button press; a failure is logged and nothing more. */
-    async answerCallback(callbackId: string, text?: string): Promise<void> {
-      const to: Address = { platform: 'tg', chatId: 0 };
-      await delivery.optional(
-        to,
-        'answerCallbackQuery',
-        () => channel.answerCallback(callbackId, text),
-        'message',
-      );
+    /**
+     * Makes one channel call that is not a message (creating a topic) in the chat's lane,
+     * under the global limiter and the chat's flood pause; `transient` failures are retried.
+     * Rejects with the ChannelError when the channel refuses it, or when shut down.
+     */
+    call<T>(to: Address, fn: () => Promise<T>): Promise<T> {
+      return lanes.add(to.chatId, () => delivery.required(to, fn));
     },
 
-    /** Creates a forum topic through the chat's lane; Telegram's refusal is thrown. */
-    createTopic: (chatId: number, name: string): Promise<{ threadId: number }> =>
-      lanes.add(chatId, () =>
-        delivery.required({ platform: 'tg', chatId }, () => channel.createTopic(chatId, name)),
-      ),
+    /**
+     * Makes one best-effort channel call (answering a button press) under the global limiter:
+     * made once, skipped while the chat is under a flood wait, a failure logged and nothing
+     * more. Resolves with undefined when skipped or failed; never rejects.
+     */
+    callOptional<T>(to: Address, method: string, fn: () => Promise<T>): Promise<T | undefined> {
+      return delivery.optional(to, method, fn, 'message');
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { type Clock, sleep } from '../core/clock.ts';
-import { TelegramApiError } from '../core/errors.ts';
+import { ChannelError } from '../core/errors.ts';
 import type { Channel, Logger } from '../core/ports.ts';
 import { createSerialQueues } from '../core/serial-queues.ts';
 import type { Address } from '../core/types.ts';
@@ -19,7 +19,7 @@ export interface OutboxDeps {
   log: Logger;
   /** All chats together make at most this many calls in any one second. */
   globalRatePerSecond?: number;
-  /** Waits between tries after a 5xx or network error; its length + 1 is the number of tries. */
+  /** Waits between tries after a `transient` failure; its length + 1 is the number of tries. */
   retryDelaysMs?: readonly number[];
   /**
    * Waits between further rounds of tries while a row cannot be sent (the last one repeats).
@@ -38,12 +38,13 @@ export interface DispatchOptions {
 const DEFAULT_STALL_DELAYS_MS = [5_000, 10_000, 20_000, 40_000, 60_000];
 
 /**
- * The only way anything reaches a chat. Messages are written to the `outbox` table before
- * they are sent and marked with their message id after, so a restart sends what was not
- * sent and nothing twice. One lane per chat keeps a chat's messages in the order they were
- * produced: a row Telegram cannot take now stays at the head of its chat and is tried again
- * with backoff while the process runs, and the chat's later rows wait behind it. Typing,
- * drafts and live edits are not stored (see live.ts).
+ * The only way anything reaches a chat of one channel. Messages are written to the `outbox`
+ * table (with the channel's `platform`) before they are sent and marked with their message
+ * id after, so a restart sends what was not sent and nothing twice. One lane per chat keeps
+ * a chat's messages in the order they were produced: a row the channel cannot take now
+ * (`transient`) stays at the head of its chat and is tried again with backoff while the
+ * process runs, and the chat's later rows wait behind it; any other refusal is final.
+ * Typing, drafts and live edits are not stored (see live.ts). Reads only ChannelError kinds.
  */
 export function createOutbox(deps: OutboxDeps) {
   const { repo, channel, clock, log } = deps;
@@ -70,7 +71,7 @@ export function createOutbox(deps: OutboxDeps) {
   const queued = new Map<number, Promise<boolean>>();
   let closed = false;
 
-  /** Sends one row; 'deferred' when Telegram could not take it now (it stays pending). */
+  /** Sends one row; 'deferred' when the channel could not take it now (it stays pending). */
   async function attempt(row: OutboxRow, priority: Priority) {
     const to = addressOf(row);
     try {
@@ -83,7 +84,7 @@ export function createOutbox(deps: OutboxDeps) {
       return 'sent' as const;
     } catch (error) {
       if (shutdown.signal.aborted) return 'deferred' as const;
-      const final = !(error instanceof TelegramApiError && error.transient);
+      const final = !(error instanceof ChannelError && error.kind === 'transient');
       repo.markAttempt(row.id, redact(String((error as Error).message)), final);
       if (final || !stalled.has(row.chatId))
         log.error(
@@ -168,8 +169,11 @@ export function createOutbox(deps: OutboxDeps) {
     return Promise.all(tasks).then((sent) => sent.every(Boolean));
   }
 
-  const insert = (to: Address, payload: RowPayload) =>
-    repo.insert(to, payload.kind, payload, clock.now());
+  const insert = (to: Address, payload: RowPayload) => {
+    if (to.platform !== channel.platform)
+      throw new Error(`the ${channel.platform} outbox cannot send to a ${to.platform} address`);
+    return repo.insert(to, payload.kind, payload, clock.now());
+  };
 
   function writeParts(to: Address, parts: TextPart[]): number[] {
     return parts.map((part) => insert(to, { kind: 'text', part }));
@@ -182,7 +186,7 @@ export function createOutbox(deps: OutboxDeps) {
 
   /** Writes a payload's rows; returns their ids and what was degraded, if anything. */
   function writePayload(to: Address, payload: OutboundPayload): { ids: number[]; note?: string } {
-    const degraded = degrade(payload, channel.capabilities);
+    const degraded = degrade(payload, channel);
     const p = degraded.payload;
     const note = degraded.note === undefined ? {} : { note: degraded.note };
     if (!p || p.kind === 'action') {
@@ -223,9 +227,9 @@ export function createOutbox(deps: OutboxDeps) {
     send: (to: Address, message: OutboundText, options?: DispatchOptions): Promise<boolean> =>
       dispatch(write(to, message), options),
 
-    /** Sends every row left unsent by an earlier run, in the order written. */
+    /** Sends every row of this channel left unsent by an earlier run, in the order written. */
     resumeUnsent: async (): Promise<void> => {
-      await dispatch(repo.unsent().map((row) => row.id));
+      await dispatch(repo.unsent(channel.platform).map((row) => row.id));
     },
 
     /**
@@ -247,7 +251,7 @@ export type Outbox = ReturnType<typeof createOutbox>;
 
 function addressOf(row: OutboxRow): Address {
   return {
-    platform: 'tg',
+    platform: row.channel,
     chatId: row.chatId,
     ...(row.threadId === null ? {} : { threadId: row.threadId }),
   };

@@ -1,4 +1,4 @@
-import { TelegramApiError } from '../core/errors.ts';
+import { ChannelError, type ChannelErrorKind } from '../core/errors.ts';
 import type { Channel, Logger, MediaMessage } from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
 import type { TextPart } from './compose.ts';
@@ -13,8 +13,10 @@ export type RowPayload =
 
 /**
  * What one outbox row or live call does on the channel: HTML first and the plain text when
- * Telegram cannot parse it; an edit that is already shown counts as done, and an edit of a
- * message that is gone (deleted by someone) sends the text as a new message instead.
+ * the channel refuses the markup; an edit that is already shown counts as done, and an edit
+ * of a message that is gone (deleted by someone) sends the text as a new message instead.
+ * A channel without edits gets every edit as a new message; one without deletes keeps the
+ * message (the row is done).
  */
 export function createSenders(channel: Channel, log: Logger) {
   const fellBack = (to: Address, what: string) => () =>
@@ -27,16 +29,21 @@ export function createSenders(channel: Channel, log: Logger) {
       fellBack(to, 'sendMessage'),
     );
 
-  /** Edits a message in place; false when it was already showing exactly this. */
-  const editPart = async (to: Address, messageId: number, part: TextPart): Promise<void> => {
+  /** Edits a message in place; done as well when it already shows exactly this. */
+  const editPart = async (
+    edit: NonNullable<Channel['editText']>,
+    to: Address,
+    messageId: number,
+    part: TextPart,
+  ): Promise<void> => {
     try {
       await withPlainFallback(
-        () => channel.editText(to, messageId, part.html, { html: true, ...keyboardOf(part) }),
-        () => channel.editText(to, messageId, part.plain, { html: false, ...keyboardOf(part) }),
+        () => edit(to, messageId, part.html, { html: true, ...keyboardOf(part) }),
+        () => edit(to, messageId, part.plain, { html: false, ...keyboardOf(part) }),
         fellBack(to, 'editMessageText'),
       );
     } catch (error) {
-      if (!(error instanceof TelegramApiError) || !error.isNotModified) throw error;
+      if (!isKind(error, 'not_modified')) throw error;
     }
   };
 
@@ -47,13 +54,15 @@ export function createSenders(channel: Channel, log: Logger) {
       fellBack(to, 'sendMedia'),
     );
 
-  /** An edit row: in place, or as a new message when the shown one is gone. */
+  /** An edit row: in place, or as a new message when the shown one is gone (or uneditable). */
   async function editOrResend(to: Address, messageId: number, part: TextPart) {
+    const edit = channel.editText?.bind(channel);
+    if (!edit) return sendPart(to, part);
     try {
-      await editPart(to, messageId, part);
+      await editPart(edit, to, messageId, part);
       return { messageId };
     } catch (error) {
-      if (!(error instanceof TelegramApiError) || !error.isMessageGone) throw error;
+      if (!isKind(error, 'gone')) throw error;
       log.warn(
         { event: 'tg_edit_target_gone', chatId: to.chatId, messageId },
         'the message to edit is gone; sending the text as a new message',
@@ -64,17 +73,24 @@ export function createSenders(channel: Channel, log: Logger) {
 
   async function deleteMessage(to: Address, messageId: number) {
     try {
-      await channel.deleteMessage(to, messageId);
+      await channel.deleteMessage?.(to, messageId);
     } catch (error) {
       // Already gone: what the row asked for is true.
-      if (!(error instanceof TelegramApiError) || !error.isMessageGone) throw error;
+      if (!isKind(error, 'gone')) throw error;
     }
     return { messageId };
   }
 
   return {
     sendPart,
-    editPart,
+
+    /** Edits a live message in place; false when the channel has no edits (nothing sent). */
+    async editLive(to: Address, messageId: number, part: TextPart): Promise<boolean> {
+      const edit = channel.editText?.bind(channel);
+      if (!edit) return false;
+      await editPart(edit, to, messageId, part);
+      return true;
+    },
 
     /** Sends one outbox row; resolves with the message it produced or changed. */
     sendRow(to: Address, payload: RowPayload): Promise<{ messageId: number }> {
@@ -93,6 +109,10 @@ export function createSenders(channel: Channel, log: Logger) {
 }
 
 export type Senders = ReturnType<typeof createSenders>;
+
+function isKind(error: unknown, kind: ChannelErrorKind): boolean {
+  return error instanceof ChannelError && error.kind === kind;
+}
 
 function keyboardOf(part: TextPart) {
   return part.keyboard ? { keyboard: part.keyboard } : {};

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Clock, TimerHandle } from '../core/clock.ts';
-import type { Address } from '../core/types.ts';
+import type { Channel } from '../core/ports.ts';
+import type { Address, ChatType } from '../core/types.ts';
 import { composeText, markdown, type TextPart } from './compose.ts';
 import type { Outbox } from './outbox.ts';
 
@@ -10,6 +11,18 @@ import type { Outbox } from './outbox.ts';
  * sends only the final text.
  */
 export type StreamMode = 'draft' | 'edit' | 'none';
+
+/**
+ * How a reply streams on `channel` in a chat of `chatType`, by the methods it has: drafts in
+ * private chats; else editing the first chunk in place; with neither, the final text only.
+ */
+export function streamModeFor(
+  channel: Pick<Channel, 'sendDraft' | 'editText'>,
+  chatType: ChatType,
+): StreamMode {
+  if (chatType === 'private' && channel.sendDraft) return 'draft';
+  return channel.editText ? 'edit' : 'none';
+}
 
 export interface StreamOptions {
   outbox: Outbox;

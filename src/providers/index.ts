@@ -3,6 +3,7 @@ import type { ChatModel } from '../core/ports.ts';
 import { modelAcceptsImages } from '../usage/models.ts';
 import { createGeminiChatModel } from './gemini.ts';
 import { createGroqChatModel } from './groq.ts';
+import { parseModelRef } from './model-ref.ts';
 import { createOpenAiChatModel } from './openai.ts';
 
 export const DEFAULT_CHAT_MODELS: Record<Provider, string> = {
@@ -37,4 +38,24 @@ export function createChatModel(config: Config, provider: Provider, model?: stri
 export function providerConfigured(config: Config, provider: Provider): boolean {
   const { apiKey, baseUrl } = config.providers[provider];
   return apiKey !== undefined || baseUrl !== undefined;
+}
+
+/**
+ * Chat models by reference (`model` for LLM_PROVIDER, or `provider:model`), made once each:
+ * a pack's manifest `model` answers that pack's turns. A reference to a provider without a
+ * key or base URL falls back to the default model (packs are validated before a key is known).
+ */
+export function createModelResolver(config: Config, defaultModel: ChatModel) {
+  const made = new Map<string, ChatModel>();
+  return (ref: string | undefined): ChatModel => {
+    if (!ref) return defaultModel;
+    const known = made.get(ref);
+    if (known) return known;
+    const { provider, model } = parseModelRef(ref, config.llm.provider);
+    const chat = providerConfigured(config, provider)
+      ? createChatModel(config, provider, model)
+      : defaultModel;
+    made.set(ref, chat);
+    return chat;
+  };
 }

@@ -2,6 +2,7 @@ import type { Config, Provider } from '../config/config.ts';
 import type { ChatModel, ChatRequest } from '../core/ports.ts';
 import type { ImageInput } from '../core/types.ts';
 import { createChatModel, providerConfigured } from './index.ts';
+import { parseModelRef } from './model-ref.ts';
 
 /** The vision model of each provider when VISION_MODEL does not name one. */
 export const DEFAULT_VISION_MODELS: Record<Provider, string> = {
@@ -10,23 +11,7 @@ export const DEFAULT_VISION_MODELS: Record<Provider, string> = {
   groq: 'meta-llama/llama-4-scout-17b-16e-instruct',
 };
 
-const PROVIDERS = Object.keys(DEFAULT_VISION_MODELS) as Provider[];
-
-/**
- * Reads a model setting: `provider:model`, or a bare model name for `provider`. Only a known
- * provider name counts as a prefix, so a model name with a colon in it (`llava:13b` on an
- * OpenAI-compatible server) stays whole.
- */
-export function parseModelRef(
-  value: string,
-  provider: Provider,
-): { provider: Provider; model: string } {
-  const colon = value.indexOf(':');
-  const prefix = value.slice(0, colon) as Provider;
-  if (colon > 0 && PROVIDERS.includes(prefix) && colon < value.length - 1)
-    return { provider: prefix, model: value.slice(colon + 1) };
-  return { provider, model: value };
-}
+export { parseModelRef };
 
 /**
  * The model that describes photos for a chat model that cannot see: VISION_MODEL, else the

@@ -1,7 +1,11 @@
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
+import type { PackRegistry } from '../packs/registry.ts';
 import type { SessionRepo, SessionRow } from '../store/session-repo.ts';
+
+/** The pack a conversation uses when no pack is installed. */
+export const CORE_PACK = 'core';
 
 /** `tg:<chatId>[:<threadId>]:<pack>` — a session belongs to one address and one pack. */
 export function sessionKey(address: Address, pack: string): string {
@@ -20,11 +24,20 @@ export interface Route {
  * (logged), and the right session is found or minted and the route repointed. Switching
  * packs therefore never carries another pack's history.
  */
-export function createRouter(deps: { sessions: SessionRepo; clock: Clock; log: Logger }) {
-  const { sessions, clock, log } = deps;
+export function createRouter(deps: {
+  sessions: SessionRepo;
+  packs: Pick<PackRegistry, 'list' | 'get' | 'byLabel'>;
+  clock: Clock;
+  log: Logger;
+  /** A conversation was bound to a pack (the scheduler gives it the pack's jobs). */
+  onBound?: (address: Address, pack: string) => void;
+}) {
+  const { sessions, packs, clock, log } = deps;
 
   const bind = (address: Address, pack: string, session: SessionRow): Route => {
+    const before = sessions.route(address)?.activePack;
     sessions.saveRoute(address, { activePack: pack, sessionId: session.id }, clock.now());
+    if (before !== pack) deps.onBound?.(address, pack);
     return { pack, session };
   };
 
@@ -37,10 +50,52 @@ export function createRouter(deps: { sessions: SessionRepo; clock: Clock; log: L
       : sessions.createSession({ key, pack, address }, clock.now());
   };
 
+  const boundPack = (address: Address): string | undefined =>
+    sessions.route(address)?.activePack ?? undefined;
+
   return {
-    /** The pack bound to an address, if any. */
-    boundPack(address: Address): string | undefined {
-      return sessions.route(address)?.activePack ?? undefined;
+    boundPack,
+
+    /**
+     * The pack that answers in a conversation: the bound one (while it is installed), the
+     * only installed one, CORE_PACK when none is, else the pack its forum topic is named
+     * after; undefined when the user must pick.
+     */
+    activePack(address: Address, topicName?: string): string | undefined {
+      const all = packs.list();
+      const bound = boundPack(address);
+      if (bound && (packs.get(bound) || (bound === CORE_PACK && all.length === 0))) return bound;
+      if (all.length === 0) return CORE_PACK;
+      if (all.length === 1) return all[0]!.name;
+      return topicName ? packs.byLabel(topicName)?.name : undefined;
+    },
+
+    /** The session a conversation uses now, if it has one. */
+    currentSession(address: Address): string | undefined {
+      return sessions.route(address)?.sessionId ?? undefined;
+    },
+
+    /** How many messages a session holds (for /status and /compact). */
+    sessionSize: (sessionId: string): number => sessions.messageCount(sessionId),
+
+    /** The packs that have a forum topic bound in a chat. */
+    packsWithTopics(chatId: number): Set<string> {
+      return new Set(
+        sessions
+          .routesInChat(chatId)
+          .flatMap((r) => (r.threadId !== null && r.activePack ? [r.activePack] : [])),
+      );
+    },
+
+    /** Every conversation bound to an installed pack (the scheduler's delivery targets). */
+    boundConversations(): { chatId: number; threadId: number | null; pack: string }[] {
+      return sessions
+        .allRoutes()
+        .flatMap((r) =>
+          r.activePack && packs.get(r.activePack)
+            ? [{ chatId: r.chatId, threadId: r.threadId, pack: r.activePack }]
+            : [],
+        );
     },
 
     /** The session for `address` with `pack` active, binding the route to it. */

@@ -1,63 +1,262 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, isNull, lte, min, or, sql } from 'drizzle-orm';
 import type { Address } from '../core/types.ts';
+import { nextRunAfter } from '../scheduler/next-run.ts';
 import type { Db } from './client.ts';
+import { type ManifestJob, syncManifestJobs } from './manifest-jobs.ts';
 import { jobs } from './schema.ts';
 
-export type JobRow = typeof jobs.$inferSelect;
+export { type ManifestJob, manifestKey } from './manifest-jobs.ts';
 
-/** Scheduled jobs; the `schedule` tool only ever sees its own pack's jobs in its own chat. */
-export function createJobRepo(db: Db) {
-  const owned = (pack: string, to: Address) =>
+/** A job. Every writer sets `chatId`; the column is nullable only for SQLite's sake. */
+export type JobRow = Omit<typeof jobs.$inferSelect, 'chatId'> & { chatId: number };
+export type JobKind = JobRow['kind'];
+/** How a run ended, as `job_run` logs it. */
+export type RunOutcome = NonNullable<JobRow['lastOutcome']>;
+
+/**
+ * Scheduled jobs. The `schedule` tool only ever sees its own pack's jobs in its own chat
+ * (`list`, `find`, `setEnabled`, `remove`); the scheduler uses the rest. Cron times are
+ * read in `timezone`.
+ */
+export function createJobRepo(db: Db, options: { timezone: string }) {
+  const { timezone } = options;
+  const listeners = new Set<() => void>();
+  const changed = () => {
+    for (const listener of listeners) listener();
+  };
+  const at = (to: Address) =>
     and(
-      eq(jobs.pack, pack),
+      eq(jobs.platform, to.platform),
       eq(jobs.chatId, to.chatId),
       to.threadId === undefined ? isNull(jobs.threadId) : eq(jobs.threadId, to.threadId),
     );
+  const owned = (pack: string, to: Address) => and(eq(jobs.pack, pack), at(to));
+  /** Enabled and not running: the jobs that may fall due. */
+  const waiting = and(eq(jobs.enabled, true), isNull(jobs.runningDueAt));
+  const rows = (query: { all(): unknown[] }) => query.all() as JobRow[];
+  /** The next time after `after`; null when the stored schedule has none (or cannot be read). */
+  const nextAfter = (job: { kind: JobKind; schedule: string }, after: number) => {
+    try {
+      return nextRunAfter(job, timezone, after);
+    } catch {
+      return null;
+    }
+  };
+  const find = (id: string, pack: string, to: Address) =>
+    db
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.id, id), owned(pack, to)))
+      .get() as JobRow | undefined;
 
   return {
+    /** Calls `listener` after the `schedule` tool creates, pauses, resumes or removes a job. */
+    onChange(listener: () => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
     create(
-      fields: { pack: string; to: Address; schedule: string; skill?: string; prompt?: string },
+      fields: {
+        pack: string;
+        to: Address;
+        kind: JobKind;
+        schedule: string;
+        nextRunAt: number | null;
+        skill?: string;
+        prompt?: string;
+      },
       now: number,
     ): JobRow {
-      const row = {
+      const row: JobRow = {
         id: randomUUID().slice(0, 8),
         pack: fields.pack,
-        source: 'tool' as const,
+        source: 'tool',
+        kind: fields.kind,
+        manifestKey: null,
+        platform: fields.to.platform,
         chatId: fields.to.chatId,
         threadId: fields.to.threadId ?? null,
         schedule: fields.schedule,
         skill: fields.skill ?? null,
         prompt: fields.prompt ?? null,
         enabled: true,
-        nextRunAt: null,
+        nextRunAt: fields.nextRunAt,
         lastRunAt: null,
+        lastOutcome: null,
+        runningDueAt: null,
+        runAttempts: 0,
         createdAt: now,
       };
       db.insert(jobs).values(row).run();
+      changed();
       return row;
     },
 
+    /** The pack's jobs in this chat or topic, oldest first. */
     list(pack: string, to: Address): JobRow[] {
-      return db.select().from(jobs).where(owned(pack, to)).orderBy(asc(jobs.createdAt)).all();
+      return rows(db.select().from(jobs).where(owned(pack, to)).orderBy(asc(jobs.createdAt)));
     },
 
-    /** Pauses or resumes one of the pack's jobs in this chat; false when there is none. */
-    setEnabled(id: string, pack: string, to: Address, enabled: boolean): boolean {
-      const result = db
-        .update(jobs)
-        .set({ enabled })
-        .where(and(eq(jobs.id, id), owned(pack, to)))
-        .run();
-      return result.changes > 0;
+    find,
+
+    /**
+     * Pauses or resumes one of the pack's jobs in this chat; false when there is none. A
+     * resumed cron job continues from its next tick after `now`, without catching up.
+     */
+    setEnabled(id: string, pack: string, to: Address, enabled: boolean, now: number): boolean {
+      const job = find(id, pack, to);
+      if (!job) return false;
+      const nextRunAt = enabled && job.kind === 'cron' ? nextAfter(job, now) : job.nextRunAt;
+      db.update(jobs).set({ enabled, nextRunAt }).where(eq(jobs.id, id)).run();
+      changed();
+      return true;
     },
 
     remove(id: string, pack: string, to: Address): boolean {
-      return (
+      const removed =
         db
           .delete(jobs)
           .where(and(eq(jobs.id, id), owned(pack, to)))
-          .run().changes > 0
+          .run().changes > 0;
+      if (removed) changed();
+      return removed;
+    },
+
+    /** Every job of a chat or topic (all packs), the soonest first; paused ones last. */
+    forAddress(to: Address): JobRow[] {
+      return rows(
+        db
+          .select()
+          .from(jobs)
+          .where(at(to))
+          .orderBy(
+            sql`${jobs.enabled} DESC`,
+            sql`${jobs.nextRunAt} IS NULL`,
+            asc(jobs.nextRunAt),
+            asc(jobs.createdAt),
+          ),
+      );
+    },
+
+    /** Enabled jobs not running whose next time is at or before `now`, the earliest first. */
+    due(now: number): JobRow[] {
+      return rows(
+        db
+          .select()
+          .from(jobs)
+          .where(and(waiting, lte(jobs.nextRunAt, now)))
+          .orderBy(asc(jobs.nextRunAt), asc(jobs.createdAt), sql`rowid`),
+      );
+    },
+
+    /** Cron jobs (enabled, not running) whose next tick is in (`from`, `to`]. */
+    cronDueBetween(from: number, to: number): JobRow[] {
+      return rows(
+        db
+          .select()
+          .from(jobs)
+          .where(
+            and(waiting, eq(jobs.kind, 'cron'), gt(jobs.nextRunAt, from), lte(jobs.nextRunAt, to)),
+          )
+          .orderBy(asc(jobs.nextRunAt)),
+      );
+    },
+
+    /** Enabled cron jobs that are not running. */
+    waitingCron(): JobRow[] {
+      return rows(
+        db
+          .select()
+          .from(jobs)
+          .where(and(waiting, eq(jobs.kind, 'cron'))),
+      );
+    },
+
+    /** Runs that were started and not acknowledged (a crash mid-run leaves them). */
+    claimed(): JobRow[] {
+      return rows(
+        db.select().from(jobs).where(isNotNull(jobs.runningDueAt)).orderBy(asc(jobs.runningDueAt)),
+      );
+    },
+
+    /** The earliest next time of an enabled job that is not running, after `after` if given. */
+    earliest(after?: number): number | undefined {
+      const where = after === undefined ? waiting : and(waiting, gt(jobs.nextRunAt, after));
+      return (
+        db
+          .select({ at: min(jobs.nextRunAt) })
+          .from(jobs)
+          .where(where)
+          .get()?.at ?? undefined
+      );
+    },
+
+    /** Moves a cron job to its first tick after `after` (a missed or skipped tick). */
+    skipTo(id: string, after: number): number | null {
+      const job = db.select().from(jobs).where(eq(jobs.id, id)).get();
+      if (!job) return null;
+      const nextRunAt = nextAfter(job, after);
+      db.update(jobs).set({ nextRunAt }).where(eq(jobs.id, id)).run();
+      return nextRunAt;
+    },
+
+    /**
+     * Claims the run due at `dueAt`, durably, before it starts: the job must still be enabled
+     * and due then, or be that very run left claimed by a crash (it is started again). The
+     * claimed row, or undefined when the job is gone, paused or moved.
+     */
+    claim(id: string, dueAt: number): JobRow | undefined {
+      return db
+        .update(jobs)
+        .set({ runningDueAt: dueAt, runAttempts: sql`${jobs.runAttempts} + 1` })
+        .where(
+          and(
+            eq(jobs.id, id),
+            or(and(waiting, eq(jobs.nextRunAt, dueAt)), eq(jobs.runningDueAt, dueAt)),
+          ),
+        )
+        .returning()
+        .get() as JobRow | undefined;
+    },
+
+    /**
+     * Acknowledges the run due at `dueAt`: a one-shot is removed; a cron job is released with
+     * `lastRunAt` = `now` and its next tick after both. Call it in the transaction that
+     * commits the run's reply. Idempotent: false when that run is no longer claimed.
+     */
+    finishRun(id: string, dueAt: number, now: number): boolean {
+      const job = db
+        .select()
+        .from(jobs)
+        .where(and(eq(jobs.id, id), eq(jobs.runningDueAt, dueAt)))
+        .get();
+      if (!job) return false;
+      if (job.kind === 'once') return db.delete(jobs).where(eq(jobs.id, id)).run().changes > 0;
+      db.update(jobs)
+        .set({
+          runningDueAt: null,
+          runAttempts: 0,
+          lastRunAt: now,
+          nextRunAt: nextAfter(job, Math.max(now, dueAt)),
+        })
+        .where(eq(jobs.id, id))
+        .run();
+      return true;
+    },
+
+    recordOutcome(id: string, outcome: RunOutcome): void {
+      db.update(jobs).set({ lastOutcome: outcome }).where(eq(jobs.id, id)).run();
+    },
+
+    /** Makes the manifest jobs exactly `wanted` (see syncManifestJobs). */
+    syncManifest(wanted: readonly ManifestJob[], now: number) {
+      return syncManifestJobs(
+        db,
+        wanted,
+        (schedule) => nextAfter({ kind: 'cron', schedule }, now),
+        now,
       );
     },
   };

@@ -8,10 +8,12 @@ export type OutboxRow = typeof outbox.$inferSelect;
 /** Rows of the `outbox` table: written before a send, marked with the message id after. */
 export function createOutboxRepo(db: Db) {
   return {
+    /** Writes a pending row for `to`; the row records its channel (`to.platform`). */
     insert(to: Address, kind: string, payload: unknown, now: number): number {
       const row = db
         .insert(outbox)
         .values({
+          channel: to.platform,
           chatId: to.chatId,
           threadId: to.threadId ?? null,
           kind,
@@ -47,12 +49,14 @@ export function createOutboxRepo(db: Db) {
         .run();
     },
 
-    /** Unsent rows, in the order they were written. */
-    unsent(): OutboxRow[] {
+    /** Unsent rows of one channel, in the order they were written. */
+    unsent(channel: string): OutboxRow[] {
       return db
         .select()
         .from(outbox)
-        .where(and(ne(outbox.status, 'sent'), ne(outbox.status, 'failed')))
+        .where(
+          and(eq(outbox.channel, channel), ne(outbox.status, 'sent'), ne(outbox.status, 'failed')),
+        )
         .orderBy(asc(outbox.id))
         .all();
     },

@@ -71,6 +71,8 @@ export const outbox = sqliteTable(
   'outbox',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
+    /** The channel the row goes out on: the `platform` of its address (`tg`). */
+    channel: text('channel').notNull().default('tg'),
     chatId: integer('chat_id').notNull(),
     threadId: integer('thread_id'),
     kind: text('kind').notNull(),
@@ -116,18 +118,45 @@ export const usageEvents = sqliteTable(
   (t) => [index('usage_events_day').on(t.day), index('usage_events_session').on(t.sessionId)],
 );
 
-/** Scheduled jobs from pack manifests and the `schedule` tool. */
-export const jobs = sqliteTable('jobs', {
-  id: text('id').primaryKey(),
-  pack: text('pack').notNull(),
-  source: text('source', { enum: ['manifest', 'tool'] }).notNull(),
-  chatId: integer('chat_id'),
-  threadId: integer('thread_id'),
-  schedule: text('schedule').notNull(),
-  skill: text('skill'),
-  prompt: text('prompt'),
-  enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
-  nextRunAt: integer('next_run_at'),
-  lastRunAt: integer('last_run_at'),
-  createdAt: integer('created_at').notNull(),
-});
+/**
+ * Scheduled jobs from pack manifests and the `schedule` tool. `schedule` is a 5-field cron
+ * expression (`kind` 'cron', read in SATCHEL_TIMEZONE) or an ISO 8601 date-time with an
+ * offset (`kind` 'once': it runs once, then the row is removed).
+ */
+export const jobs = sqliteTable(
+  'jobs',
+  {
+    id: text('id').primaryKey(),
+    pack: text('pack').notNull(),
+    source: text('source', { enum: ['manifest', 'tool'] }).notNull(),
+    kind: text('kind', { enum: ['cron', 'once'] })
+      .notNull()
+      .default('cron'),
+    /** `<pack>:<cronId>:<address key>` for a manifest job, so materializing it is idempotent. */
+    manifestKey: text('manifest_key'),
+    /** The channel of the conversation the job delivers to (an address's `platform`). */
+    platform: text('platform').notNull().default('tg'),
+    // Every writer sets it; it stays nullable because SQLite cannot add NOT NULL in place.
+    chatId: integer('chat_id'),
+    threadId: integer('thread_id'),
+    schedule: text('schedule').notNull(),
+    skill: text('skill'),
+    prompt: text('prompt'),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    /** The next due time; null when a cron expression has no future time. */
+    nextRunAt: integer('next_run_at'),
+    lastRunAt: integer('last_run_at'),
+    /** How the last run ended, as logged in `job_run`. */
+    lastOutcome: text('last_outcome', { enum: ['delivered', 'silent', 'failed', 'refused'] }),
+    /** The due time of a run that was started and not yet acknowledged (the durable claim). */
+    runningDueAt: integer('running_due_at'),
+    /** How many times the claimed run was started; a run interrupted twice is given up. */
+    runAttempts: integer('run_attempts').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('jobs_manifest_key').on(t.manifestKey),
+    index('jobs_next_run').on(t.enabled, t.nextRunAt),
+    index('jobs_chat').on(t.platform, t.chatId, t.threadId),
+  ],
+);

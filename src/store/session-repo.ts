@@ -51,6 +51,11 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
         .run();
     },
 
+    /** Every route (a conversation and the pack it is bound to). */
+    allRoutes(): RouteRow[] {
+      return db.select().from(conversationRoutes).all();
+    },
+
     /** Every route in a chat (its private chat or General topic, and its forum topics). */
     routesInChat(chatId: number): RouteRow[] {
       return db
@@ -85,8 +90,28 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
         .get();
     },
 
+    /**
+     * The session of a scheduled job (kind `job`, one per job): the job's own history, so a
+     * daily job remembers yesterday's run but never sees the chat's.
+     */
+    jobSession(key: string, pack: string, address: Address, now: number): SessionRow {
+      const found = db
+        .select()
+        .from(sessions)
+        .where(and(eq(sessions.key, key), eq(sessions.kind, 'job'), isNull(sessions.closedAt)))
+        .orderBy(desc(sessions.createdAt))
+        .get();
+      return found ?? this.createSession({ key, pack, address, kind: 'job' }, now);
+    },
+
     createSession(
-      fields: { key: string; pack: string; address: Address; summary?: string },
+      fields: {
+        key: string;
+        pack: string;
+        address: Address;
+        summary?: string;
+        kind?: 'chat' | 'job';
+      },
       now: number,
     ): SessionRow {
       const row = {
@@ -94,7 +119,7 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
         key: fields.key,
         pack: fields.pack,
         address: addressKey(fields.address),
-        kind: 'chat' as const,
+        kind: fields.kind ?? ('chat' as const),
         summary: fields.summary ?? null,
         summaryUpto: null,
         createdAt: now,

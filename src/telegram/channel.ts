@@ -12,7 +12,7 @@ import type {
   SendTextOptions,
 } from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
-import { toTelegramError } from './errors.ts';
+import { toChannelError } from './errors.ts';
 
 /** Telegram can send everything satchel produces. */
 const TELEGRAM_CAPABILITIES: ChannelCapabilities = {
@@ -21,14 +21,12 @@ const TELEGRAM_CAPABILITIES: ChannelCapabilities = {
   voice: true,
   document: true,
   keyboard: true,
-  drafts: true,
-  edits: true,
-  chatActions: true,
 };
 
 /**
- * The Telegram channel: each method is exactly one Bot API call. Every call into a forum
- * topic carries its `message_thread_id`; the General topic (no threadId) carries none.
+ * The Telegram channel (`tg`), with every optional method: each method is exactly one Bot
+ * API call, and its failure is a ChannelError (see errors.ts). Every call into a forum topic
+ * carries its `message_thread_id`; the General topic (no threadId) carries none.
  */
 export function createTelegramChannel(
   api: Api,
@@ -47,11 +45,12 @@ export function createTelegramChannel(
     try {
       return await call();
     } catch (error) {
-      throw toTelegramError(method, error);
+      throw toChannelError(method, error);
     }
   };
 
   return {
+    platform: 'tg',
     capabilities,
     sendText: (to, text, options) =>
       guarded('sendMessage', async () => {

@@ -1,9 +1,40 @@
 import { GrammyError, HttpError } from 'grammy';
-import { TelegramApiError } from '../core/errors.ts';
+import { ChannelError, type ChannelErrorKind } from '../core/errors.ts';
 
-/** The one place Bot API failures become the project's TelegramApiError. */
-export function toTelegramError(method: string, error: unknown): unknown {
-  if (error instanceof TelegramApiError) return error;
+/**
+ * A Bot API call failed: a ChannelError that keeps Telegram's answer (`status`, the
+ * `description`) for the logs. Its kind is read from that answer in `kindOf`, the one place
+ * that knows Telegram's wording.
+ */
+export class TelegramApiError extends ChannelError {
+  /** The HTTP status Telegram answered with; undefined when no answer came. */
+  readonly status: number | undefined;
+  readonly description: string;
+
+  constructor(
+    method: string,
+    description: string,
+    options: { status?: number; retryAfterSec?: number; cause?: unknown } = {},
+  ) {
+    super(kindOf(options.status, description), method, description, {
+      ...(options.retryAfterSec === undefined
+        ? {}
+        : { retryAfterMs: options.retryAfterSec * 1000 }),
+      cause: options.cause,
+    });
+    this.status = options.status;
+    this.description = description;
+  }
+}
+
+/**
+ * The one place Bot API failures become the project's errors: grammY's GrammyError (Telegram
+ * answered with an error) and HttpError (no answer) become a TelegramApiError, a ChannelError
+ * of the matching kind. The message keeps Telegram's description or the network reason,
+ * never the request URL (it carries the bot token). Anything else is returned as it is.
+ */
+export function toChannelError(method: string, error: unknown): unknown {
+  if (error instanceof ChannelError) return error;
   if (error instanceof GrammyError) {
     return new TelegramApiError(method, error.description, {
       status: error.error_code,
@@ -13,13 +44,21 @@ export function toTelegramError(method: string, error: unknown): unknown {
       cause: error,
     });
   }
-  if (error instanceof HttpError) {
-    // No answer from Telegram (network, DNS, reset): worth retrying.
-    return new TelegramApiError(method, `network error: ${describe(error.error)}`, {
-      cause: error,
-    });
-  }
+  if (error instanceof HttpError)
+    return new TelegramApiError(method, `network error: ${failureCause(error)}`, { cause: error });
   return error;
+}
+
+/** Telegram's answer as a ChannelError kind; no answer at all is transient. */
+function kindOf(status: number | undefined, description: string): ChannelErrorKind {
+  if (status === undefined || status >= 500) return 'transient';
+  if (status === 429) return 'rate_limited';
+  if (status !== 400) return 'refused';
+  if (/can't parse entities/i.test(description)) return 'bad_markup';
+  if (/message is not modified/i.test(description)) return 'not_modified';
+  if (/message to (edit|delete) not found|message can't be (edited|deleted)/i.test(description))
+    return 'gone';
+  return 'refused';
 }
 
 function describe(error: unknown): string {

@@ -8,8 +8,10 @@ import type { Bot } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
+import type { InboundEvent } from '../core/types.ts';
 import type { InboxRepo } from '../store/inbox-repo.ts';
 import { pollingHint } from './errors.ts';
+import { translateUpdate } from './translate.ts';
 import { parseUpdate } from './update-schema.ts';
 import { createUpdateSupplier } from './update-supplier.ts';
 
@@ -20,8 +22,8 @@ export interface IngressDeps {
   inbox: InboxRepo;
   clock: Clock;
   log: Logger;
-  /** Handles one well-formed update; must not throw (the pipeline reports its own failures). */
-  onUpdate(update: Update): Promise<void> | void;
+  /** Takes one event (the pipeline's entry); must not throw (it reports its own failures). */
+  onEvent(event: InboundEvent): void;
   /** Polling gave up for good (a revoked token, another instance polling). */
   onStopped?(error: unknown): void;
   /** Telegram answered for the first time (see createUpdateSupplier). */
@@ -47,7 +49,13 @@ export function createIngress(deps: IngressDeps) {
       return;
     }
     try {
-      await deps.onUpdate(update as Update);
+      const event = translateUpdate(update, clock.now());
+      if (event) deps.onEvent(event);
+      else {
+        // A kind satchel does not handle (a poll, an edited photo): nothing to answer.
+        log.debug({ event: 'tg_update_ignored', updateId }, 'unsupported update');
+        inbox.markDone([updateId], clock.now());
+      }
     } catch (error) {
       log.error({ event: 'tg_update_failed', updateId, err: error }, 'update handler failed');
     }

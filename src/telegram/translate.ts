@@ -210,7 +210,7 @@ function metaOf(
   const address = addressOf(message);
   const topicName = address.threadId === undefined ? undefined : topicNameOf(message);
   return {
-    updateIds: [updateId],
+    origin: { source: 'telegram', updateIds: [updateId] },
     address,
     chatType: message.chat.type as ChatType,
     senderId,

@@ -1,10 +1,9 @@
 import type { Bot } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Clock } from '../core/clock.ts';
-import { TelegramApiError } from '../core/errors.ts';
 import type { Logger } from '../core/ports.ts';
 import type { InboxRepo, StoredUpdate } from '../store/inbox-repo.ts';
-import { failureCause, isFatalPollingError } from './errors.ts';
+import { failureCause, isFatalPollingError, TelegramApiError } from './errors.ts';
 import { createOutageLog, retryUntilDone } from './retry.ts';
 import { updateIdOf } from './update-schema.ts';
 

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { encodeButton } from '../core/button-data.ts';
 import type { Clock } from '../core/clock.ts';
 import { AbortedError } from '../core/errors.ts';
 import { type Address, addressKey } from '../core/types.ts';
-
-const PREFIX = 'ask:';
 
 /** What the presser is told when nobody waits for the answer any more. */
 export const EXPIRED = 'This question has expired.';
@@ -30,15 +29,15 @@ interface Pending {
 }
 
 /**
- * Questions waiting for a button press. The coordinator routes `ask:` presses here directly
- * (not through the conversation's queue, where the asking turn is running).
+ * Questions waiting for a button press. Presses of `ask` buttons come here directly (not
+ * through the conversation's queue, where the asking turn is running).
  */
 export function createAskRegistry(clock: Clock) {
   const pending = new Map<string, Pending>();
 
   return {
     /** Button data for option `index` of question `id` (well under Telegram's 64 bytes). */
-    data: (id: string, index: number) => `${PREFIX}${id}:${index}`,
+    data: (id: string, index: number) => encodeButton({ type: 'ask', question: id, option: index }),
 
     newId: () => randomBytes(6).toString('base64url'),
 
@@ -73,18 +72,14 @@ export function createAskRegistry(clock: Clock) {
       pending.get(id)?.settle(undefined);
     },
 
-    /** Whether `data` is an answer button (handled here, whatever its state). */
-    isAnswer: (data: string) => data.startsWith(PREFIX),
-
     /**
      * Delivers a press. It answers only in the chat and topic where the question was asked,
      * and only when pressed by the user it was asked of; any other press leaves the question
      * waiting. Returns the notice for the presser, or undefined when the press answered.
      */
-    answer(data: string, from: Press): string | undefined {
-      const [id, index] = data.slice(PREFIX.length).split(':');
-      const question = id === undefined ? undefined : pending.get(id);
-      const option = question?.options[Number(index)];
+    answer(press: { question: string; option: number }, from: Press): string | undefined {
+      const question = pending.get(press.question);
+      const option = question?.options[press.option];
       if (!question || option === undefined) return EXPIRED;
       if (!isAsked(question.to, from)) return NOT_FOR_YOU;
       question.settle(option);

@@ -17,4 +17,6 @@ export interface TurnToolContext {
   asks: AskRegistry;
   jobs: JobRepo;
   clock: Clock;
+  /** SATCHEL_TIMEZONE: cron schedules are read, and times are shown, in it. */
+  timezone: string;
 }

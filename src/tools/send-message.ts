@@ -1,9 +1,9 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { encodeButton } from '../core/button-data.ts';
 import type { MediaSource } from '../core/ports.ts';
 import type { OutboundPayload } from '../outbound/degrade.ts';
-import { sayData } from './buttons.ts';
 import type { TurnToolContext } from './context.ts';
 import { defineTool, ToolError } from './tool.ts';
 
@@ -57,7 +57,11 @@ async function toPayload(args: Args, filesDir: string): Promise<OutboundPayload>
         text: args.text,
         format: 'markdown',
         ...(buttons.length
-          ? { keyboard: buttons.map((b) => [{ text: b, data: sayData(b) }]) }
+          ? {
+              keyboard: buttons.map((b) => [
+                { text: b, data: encodeButton({ type: 'say', text: b }) },
+              ]),
+            }
           : {}),
       };
     }

@@ -16,17 +16,26 @@ export function createActors(options: { maxWaiting: number }) {
   return {
     submit(key: string, job: TurnJob): 'queued' | 'busy' {
       if (lanes.waiting(key) >= options.maxWaiting) return 'busy';
-      void lanes.add(key, async () => {
-        if (closed) return;
+      void this.run(key, job);
+      return 'queued';
+    },
+
+    /**
+     * Runs `job` in the conversation's lane whatever its queue holds (a scheduled run is
+     * not refused as busy); resolves with its result, or undefined when closed first.
+     * `job` must not reject.
+     */
+    run<T>(key: string, job: (signal: AbortSignal) => Promise<T>): Promise<T | undefined> {
+      return lanes.add(key, async () => {
+        if (closed) return undefined;
         const controller = new AbortController();
         running.set(key, controller);
         try {
-          await job(controller.signal);
+          return await job(controller.signal);
         } finally {
           running.delete(key);
         }
       });
-      return 'queued';
     },
 
     /** Aborts the running turn of a conversation; queued turns still run. */

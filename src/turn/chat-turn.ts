@@ -1,23 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent, UserInput } from '../agent/agent.ts';
+import type { Agent, AgentEvent, UserInput } from '../agent/agent.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import type { Clock } from '../core/clock.ts';
-import type { ChannelCapabilities, Logger } from '../core/ports.ts';
-import { addressKey, type InboundEvent } from '../core/types.ts';
+import type { EventBus } from '../core/events.ts';
+import type { ChatModel, Logger } from '../core/ports.ts';
+import type { ChatType, InboundEvent } from '../core/types.ts';
 import type { MediaInputs } from '../inbound/media.ts';
 import { visibleMarkdown } from '../outbound/compose.ts';
 import type { Outbox } from '../outbound/outbox.ts';
 import { createStream, type StreamMode } from '../outbound/stream.ts';
 import { keepTyping } from '../outbound/typing.ts';
-import type { Skill } from '../packs/loader.ts';
+import type { Pack, Skill } from '../packs/loader.ts';
 import { packPromptSections } from '../packs/prompt.ts';
 import type { PackRegistry } from '../packs/registry.ts';
-import type { Router } from '../routing/router.ts';
-import type { InboxRepo } from '../store/inbox-repo.ts';
+import type { Route, Router } from '../routing/router.ts';
 import type { JobRepo } from '../store/job-repo.ts';
+import type { SessionRow } from '../store/session-repo.ts';
 import type { AskRegistry } from '../tools/asks.ts';
 import { createToolRunner, packTools } from '../tools/registry.ts';
 import { turnInputs } from './inputs.ts';
+import type { Replies } from './replies.ts';
+
+/** A scheduled run's answer that means "nothing to say this time": nothing is sent. */
+export const SILENT = '[SILENT]';
 
 export interface ChatTurnDeps {
   clock: Clock;
@@ -25,15 +30,20 @@ export interface ChatTurnDeps {
   agent: Agent;
   router: Router;
   outbox: Outbox;
-  inbox: InboxRepo;
+  replies: Replies;
+  transaction: <T>(fn: () => T) => T;
+  events: EventBus;
   packs: PackRegistry;
   asks: AskRegistry;
   jobs: JobRepo;
   timezone: string;
-  channelCapabilities: ChannelCapabilities;
+  /** How a reply streams in a chat of this type (from what the channel can do). */
+  streamMode(chatType: ChatType): StreamMode;
   media: MediaInputs;
-  /** The chat model takes images inline (else photos are described by the vision model). */
-  acceptsImages: boolean;
+  /** The model that answers a pack's turns (its manifest `model`, else the default). */
+  modelFor(pack: Pack | undefined): ChatModel;
+  /** Whether the fallback model (if any) takes images too. */
+  fallbackAcceptsImages: boolean;
 }
 
 export interface ChatTurn {
@@ -43,37 +53,40 @@ export interface ChatTurn {
   inputs?: UserInput[];
   pinned?: Skill;
   signal: AbortSignal;
+  /** A scheduled run: its own session, nothing streamed, `[SILENT]` sends nothing. */
+  job?: { session: SessionRow };
 }
 
 /**
- * One model turn for a conversation: the pack's prompt, the streamed reply, typing while it
- * runs, and the final rows written in the same transaction that marks the updates done.
+ * One model turn for a conversation: the pack's prompt and tools, the streamed reply and
+ * typing while it runs. The agent returns the answer; this stage stores it, writes its
+ * delivery and acknowledges the turn's origins in one transaction, then sends it.
  */
-export async function runChatTurn(deps: ChatTurnDeps, turn: ChatTurn): Promise<void> {
+export async function runChatTurn(
+  deps: ChatTurnDeps,
+  turn: ChatTurn,
+): Promise<{ silent: boolean }> {
   const { clock, outbox, packs } = deps;
   const first = turn.events[0]!;
   const { address } = first;
-  const updateIds = turn.events.flatMap((e) => e.updateIds);
   const turnId = randomUUID();
   const started = clock.now();
-  // A skill command of a pack other than the bound one runs in that pack's session but
-  // leaves the conversation with its pack.
-  const bound = turn.pinned ? deps.router.boundPack(address) : undefined;
-  const route =
-    bound !== undefined && bound !== turn.pack
-      ? deps.router.visit(address, turn.pack)
-      : deps.router.resolve(address, turn.pack);
+  const route = routeOf(deps, turn);
   const pack = packs.get(turn.pack);
   const storage = pack ? packs.storage(pack.name) : undefined;
-  const sections = pack && storage ? packPromptSections(pack, storage, turn.pinned) : [];
+  const model = deps.modelFor(pack);
+  const packCaps = {
+    dailyTokens: pack?.manifest.quota?.daily_tokens,
+    dailyUsd: pack?.manifest.quota?.daily_usd,
+  };
   // With several packs, a private reply says which pack gave it.
   const badge =
     pack && first.chatType === 'private' && packs.list().length >= 2
       ? `\n\n— ${pack.displayName}`
       : '';
-
-  const stopTyping = keepTyping(outbox, clock, address);
-  const stream = createStream({ outbox, clock, to: address, mode: streamMode(deps, first) });
+  const mode: StreamMode = turn.job ? 'none' : deps.streamMode(first.chatType);
+  const stopTyping = turn.job ? () => undefined : keepTyping(outbox, clock, address);
+  const stream = createStream({ outbox, clock, to: address, mode });
   const tools =
     pack && storage
       ? createToolRunner(
@@ -81,79 +94,92 @@ export async function runChatTurn(deps: ChatTurnDeps, turn: ChatTurn): Promise<v
             pack,
             storage,
             address,
-            senderId: first.senderId,
+            senderId: turn.job ? undefined : first.senderId,
             outbox,
             asks: deps.asks,
             jobs: deps.jobs,
             clock,
+            timezone: deps.timezone,
           }),
           deps.log.child({ turnId, pack: pack.name }),
         )
       : undefined;
   try {
-    const packCaps = {
-      dailyTokens: pack?.manifest.quota?.daily_tokens,
-      dailyUsd: pack?.manifest.quota?.daily_usd,
+    const scope = {
+      pack: turn.pack,
+      chatId: address.chatId,
+      threadId: address.threadId ?? null,
+      sessionId: route.session.id,
+      turnId,
     };
     const inputs =
       turn.inputs ??
       (await turnInputs(turn.events, deps.media, {
-        scope: {
-          pack: turn.pack,
-          chatId: address.chatId,
-          threadId: address.threadId ?? null,
-          sessionId: route.session.id,
-          turnId,
-        },
+        scope,
         packCaps,
-        acceptsImages: deps.acceptsImages,
+        acceptsImages: model.info.acceptsImages && deps.fallbackAcceptsImages,
         filesDir: storage?.filesDir,
         signal: turn.signal,
       }));
-    const result = await deps.agent.run(
-      {
-        session: route.session,
-        turnId,
-        pack: turn.pack,
-        packCaps,
-        tools,
-        chatId: address.chatId,
-        threadId: address.threadId,
-        system: buildSystemPrompt({ now: clock.now(), timezone: deps.timezone, sections }),
-        inputs,
-        signal: turn.signal,
-        onText: stream.push,
-        onRestart: stream.reset,
-        beforeFinish: stream.settle,
+    const input = {
+      session: route.session,
+      turnId,
+      pack: turn.pack,
+      packCaps,
+      tools,
+      model,
+      chatId: address.chatId,
+      threadId: address.threadId,
+      system: buildSystemPrompt({
+        now: clock.now(),
+        timezone: deps.timezone,
+        sections: pack && storage ? packPromptSections(pack, storage, turn.pinned) : [],
+      }),
+      inputs,
+      signal: turn.signal,
+      onEvent: (event: AgentEvent) => {
+        if (event.type === 'text') stream.push(event.delta);
+        else if (event.type === 'restart') stream.reset();
       },
-      (answer) => {
-        const ids = stream.finish(visibleMarkdown(answer) + badge);
-        deps.inbox.markDone(updateIds, clock.now());
-        return ids;
-      },
-    );
+    };
+    const result = await deps.agent.run(input);
     stopTyping();
-    await outbox.dispatch(result.delivered);
-    deps.log.info(
-      {
-        event: 'turn_completed',
-        turnId,
-        address: addressKey(address),
-        sessionId: route.session.id,
-        pack: route.pack,
-        modelCalls: result.modelCalls,
-        ms: clock.now() - started,
-      },
-      'turn completed',
-    );
+    await stream.settle();
+    const silent = turn.job !== undefined && result.answer.trim() === SILENT;
+    const ids = deps.transaction(() => {
+      deps.agent.storeAnswer(input, result.answer);
+      const rows = silent ? [] : stream.finish(visibleMarkdown(result.answer) + badge);
+      deps.replies.acknowledge(turn.events.map((e) => e.origin));
+      return rows;
+    });
+    await outbox.dispatch(ids);
+    deps.events.emit({
+      type: 'turn_completed',
+      turnId,
+      address,
+      pack: route.pack,
+      sessionId: route.session.id,
+      source: turn.job ? 'schedule' : 'chat',
+      modelCalls: result.modelCalls,
+      timedOut: result.timedOut,
+      ms: clock.now() - started,
+    });
+    return { silent };
   } finally {
     stopTyping();
     await stream.settle();
   }
 }
 
-function streamMode(deps: ChatTurnDeps, event: InboundEvent): StreamMode {
-  const can = deps.channelCapabilities;
-  if (event.chatType === 'private' && can.drafts) return 'draft';
-  return can.edits ? 'edit' : 'none';
+/**
+ * The session the turn runs in: a job's own; for a skill command of a pack other than the
+ * bound one, that pack's session (the conversation stays with its pack); else the route's.
+ */
+function routeOf(deps: ChatTurnDeps, turn: ChatTurn): Route {
+  const { address } = turn.events[0]!;
+  if (turn.job) return { pack: turn.pack, session: turn.job.session };
+  const bound = turn.pinned ? deps.router.boundPack(address) : undefined;
+  return bound !== undefined && bound !== turn.pack
+    ? deps.router.visit(address, turn.pack)
+    : deps.router.resolve(address, turn.pack);
 }

@@ -1,15 +1,14 @@
 import type { Agent } from '../agent/agent.ts';
 import type { Clock } from '../core/clock.ts';
-import { TelegramApiError } from '../core/errors.ts';
+import { ChannelError } from '../core/errors.ts';
 import type { Logger, ModelInfo } from '../core/ports.ts';
 import type { Address, InboundEvent } from '../core/types.ts';
 import { type OutboundText, plain } from '../outbound/compose.ts';
-import type { Outbox } from '../outbound/outbox.ts';
 import type { Skill } from '../packs/loader.ts';
 import type { PackRegistry } from '../packs/registry.ts';
 import { pickerMessage } from '../routing/picker.ts';
 import type { Router } from '../routing/router.ts';
-import type { SessionRepo } from '../store/session-repo.ts';
+import { formatLocal } from '../scheduler/local-time.ts';
 import type { Calendar } from '../usage/calendar.ts';
 import type { Caps } from '../usage/quota.ts';
 import { usageReport } from '../usage/report.ts';
@@ -30,12 +29,16 @@ export interface CommandDeps {
   clock: Clock;
   packs: PackRegistry;
   router: Router;
-  sessions: SessionRepo;
-  outbox: Outbox;
+  /** This chat's scheduled jobs (for /jobs and /status). */
+  schedule?: {
+    describe(address: Address): string;
+    next(address: Address): number | undefined;
+  };
+  timezone: string;
+  /** Creates a forum topic; absent where the channel has no topics. */
+  createTopic?: ((chatId: number, name: string) => Promise<{ threadId: number }>) | undefined;
   model: ModelInfo;
   log: Logger;
-  /** The pack this conversation uses now, if one is bound or implied. */
-  activePack(event: InboundEvent): string | undefined;
   waiting(address: Address): number;
 }
 
@@ -49,6 +52,7 @@ export const CORE_COMMANDS: Record<string, string> = {
   status: 'Pack, model, session size and queue',
   compact: 'Summarize this session and continue fresh',
   topics: 'Forum groups: one topic per pack',
+  jobs: "This chat's scheduled jobs and when they run next",
 };
 
 export const TOPIC_RIGHTS_HELP =
@@ -58,11 +62,13 @@ export const TOPIC_RIGHTS_HELP =
 
 /** Runs a command; the caller sends the reply or runs the turn. */
 export function createCommands(deps: CommandDeps) {
-  const { packs, router, sessions } = deps;
+  const { packs, router } = deps;
+  const activeOf = (event: CommandEvent): string | undefined =>
+    router.activePack(event.address, event.topicName);
 
   /** A skill with `command: true`: the active pack's first, then the only pack that has it. */
   function skillCommand(event: CommandEvent): { pack: string; skill: Skill } | undefined {
-    const active = deps.activePack(event);
+    const active = activeOf(event);
     const owners = packs
       .list()
       .flatMap((p) =>
@@ -79,13 +85,13 @@ export function createCommands(deps: CommandDeps) {
   > = {
     start: (event) => {
       const hello = 'Hi! I am satchel, your personal assistant.';
-      if (packs.list().length >= 2 && !deps.activePack(event))
+      if (packs.list().length >= 2 && !activeOf(event))
         return pickerMessage(packs.list(), `${hello} Which pack should I use here?`);
       return plain(`${hello} Send me a message to get started, or /help to see what I can do.`);
     },
-    help: (event) => plain(helpText(deps.activePack(event))),
+    help: (event) => plain(helpText(activeOf(event))),
     new: (event) => {
-      const pack = deps.activePack(event);
+      const pack = activeOf(event);
       if (!pack) return pickerMessage(packs.list(), 'Choose a pack first:');
       router.fresh(event.address, pack);
       return plain('Started a fresh session.');
@@ -97,6 +103,7 @@ export function createCommands(deps: CommandDeps) {
     status: (event) => plain(statusText(event)),
     topics: (event) => createTopics(event),
     usage: (event) => plain(usageText(event)),
+    jobs: (event) => plain(deps.schedule?.describe(event.address) ?? 'No scheduled jobs here.'),
     compact: (event, signal) => compact(event, signal),
     // Handled before the queue (it must not wait behind the turn it stops); here it only
     // answers when nothing was running.
@@ -104,15 +111,14 @@ export function createCommands(deps: CommandDeps) {
   };
 
   function usageText(event: CommandEvent): string {
-    const active = deps.activePack(event);
+    const active = activeOf(event);
     const pack = active ? packs.get(active) : undefined;
-    const route = sessions.route(event.address);
     return usageReport({
       totals: deps.totals,
       calendar: deps.calendar,
       caps: deps.caps,
       now: deps.clock.now(),
-      sessionId: route?.sessionId ?? undefined,
+      sessionId: router.currentSession(event.address),
       pack: pack && {
         name: pack.name,
         displayName: pack.displayName,
@@ -126,10 +132,10 @@ export function createCommands(deps: CommandDeps) {
 
   /** Summarizes the session with the model and continues in a fresh one seeded with it. */
   async function compact(event: CommandEvent, signal: AbortSignal): Promise<OutboundText> {
-    const active = deps.activePack(event);
+    const active = activeOf(event);
     if (!active) return pickerMessage(packs.list(), 'Choose a pack first:');
     const route = router.resolve(event.address, active);
-    const size = sessions.messageCount(route.session.id);
+    const size = router.sessionSize(route.session.id);
     if (size === 0 && !route.session.summary)
       return plain('This session is empty; nothing to compact.');
     const pack = packs.get(active);
@@ -166,41 +172,43 @@ export function createCommands(deps: CommandDeps) {
   }
 
   function statusText(event: CommandEvent): string {
-    const active = deps.activePack(event);
+    const active = activeOf(event);
     const pack = active ? packs.get(active) : undefined;
-    const route = sessions.route(event.address);
-    const size = route?.sessionId ? sessions.messageCount(route.sessionId) : 0;
+    const sessionId = router.currentSession(event.address);
+    const size = sessionId ? router.sessionSize(sessionId) : 0;
     return [
       `Pack: ${pack?.displayName ?? 'none chosen'}`,
       `Model: ${deps.model.provider}:${deps.model.model}`,
       `Session: ${size} messages`,
       `Waiting turns: ${deps.waiting(event.address)}`,
+      `Next job: ${nextJob(event.address)}`,
     ].join('\n');
   }
 
+  function nextJob(address: Address): string {
+    const at = deps.schedule?.next(address);
+    return at === undefined ? 'none' : formatLocal(at, deps.timezone, deps.clock.now());
+  }
+
   async function createTopics(event: CommandEvent): Promise<OutboundText> {
-    if (event.chatType !== 'supergroup' || !event.isForum)
+    const { createTopic } = deps;
+    if (!createTopic || event.chatType !== 'supergroup' || !event.isForum)
       return plain('/topics works in a forum group (a supergroup with topics turned on).');
-    const bound = new Set(
-      sessions
-        .routesInChat(event.address.chatId)
-        .filter((r) => r.threadId !== null && r.activePack)
-        .map((r) => r.activePack),
-    );
+    const bound = router.packsWithTopics(event.address.chatId);
     const missing = packs.list().filter((p) => !bound.has(p.name));
     if (missing.length === 0) return plain('Every pack already has its topic here.');
     const created: string[] = [];
     for (const pack of missing) {
       try {
-        const { threadId } = await deps.outbox.createTopic(event.address.chatId, pack.displayName);
-        router.resolve({ platform: 'tg', chatId: event.address.chatId, threadId }, pack.name);
+        const { threadId } = await createTopic(event.address.chatId, pack.displayName);
+        router.resolve({ ...event.address, threadId }, pack.name);
         created.push(pack.displayName);
       } catch (error) {
         deps.log.warn(
           { event: 'tg_topics_failed', chatId: event.address.chatId, err: error },
           'createForumTopic failed',
         );
-        const refused = error instanceof TelegramApiError && error.status === 400;
+        const refused = error instanceof ChannelError && error.kind === 'refused';
         const prefix = created.length ? `Created topics: ${created.join(', ')}.\n\n` : '';
         return plain(
           prefix +

@@ -1,13 +1,14 @@
 import type { UserInput } from '../agent/agent.ts';
+import { originKey } from '../core/origin.ts';
 import type { InboundEvent } from '../core/types.ts';
 import type { MediaInputs, MediaTurn } from '../inbound/media.ts';
 
 /** What the model reads before a text that was edited after it had been answered. */
 export const EDIT_LABEL = '[The user edited one of their earlier messages. The new version:]';
 
-/** Each message of a turn keyed by its own update, so a replay stores only what is new. */
+/** Each message of a turn keyed by its own origin, so a replay stores only what is new. */
 export function sourceKey(event: InboundEvent): string {
-  return `tg:update:${event.updateIds[0]}`;
+  return originKey(event.origin);
 }
 
 /**

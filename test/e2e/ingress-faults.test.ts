@@ -116,7 +116,7 @@ describe('ingress stopped during start-up', () => {
         secrets: [TEST_TOKEN],
         destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
       }),
-      onUpdate: () => {},
+      onEvent: () => {},
     });
     try {
       await ingress.start();

@@ -96,9 +96,6 @@ describe('media payloads', () => {
       voice: false,
       document: true,
       keyboard: true,
-      drafts: true,
-      edits: true,
-      chatActions: true,
     });
     const photo = outbox.writePayload(to, {
       kind: 'photo',

@@ -12,16 +12,24 @@ import { systemClock } from '../../src/core/clock.ts';
 import { createRedactor } from '../../src/core/redact.ts';
 import type { Address } from '../../src/core/types.ts';
 import { createLogger } from '../../src/logging/logger.ts';
+import { composeText, plain as plainText } from '../../src/outbound/compose.ts';
 import { createOutbox, type Outbox } from '../../src/outbound/outbox.ts';
+import { streamModeFor } from '../../src/outbound/stream.ts';
 import { type CoreStore, openCoreStore } from '../../src/store/client.ts';
 import { createOutboxRepo } from '../../src/store/outbox-repo.ts';
 import { createTelegramChannel } from '../../src/telegram/channel.ts';
+import {
+  createMemoryChannel,
+  type MemoryChannel,
+  OPTIONAL_METHODS,
+} from '../fakes/memory-channel.ts';
 import { type ApiCall, FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
 
 type LogLine = Record<string, unknown> & { event?: string; level: number };
 
 interface OutboxDbRow {
   id: number;
+  channel: string;
   chat_id: number;
   thread_id: number | null;
   status: string;
@@ -97,7 +105,7 @@ async function startRig(options: RigOptions = {}): Promise<Rig> {
     rows: () =>
       current.store.sqlite
         .prepare(
-          'SELECT id, chat_id, thread_id, status, attempts, message_id, last_error FROM outbox ORDER BY id',
+          'SELECT id, channel, chat_id, thread_id, status, attempts, message_id, last_error FROM outbox ORDER BY id',
         )
         .all() as OutboxDbRow[],
     restart() {
@@ -186,6 +194,7 @@ describe('the outbox, end to end against the fake Bot API', () => {
       const rows = rig.rows();
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({
+        channel: 'tg',
         chat_id: CHAT_A,
         thread_id: null,
         status: 'sent',
@@ -548,6 +557,163 @@ describe('the outbox, end to end against the fake Bot API', () => {
     expect(rig.rows().map((r) => [r.thread_id, r.status])).toEqual([
       [77, 'sent'],
       [null, 'sent'],
+    ]);
+  });
+});
+
+/**
+ * The outbox over the in-memory channel: it acts on ChannelError kinds alone, gives a channel
+ * without an optional method its documented fallback, and keeps each channel's rows apart.
+ */
+describe('the outbox over other channels', () => {
+  interface MemoryRig {
+    outbox: Outbox;
+    lines: LogLine[];
+    rows(): OutboxDbRow[];
+  }
+
+  function memoryRig(channel: MemoryChannel, home = freshHome()): MemoryRig {
+    const store = openCoreStore(home);
+    const lines: LogLine[] = [];
+    const outbox = createOutbox({
+      repo: createOutboxRepo(store.db),
+      channel,
+      clock: systemClock,
+      log: createLogger({
+        level: 'debug',
+        secrets: [],
+        destination: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
+      }),
+      retryDelaysMs: [10, 20],
+      stallDelaysMs: [50],
+    });
+    cleanups.push(async () => {
+      outbox.close();
+      await outbox.idle();
+      store.close();
+    });
+    const rows = () =>
+      store.sqlite
+        .prepare('SELECT id, channel, chat_id, status, message_id FROM outbox ORDER BY id')
+        .all() as OutboxDbRow[];
+    return { outbox, lines, rows };
+  }
+
+  function freshHome(): string {
+    const home = mkdtempSync(path.join(tmpdir(), 'satchel-outbox-mem-'));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+    return home;
+  }
+
+  const mem = (chatId: number): Address => ({ platform: 'mem', chatId });
+  const partOf = (text: string) => composeText(plainText(text))[0]!;
+
+  it('gives a channel without the optional methods their fallbacks', async () => {
+    const channel = createMemoryChannel({ without: OPTIONAL_METHODS });
+    const { outbox, rows } = memoryRig(channel);
+    const to = mem(1);
+
+    // No chat actions, drafts or edits: nothing is sent for them.
+    await outbox.chatAction(to, 'typing');
+    await outbox.draft(to, 7, partOf('thinking'));
+    expect(await outbox.editLive(to, 1, partOf('more'))).toBe(false);
+    expect(outbox.writePayload(to, { kind: 'action', action: 'typing' })).toEqual({
+      ids: [],
+      note: 'chat action "typing" skipped: not supported',
+    });
+    expect(channel.calls).toEqual([]);
+    expect(streamModeFor(channel, 'private')).toBe('none');
+    expect(streamModeFor(channel, 'supergroup')).toBe('none');
+
+    // An edit comes as a new message; a delete leaves the message (the row is done).
+    expect(await outbox.send(to, plain('first'))).toBe(true);
+    const [first] = channel.messages(to);
+    const ids = [
+      outbox.writeEdit(to, first!.messageId, partOf('final')),
+      outbox.writeDelete(to, first!.messageId),
+    ];
+    expect(await outbox.dispatch(ids)).toBe(true);
+    expect(channel.transcript(to)).toEqual(['first', 'final']);
+    expect(rows().map((r) => [r.channel, r.status])).toEqual([
+      ['mem', 'sent'],
+      ['mem', 'sent'],
+      ['mem', 'sent'],
+    ]);
+  });
+
+  it('streams by the methods a channel has', () => {
+    const full = createMemoryChannel();
+    expect(streamModeFor(full, 'private')).toBe('draft');
+    expect(streamModeFor(full, 'supergroup')).toBe('edit');
+    const noDrafts = createMemoryChannel({ without: ['sendDraft'] });
+    expect(streamModeFor(noDrafts, 'private')).toBe('edit');
+  });
+
+  it('acts on the kinds: waits out rate_limited, retries transient, falls back on bad_markup, stops on refused', async () => {
+    const channel = createMemoryChannel();
+    const { outbox, lines, rows } = memoryRig(channel);
+    const to = mem(2);
+
+    channel.fail('rate_limited', { method: 'sendText', retryAfterMs: 50 });
+    channel.fail('transient', { method: 'sendText' });
+    expect(await outbox.send(to, plain('one'))).toBe(true);
+    channel.fail('bad_markup', { method: 'sendText' });
+    expect(await outbox.send(to, md('**two**'))).toBe(true);
+    channel.fail('refused', { method: 'sendText' });
+    expect(await outbox.send(to, plain('three'))).toBe(false);
+    expect(await outbox.send(to, plain('four'))).toBe(true);
+
+    expect(channel.transcript(to)).toEqual(['one', 'two', 'four']);
+    expect(channel.calls.map((c) => c.failed ?? 'ok')).toEqual([
+      'rate_limited',
+      'transient',
+      'ok',
+      'bad_markup',
+      'ok',
+      'refused',
+      'ok',
+    ]);
+    expect(rows().map((r) => r.status)).toEqual(['sent', 'sent', 'failed', 'sent']);
+    const events = lines.map((l) => l.event);
+    expect(events.filter((e) => e === 'tg_flood_wait')).toHaveLength(1);
+    expect(events.filter((e) => e === 'tg_send_retry')).toHaveLength(1);
+    expect(events.filter((e) => e === 'tg_parse_fallback')).toHaveLength(1);
+  });
+
+  it('sends an edit of a message that is gone as a new one, and counts a delete of it as done', async () => {
+    const channel = createMemoryChannel();
+    const { outbox, rows } = memoryRig(channel);
+    const to = mem(3);
+    await outbox.send(to, plain('shown'));
+    const [shown] = channel.messages(to);
+    await channel.deleteMessage!(to, shown!.messageId); // someone deleted it meanwhile
+
+    const ids = [
+      outbox.writeEdit(to, shown!.messageId, partOf('the answer')),
+      outbox.writeDelete(to, shown!.messageId),
+    ];
+    expect(await outbox.dispatch(ids)).toBe(true);
+    expect(channel.transcript(to)).toEqual(['the answer']);
+    expect(rows().map((r) => r.status)).toEqual(['sent', 'sent', 'sent']);
+  });
+
+  it("resumes only its own channel's rows, and takes no address of another channel", async () => {
+    const home = freshHome();
+    const memChannel = createMemoryChannel();
+    const tgChannel = createMemoryChannel({ platform: 'tg' });
+    const memory = memoryRig(memChannel, home);
+    const telegram = memoryRig(tgChannel, home);
+
+    telegram.outbox.write(to(CHAT_A), plain('for tg'));
+    memory.outbox.write(mem(CHAT_A), plain('for mem'));
+    expect(() => memory.outbox.write(to(CHAT_A), plain('wrong channel'))).toThrow(/tg address/);
+
+    await memory.outbox.resumeUnsent();
+    expect(memChannel.transcript(mem(CHAT_A))).toEqual(['for mem']);
+    expect(tgChannel.calls).toEqual([]);
+    expect(memory.rows().map((r) => [r.channel, r.status])).toEqual([
+      ['tg', 'pending'],
+      ['mem', 'sent'],
     ]);
   });
 });

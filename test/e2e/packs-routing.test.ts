@@ -286,6 +286,7 @@ describe('packs and routing', () => {
       'status',
       'compact',
       'topics',
+      'jobs',
       'alpha_one',
       'beta_one',
     ]);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GENERIC_FAILURE, STOPPED } from '../../src/core/errors.ts';
-import { BUSY, NOT_AUTHORIZED } from '../../src/turn/coordinator.ts';
+import { BUSY } from '../../src/turn/conversations.ts';
+import { NOT_AUTHORIZED } from '../../src/turn/dispatch.ts';
 import { lastUserText, systemText, userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, type Harness, STRANGER, settled, startHarness } from '../support/harness.ts';
 

@@ -5,7 +5,7 @@ import { FakeClock } from '../support/fake-clock.ts';
 
 let nextUpdate = 1;
 const text = (body: string, chatId = 1): InboundEvent => ({
-  updateIds: [nextUpdate++],
+  origin: { source: 'telegram', updateIds: [nextUpdate++] },
   address: { platform: 'tg', chatId },
   chatType: 'private',
   senderId: chatId,
@@ -23,7 +23,7 @@ const photo = (groupId: string, fileId: string, caption = '', chatId = 1): Inbou
   const updateId = nextUpdate++;
   return {
     ...text('', chatId),
-    updateIds: [updateId],
+    origin: { source: 'telegram', updateIds: [updateId] },
     kind: 'album',
     groupId,
     photos: [{ file: { fileId }, updateId }],
@@ -137,7 +137,10 @@ describe('albums and edits', () => {
     const items = [photo('g', 'a'), photo('g', 'b')];
     for (const item of items) batcher.push(item);
     clock.advance(800);
-    expect(emitted[0]?.[0]?.updateIds).toEqual(items.flatMap((i) => i.updateIds));
+    expect(emitted[0]?.[0]?.origin).toEqual({
+      source: 'telegram',
+      updateIds: items.flatMap((i) => (i.origin.source === 'telegram' ? i.origin.updateIds : [])),
+    });
   });
 
   it('flushes an album before a text, and a new album before the next', () => {

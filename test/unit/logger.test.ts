@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError, TelegramApiError } from '../../src/core/errors.ts';
+import { ProviderError } from '../../src/core/errors.ts';
 import { createLogger } from '../../src/logging/logger.ts';
+import { TelegramApiError } from '../../src/telegram/errors.ts';
 
 const TOKEN = '123456:SECRET-bot-token';
 const KEY = 'sk-live-abcdef123456';

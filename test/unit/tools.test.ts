@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/core/clock.ts';
+import { type Clock, systemClock } from '../../src/core/clock.ts';
+import type { Address } from '../../src/core/types.ts';
 import { createLogger } from '../../src/logging/logger.ts';
 import type { OutboundPayload } from '../../src/outbound/degrade.ts';
 import type { Outbox } from '../../src/outbound/outbox.ts';
@@ -12,7 +13,7 @@ import { type CoreStore, openCoreStore } from '../../src/store/client.ts';
 import { createJobRepo } from '../../src/store/job-repo.ts';
 import { createAskRegistry } from '../../src/tools/asks.ts';
 import { createToolRunner, packTools } from '../../src/tools/registry.ts';
-import { NOT_RUN_YET } from '../../src/tools/schedule.ts';
+import { FakeClock } from '../support/fake-clock.ts';
 import { FIXTURE_PACKS } from '../support/harness.ts';
 
 let home: string;
@@ -48,7 +49,7 @@ afterEach(() => {
   rmSync(home, { recursive: true, force: true });
 });
 
-function runner(to = chat) {
+function runner(to: Address = chat, clock: Clock = systemClock) {
   const ctx = {
     pack,
     storage,
@@ -56,8 +57,9 @@ function runner(to = chat) {
     senderId: to.chatId,
     outbox,
     asks: createAskRegistry(systemClock),
-    jobs: createJobRepo(core.db),
-    clock: systemClock,
+    jobs: createJobRepo(core.db, { timezone: 'Europe/Berlin' }),
+    clock,
+    timezone: 'Europe/Berlin',
   };
   return createToolRunner(packTools(ctx), createLogger({ level: 'silent', secrets: [] }));
 }
@@ -193,38 +195,120 @@ describe('send_message', () => {
 });
 
 describe('schedule', () => {
+  // Sunday 22 Nov 2026, 12:00 UTC: 13:00 in Berlin (UTC+1).
+  const clock = new FakeClock();
+
   it("creates, lists, pauses, resumes and removes this pack's jobs in this chat only", async () => {
-    const tools = runner();
+    const tools = runner(chat, clock);
     const created = await use(tools, 'schedule', {
       action: 'create',
       schedule: '30 7 * * 1-5',
       skill: 'alpha_one',
     });
-    const id = /created job (\S+);/.exec(created)?.[1];
-    expect(id).toBeDefined();
-    // Until the scheduler exists the model is told, so it does not promise a run.
-    expect(created).toContain(NOT_RUN_YET);
-    expect(await use(tools, 'schedule', { action: 'list' })).toContain(
-      `- ${id}: "30 7 * * 1-5" skill alpha_one`,
+    const id = /created job (\S+):/.exec(created)?.[1];
+    expect(created).toBe(
+      `created job ${id}: "30 7 * * 1-5" in Europe/Berlin; its next run is tomorrow 07:30 Europe/Berlin (2026-11-23T07:30:00+01:00), and its answers are sent to this chat`,
+    );
+    expect(core.sqlite.prepare('SELECT * FROM jobs').get()).toMatchObject({
+      id,
+      kind: 'cron',
+      source: 'tool',
+      chat_id: 42,
+      next_run_at: Date.UTC(2026, 10, 23, 6, 30),
+    });
+    expect(await use(tools, 'schedule', { action: 'list' })).toBe(
+      `- ${id}: "30 7 * * 1-5", skill alpha_one — next tomorrow 07:30\nTimes are in Europe/Berlin.`,
     );
     expect(await use(tools, 'schedule', { action: 'pause', id })).toBe(`job ${id} paused`);
-    expect(await use(tools, 'schedule', { action: 'list' })).toContain('[paused]');
-    expect(await use(tools, 'schedule', { action: 'resume', id })).toBe(`job ${id} resumed`);
+    expect(await use(tools, 'schedule', { action: 'list' })).toContain('— paused');
+    expect(await use(tools, 'schedule', { action: 'resume', id })).toBe(
+      `job ${id} resumed; its next run is tomorrow 07:30 Europe/Berlin (2026-11-23T07:30:00+01:00)`,
+    );
 
-    const other = runner(otherChat);
-    expect(await use(other, 'schedule', { action: 'list' })).not.toContain(id!);
+    const other = runner(otherChat, clock);
+    expect(await use(other, 'schedule', { action: 'list' })).toBe('No scheduled jobs.');
     expect(await use(other, 'schedule', { action: 'remove', id })).toBe(
       `Error: no job "${id}" of this pack in this chat`,
     );
-
     expect(await use(tools, 'schedule', { action: 'remove', id })).toBe(`job ${id} removed`);
     expect(core.sqlite.prepare('SELECT count(*) AS n FROM jobs').get()).toEqual({ n: 0 });
-    expect(
-      await use(tools, 'schedule', { action: 'create', schedule: 'daily', skill: 'alpha_one' }),
-    ).toMatch(/^Error: "daily" is not a valid 5-field cron expression/);
-    expect(
-      await use(tools, 'schedule', { action: 'create', schedule: '0 9 * * *', skill: 'beta_one' }),
-    ).toBe('Error: no skill "beta_one" in this pack');
+  });
+
+  it('creates a one-shot from an ISO 8601 date-time with an offset', async () => {
+    const tools = runner(chat, clock);
+    const created = await use(tools, 'schedule', {
+      action: 'create',
+      schedule: '2026-11-23T12:00:00-05:00',
+      prompt: 'Remind me to call Anna',
+    });
+    const id = /created job (\S+):/.exec(created)?.[1];
+    expect(created).toBe(
+      `created job ${id}: it runs once, tomorrow 18:00 Europe/Berlin (2026-11-23T18:00:00+01:00), and its answer is sent to this chat`,
+    );
+    expect(core.sqlite.prepare('SELECT * FROM jobs').get()).toMatchObject({
+      kind: 'once',
+      schedule: '2026-11-23T12:00:00-05:00',
+      next_run_at: Date.UTC(2026, 10, 23, 17, 0),
+    });
+    expect(await use(tools, 'schedule', { action: 'list' })).toContain(
+      `- ${id}: once, "Remind me to call Anna" — next tomorrow 18:00`,
+    );
+  });
+
+  it('refuses schedules it cannot run, saying how to write them', async () => {
+    const tools = runner(chat, clock);
+    const create = (schedule: string, skill = 'alpha_one') =>
+      use(tools, 'schedule', { action: 'create', schedule, skill });
+    expect(await create('2026-11-22T12:30:00+01:00')).toBe(
+      'Error: 2026-11-22T12:30:00+01:00 is in the past (it is now 2026-11-22T13:00:00+01:00); give a future time.',
+    );
+    expect(await create('2026-11-23T18:00')).toBe(
+      'Error: "2026-11-23T18:00" has no UTC offset. Write the date-time with its offset, e.g. "2026-11-23T18:00:00+01:00" for that time in Europe/Berlin.',
+    );
+    expect(await create('2026-06-01T09:00:00')).toContain('"2026-06-01T09:00:00+02:00"');
+    expect(await create('2026-02-30T10:00:00+01:00')).toBe(
+      'Error: "2026-02-30T10:00:00+01:00" is not a real date and time',
+    );
+    expect(await create('2026-11-23 at 6pm')).toBe(
+      'Error: "2026-11-23 at 6pm" is not an ISO 8601 date-time. Write it as YYYY-MM-DDTHH:MM:SS with its UTC offset, e.g. "2026-11-23T18:00:00+01:00".',
+    );
+    expect(await create('daily')).toBe(
+      'Error: "daily" is not a valid 5-field cron expression (it has 1 field(s), not 5). Write "minute hour day-of-month month day-of-week", e.g. "0 8 * * *" for every day at 08:00 (Europe/Berlin), or an ISO 8601 date-time with an offset for one run, e.g. "2026-11-23T18:00:00+01:00".',
+    );
+    expect(await create('0 8 * * * *')).toMatch(/^Error: "0 8 \* \* \* \*" is not a valid 5-field/);
+    expect(await create('61 * * * *')).toMatch(/Invalid value for minute/);
+    expect(await create('0 0 30 2 *')).toBe('Error: "0 0 30 2 *" never falls due');
+    expect(await create('0 9 * * *', 'beta_one')).toBe('Error: no skill "beta_one" in this pack');
+    expect(await use(tools, 'schedule', { action: 'create', schedule: '0 9 * * *' })).toBe(
+      'Error: give a "skill" or a "prompt" to run',
+    );
+    expect(core.sqlite.prepare('SELECT count(*) AS n FROM jobs').get()).toEqual({ n: 0 });
+  });
+
+  it("pauses the pack's own jobs but does not remove them", async () => {
+    const jobs = createJobRepo(core.db, { timezone: 'Europe/Berlin' });
+    jobs.syncManifest(
+      [
+        {
+          pack: 'alpha',
+          cronId: 'water-check',
+          to: chat,
+          schedule: '0 8 * * *',
+          skill: 'alpha_one',
+          enabled: true,
+        },
+      ],
+      clock.now(),
+    );
+    const id = jobs.list('alpha', chat)[0]!.id;
+    const tools = runner(chat, clock);
+    expect(await use(tools, 'schedule', { action: 'list' })).toContain(
+      `- ${id}: "0 8 * * *" (pack default), skill alpha_one — next tomorrow 08:00`,
+    );
+    expect(await use(tools, 'schedule', { action: 'remove', id })).toBe(
+      `Error: job ${id} is one of the pack's own jobs and comes back with the pack; pause it instead`,
+    );
+    expect(await use(tools, 'schedule', { action: 'pause', id })).toBe(`job ${id} paused`);
   });
 });
 

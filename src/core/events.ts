@@ -1,0 +1,58 @@
+import type { Address } from './types.ts';
+
+/** A turn finished and its answer is committed. `source` says what started it. */
+export interface TurnCompleted {
+  type: 'turn_completed';
+  turnId: string;
+  address: Address;
+  pack: string;
+  sessionId: string;
+  source: 'chat' | 'schedule';
+  modelCalls: number;
+  timedOut: boolean;
+  ms: number;
+}
+
+/** A scheduled job ran (whatever came of it). */
+export interface JobRan {
+  type: 'job_run';
+  jobId: string;
+  pack: string;
+  outcome: string;
+  ms: number;
+}
+
+export type PipelineEvent = TurnCompleted | JobRan;
+type Listener<E> = (event: E) => void;
+
+/**
+ * The events other parts subscribe to (the log, the dashboard's recent turns, a pack's
+ * journaling). A listener that throws is reported to `onError`, never to the emitter: the
+ * turn that emitted has already committed.
+ */
+export function createEventBus(onError: (error: unknown, event: PipelineEvent) => void) {
+  const listeners = new Map<PipelineEvent['type'], Set<Listener<never>>>();
+  return {
+    on<T extends PipelineEvent['type']>(
+      type: T,
+      listener: Listener<Extract<PipelineEvent, { type: T }>>,
+    ): () => void {
+      const set = listeners.get(type) ?? new Set();
+      set.add(listener as Listener<never>);
+      listeners.set(type, set);
+      return () => set.delete(listener as Listener<never>);
+    },
+
+    emit(event: PipelineEvent): void {
+      for (const listener of listeners.get(event.type) ?? []) {
+        try {
+          (listener as Listener<PipelineEvent>)(event);
+        } catch (error) {
+          onError(error, event);
+        }
+      }
+    },
+  };
+}
+
+export type EventBus = ReturnType<typeof createEventBus>;

@@ -1,0 +1,65 @@
+import type { Clock } from '../core/clock.ts';
+import type { Logger } from '../core/ports.ts';
+import type { Address } from '../core/types.ts';
+import type { JobRepo, JobRow, RunOutcome } from '../store/job-repo.ts';
+
+/** A job whose run is due now: its claimed row and the time the run was due. */
+export type DueJob = JobRow & { dueAt: number };
+
+/** A conversation (chat, or forum topic) bound to a pack. */
+export interface BoundRoute {
+  /** The address's channel; `tg` when not given. */
+  platform?: string;
+  chatId: number;
+  threadId: number | null;
+  pack: string;
+}
+
+/** A pack manifest's `cron` entry. */
+export interface ManifestCron {
+  id: string;
+  schedule: string;
+  skill: string;
+  enabled: boolean;
+}
+
+export interface SchedulerDeps {
+  /** Shared with the `schedule` tool, so a job it creates or changes re-arms the timer. */
+  jobs: JobRepo;
+  clock: Clock;
+  log: Logger;
+  timezone: string;
+  /** The conversations bound to a pack: each gets that pack's manifest jobs. */
+  routes: () => BoundRoute[];
+  manifestJobs: (pack: string) => readonly ManifestCron[];
+  /**
+   * Runs the job through the turn pipeline and acknowledges it (`jobs.finishRun`) in the
+   * transaction that commits its reply. If it does not (it fails, throws, or refuses) the
+   * scheduler acknowledges the run itself afterwards, so a run is never started twice
+   * unless the process died during it.
+   */
+  run: (job: DueJob) => Promise<RunOutcome | 'interrupted'>;
+  /** A run ended with an outcome (the `job_run` event's subscribers). */
+  onRan?: (ran: { jobId: string; pack: string; outcome: RunOutcome; ms: number }) => void;
+}
+
+export interface Scheduler {
+  /**
+   * Materializes manifest jobs, starts again the runs a crash left claimed, runs the
+   * one-shots that fell due while stopped, moves cron jobs past their missed ticks
+   * (`job_missed`), and arms the timer.
+   */
+  start(): void;
+  /** Re-reads the bound conversations and packs' `cron` entries, then re-arms. */
+  sync(): void;
+  /** Clears the timer; resolves when the running job, if any, has finished. */
+  stop(): Promise<void>;
+  /** Resolves when no job is running. */
+  idle(): Promise<void>;
+  /** The next time a job of this chat or topic runs (ms), if any. */
+  next(address: Address): number | undefined;
+  /** The jobs of this chat or topic (all packs), the soonest first. */
+  list(address: Address): JobRow[];
+  /** `list` as a short text with local times (for `/jobs`). */
+  describe(address: Address): string;
+}

@@ -1,0 +1,118 @@
+import { background } from '../core/background.ts';
+import type { Clock } from '../core/clock.ts';
+import { AbortedError, STOPPED, StopRequested } from '../core/errors.ts';
+import type { Logger } from '../core/ports.ts';
+import { type Address, addressKey, type InboundEvent } from '../core/types.ts';
+import { createBatcher } from '../inbound/batcher.ts';
+import { plain } from '../outbound/compose.ts';
+import { createActors } from './actors.ts';
+import type { Replies } from './replies.ts';
+
+export const BUSY =
+  'I am still working on your earlier messages, so I did not take this one. Please send it again in a moment.';
+/** Turns that may wait behind the running one in a conversation. */
+const MAX_WAITING = 5;
+
+export interface ConversationsDeps {
+  clock: Clock;
+  log: Logger;
+  batchWindowMs: number;
+  replies: Replies;
+  /** Runs one turn's events in the conversation's lane. */
+  run(events: InboundEvent[], signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * The conversations: texts gather in the batcher, then each conversation's turns run one
+ * after another in its own lane (at most five wait; beyond that the user hears "busy").
+ * Messages that wait for a pack to be picked are parked here.
+ */
+export function createConversations(deps: ConversationsDeps) {
+  const { log, replies } = deps;
+  const actors = createActors({ maxWaiting: MAX_WAITING });
+  const batcher = createBatcher({ windowMs: deps.batchWindowMs, clock: deps.clock, emit: submit });
+  const parked = new Map<string, InboundEvent[]>();
+
+  function submit(events: InboundEvent[]): void {
+    const first = events[0];
+    if (!first) return;
+    const key = addressKey(first.address);
+    const outcome = actors.submit(key, (signal) =>
+      // Even the failure reply can fail (the database is gone at shutdown): log, never throw.
+      deps
+        .run(events, signal)
+        .catch((error: unknown) =>
+          log.error({ event: 'turn_unhandled', address: key, err: error }, 'turn failed twice'),
+        ),
+    );
+    if (outcome === 'busy') {
+      log.warn({ event: 'turn_rejected_busy', address: key }, 'conversation queue full');
+      const origins = events.map((e) => e.origin);
+      background(log, 'reply_failed', replies.reply(first.address, plain(BUSY), origins));
+    }
+  }
+
+  return {
+    /** An event in conversation order: texts and albums may wait in the batch window. */
+    push: (event: InboundEvent) => batcher.push(event),
+
+    /** Events that go straight to the conversation's lane (after what the batcher holds). */
+    submit,
+
+    /**
+     * /stop skips the lane: it aborts the running turn, which tells the user it stopped, and
+     * drops messages still gathering in the batch window, which have not reached the model.
+     */
+    stop(event: InboundEvent): void {
+      const key = addressKey(event.address);
+      const held = batcher.take(key).map((e) => e.origin);
+      const stopped = actors.abortRunning(key, new StopRequested());
+      log.info({ event: 'turn_stop', address: key, stopped, dropped: held.length }, '/stop');
+      const origins = [event.origin, ...held];
+      if (stopped) replies.settle(origins);
+      else if (held.length > 0)
+        background(log, 'reply_failed', replies.reply(event.address, plain(STOPPED), origins));
+      else submit([event]);
+    },
+
+    /** Keeps messages until a pack is picked; true when the first ones (ask the user). */
+    park(events: InboundEvent[]): boolean {
+      const key = addressKey(events[0]!.address);
+      const waiting = parked.get(key);
+      parked.set(key, [...(waiting ?? []), ...events]);
+      return waiting === undefined;
+    },
+
+    /** Takes the messages parked in a conversation, if any. */
+    unpark(address: Address): InboundEvent[] | undefined {
+      const key = addressKey(address);
+      const waiting = parked.get(key);
+      parked.delete(key);
+      return waiting;
+    },
+
+    /** Runs work in the conversation's lane (a scheduled run); undefined when shut down. */
+    inLane: <T>(address: Address, work: (signal: AbortSignal) => Promise<T>) =>
+      actors.run(addressKey(address), work),
+
+    /** Turns waiting behind the running one. */
+    waiting: (address: Address) => actors.waiting(addressKey(address)),
+
+    /**
+     * Starts no more turns (shutdown): messages in the batch window and turns not yet
+     * started stay pending and run on the next start; running turns go on.
+     */
+    close(): void {
+      batcher.close();
+      actors.close();
+    },
+
+    /** Resolves when the running turns have finished. */
+    idle: () => actors.idle(),
+
+    /** Aborts running turns; their events stay pending for the next start. */
+    abortAll: () => actors.abortAll(new AbortedError('shutdown')),
+  };
+}
+
+export type Conversations = ReturnType<typeof createConversations>;

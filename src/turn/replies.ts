@@ -1,0 +1,46 @@
+import type { Clock } from '../core/clock.ts';
+import { acknowledge, type Origin, type OriginAcks } from '../core/origin.ts';
+import type { Address } from '../core/types.ts';
+import type { OutboundText } from '../outbound/compose.ts';
+import type { DispatchOptions, Outbox } from '../outbound/outbox.ts';
+
+export interface RepliesDeps {
+  transaction: <T>(fn: () => T) => T;
+  outbox: Pick<Outbox, 'write' | 'dispatch'>;
+  acks: OriginAcks;
+  clock: Clock;
+}
+
+/**
+ * Short answers that end an event without a model turn (a command's reply, "busy", a
+ * failure): the reply is written and the origins acknowledged in one transaction, then sent.
+ */
+export function createReplies(deps: RepliesDeps) {
+  const { outbox, clock } = deps;
+
+  return {
+    /** Writes `message` (if any) and settles `origins` together, then sends it. */
+    async reply(
+      to: Address,
+      message: OutboundText | undefined,
+      origins: readonly Origin[],
+      options: DispatchOptions = {},
+    ): Promise<void> {
+      const ids = deps.transaction(() => {
+        const written = message ? outbox.write(to, message) : [];
+        acknowledge(deps.acks, origins, clock.now());
+        return written;
+      });
+      await outbox.dispatch(ids, options);
+    },
+
+    /** Settles origins that need no reply. */
+    settle(origins: readonly Origin[]): void {
+      deps.transaction(() => acknowledge(deps.acks, origins, clock.now()));
+    },
+
+    acknowledge: (origins: readonly Origin[]) => acknowledge(deps.acks, origins, clock.now()),
+  };
+}
+
+export type Replies = ReturnType<typeof createReplies>;

@@ -1,0 +1,179 @@
+import { decodeButton } from '../core/button-data.ts';
+import type { Logger } from '../core/ports.ts';
+import { type Address, addressKey, type InboundEvent } from '../core/types.ts';
+import { plain } from '../outbound/compose.ts';
+import type { Outbox } from '../outbound/outbox.ts';
+import type { PackRegistry } from '../packs/registry.ts';
+import { pickerMessage } from '../routing/picker.ts';
+import type { Router } from '../routing/router.ts';
+import type { SessionRow } from '../store/session-repo.ts';
+import { QuotaExceededError } from '../usage/quota.ts';
+import type { ChatTurn } from './chat-turn.ts';
+import type { Commands } from './commands.ts';
+import type { Conversations } from './conversations.ts';
+import { failureOutcome } from './failure.ts';
+import { sourceKey } from './inputs.ts';
+import type { Replies } from './replies.ts';
+
+/** What the user hears when they send something satchel cannot take in. */
+export const cannotTake = (what: string) =>
+  `I can't watch ${what === 'video' ? 'videos' : `${what}s`} yet. Tell me in words what it shows, or send a photo or a voice message.`;
+
+export interface RunEventsDeps {
+  log: Logger;
+  router: Router;
+  packs: Pick<PackRegistry, 'get' | 'list'>;
+  outbox: Pick<Outbox, 'send' | 'writeEdit' | 'write' | 'dispatch'>;
+  replies: Replies;
+  commands: Commands;
+  conversations: () => Conversations;
+  transaction: <T>(fn: () => T) => T;
+  /** The session of a job (kind `job`), found or made. */
+  jobSession(job: ScheduledRun, pack: string): SessionRow;
+  /** Runs one model turn (see chat-turn.ts). */
+  chatTurn(turn: ChatTurn): Promise<{ silent: boolean }>;
+}
+
+type Callback = Extract<InboundEvent, { kind: 'callback' }>;
+
+/**
+ * Running one turn's events in their conversation's lane: a pack pick, a command, a thing
+ * satchel cannot take in, or a model turn for the conversation's pack (parked until the
+ * user picks one). A failure becomes the user's message (see failure.ts) and settles the
+ * events, except at shutdown, when they stay pending.
+ */
+export function createRunEvents(deps: RunEventsDeps) {
+  const { log, router, packs, replies } = deps;
+
+  async function runEvents(events: InboundEvent[], signal: AbortSignal): Promise<void> {
+    const first = events[0]!;
+    const origins = events.map((e) => e.origin);
+    try {
+      if (first.kind === 'callback') return await picked(first, signal);
+      if (first.kind === 'command') {
+        const outcome = await deps.commands.run(first, signal);
+        if ('reply' in outcome) return await replies.reply(first.address, outcome.reply, origins);
+        const { pack, text, pinned } = outcome.turn;
+        const inputs = [{ content: text, sourceKey: sourceKey(first) }];
+        await deps.chatTurn({ events, signal, pack, pinned, inputs });
+        return;
+      }
+      if (first.kind === 'unsupported') {
+        log.info({ event: 'media_unsupported', what: first.what }, 'cannot take this in');
+        return await replies.reply(first.address, plain(cannotTake(first.what)), origins);
+      }
+      const pack = router.activePack(first.address, first.topicName);
+      if (!pack) return await park(events);
+      await deps.chatTurn({ events, pack, signal });
+    } catch (error) {
+      const outcome = failureOutcome(error, signal);
+      const address = addressKey(first.address);
+      if (outcome.kind === 'shutdown') {
+        log.info(
+          { event: 'turn_aborted', address },
+          'turn aborted; it runs again on the next start',
+        );
+        return;
+      }
+      if (outcome.kind === 'stopped') log.info({ event: 'turn_stopped', address }, 'turn stopped');
+      else log.error({ event: 'turn_failed', address, err: error }, 'turn failed');
+      await replies.reply(first.address, plain(outcome.reply), origins);
+    }
+  }
+
+  /** No pack yet: keep the messages and ask; the pick answers them without a resend. */
+  async function park(events: InboundEvent[]): Promise<void> {
+    if (deps.conversations().park(events))
+      await deps.outbox.send(events[0]!.address, pickerMessage(packs.list()));
+  }
+
+  /** A pack picked from the picker: bind it, confirm, and answer what was parked. */
+  async function picked(event: Callback, signal: AbortSignal): Promise<void> {
+    const button = decodeButton(event.data);
+    const pack = button?.type === 'pack' ? packs.get(button.pack) : undefined;
+    if (!pack) {
+      log.debug({ event: 'tg_callback_ignored', data: event.data }, 'unknown button');
+      replies.settle([event.origin]);
+      return;
+    }
+    router.resolve(event.address, pack.name);
+    const waiting = deps.conversations().unpark(event.address);
+    const ids = deps.transaction(() => {
+      const written = event.messageId
+        ? [
+            deps.outbox.writeEdit(event.address, event.messageId, {
+              html: `Pack: <b>${pack.displayName}</b>`,
+              plain: `Pack: ${pack.displayName}`,
+            }),
+          ]
+        : [];
+      if (!waiting)
+        written.push(...deps.outbox.write(event.address, plain(`Now using ${pack.displayName}.`)));
+      replies.acknowledge([event.origin]);
+      return written;
+    });
+    await deps.outbox.dispatch(ids);
+    if (waiting) await runEvents(waiting, signal);
+  }
+
+  /**
+   * A due job, in its conversation's lane: its own session, its skill pinned, the answer
+   * (unless `[SILENT]`) delivered into the owning chat or topic, the run acknowledged with
+   * it. Over a cap it is refused and the chat is told; at shutdown it stays claimed.
+   */
+  async function runJob(job: ScheduledRun, signal: AbortSignal): Promise<JobOutcome> {
+    const pack = packs.get(job.pack);
+    const origin = { source: 'job' as const, jobId: job.id, dueAt: job.dueAt };
+    if (!pack) {
+      replies.settle([origin]);
+      return 'refused';
+    }
+    const event: InboundEvent = {
+      origin,
+      address: job.address,
+      // Telegram's private chats have positive ids, groups negative ones.
+      chatType: job.address.chatId > 0 ? 'private' : 'supergroup',
+      senderId: 0,
+      receivedAt: job.dueAt,
+      kind: 'text',
+      text: job.prompt,
+    };
+    const pinned = pack.skills.find((s) => s.name === job.skill);
+    try {
+      const session = deps.jobSession(job, pack.name);
+      const inputs = [{ content: job.prompt, sourceKey: sourceKey(event) }];
+      const { silent } = await deps.chatTurn({
+        events: [event],
+        pack: pack.name,
+        inputs,
+        signal,
+        job: { session },
+        ...(pinned ? { pinned } : {}),
+      });
+      return silent ? 'silent' : 'delivered';
+    } catch (error) {
+      const outcome = failureOutcome(error, signal);
+      if (outcome.kind === 'shutdown') return 'interrupted';
+      log.warn({ event: 'job_failed', jobId: job.id, err: error }, 'job failed');
+      await replies.reply(job.address, plain(outcome.reply), [origin]);
+      return error instanceof QuotaExceededError ? 'refused' : 'failed';
+    }
+  }
+
+  return { runEvents, runJob };
+}
+
+/** A job run as the pipeline takes it. */
+export interface ScheduledRun {
+  id: string;
+  pack: string;
+  dueAt: number;
+  address: Address;
+  skill: string | undefined;
+  /** What the model is asked (the job's prompt, or a request to run its skill). */
+  prompt: string;
+  /** The job's own session key (one per job). */
+  sessionKey: string;
+}
+
+export type JobOutcome = 'delivered' | 'silent' | 'failed' | 'refused' | 'interrupted';
