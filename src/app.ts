@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { Bot } from 'grammy';
 import type { pino } from 'pino';
 import { createAgent } from './agent/agent.ts';
 import type { RetryPolicy } from './agent/retry.ts';
@@ -28,8 +27,7 @@ import { createInboxRepo } from './store/inbox-repo.ts';
 import { createJobRepo } from './store/job-repo.ts';
 import { createOutboxRepo } from './store/outbox-repo.ts';
 import { createSessionRepo } from './store/session-repo.ts';
-import { createTelegramChannel } from './telegram/channel.ts';
-import { createTelegramFileSource } from './telegram/files.ts';
+import { createTelegramAdapter } from './telegram/adapter.ts';
 import { createIngress } from './telegram/ingress.ts';
 import { createAskRegistry } from './tools/asks.ts';
 import { createPipeline } from './turn/pipeline.ts';
@@ -77,8 +75,12 @@ export function createApp(config: Config, options: AppOptions = {}) {
   });
   const store = openCoreStore(config.home);
   const transaction = <T>(fn: () => T): T => store.db.transaction(() => fn());
-  const bot = new Bot(config.telegram.token, { client: { apiRoot: config.telegram.apiRoot } });
-  const channel = createTelegramChannel(bot.api);
+  const telegram = createTelegramAdapter({
+    token: config.telegram.token,
+    apiRoot: config.telegram.apiRoot,
+    log,
+  });
+  const { bot, channel } = telegram;
   const outbox = createOutbox({
     repo: createOutboxRepo(store.db),
     channel,
@@ -105,12 +107,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
   const quota = createQuotaGate({ caps: config.quota, totals, calendar, clock, log });
   const ledger = createLedger({ db: store.db, clock, calendar, redact });
   const media = createMediaInputs({
-    files: createTelegramFileSource({
-      api: bot.api,
-      apiRoot: config.telegram.apiRoot,
-      token: config.telegram.token,
-      log,
-    }),
+    files: telegram.files,
     transcriber: createTranscriber(config),
     vision: createVisionModel(config),
     quota,
@@ -141,11 +138,11 @@ export function createApp(config: Config, options: AppOptions = {}) {
     log,
     transaction,
     acks: {
-      telegram: (updateIds, now) => inbox.markDone(updateIds, now),
+      update: (updateIds, now) => inbox.markDone(updateIds, now),
       job: (jobId, dueAt, now) => jobs.finishRun(jobId, dueAt, now),
     },
     // People are gated; a scheduled job is the owner's own.
-    gate: (event) => (event.origin.source === 'telegram' ? allowlist.check(event) : 'allow'),
+    gate: (event) => (event.origin.source === 'update' ? allowlist.check(event) : 'allow'),
     batchWindowMs: config.batchWindowMs,
     outbox,
     router,
@@ -217,7 +214,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
 
   async function registerCommands(): Promise<void> {
     try {
-      await bot.api.setMyCommands(pipeline.menu());
+      await telegram.setCommands(pipeline.menu());
     } catch (error) {
       log.warn({ event: 'tg_set_commands_failed', err: error }, 'could not register commands');
     }

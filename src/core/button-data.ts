@@ -1,5 +1,5 @@
 /**
- * The one codec for inline-button data (Telegram's callback data, at most 64 bytes):
+ * The one codec for inline-button data (what a press sends back; at most 64 bytes):
  * - `pack:<name>` — the pack picker;
  * - `ask:<question id>:<option>` — an `ask_user` answer;
  * - `say:<label>` — a `send_message` button: pressing it sends its label as if typed.
@@ -12,7 +12,7 @@ export type ButtonData =
 const PACK = 'pack:';
 const ASK = 'ask:';
 const SAY = 'say:';
-/** Telegram's limit for callback data, in UTF-8 bytes. */
+/** The most button data a channel takes, in UTF-8 bytes. */
 const MAX_DATA_BYTES = 64;
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });

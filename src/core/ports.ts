@@ -92,14 +92,14 @@ export interface InlineButton {
 }
 
 export interface SendTextOptions {
-  /** The text is Telegram HTML; otherwise it is sent as plain text. */
+  /** The text is the channel's HTML subset; otherwise it is sent as plain text. */
   html: boolean;
   keyboard?: InlineButton[][];
 }
 
 export type MediaKind = 'photo' | 'audio' | 'voice' | 'document';
 
-/** A file to send: a local path (uploaded) or a URL (Telegram fetches it). */
+/** A file to send: a local path (uploaded) or a URL (the channel fetches it). */
 export type MediaSource = { path: string } | { url: string };
 
 export interface MediaMessage {

@@ -33,15 +33,15 @@ export interface InboundMeta {
   quote?: string;
 }
 
-export interface TelegramFileRef {
+export interface FileRef {
   fileId: string;
-  /** Bytes, when Telegram said. */
+  /** Bytes, when the channel said. */
   size?: number;
 }
 
 /** A photo of an album, in the order it arrived. */
 export interface AlbumPhoto {
-  file: TelegramFileRef;
+  file: FileRef;
   /** The update that carried it (each photo of an album is its own update). */
   updateId: number;
 }
@@ -53,14 +53,14 @@ export type InboundPayload =
   /** A voice note or an audio file; `fileName` for audio files that have one. */
   | {
       kind: 'voice';
-      file: TelegramFileRef;
+      file: FileRef;
       durationSec: number;
       mimeType?: string;
       fileName?: string;
       caption: string;
     }
-  | { kind: 'photo'; file: TelegramFileRef; caption: string }
-  | { kind: 'document'; file: TelegramFileRef; name: string; mimeType: string; caption: string }
+  | { kind: 'photo'; file: FileRef; caption: string }
+  | { kind: 'document'; file: FileRef; name: string; mimeType: string; caption: string }
   /** One photo of an album (`media_group_id`); the batcher gathers them into one turn. */
   | { kind: 'album'; groupId: string; photos: AlbumPhoto[]; caption: string }
   /** A later version of a text the user sent earlier (`messageId` is that message's id). */

@@ -11,7 +11,7 @@ import {
   SatchelError,
 } from '../core/errors.ts';
 import type { ChatModel, FileSource, Logger, Transcriber } from '../core/ports.ts';
-import type { ImageInput, InboundEvent, TelegramFileRef } from '../core/types.ts';
+import type { FileRef, ImageInput, InboundEvent } from '../core/types.ts';
 import { describeRequest } from '../providers/vision.ts';
 import type { Ledger, UsageScope } from '../usage/ledger.ts';
 import type { PackCaps, QuotaGate } from '../usage/quota.ts';
@@ -67,7 +67,7 @@ export const VISION_FAILED =
 export function createMediaInputs(deps: MediaDeps) {
   const { files, clock } = deps;
 
-  async function download(file: TelegramFileRef, signal: AbortSignal) {
+  async function download(file: FileRef, signal: AbortSignal) {
     // Telegram said how big it is: refuse before fetching a byte.
     if (file.size !== undefined && file.size > DOWNLOAD_LIMIT)
       throw new FileTooLargeError(file.size, DOWNLOAD_LIMIT);
@@ -130,7 +130,7 @@ export function createMediaInputs(deps: MediaDeps) {
 
   /** Photos (one, or an album's): inline for a model that sees, else described. */
   async function photos(
-    refs: TelegramFileRef[],
+    refs: FileRef[],
     caption: string,
     turn: MediaTurn,
   ): Promise<{ content: string; images?: ImageInput[] }> {

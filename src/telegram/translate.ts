@@ -1,10 +1,10 @@
 import type {
   Address,
   ChatType,
+  FileRef,
   InboundEvent,
   InboundMeta,
   InboundPayload,
-  TelegramFileRef,
 } from '../core/types.ts';
 import { parseUpdate, type WireMessage } from './update-schema.ts';
 
@@ -150,7 +150,7 @@ function largestPhoto<P extends { width?: number | undefined; height?: number | 
   return best;
 }
 
-function fileRef(file: { file_id: string; file_size?: number | undefined }): TelegramFileRef {
+function fileRef(file: { file_id: string; file_size?: number | undefined }): FileRef {
   return {
     fileId: file.file_id,
     ...(file.file_size === undefined ? {} : { size: file.file_size }),
@@ -210,7 +210,7 @@ function metaOf(
   const address = addressOf(message);
   const topicName = address.threadId === undefined ? undefined : topicNameOf(message);
   return {
-    origin: { source: 'telegram', updateIds: [updateId] },
+    origin: { source: 'update', updateIds: [updateId] },
     address,
     chatType: message.chat.type as ChatType,
     senderId,

@@ -91,20 +91,12 @@ export function createDispatch(deps: DispatchDeps) {
   return {
     accept(event: InboundEvent): void {
       const decision = deps.gate(event);
-      if (decision !== 'allow') return denied(event, decision);
-      switch (event.kind) {
-        case 'command':
-          if (event.command === 'stop') conversations.stop(event);
-          else conversations.push(event);
-          return;
-        case 'callback':
-          return pressed(event);
-        case 'topic':
-          return topic(event);
-        default:
-          // Texts, media, edits: in order with the conversation's other messages.
-          conversations.push(event);
-      }
+      if (decision !== 'allow') denied(event, decision);
+      else if (event.kind === 'command' && event.command === 'stop') conversations.stop(event);
+      else if (event.kind === 'callback') pressed(event);
+      else if (event.kind === 'topic') topic(event);
+      // Texts, media, edits, commands: in order with the conversation's other messages.
+      else conversations.push(event);
     },
   };
 }

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeModel } from '../fakes/model-server.ts';
 import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
 import { refusingRoot, silentHost } from '../support/dead-hosts.ts';
-import { ALLOWED_USER, TEST_OPENAI_KEY } from '../support/harness.ts';
+import { ALLOWED_USER, fixturePacks, TEST_OPENAI_KEY } from '../support/harness.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 /** tsx's loader, resolved from the repository so the child can run in any directory. */
@@ -157,6 +157,45 @@ describe('the real entry point', () => {
       { status: 'done' },
     ]);
     expect(second.stdout()).toContain('"event":"tg_inbox_replay"');
+  });
+
+  it('delivers a job exactly once after SIGKILL during its run', async () => {
+    const { tg, model } = await fakes();
+    const home = tempHome();
+    const env = {
+      ...satchelEnv(tg, model, home),
+      SATCHEL_PACKS: fixturePacks(['alpha']),
+      SATCHEL_TIMEZONE: 'UTC',
+    };
+    const due = new Date(Date.now() + 3000).toISOString();
+    model.enqueue(
+      {
+        toolCalls: [
+          {
+            name: 'schedule',
+            arguments: { action: 'create', schedule: due, prompt: 'Remind the user.' },
+          },
+        ],
+      },
+      { text: 'Scheduled.' },
+      { text: 'never delivered', hang: true },
+    );
+    const first = runSatchel(env, home);
+    tg.text({ userId: ALLOWED_USER, text: 'remind me in a moment' });
+    await model.waitForRequest(3, 15_000);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    expect(tg.texts(ALLOWED_USER)).toEqual(['Scheduled.']);
+
+    model.enqueue({ text: 'Here is your reminder.' });
+    const second = runSatchel(env, home);
+    await tg.waitForCall('sendMessage', (c) => c.params.text === 'Here is your reminder.', 15_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+
+    expect(tg.texts(ALLOWED_USER)).toEqual(['Scheduled.', 'Here is your reminder.']);
+    expect(second.stdout()).toContain('"event":"job_resumed"');
   });
 
   it('answers a voice note exactly once after SIGKILL during its transcription', async () => {
