@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Api } from 'grammy';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { systemClock } from '../../src/core/clock.ts';
+import { type Clock, systemClock } from '../../src/core/clock.ts';
 import { createRedactor } from '../../src/core/redact.ts';
 import type { Address } from '../../src/core/types.ts';
 import { createLogger } from '../../src/logging/logger.ts';
@@ -24,6 +24,7 @@ import {
   OPTIONAL_METHODS,
 } from '../fakes/memory-channel.ts';
 import { type ApiCall, FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
+import { JumpClock } from '../support/jump-clock.ts';
 
 type LogLine = Record<string, unknown> & { event?: string; level: number };
 
@@ -55,6 +56,8 @@ interface RigOptions {
   /** Where the channel sends (default: the fake Telegram). */
   apiRoot?: string;
   globalRatePerSecond?: number;
+  /** The outbox's clock (default: the system clock). */
+  clock?: Clock;
 }
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -80,7 +83,7 @@ async function startRig(options: RigOptions = {}): Promise<Rig> {
     const outbox = createOutbox({
       repo: createOutboxRepo(store.db),
       channel,
-      clock: systemClock,
+      clock: options.clock ?? systemClock,
       log,
       retryDelaysMs: options.retryDelaysMs ?? [20, 40],
       stallDelaysMs: options.stallDelaysMs ?? [50],
@@ -300,29 +303,40 @@ describe('the outbox, end to end against the fake Bot API', () => {
   });
 
   it('waits out a 429 in the refused chat only, delivering everything once and in order', async () => {
-    const rig = await startRig();
+    const clock = new JumpClock();
+    const rig = await startRig({ clock });
     rig.tg.failWhen('sendMessage', (p) => p.chat_id === CHAT_A, { status: 429, retryAfter: 2 });
 
     const aTexts = ['a1', 'a2', 'a3'];
     const bTexts = ['b1', 'b2', 'b3'];
-    const sends = [
+    const sends = Promise.all([
       ...aTexts.map((t) => rig.outbox.send(to(CHAT_A), plain(t))),
       ...bTexts.map((t) => rig.outbox.send(to(CHAT_B), plain(t))),
-    ];
-    await Promise.all(sends);
+    ]);
+    const aCalls = () => rig.tg.calls('sendMessage').filter((c) => chatOf(c) === CHAT_A);
+
+    // Chat A waits out its 2 s on the clock; chat B is not held up meanwhile.
+    await vi.waitFor(
+      () => {
+        expect(rig.tg.texts(CHAT_B)).toEqual(bTexts);
+        expect(clock.pendingTimers()).toHaveLength(1);
+      },
+      { interval: 10 },
+    );
+    expect(aCalls()).toHaveLength(1);
+    // A second later it still waits; once the 2 s Telegram asked for have passed, it goes on.
+    clock.advance(1000);
+    expect(clock.pendingTimers()).toHaveLength(1);
+    clock.advance(1000);
+    expect(clock.pendingTimers()).toHaveLength(0);
+    await sends;
 
     expect(rig.tg.texts(CHAT_A)).toEqual(aTexts);
     expect(rig.tg.texts(CHAT_B)).toEqual(bTexts);
-
-    const aCalls = rig.tg.calls('sendMessage').filter((c) => chatOf(c) === CHAT_A);
-    expect(aCalls).toHaveLength(4);
-    const [refused, retried] = aCalls;
+    expect(aCalls()).toHaveLength(4);
+    const [refused, retried] = aCalls();
     expect(refused).toMatchObject({ failed: true, params: { text: 'a1' } });
     expect(retried!.params.text).toBe('a1');
-    expect(retried!.at - refused!.at).toBeGreaterThanOrEqual(2000);
-
-    const bCalls = rig.tg.calls('sendMessage').filter((c) => chatOf(c) === CHAT_B);
-    for (const call of bCalls) expect(call.at - refused!.at).toBeLessThan(500);
 
     expect(rig.logs('tg_flood_wait')).toHaveLength(1);
     expect(rig.rows().map((r) => r.status)).toEqual(Array(6).fill('sent'));
@@ -375,19 +389,31 @@ describe('the outbox, end to end against the fake Bot API', () => {
 
   describe('server errors', () => {
     it('retries a 500 and delivers on the third try, once', async () => {
-      const rig = await startRig();
+      const clock = new JumpClock();
+      const rig = await startRig({ clock, retryDelaysMs: [2000, 4000] });
       rig.tg.fail('sendMessage', { status: 500 }, 2);
-      await rig.outbox.send(to(CHAT_A), plain('third time lucky'));
+      const sent = rig.outbox.send(to(CHAT_A), plain('third time lucky'));
+      const calls = () => rig.tg.calls('sendMessage');
 
-      const calls = rig.tg.calls('sendMessage');
-      expect(calls.map((c) => Boolean(c.failed))).toEqual([true, true, false]);
+      // Each retry waits out its backoff on the clock: none before it, the next try after it.
+      await vi.waitFor(() => expect(clock.pendingTimers()).toMatchObject([{ ms: 2000 }]), {
+        interval: 10,
+      });
+      expect(calls()).toHaveLength(1);
+      clock.advance(2000);
+      await vi.waitFor(() => expect(clock.pendingTimers()).toMatchObject([{ ms: 4000 }]), {
+        interval: 10,
+      });
+      expect(calls()).toHaveLength(2);
+      clock.advance(4000);
+      expect(await sent).toBe(true);
+
+      expect(calls().map((c) => Boolean(c.failed))).toEqual([true, true, false]);
       expect(rig.tg.texts(CHAT_A)).toEqual(['third time lucky']);
-      expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(15);
-      expect(calls[2]!.at - calls[1]!.at).toBeGreaterThanOrEqual(35);
       expect(rig.logs('tg_send_retry')).toHaveLength(2);
       expect(rig.rows()[0]).toMatchObject({
         status: 'sent',
-        message_id: calls[2]!.result.message_id,
+        message_id: calls()[2]!.result.message_id,
       });
     });
 

@@ -1,10 +1,22 @@
 import type { Clock, TimerHandle } from '../../src/core/clock.ts';
 
+/** The longest delay `setTimeout` takes; Node turns a longer one into 1 ms. */
+const MAX_REAL_DELAY_MS = 2 ** 31 - 1;
+
 interface Timer {
   id: number;
+  /** What the caller asked for. */
+  ms: number;
+  /** When it is due, on this clock. */
   at: number;
   fn: () => void;
   real: ReturnType<typeof setTimeout>;
+}
+
+/** A timer still to fire: the delay it was set with and when it is due, on the clock. */
+export interface PendingTimer {
+  ms: number;
+  at: number;
 }
 
 /**
@@ -12,6 +24,9 @@ interface Timer {
  * between keep working — and that a test can move forward: `advance(ms)` jumps its time,
  * and every timer that falls due on the way fires at once, in order. So "a day later" or
  * "after the one-second throttle" takes no waiting.
+ *
+ * Contracts: a timer never fires before `now()` reads its due time, and a cleared timer
+ * never fires (not even one cleared by another timer of the same advance).
  */
 export class JumpClock implements Clock {
   private offset = 0;
@@ -28,8 +43,8 @@ export class JumpClock implements Clock {
 
   setTimeout(fn: () => void, ms: number): TimerHandle {
     const id = this.nextId++;
-    const at = this.now() + Math.max(0, ms);
-    this.timers.set(id, { id, at, fn, real: this.arm(id, ms) });
+    const delay = Math.max(0, ms);
+    this.timers.set(id, { id, ms: delay, at: this.now() + delay, fn, real: this.arm(id, delay) });
     return id as unknown as TimerHandle;
   }
 
@@ -42,19 +57,35 @@ export class JumpClock implements Clock {
 
   /** Moves time forward by `ms`; timers due by then fire now, the rest keep their time. */
   advance(ms: number): void {
-    this.offset += ms;
+    this.offset += Math.max(0, ms);
     const due = [...this.timers.values()]
       .filter((t) => t.at <= this.now())
       .sort((a, b) => a.at - b.at || a.id - b.id);
-    for (const timer of due) {
-      clearTimeout(timer.real);
-      this.timers.delete(timer.id);
+    try {
+      for (const timer of due) {
+        // An earlier callback may have cleared it.
+        if (this.timers.get(timer.id) !== timer) continue;
+        this.fire(timer);
+      }
+    } finally {
+      for (const timer of this.timers.values()) {
+        clearTimeout(timer.real);
+        timer.real = this.arm(timer.id, timer.at - this.now());
+      }
     }
-    for (const timer of due) timer.fn();
-    for (const timer of this.timers.values()) {
-      clearTimeout(timer.real);
-      timer.real = this.arm(timer.id, timer.at - this.now());
-    }
+  }
+
+  /** The timers still to fire, soonest first (what the app is waiting for). */
+  pendingTimers(): PendingTimer[] {
+    return [...this.timers.values()]
+      .sort((a, b) => a.at - b.at || a.id - b.id)
+      .map(({ ms, at }) => ({ ms, at }));
+  }
+
+  private fire(timer: Timer): void {
+    clearTimeout(timer.real);
+    this.timers.delete(timer.id);
+    timer.fn();
   }
 
   private arm(id: number, ms: number): ReturnType<typeof setTimeout> {
@@ -62,10 +93,13 @@ export class JumpClock implements Clock {
       () => {
         const timer = this.timers.get(id);
         if (!timer) return;
-        this.timers.delete(id);
-        timer.fn();
+        // Node may run a timer a millisecond before Date.now() gets there, and a delay past
+        // setTimeout's limit was capped: not due yet, so wait again.
+        const left = timer.at - this.now();
+        if (left > 0) timer.real = this.arm(id, left);
+        else this.fire(timer);
       },
-      Math.max(0, ms),
+      Math.min(Math.max(0, ms), MAX_REAL_DELAY_MS),
     );
     // A timer of a stopped app (the scheduler's hourly wake) must not keep a test alive.
     real.unref();
