@@ -12,7 +12,10 @@ function against(used: number, cap: number | undefined, format: (n: number) => s
   return `${format(used)} of ${format(cap)} (${format(Math.max(0, cap - used))} left)`;
 }
 
+/** Spend as the dashboard shows it: unknown when no call had a price, never $0. */
 function spend(t: Totals): string {
+  if (t.calls > 0 && t.unpriced === t.calls)
+    return `unknown (${t.unpriced} call(s) with unknown price)`;
   return t.unpriced
     ? `${usd(t.costUsd)} + ${t.unpriced} call(s) with unknown price`
     : usd(t.costUsd);

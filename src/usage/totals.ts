@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../store/client.ts';
 import { usageEvents } from '../store/schema.ts';
+import { sumColumns, type UsageSums, withTokens, zeroSums } from './sums.ts';
 
 export interface Totals {
   tokens: number;
@@ -10,21 +11,12 @@ export interface Totals {
   unpriced: number;
 }
 
-/** Sums of the ledger, for the quota gate, /usage and the dashboard. */
+/**
+ * Sums of the ledger for the quota gate and /usage, with the same sum columns as the
+ * dashboard (`sums.ts`), so every view counts a call the same way.
+ */
 export function createTotals(db: Db) {
-  const sum = (where: ReturnType<typeof and>): Totals => {
-    const row = db
-      .select({
-        tokens: sql<number>`coalesce(sum(${usageEvents.inputTokens} + ${usageEvents.outputTokens}), 0)`,
-        costUsd: sql<number>`coalesce(sum(${usageEvents.costUsd}), 0)`,
-        calls: sql<number>`count(*)`,
-        unpriced: sql<number>`coalesce(sum(case when ${usageEvents.priceKnown} then 0 else 1 end), 0)`,
-      })
-      .from(usageEvents)
-      .where(where)
-      .get();
-    return row ?? { tokens: 0, costUsd: 0, calls: 0, unpriced: 0 };
-  };
+  const gate = prepareGateSums(db);
   return {
     /** Today's speech-to-text and vision calls: how many, how much audio, how many images. */
     media(day: string): { transcriptions: number; audioSeconds: number; visionImages: number } {
@@ -39,10 +31,41 @@ export function createTotals(db: Db) {
         .get();
       return row ?? { transcriptions: 0, audioSeconds: 0, visionImages: 0 };
     },
-    day: (day: string) => sum(and(eq(usageEvents.day, day))),
-    packDay: (pack: string, day: string) =>
-      sum(and(eq(usageEvents.day, day), eq(usageEvents.pack, pack))),
-    session: (sessionId: string) => sum(and(eq(usageEvents.sessionId, sessionId))),
+    day: (day: string) => totalsOf(gate.day.get({ day })),
+    packDay: (pack: string, day: string) => totalsOf(gate.packDay.get({ pack, day })),
+    session: (sessionId: string) => totalsOf(gate.session.get({ sessionId })),
+  };
+}
+
+/** A sums row as Totals (an aggregate always has its row; none would count as nothing). */
+function totalsOf(row: Omit<UsageSums, 'tokens'> | undefined): Totals {
+  const sums = row ? withTokens(row) : zeroSums();
+  return {
+    tokens: sums.tokens,
+    // A cap compares what was priced; unpriced calls are counted apart, never as $0.
+    costUsd: sums.cost_usd ?? 0,
+    calls: sums.calls,
+    unpriced: sums.unknown_price_calls,
+  };
+}
+
+/**
+ * The quota gate's three sums (`sumColumns`, as every view counts), prepared once: the gate
+ * runs them before every paid call, and building them anew cost more than the sums.
+ */
+function prepareGateSums(db: Db) {
+  const p = sql.placeholder;
+  const select = () => db.select(sumColumns).from(usageEvents);
+  return {
+    day: select()
+      .where(eq(usageEvents.day, p('day')))
+      .prepare(),
+    packDay: select()
+      .where(and(eq(usageEvents.day, p('day')), eq(usageEvents.pack, p('pack'))))
+      .prepare(),
+    session: select()
+      .where(eq(usageEvents.sessionId, p('sessionId')))
+      .prepare(),
   };
 }
 

@@ -1,0 +1,55 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+/** Host names the dashboard answers to. Anything else is a DNS-rebinding attempt. */
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+/**
+ * A constant-time check of a presented token against the dashboard token. Both sides are
+ * hashed first, so the comparison runs on equal-length buffers and takes the same time
+ * whatever the presented token's length or content.
+ */
+export function tokenChecker(token: string): (candidate: string | undefined) => boolean {
+  const expected = digest(token);
+  return (candidate) => candidate !== undefined && timingSafeEqual(digest(candidate), expected);
+}
+
+/**
+ * The session cookie's name. Cookies are not scoped by port, so two satchel homes on one
+ * machine (two ports) would otherwise overwrite each other's cookie.
+ */
+export const cookieName = (port: number) => `satchel_dashboard_${port}`;
+
+/** The cookie set after a valid `?token=`: script cannot read it, no other site sends it. */
+export const sessionCookie = (name: string, token: string) =>
+  `${name}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
+
+/** The token a request presents: an `Authorization: Bearer` header, else the cookie. */
+export function presentedToken(request: IncomingMessage, cookie: string): string | undefined {
+  const header = request.headers.authorization;
+  if (header !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    return match?.[1];
+  }
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === cookie) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Whether the request's Host names this machine's loopback (any port: SSH tunnels differ). */
+export function loopbackHost(request: IncomingMessage): boolean {
+  const host = request.headers.host;
+  if (!host) return false;
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
+  return LOOPBACK_HOSTS.has((name ?? '').toLowerCase());
+}

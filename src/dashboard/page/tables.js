@@ -1,0 +1,86 @@
+// The tables: by model, by pack, by kind, and the recent turns. Cost comes right after the
+// name: on a phone a table scrolls sideways and the cost stays in view.
+import { byId, cost, el, packName, tokens } from './dom.js';
+
+const KINDS = { llm: 'Chat model', stt: 'Speech to text', vision: 'Vision' };
+
+function table(id, headers, rows, empty) {
+  const head = el('tr', {}, ...headers.map((h) => el('th', { textContent: h })));
+  const cell = (c) =>
+    c instanceof Node ? el('td', { className: 'text' }, c) : el('td', { textContent: c });
+  const body = rows.length
+    ? rows.map((cells) => el('tr', {}, ...cells.map(cell)))
+    : [el('tr', { className: 'empty' }, el('td', { colSpan: headers.length, textContent: empty }))];
+  byId(id).replaceChildren(el('thead', {}, head), el('tbody', {}, ...body));
+}
+
+function named(text, unknownPrice) {
+  const span = el('span', { textContent: text });
+  if (unknownPrice) span.append(el('span', { className: 'badge', textContent: 'price unknown' }));
+  return span;
+}
+
+function renderTurns(data) {
+  const when = new Intl.DateTimeFormat('en-GB', {
+    timeZone: data.timezone,
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
+  table(
+    'turns',
+    ['Started', 'Cost', 'Tokens', 'Calls', 'Latency', 'Pack', 'Source', 'Chat'],
+    data.recent_turns.map((t) => [
+      named(when.format(new Date(t.started_at)), false),
+      cost(t),
+      tokens(t.tokens),
+      tokens(t.calls),
+      `${(t.latency_ms / 1000).toFixed(1)} s`,
+      packName(t.pack),
+      t.source,
+      t.chat === null ? '–' : String(t.chat),
+    ]),
+    'No turns yet.',
+  );
+}
+
+export function renderTables(data) {
+  const none = `Nothing in the last ${data.days} days.`;
+  table(
+    'by-model',
+    ['Model', 'Cost', 'Calls', 'Tokens'],
+    data.by_model.map((m) => [
+      named(`${m.provider}:${m.model}`, m.unknown_price_calls > 0),
+      cost(m),
+      tokens(m.calls),
+      tokens(m.tokens),
+    ]),
+    none,
+  );
+  table(
+    'by-pack',
+    ['Pack', 'Cost', 'Calls', 'Tokens'],
+    data.by_pack.map((p) => [
+      named(packName(p.pack), false),
+      cost(p),
+      tokens(p.calls),
+      tokens(p.tokens),
+    ]),
+    none,
+  );
+  table(
+    'by-kind',
+    ['Kind', 'Cost', 'Calls', 'Tokens', 'Audio', 'Images'],
+    data.by_kind.map((k) => [
+      named(KINDS[k.kind] ?? k.kind, false),
+      cost(k),
+      tokens(k.calls),
+      tokens(k.tokens),
+      k.audio_seconds ? `${Math.round(k.audio_seconds)} s` : '–',
+      tokens(k.images),
+    ]),
+    none,
+  );
+  renderTurns(data);
+}

@@ -1,0 +1,101 @@
+import { and, desc, inArray, isNotNull, lt, type SQL, sql } from 'drizzle-orm';
+import type { Db } from '../store/client.ts';
+import { sessions, usageEvents as u } from '../store/schema.ts';
+import { createGroupCache } from './group-cache.ts';
+import { sumColumns, type UsageSums, withTokens, zeroSums } from './sums.ts';
+
+export type { UsageGroup } from './group-cache.ts';
+export { addSums, type UsageSums, zeroSums } from './sums.ts';
+
+/** One turn's paid calls. `started_at` is when its first call started (ms since epoch). */
+export interface TurnUsage extends Omit<UsageSums, 'input_tokens' | 'output_tokens'> {
+  turn_id: string;
+  started_at: number;
+  pack: string | null;
+  chat: number | null;
+  topic: number | null;
+  /** From the start of the turn's first paid call to the end of its last. */
+  latency_ms: number;
+  /** `schedule` for a turn of a job's session, else `chat`. */
+  source: 'chat' | 'schedule';
+}
+
+/** Ledger rows read at a time while looking for the latest turns. */
+const PAGE = 200;
+
+/**
+ * The ledger's aggregate queries, shared by the quota gate's totals, `/usage`, the
+ * dashboard's `/api/usage` and `satchel usage`. Every query is an indexed SQL aggregate:
+ * nothing here loads the ledger row by row.
+ */
+export function createUsageAggregates(db: Db) {
+  return {
+    /** The sums of the rows that match `where` (all rows without it). */
+    sums(where?: SQL): UsageSums {
+      const row = db.select(sumColumns).from(u).where(where).get();
+      return row ? withTokens(row) : zeroSums();
+    },
+
+    /**
+     * The ledger between two calendar days (inclusive), grouped by day, pack, model and
+     * kind: a few hundred rows for a month, from which every period and table is summed.
+     */
+    groups: createGroupCache(db),
+
+    /** The `limit` turns with the latest paid calls, newest first. */
+    recentTurns(limit: number): TurnUsage[] {
+      const ids = latestTurnIds(db, limit);
+      if (ids.length === 0) return [];
+      const rows = db
+        .select({
+          turn_id: sql<string>`${u.turnId}`,
+          started_at: sql<number>`min(${u.ts} - ${u.latencyMs})`.as('started_at'),
+          ended_at: sql<number>`max(${u.ts})`,
+          pack: sql<string | null>`max(${u.pack})`,
+          chat: sql<number | null>`max(${u.chatId})`,
+          topic: sql<number | null>`max(${u.threadId})`,
+          ...sumColumns,
+          job: sql<number>`coalesce(max(${sessions.kind} = 'job'), 0)`,
+        })
+        .from(u)
+        .leftJoin(sessions, sql`${sessions.id} = ${u.sessionId}`)
+        .where(inArray(u.turnId, ids))
+        .groupBy(u.turnId)
+        .orderBy(sql`started_at desc`)
+        .all();
+      return rows.map(({ ended_at, job, input_tokens, output_tokens, ...row }) => ({
+        ...row,
+        tokens: input_tokens + output_tokens,
+        latency_ms: Math.max(0, ended_at - row.started_at),
+        source: job ? 'schedule' : 'chat',
+      }));
+    },
+  };
+}
+
+export type UsageAggregates = ReturnType<typeof createUsageAggregates>;
+
+/**
+ * The ids of the `limit` turns whose calls were booked last. Walks the ledger backwards by
+ * rowid a page at a time and stops at the `limit`-th distinct turn, so it reads a few dozen
+ * rows, not all of them.
+ */
+function latestTurnIds(db: Db, limit: number): string[] {
+  const ids = new Set<string>();
+  let before = Number.MAX_SAFE_INTEGER;
+  for (;;) {
+    const page = db
+      .select({ id: u.id, turnId: u.turnId })
+      .from(u)
+      .where(and(isNotNull(u.turnId), lt(u.id, before)))
+      .orderBy(desc(u.id))
+      .limit(PAGE)
+      .all();
+    for (const row of page) {
+      ids.add(row.turnId!);
+      if (ids.size >= limit) return [...ids];
+    }
+    if (page.length < PAGE) return [...ids];
+    before = page[page.length - 1]!.id;
+  }
+}

@@ -1,0 +1,189 @@
+import {
+  addSums,
+  type TurnUsage,
+  type UsageAggregates,
+  type UsageGroup,
+  type UsageSums,
+  zeroSums,
+} from './aggregates.ts';
+import type { Calendar } from './calendar.ts';
+import type { Caps } from './quota.ts';
+
+/** How many days `by_day`, `by_model`, `by_pack` and `by_kind` cover unless asked. */
+export const DEFAULT_DAYS = 30;
+export const MAX_DAYS = 366;
+const RECENT_TURNS = 20;
+
+export type DayUsage = UsageSums & { day: string; pack: string | null };
+export type ModelUsage = UsageSums & { provider: string; model: string };
+export type PackUsage = UsageSums & { pack: string | null };
+export type KindUsage = UsageSums & {
+  kind: UsageGroup['kind'];
+  audio_seconds: number;
+  images: number;
+};
+
+/**
+ * The JSON of `GET /api/usage` and `satchel usage --json` (SPEC §7; the field names are a
+ * contract). Amounts are USD; a `cost_usd` is null when no call it covers had a known price.
+ */
+export interface UsageOverview {
+  timezone: string;
+  /** Today's calendar day in `timezone`. */
+  as_of_day: string;
+  /** How many days (today included) the `by_*` lists cover. */
+  days: number;
+  today: UsageSums;
+  last_7_days: UsageSums;
+  last_30_days: UsageSums;
+  caps: {
+    daily_tokens: number;
+    session_tokens: number;
+    daily_usd: number;
+    used_today: { tokens: number; cost_usd: number | null };
+    /** What is left of each daily cap today; null where there is no cap (0). */
+    left_today: { tokens: number | null; usd: number | null };
+  };
+  by_day: DayUsage[];
+  by_model: ModelUsage[];
+  by_pack: PackUsage[];
+  by_kind: KindUsage[];
+  recent_turns: TurnUsage[];
+  unknown_price_models: { provider: string; model: string; calls: number; tokens: number }[];
+}
+
+/** `day` (YYYY-MM-DD) moved by `n` calendar days. */
+export function shiftDay(day: string, n: number): string {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d + n)).toISOString().slice(0, 10);
+}
+
+/** Builds the overview from the ledger's aggregates: one grouped query and one for turns. */
+export function usageOverview(input: {
+  aggregates: UsageAggregates;
+  calendar: Calendar;
+  caps: Caps;
+  now: number;
+  days?: number;
+}): UsageOverview {
+  const { calendar, caps } = input;
+  const days = Math.min(MAX_DAYS, Math.max(1, Math.floor(input.days ?? DEFAULT_DAYS)));
+  const today = calendar.dayOf(input.now);
+  const from = {
+    7: shiftDay(today, -6),
+    30: shiftDay(today, -29),
+    window: shiftDay(today, 1 - days),
+  };
+  const groups = input.aggregates.groups(from.window < from[30] ? from.window : from[30], today);
+
+  const periods = { today: sums(), last_7_days: sums(), last_30_days: sums() };
+  const byDay = new Keyed<DayUsage>();
+  const byModel = new Keyed<ModelUsage>();
+  const byPack = new Keyed<PackUsage>();
+  const byKind = new Keyed<KindUsage>();
+  for (const kind of ['llm', 'stt', 'vision'] as const)
+    byKind.get(kind, () => ({ kind, ...sums(), audio_seconds: 0, images: 0 }));
+  for (const g of groups) {
+    if (g.day === today) addSums(periods.today, g);
+    if (g.day >= from[7]) addSums(periods.last_7_days, g);
+    if (g.day >= from[30]) addSums(periods.last_30_days, g);
+    if (g.day < from.window) continue;
+    addSums(
+      byDay.get(`${g.day}\n${g.pack}`, () => ({ day: g.day, pack: g.pack, ...sums() })),
+      g,
+    );
+    const model = byModel.get(`${g.provider}:${g.model}`, () => ({
+      provider: g.provider,
+      model: g.model,
+      ...sums(),
+    }));
+    addSums(model, g);
+    addSums(
+      byPack.get(String(g.pack), () => ({ pack: g.pack, ...sums() })),
+      g,
+    );
+    const kind = byKind.get(g.kind, () => ({
+      kind: g.kind,
+      ...sums(),
+      audio_seconds: 0,
+      images: 0,
+    }));
+    addSums(kind, g);
+    kind.audio_seconds += g.audio_seconds;
+    kind.images += g.images;
+  }
+
+  const used = periods.today;
+  const byModelList = sortBySpend(byModel.values(), (m) => `${m.provider}:${m.model}`);
+  return {
+    timezone: calendar.timezone,
+    as_of_day: today,
+    days,
+    today: rounded(periods.today),
+    last_7_days: rounded(periods.last_7_days),
+    last_30_days: rounded(periods.last_30_days),
+    caps: {
+      daily_tokens: caps.dailyTokens,
+      session_tokens: caps.sessionTokens,
+      daily_usd: caps.dailyUsd,
+      used_today: { tokens: used.tokens, cost_usd: money(used.cost_usd) },
+      left_today: {
+        tokens: caps.dailyTokens > 0 ? Math.max(0, caps.dailyTokens - used.tokens) : null,
+        usd: caps.dailyUsd > 0 ? money(Math.max(0, caps.dailyUsd - (used.cost_usd ?? 0))) : null,
+      },
+    },
+    by_day: byDay
+      .values()
+      .sort((a, b) => a.day.localeCompare(b.day) || String(a.pack).localeCompare(String(b.pack)))
+      .map(rounded),
+    by_model: byModelList.map(rounded),
+    by_pack: sortBySpend(byPack.values(), (p) => String(p.pack)).map(rounded),
+    by_kind: byKind.values().map(rounded),
+    recent_turns: input.aggregates.recentTurns(RECENT_TURNS).map(rounded),
+    unknown_price_models: byModelList
+      .filter((m) => m.unknown_price_calls > 0)
+      .map((m) => ({
+        provider: m.provider,
+        model: m.model,
+        calls: m.unknown_price_calls,
+        tokens: m.tokens,
+      })),
+  };
+}
+
+const sums = zeroSums;
+
+/** Float sums drift (0.1 + 0.2); a nano-dollar is far below anything shown. */
+const money = (usd: number | null) => (usd === null ? null : Math.round(usd * 1e9) / 1e9);
+const rounded = <T extends { cost_usd: number | null }>(row: T): T => ({
+  ...row,
+  cost_usd: money(row.cost_usd),
+});
+
+/** Most spend first, then most tokens, then by name, so equal rows keep a stable order. */
+function sortBySpend<T extends UsageSums>(rows: T[], name: (row: T) => string): T[] {
+  return rows.sort(
+    (a, b) =>
+      (b.cost_usd ?? 0) - (a.cost_usd ?? 0) ||
+      b.tokens - a.tokens ||
+      name(a).localeCompare(name(b)),
+  );
+}
+
+/** Rows by key, in the order they were first seen. */
+class Keyed<T> {
+  private readonly rows = new Map<string, T>();
+
+  get(key: string, create: () => T): T {
+    let row = this.rows.get(key);
+    if (row === undefined) {
+      row = create();
+      this.rows.set(key, row);
+    }
+    return row;
+  }
+
+  values(): T[] {
+    return [...this.rows.values()];
+  }
+}

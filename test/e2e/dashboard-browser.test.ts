@@ -1,0 +1,189 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDashboard, type Dashboard } from '../../src/dashboard/server.ts';
+import { type CoreReader, openCoreReader } from '../../src/store/read-only.ts';
+import { createCalendar } from '../../src/usage/calendar.ts';
+import { createLedger } from '../../src/usage/ledger.ts';
+import { usd } from '../../src/usage/money.ts';
+import type { UsageOverview } from '../../src/usage/overview.ts';
+import type { FakeClock } from '../support/fake-clock.ts';
+import {
+  SEED_CAPS,
+  SEED_NOW,
+  SEED_TIMEZONE,
+  seedLedger,
+  silentLog,
+  tempCoreStore,
+  UNKNOWN_MODEL,
+} from '../support/usage-seed.ts';
+
+/**
+ * Debian's `chromium` package, driven by playwright-core: no browser download.
+ * `CHROMIUM_PATH` points elsewhere (another distribution's binary).
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const SCREENSHOT = fileURLToPath(new URL('../../docs/dashboard.png', import.meta.url));
+const TOKEN = 'browser-test-token-0123';
+const inCi = process.env.CI === 'true';
+const haveChromium = existsSync(CHROMIUM);
+
+if (!haveChromium && !inCi)
+  console.warn(
+    `[dashboard-browser] SKIPPED: no Chromium at ${CHROMIUM}. Install it to run the ` +
+      'real-browser test of the dashboard: sudo apt-get install chromium',
+  );
+
+describe.skipIf(!haveChromium && !inCi)('the dashboard in a real browser', () => {
+  let env: ReturnType<typeof tempCoreStore>;
+  let clock: FakeClock;
+  let reader: CoreReader;
+  let dashboard: Dashboard;
+  let url: string;
+  let context: BrowserContext | undefined;
+  let profile: string;
+
+  beforeAll(async () => {
+    if (!haveChromium) return;
+    env = tempCoreStore();
+    clock = seedLedger(env.store);
+    reader = openCoreReader(env.home)!;
+    dashboard = createDashboard({
+      db: reader.db,
+      config: { port: 0, token: TOKEN, caps: SEED_CAPS, timezone: SEED_TIMEZONE },
+      clock,
+      log: silentLog,
+    });
+    url = (await dashboard.start())!.url;
+    profile = mkdtempSync(path.join(tmpdir(), 'satchel-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1000, height: 700 },
+      deviceScaleFactor: 1,
+      locale: 'en-US',
+      timezoneId: SEED_TIMEZONE,
+      colorScheme: 'light',
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await dashboard?.stop();
+    reader?.close();
+    env?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  // Only reached without Chromium when CI=true: there the browser test must not be skipped.
+  it('has Chromium to drive', () => {
+    if (!haveChromium)
+      throw new Error(
+        `CI=true and no Chromium at ${CHROMIUM}: the browser test must run in CI. ` +
+          '.ci/run installs it (apt-get install -y chromium).',
+      );
+  });
+
+  it.skipIf(!haveChromium)(
+    'renders without errors, loads only from 127.0.0.1, and refreshes itself',
+    async () => {
+      const page = await context!.newPage();
+      const problems: string[] = [];
+      const requested: string[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'error' || m.type() === 'warning') problems.push(`console: ${m.text()}`);
+      });
+      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+      context!.on('request', (r) => requested.push(r.url()));
+      await page.clock.install({ time: SEED_NOW });
+
+      await page.goto(url);
+      const api = (await (
+        await page.request.get(new URL('/api/usage', url).href)
+      ).json()) as UsageOverview;
+      const today = page.locator('#periods .card').first();
+      await expect
+        .poll(() => today.textContent(), { timeout: 10_000 })
+        .toContain(usd(api.today.cost_usd!));
+
+      // The token left the address bar for a cookie.
+      expect(new URL(page.url()).search).toBe('');
+      const text = (await today.textContent())!;
+      expect(text).toContain(`${api.today.tokens.toLocaleString('en-US')} tokens`);
+      expect(text).toContain(`${api.today.calls} calls`);
+      expect(text).toContain(`+ ${api.today.unknown_price_calls} unpriced`);
+      const chart = await page.locator('#chart svg').boundingBox();
+      expect(chart?.width).toBeGreaterThan(0);
+      expect(chart?.height).toBeGreaterThan(0);
+      expect(await page.locator('#chart svg rect').count()).toBeGreaterThan(20);
+      await expect.poll(() => page.locator('#unknown').textContent()).toContain(UNKNOWN_MODEL);
+      expect(await page.locator('#unknown').isVisible()).toBe(true);
+      expect(await page.locator('#turns tbody tr').count()).toBe(20);
+      expect(await page.locator('#by-model').textContent()).toContain('unknown');
+
+      await saveScreenshot(await page.screenshot({ type: 'png' }));
+
+      // A call booked while the page is open shows up at the next refresh (10 s).
+      const ledger = createLedger({
+        db: env.store.db,
+        clock,
+        calendar: createCalendar(SEED_TIMEZONE),
+      });
+      ledger.record({
+        kind: 'llm',
+        provider: 'openai',
+        model: 'gpt-4.1',
+        scope: { pack: 'vocab', chatId: 111, threadId: null, sessionId: 's', turnId: 'live' },
+        inputTokens: 1000,
+        outputTokens: 0,
+        latencyMs: 800,
+        ok: true,
+      });
+      await page.clock.runFor(10_500);
+      await expect
+        .poll(() => today.textContent(), { timeout: 10_000 })
+        .toContain(`${api.today.calls + 1} calls`);
+
+      // A phone-sized screen: nothing wider than the screen but the scrolling tables.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.clock.runFor(500);
+      // (A string: this project's TypeScript has no DOM types.)
+      const overflow = await page.evaluate<number>(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      );
+      expect(overflow).toBeLessThanOrEqual(0);
+      expect((await page.locator('#chart svg').boundingBox())?.width).toBeLessThanOrEqual(390);
+
+      expect(problems).toEqual([]);
+      const hosts = new Set(
+        requested.filter((r) => !r.startsWith('data:')).map((r) => new URL(r).host),
+      );
+      expect([...hosts]).toEqual([new URL(url).host]);
+      expect(new URL(url).hostname).toBe('127.0.0.1');
+    },
+    60_000,
+  );
+});
+
+/**
+ * Keeps docs/dashboard.png (shown in the README) up to date on a developer machine. CI
+ * leaves it alone: font rendering differs between machines.
+ */
+async function saveScreenshot(png: Buffer): Promise<void> {
+  expect(png.length).toBeLessThan(300_000);
+  if (inCi) return;
+  const current = existsSync(SCREENSHOT) ? readFileSync(SCREENSHOT) : undefined;
+  if (!current?.equals(png)) writeFileSync(SCREENSHOT, png);
+}

@@ -1,0 +1,334 @@
+import { request } from 'node:http';
+import { connect } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/core/clock.ts';
+import type { Logger } from '../../src/core/ports.ts';
+import { createDashboard, type Dashboard } from '../../src/dashboard/server.ts';
+import { type CoreReader, openCoreReader } from '../../src/store/read-only.ts';
+import type { UsageOverview } from '../../src/usage/overview.ts';
+import {
+  ALLOWED_USER,
+  fixturePacks,
+  type Harness,
+  settled,
+  startHarness,
+} from '../support/harness.ts';
+import { JumpClock } from '../support/jump-clock.ts';
+import {
+  SEED_CAPS,
+  SEED_NOW,
+  SEED_TIMEZONE,
+  seedLedger,
+  tempCoreStore,
+} from '../support/usage-seed.ts';
+
+const TOKEN = 'dashboard-test-token-0123';
+const UNKNOWN_MODEL = 'mystery-model-7';
+
+interface Logged {
+  level: string;
+  event?: string;
+  msg?: string;
+}
+
+function recordingLog(lines: Logged[] = []): Logger & { lines: Logged[] } {
+  const at =
+    (level: string) =>
+    (obj: object, msg?: string): void =>
+      void lines.push({ level, ...(obj as { event?: string }), ...(msg ? { msg } : {}) });
+  const log = {
+    lines,
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: () => log,
+  };
+  return log;
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A dashboard over a read-only connection to `home`, stopped after the test. */
+async function serve(
+  home: string,
+  options: { clock?: { now(): number }; timezone?: string; health?: () => object } = {},
+) {
+  const reader = openCoreReader(home) as CoreReader;
+  const log = recordingLog();
+  const dashboard = createDashboard({
+    db: reader.db,
+    config: { port: 0, token: TOKEN, caps: SEED_CAPS, timezone: options.timezone ?? SEED_TIMEZONE },
+    clock: fixedClock(options.clock ?? { now: () => SEED_NOW }),
+    log,
+    ...(options.health ? { health: options.health } : {}),
+  });
+  const started = await dashboard.start();
+  cleanups.push(async () => {
+    await dashboard.stop();
+    reader.close();
+  });
+  const url = started!.url;
+  const base = url.slice(0, url.indexOf('?'));
+  return { url, base, port: Number(new URL(base).port), dashboard, log };
+}
+
+function seededHome(): string {
+  const env = tempCoreStore();
+  cleanups.push(() => env.close());
+  seedLedger(env.store);
+  return env.home;
+}
+
+/** The dashboard reads only `now()` of its clock. */
+const fixedClock = (source: { now(): number }): Clock => ({
+  now: () => source.now(),
+  setTimeout: () => {
+    throw new Error('the dashboard sets no timer');
+  },
+  clearTimeout: () => {},
+});
+
+const get = (url: string, headers: Record<string, string> = {}) =>
+  fetch(url, { headers, redirect: 'manual' });
+const bearer = { authorization: `Bearer ${TOKEN}` };
+
+describe('GET /api/usage after real turns', () => {
+  let h: Harness;
+  afterEach(async () => h?.close());
+
+  it('matches the ledger rows exactly, flags the unpriced model and cuts days locally', async () => {
+    // 23:50 on 22 November in Auckland (UTC+13); 10:50 UTC.
+    const clock = new JumpClock(Date.UTC(2026, 10, 22, 10, 50));
+    const zone = 'Pacific/Auckland';
+    h = await startHarness(
+      { SATCHEL_PACKS: fixturePacks(['alpha']), SATCHEL_TIMEZONE: zone },
+      { app: { clock } },
+    );
+    const say = (text: string) => h.tg.text({ userId: ALLOWED_USER, text });
+    h.model.enqueue({ text: 'one', usage: { input: 100, output: 20 } });
+    say('first');
+    await settled(h, 1);
+    clock.advance(20 * 60_000); // 00:10 on the 23rd in Auckland, still the 22nd in UTC
+    h.model.enqueue({ text: 'two', usage: { input: 300, cached: 100, output: 50 } });
+    say('second');
+    await settled(h, 2);
+    h.env.LLM_MODEL = UNKNOWN_MODEL;
+    await h.restart();
+    h.model.enqueue({ text: 'three', usage: { input: 40, output: 4 } });
+    say('third');
+    await settled(h, 3);
+
+    const rows = h.rows<{
+      ts: number;
+      day: string;
+      model: string;
+      cost_usd: number | null;
+      turn_id: string;
+    }>('SELECT ts, day, model, cost_usd, turn_id FROM usage_events ORDER BY id');
+    expect(rows.map((r) => r.day)).toEqual(['2026-11-22', '2026-11-23', '2026-11-23']);
+    expect(rows.map((r) => new Date(r.ts).toISOString().slice(0, 10))).toEqual([
+      '2026-11-22',
+      '2026-11-22',
+      '2026-11-22',
+    ]);
+    expect(rows[2]?.cost_usd).toBeNull();
+
+    const { base } = await serve(h.home, { clock, timezone: zone });
+    const response = await get(`${base}api/usage`, bearer);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('application/json');
+    const body = (await response.json()) as UsageOverview;
+
+    expect(body.as_of_day).toBe('2026-11-23');
+    expect(body.today).toEqual({
+      calls: 2,
+      input_tokens: 340,
+      output_tokens: 54,
+      tokens: 394,
+      cost_usd: expect.closeTo(rows[1]!.cost_usd!, 9),
+      unknown_price_calls: 1,
+    });
+    expect(body.last_7_days).toEqual({
+      calls: 3,
+      input_tokens: 440,
+      output_tokens: 74,
+      tokens: 514,
+      cost_usd: expect.closeTo(rows[0]!.cost_usd! + rows[1]!.cost_usd!, 9),
+      unknown_price_calls: 1,
+    });
+    expect(body.last_30_days).toEqual(body.last_7_days);
+    expect(body.by_day.map((d) => [d.day, d.pack, d.calls])).toEqual([
+      ['2026-11-22', 'alpha', 1],
+      ['2026-11-23', 'alpha', 2],
+    ]);
+    expect(body.by_model).toEqual([
+      expect.objectContaining({ provider: 'openai', model: 'gpt-4.1-mini', calls: 2 }),
+      expect.objectContaining({ model: UNKNOWN_MODEL, calls: 1, cost_usd: null }),
+    ]);
+    expect(body.by_pack).toEqual([expect.objectContaining({ pack: 'alpha', calls: 3 })]);
+    expect(body.unknown_price_models).toEqual([
+      { provider: 'openai', model: UNKNOWN_MODEL, calls: 1, tokens: 44 },
+    ]);
+    expect(body.recent_turns.map((t) => t.turn_id)).toEqual(rows.map((r) => r.turn_id).reverse());
+    expect(body.recent_turns[0]).toMatchObject({
+      pack: 'alpha',
+      chat: ALLOWED_USER,
+      calls: 1,
+      tokens: 44,
+      cost_usd: null,
+      source: 'chat',
+    });
+    expect(body.caps).toMatchObject({
+      daily_tokens: SEED_CAPS.dailyTokens,
+      session_tokens: SEED_CAPS.sessionTokens,
+      daily_usd: SEED_CAPS.dailyUsd,
+      used_today: { tokens: 394 },
+      left_today: { tokens: SEED_CAPS.dailyTokens - 394 },
+    });
+  });
+});
+
+describe('dashboard auth', () => {
+  it('answers 401 with no data without the right token, in any other case or form', async () => {
+    const { base } = await serve(seededHome());
+    const attempts = [
+      get(`${base}api/usage`),
+      get(`${base}api/usage`, { authorization: 'Bearer wrong-token' }),
+      get(`${base}api/usage`, { authorization: `Bearer ${TOKEN.toUpperCase()}` }),
+      get(`${base}api/usage`, { authorization: `Basic ${TOKEN}` }),
+      get(`${base}api/usage`, { cookie: `satchel_dashboard_1=${TOKEN}` }),
+      get(`${base}api/usage?token=${TOKEN.toUpperCase()}`),
+      get(`${base}api/usage?token=`),
+      get(base),
+      get(`${base}app.js`),
+    ];
+    for (const response of await Promise.all(attempts)) {
+      expect(response.status).toBe(401);
+      expect(response.headers.get('set-cookie')).toBeNull();
+      const text = await response.text();
+      expect(text).not.toContain('calls');
+      expect(text).toContain('Unauthorized');
+    }
+  });
+
+  it('takes ?token= once, then an HttpOnly SameSite=Strict cookie', async () => {
+    const { url, base, port } = await serve(seededHome());
+    const signIn = await get(url);
+    expect(signIn.status).toBe(303);
+    expect(signIn.headers.get('location')).toBe('/');
+    const cookie = signIn.headers.get('set-cookie')!;
+    expect(cookie).toBe(`satchel_dashboard_${port}=${TOKEN}; HttpOnly; SameSite=Strict; Path=/`);
+    const jar = { cookie: cookie.split(';')[0]! };
+
+    const page = await get(base, jar);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const html = await page.text();
+    // Everything the page loads is its own: no scheme, no other host.
+    const refs = [...html.matchAll(/(?:src|href)="([^"]*)"/g)].map((m) => m[1]);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) expect(ref).toMatch(/^(\/[\w.-]+|data:,)$/);
+    for (const ref of refs.filter((r) => r?.startsWith('/'))) {
+      expect((await get(`${base}${ref!.slice(1)}`, jar)).status).toBe(200);
+    }
+    const api = await get(`${base}api/usage`, jar);
+    expect(api.status).toBe(200);
+    expect(((await api.json()) as UsageOverview).today.calls).toBe(7);
+
+    const deep = await get(`${base}api/usage?days=7&token=${TOKEN}`);
+    expect(deep.status).toBe(303);
+    expect(deep.headers.get('location')).toBe('/api/usage?days=7');
+  });
+
+  it('takes a Bearer header, and checks the days parameter', async () => {
+    const { base } = await serve(seededHome());
+    const week = await get(`${base}api/usage?days=7`, bearer);
+    expect(((await week.json()) as UsageOverview).days).toBe(7);
+    for (const days of ['0', '367', 'x', '1.5'])
+      expect((await get(`${base}api/usage?days=${days}`, bearer)).status).toBe(400);
+    const post = await fetch(`${base}api/usage`, { method: 'POST', headers: bearer });
+    expect(post.status).toBe(405);
+  });
+
+  it('refuses a request for another host name (DNS rebinding)', async () => {
+    const { port } = await serve(seededHome());
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/api/usage',
+          headers: { host: `evil.example:${port}`, ...bearer },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(403);
+  });
+});
+
+describe('dashboard server', () => {
+  it('listens on 127.0.0.1 only', async () => {
+    const { base, port } = await serve(seededHome());
+    expect(new URL(base).hostname).toBe('127.0.0.1');
+    const others = Object.values(networkInterfaces())
+      .flat()
+      .filter((i) => i && !i.internal)
+      .map((i) => i!.address);
+    for (const address of [...others, '::1']) {
+      const refused = await new Promise<boolean>((resolve) => {
+        const socket = connect({ host: address, port });
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve(false);
+        });
+        socket.once('error', () => resolve(true));
+      });
+      expect(refused, `reachable on ${address}`).toBe(true);
+    }
+  });
+
+  it('logs a clear line and starts nothing when the port is taken', async () => {
+    const { port } = await serve(seededHome());
+    const reader = openCoreReader(seededHome())!;
+    cleanups.push(() => reader.close());
+    const log = recordingLog();
+    const second: Dashboard = createDashboard({
+      db: reader.db,
+      config: { port, token: TOKEN, caps: SEED_CAPS, timezone: SEED_TIMEZONE },
+      clock: fixedClock({ now: () => SEED_NOW }),
+      log,
+    });
+    expect(await second.start()).toBeUndefined();
+    await second.stop();
+    expect(log.lines).toEqual([
+      expect.objectContaining({ level: 'warn', event: 'dashboard_port_in_use' }),
+    ]);
+    expect(log.lines[0]?.msg).toContain(`port ${port}`);
+    expect(log.lines[0]?.msg).toContain('DASHBOARD_PORT');
+  });
+
+  it('answers /healthz without a token, and stops with a page still connected', async () => {
+    const { base, dashboard, log } = await serve(seededHome(), {
+      health: () => ({ ok: true, uptime_s: 5 }),
+    });
+    const health = await get(`${base}healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ ok: true, uptime_s: 5 });
+    // A keep-alive connection from a page left open must not hold the shutdown.
+    expect((await get(`${base}api/usage`, bearer)).status).toBe(200);
+    await dashboard.stop();
+    await expect(get(`${base}api/usage`, bearer)).rejects.toThrow();
+    expect(log.lines.map((l) => l.event)).toEqual(['dashboard_started']);
+  });
+});

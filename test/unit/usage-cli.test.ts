@@ -1,0 +1,144 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CliIo } from '../../src/cli/command.ts';
+import { createUsageCommand, usageCommand } from '../../src/cli/usage.ts';
+import { createDashboard } from '../../src/dashboard/server.ts';
+import { openCoreReader } from '../../src/store/read-only.ts';
+import {
+  SEED_CAPS,
+  SEED_NOW,
+  SEED_TIMEZONE,
+  seedLedger,
+  silentLog,
+  tempCoreStore,
+  UNKNOWN_MODEL,
+} from '../support/usage-seed.ts';
+
+const clock = { now: () => SEED_NOW, setTimeout: () => 0 as never, clearTimeout: () => {} };
+const TOKEN = 'cli-test-token-0123';
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Runs `satchel usage …` in-process with captured output. */
+async function run(args: string[], env: Record<string, string | undefined>, cwd = tmpdir()) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const chunks = { out: '', err: '' };
+  stdout.on('data', (c) => (chunks.out += c));
+  stderr.on('data', (c) => (chunks.err += c));
+  const io: CliIo = { stdin: new PassThrough(), stdout, stderr, env, cwd };
+  const code = await createUsageCommand({ clock }).run(args, io);
+  return { code, ...chunks };
+}
+
+/** A seeded SATCHEL_HOME whose writable store stays open, as while the bot runs. */
+function runningHome() {
+  const env = tempCoreStore();
+  cleanups.push(() => env.close());
+  seedLedger(env.store);
+  return {
+    home: env.home,
+    env: {
+      SATCHEL_HOME: env.home,
+      SATCHEL_TIMEZONE: SEED_TIMEZONE,
+      QUOTA_DAILY_TOKENS: String(SEED_CAPS.dailyTokens),
+      QUOTA_SESSION_TOKENS: String(SEED_CAPS.sessionTokens),
+      QUOTA_DAILY_USD: String(SEED_CAPS.dailyUsd),
+    },
+  };
+}
+
+/** The body of GET /api/usage from a dashboard on the same home, clock and caps. */
+async function apiBody(home: string, query = ''): Promise<string> {
+  const reader = openCoreReader(home)!;
+  const dashboard = createDashboard({
+    db: reader.db,
+    config: { port: 0, token: TOKEN, caps: SEED_CAPS, timezone: SEED_TIMEZONE },
+    clock,
+    log: silentLog,
+  });
+  const started = await dashboard.start();
+  cleanups.push(async () => {
+    await dashboard.stop();
+    reader.close();
+  });
+  const base = started!.url.slice(0, started!.url.indexOf('?'));
+  const response = await fetch(`${base}api/usage${query}`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  return response.text();
+}
+
+describe('satchel usage', () => {
+  it('--json prints exactly what GET /api/usage returns, with no Telegram token', async () => {
+    const { home, env } = runningHome();
+    const json = await run(['--json'], env);
+    expect(json.code).toBe(0);
+    expect(json.err).toBe('');
+    expect(json.out).toBe(await apiBody(home));
+    const week = await run(['--json', '--days', '7'], env);
+    expect(week.out).toBe(await apiBody(home, '?days=7'));
+    expect(JSON.parse(week.out).days).toBe(7);
+  });
+
+  it('prints the totals, caps, unknown prices and turns as a table', async () => {
+    const { env } = runningHome();
+    const api = JSON.parse((await run(['--json'], env)).out);
+    const { code, out } = await run([], env);
+    expect(code).toBe(0);
+    const line = (label: string) => out.split('\n').find((l) => l.trimStart().startsWith(label));
+    const today = line('today')!
+      .trim()
+      .split(/\s{2,}/);
+    expect(today).toEqual([
+      'today',
+      String(api.today.calls),
+      api.today.input_tokens.toLocaleString('en-US'),
+      api.today.output_tokens.toLocaleString('en-US'),
+      api.today.tokens.toLocaleString('en-US'),
+      expect.stringMatching(/^\$0\.0441 \+ 1 unpriced$/),
+    ]);
+    expect(line('last 7 days')).toContain(api.last_7_days.tokens.toLocaleString('en-US'));
+    expect(line('last 30 days')).toContain('$7.30 + 2 unpriced');
+    expect(out).toContain(`tokens: 87,000 of 200,000 (113,000 left)`);
+    expect(out).toContain(`! Unknown prices (last 30 days)`);
+    expect(out).toContain(`openai:${UNKNOWN_MODEL}: 2 call(s)`);
+    const model = out
+      .split('\n')
+      .filter((l) => l.trimStart().startsWith(`openai:${UNKNOWN_MODEL} `));
+    expect(model).toEqual([expect.stringMatching(/ unknown$/)]);
+    expect(out).toContain('schedule');
+    expect(out).toContain('Recent turns');
+  });
+
+  it('reads SATCHEL_HOME from .env in the working directory', async () => {
+    const { env } = runningHome();
+    const cwd = mkdtempSync(path.join(tmpdir(), 'satchel-cwd-'));
+    cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
+    writeFileSync(path.join(cwd, '.env'), `SATCHEL_HOME=${env.SATCHEL_HOME}\n`);
+    const { code, out } = await run(['--json'], { SATCHEL_TIMEZONE: SEED_TIMEZONE }, cwd);
+    expect(code).toBe(0);
+    expect(JSON.parse(out).today.calls).toBe(7);
+  });
+
+  it('explains a missing database, bad options and shows --help', async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'satchel-empty-'));
+    cleanups.push(() => rmSync(empty, { recursive: true, force: true }));
+    const missing = await run([], { SATCHEL_HOME: empty });
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain(`${path.join(empty, 'satchel.db')} does not exist`);
+    const days = await run(['--days', '0'], { SATCHEL_HOME: empty });
+    expect(days).toMatchObject({ code: 2, out: '' });
+    expect(days.err).toContain('--days must be a whole number from 1 to 366');
+    const unknown = await run(['--verbose'], {});
+    expect(unknown.code).toBe(2);
+    const help = await run(['--help'], {});
+    expect(help).toMatchObject({ code: 0, out: usageCommand.help });
+    expect(usageCommand.path).toEqual(['usage']);
+  });
+});
