@@ -1,39 +1,37 @@
-import { loadPack, PackError } from '../packs/loader.ts';
+import { readFileSync } from 'node:fs';
+import { backupCommand } from './backup.ts';
+import { chatCommand } from './chat.ts';
+import type { CliCommand } from './command.ts';
+import { runCli } from './dispatch.ts';
+import { doctorCommand } from './doctor.ts';
+import { packListCommand } from './pack-list.ts';
+import { packNewCommand } from './pack-new.ts';
+import { packValidateCommand } from './pack-validate.ts';
+import { restoreCommand } from './restore.ts';
+import { startCommand } from './start.ts';
+import { usageCommand } from './usage.ts';
 
-const USAGE = `Usage:
-  satchel pack validate <dir>   check a pack (manifest, skills, schema) without starting the bot`;
+/** Every `satchel` command, in the order `satchel --help` lists them. */
+const COMMANDS: readonly CliCommand[] = [
+  startCommand,
+  chatCommand,
+  usageCommand,
+  doctorCommand,
+  packValidateCommand,
+  packNewCommand,
+  packListCommand,
+  backupCommand,
+  restoreCommand,
+];
 
-/** `satchel pack validate <dir>`: exit 0 and a summary, or exit 1 and every problem found. */
-function validate(dir: string | undefined): number {
-  if (!dir) {
-    process.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
-  try {
-    const pack = loadPack(dir);
-    const { manifest } = pack;
-    process.stdout.write(
-      `${[
-        `ok: ${pack.name} ${manifest.version} (${pack.displayName})`,
-        `  skills: ${pack.skills.map((s) => (s.command ? `/${s.name}` : s.name)).join(', ')}`,
-        `  owned tables: ${manifest.schema.owned_tables.join(', ') || 'none'}`,
-        `  tools: ${manifest.tools.join(', ') || 'none'}`,
-        `  schedules: ${manifest.cron.map((c) => `${c.id} (${c.schedule})`).join(', ') || 'none'}`,
-      ].join('\n')}\n`,
-    );
-    return 0;
-  } catch (error) {
-    if (!(error instanceof PackError)) throw error;
-    process.stderr.write(`invalid pack:\n${error.message}\n`);
-    return 1;
-  }
-}
+const { version } = JSON.parse(
+  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+) as { version: string };
 
-function main(args: string[]): number {
-  const [group, command, ...rest] = args;
-  if (group === 'pack' && command === 'validate') return validate(rest[0]);
-  process.stderr.write(`${USAGE}\n`);
-  return group === undefined || group === 'help' || group === '--help' ? 0 : 2;
-}
-
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await runCli({ commands: COMMANDS, version }, process.argv.slice(2), {
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  cwd: process.cwd(),
+});

@@ -1,24 +1,15 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import { parse as parseYaml } from 'yaml';
-import { SatchelError } from '../core/errors.ts';
-import {
-  describeIssue,
-  type Manifest,
-  manifestSchema,
-  skillFrontmatterSchema,
-} from './manifest.ts';
+import type { z } from 'zod';
+import { checkFreshDatabase } from './check-database.ts';
+import { describeIssue, fieldPath, type Manifest, manifestSchema, SKILL_NAME } from './manifest.ts';
+import { type Migration, readMigrations } from './migrations.ts';
+import { PackError, type PackProblem } from './problems.ts';
+import { loadSkill, type Skill } from './skills.ts';
+import { readYaml, type YamlSource } from './yaml-source.ts';
 
-export interface Skill {
-  name: string;
-  description: string;
-  command: boolean;
-  /** The instructions (SKILL.md without its frontmatter). */
-  body: string;
-  /** Other files in the skill's folder, relative to it. */
-  files: string[];
-}
+export { PackError, type PackProblem } from './problems.ts';
+export type { Skill } from './skills.ts';
 
 /** A loaded, validated pack. Nothing here is per-user state; see storage.ts for that. */
 export interface Pack {
@@ -29,123 +20,221 @@ export interface Pack {
   manifest: Manifest;
   skills: Skill[];
   soul: string | undefined;
+  /** schema.sql: migration zero, re-applied at every start. */
   schemaSql: string | undefined;
+  /** migrations/NNNN_name.sql, in order. */
+  migrations: Migration[];
   templates: { user: string | undefined; memory: string | undefined };
 }
 
-export interface PackProblem {
-  file: string;
-  field: string;
-  problem: string;
+/** A pack folder, checked: the pack when it is valid, else every problem found in it. */
+export interface PackInspection {
+  dir: string;
+  pack: Pack | undefined;
+  problems: PackProblem[];
 }
 
-/** A pack that cannot load; the message names the file, the field and the problem. */
-export class PackError extends SatchelError {
-  readonly problems: PackProblem[];
-
-  constructor(problems: PackProblem[]) {
-    super('pack_invalid', problems.map((p) => `${p.file}: ${p.field}: ${p.problem}`).join('\n'));
-    this.problems = problems;
+/**
+ * Checks the pack in `dir` completely (manifest, every skill, schema.sql and migrations on a
+ * scratch database, owned tables) and reports all its problems, not only the first.
+ */
+export function inspectPack(dir: string): PackInspection {
+  const problems: PackProblem[] = [];
+  const found = readManifest(dir, problems);
+  const skills: Skill[] = [];
+  for (const name of found.skills) {
+    const loaded = loadSkill(dir, name);
+    if (loaded.skill) skills.push(loaded.skill);
+    problems.push(...loaded.problems);
   }
-}
+  problems.push(...commandClashes(dir, skills));
 
-const fail = (file: string, field: string, problem: string): never => {
-  throw new PackError([{ file, field, problem }]);
-};
-
-/** Loads and validates the pack in `dir`; throws a PackError naming what is wrong. */
-export function loadPack(dir: string): Pack {
-  const manifestFile = path.join(dir, 'pack.yml');
-  if (!existsSync(manifestFile)) fail(manifestFile, '(file)', 'pack.yml is missing');
-  let raw: unknown;
-  try {
-    raw = parseYaml(readFileSync(manifestFile, 'utf8'));
-  } catch (error) {
-    fail(manifestFile, '(yaml)', (error as Error).message.split('\n')[0] ?? 'invalid YAML');
+  const schemaSql = readOptional(path.join(dir, 'schema.sql'));
+  const { migrations, problems: migrationProblems } = readMigrations(dir);
+  problems.push(...migrationProblems);
+  if (migrationProblems.length === 0) {
+    const db = checkFreshDatabase({ dir, schemaSql, migrations });
+    problems.push(...db.problems);
+    const missing = (found.ownedTables ?? []).filter((t) => !db.tables.has(t));
+    if (db.problems.length === 0 && missing.length > 0)
+      problems.push({
+        file: path.join(dir, 'pack.yml'),
+        field: 'schema.owned_tables',
+        problem: `${missing.join(', ')} not created by schema.sql${migrations.length ? ' or the migrations' : ''}`,
+        line: found.source?.lineOf(['schema', 'owned_tables']),
+      });
   }
-  const parsed = manifestSchema.safeParse(raw ?? {});
-  if (!parsed.success)
-    throw new PackError(
-      parsed.error.issues.map((issue) => ({ file: manifestFile, ...describeIssue(issue) })),
-    );
-  const manifest = parsed.data;
-  const folder = path.basename(path.resolve(dir));
-  if (manifest.name !== folder)
-    fail(manifestFile, 'name', `"${manifest.name}" must equal the folder name "${folder}"`);
 
-  const schemaFile = path.join(dir, 'schema.sql');
-  const schemaSql = readOptional(schemaFile);
-  checkSchema(schemaFile, schemaSql, manifest.schema.owned_tables, manifestFile);
-
+  const { manifest } = found;
+  if (!manifest || problems.length > 0) return { dir, pack: undefined, problems };
   return {
-    name: manifest.name,
-    displayName: manifest.display_name,
-    description: manifest.description,
     dir,
-    manifest,
-    skills: manifest.skills.map((name) => loadSkill(dir, name)),
-    soul: readOptional(path.join(dir, 'SOUL.md')),
-    schemaSql,
-    templates: {
-      user: readOptional(path.join(dir, 'templates', 'USER.md')),
-      memory: readOptional(path.join(dir, 'templates', 'MEMORY.md')),
+    problems,
+    pack: {
+      name: manifest.name,
+      displayName: manifest.display_name,
+      description: manifest.description,
+      dir,
+      manifest,
+      skills,
+      soul: readOptional(path.join(dir, 'SOUL.md')),
+      schemaSql,
+      migrations,
+      templates: {
+        user: readOptional(path.join(dir, 'templates', 'USER.md')),
+        memory: readOptional(path.join(dir, 'templates', 'MEMORY.md')),
+      },
     },
   };
 }
 
-function loadSkill(packDir: string, name: string): Skill {
-  const dir = path.join(packDir, 'skills', name);
-  const file = path.join(dir, 'SKILL.md');
-  const text = readOptional(file) ?? fail(file, '(file)', `skill "${name}" has no SKILL.md`);
-  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
-  if (!match) return fail(file, '(frontmatter)', 'must start with a --- YAML frontmatter block');
-  let front: unknown;
-  try {
-    front = parseYaml(match[1] ?? '');
-  } catch (error) {
-    return fail(file, '(frontmatter)', (error as Error).message.split('\n')[0] ?? 'invalid YAML');
-  }
-  const parsed = skillFrontmatterSchema.safeParse(front ?? {});
-  if (!parsed.success)
-    throw new PackError(parsed.error.issues.map((issue) => ({ file, ...describeIssue(issue) })));
-  if (parsed.data.name !== name)
-    fail(file, 'name', `"${parsed.data.name}" must equal the folder name "${name}"`);
-  const files = readdirSync(dir).filter((f) => f !== 'SKILL.md');
-  return { ...parsed.data, body: (match[2] ?? '').trim(), files };
+/** Loads and validates the pack in `dir`; throws a PackError with every problem found. */
+export function loadPack(dir: string): Pack {
+  const { pack, problems } = inspectPack(dir);
+  if (!pack) throw new PackError(problems);
+  return pack;
 }
 
-/** Applies schema.sql to a scratch database twice (it runs at every start) and checks the owned tables. */
-function checkSchema(file: string, sql: string | undefined, owned: string[], manifest: string) {
-  const db = new Database(':memory:');
-  try {
-    if (sql !== undefined) {
-      try {
-        db.exec(sql);
-        db.exec(sql);
-      } catch (error) {
-        fail(
-          file,
-          '(sql)',
-          `${(error as Error).message} (it must be safe to apply at every start)`,
-        );
-      }
-    }
-    const tables = new Set(
-      db
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
-        .all()
-        .map((row) => (row as { name: string }).name),
-    );
-    const missing = owned.filter((t) => !tables.has(t));
-    if (missing.length > 0)
-      fail(manifest, 'schema.owned_tables', `${missing.join(', ')} not created by schema.sql`);
-  } finally {
-    db.close();
+interface FoundManifest {
+  manifest: Manifest | undefined;
+  /** The skills to check: the manifest's, or the well-formed names of a broken one. */
+  skills: string[];
+  ownedTables: string[] | undefined;
+  source: YamlSource | undefined;
+}
+
+/** Reads pack.yml, adding its problems (with lines) to `problems`. */
+function readManifest(dir: string, problems: PackProblem[]): FoundManifest {
+  const file = path.join(dir, 'pack.yml');
+  const text = readOptional(file);
+  const none = { manifest: undefined, skills: [], ownedTables: undefined, source: undefined };
+  if (text === undefined) {
+    problems.push({ file, field: '(file)', problem: 'pack.yml is missing' });
+    return none;
   }
+  const source = readYaml(text);
+  if (source.errors.length > 0) {
+    problems.push(
+      ...source.errors.map((e) => ({ file, field: '(yaml)', problem: e.message, line: e.line })),
+    );
+    return { ...none, source };
+  }
+  const raw = (source.value ?? {}) as Record<string, unknown>;
+  const parsed = manifestSchema.safeParse(raw);
+  if (!parsed.success)
+    for (const issue of parsed.error.issues)
+      problems.push(...issueProblems(file, issue, raw, source));
+
+  const folder = path.basename(path.resolve(dir));
+  const name = parsed.success ? parsed.data.name : raw.name;
+  if (typeof name === 'string' && /^[a-z][a-z0-9-]*$/.test(name) && name !== folder)
+    problems.push({
+      file,
+      field: 'name',
+      problem: `"${name}" must equal the folder name "${folder}"`,
+      line: source.lineOf(['name']),
+    });
+  if (parsed.success)
+    return {
+      manifest: parsed.data,
+      skills: parsed.data.skills,
+      ownedTables: parsed.data.schema.owned_tables,
+      source,
+    };
+  const schema = raw.schema as Record<string, unknown> | undefined;
+  return {
+    manifest: undefined,
+    skills: [...new Set(strings(raw.skills).filter((s) => SKILL_NAME.test(s)))],
+    ownedTables: strings(schema?.owned_tables),
+    source,
+  };
+}
+
+type Issue = z.core.$ZodIssue;
+
+/** A zod issue as problems with lines; an unknown key is one problem per key, at its line. */
+function issueProblems(
+  file: string,
+  issue: Issue,
+  raw: unknown,
+  source: YamlSource,
+): PackProblem[] {
+  if (issue.code === 'unrecognized_keys')
+    return issue.keys.map((key) => ({
+      file,
+      field: fieldPath([...issue.path, key]),
+      problem:
+        issue.path.length === 0
+          ? `unknown field; pack.yml has: ${Object.keys(manifestSchema.shape).join(', ')}`
+          : 'unknown field',
+      line: source.lineOf(issue.path, key),
+    }));
+  return [{ file, ...describeIssue(issue, raw), line: source.lineOf(issue.path) }];
+}
+
+/** Two skills whose commands would be the same (`my-skill` and `my_skill`). */
+function commandClashes(dir: string, skills: readonly Skill[]): PackProblem[] {
+  const seen = new Map<string, string>();
+  const problems: PackProblem[] = [];
+  for (const skill of skills.filter((s) => s.command)) {
+    const other = seen.get(skill.commandName);
+    if (other)
+      problems.push({
+        file: path.join(dir, 'skills', skill.name, 'SKILL.md'),
+        field: 'command',
+        problem: `/${skill.commandName} is also the command of skill "${other}" (- becomes _ in commands); rename one or set command: false`,
+      });
+    else seen.set(skill.commandName, skill.name);
+  }
+  return problems;
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
 function readOptional(file: string): string | undefined {
   return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+}
+
+/**
+ * Inspects every pack folder in `dirs` (each holds pack folders; a missing directory holds
+ * none), in name order. A pack whose name or display name is already taken by an earlier
+ * one is refused.
+ */
+export function scanPacks(dirs: readonly string[]): PackInspection[] {
+  const found: PackInspection[] = [];
+  for (const root of dirs) {
+    if (!existsSync(root)) continue;
+    for (const entry of readdirSync(root).sort()) {
+      const dir = path.join(root, entry);
+      if (entry.startsWith('.') || !statSync(dir).isDirectory()) continue;
+      const inspection = inspectPack(dir);
+      const { pack } = inspection;
+      const clash =
+        pack &&
+        found.find(
+          (f) =>
+            f.pack &&
+            (f.pack.name === pack.name ||
+              f.pack.displayName.toLowerCase() === pack.displayName.toLowerCase()),
+        );
+      if (clash)
+        found.push({
+          dir,
+          pack: undefined,
+          problems: [
+            {
+              file: path.join(dir, 'pack.yml'),
+              field: 'name',
+              problem: `clashes with the pack in ${clash.dir}`,
+            },
+          ],
+        });
+      else found.push(inspection);
+    }
+  }
+  return found;
 }
 
 export interface LoadResult {
@@ -153,32 +242,11 @@ export interface LoadResult {
   errors: PackError[];
 }
 
-/**
- * Loads every pack found in `dirs` (each holds pack folders). A broken pack is reported
- * and skipped; the others load. A missing directory holds no packs.
- */
+/** Loads every pack found in `dirs`. A broken pack is reported and skipped; the others load. */
 export function loadPacks(dirs: readonly string[]): LoadResult {
-  const packs: Pack[] = [];
-  const errors: PackError[] = [];
-  for (const root of dirs) {
-    if (!existsSync(root)) continue;
-    for (const entry of readdirSync(root).sort()) {
-      const dir = path.join(root, entry);
-      if (!statSync(dir).isDirectory() || entry.startsWith('.')) continue;
-      try {
-        const pack = loadPack(dir);
-        const clash = packs.find(
-          (p) =>
-            p.name === pack.name || p.displayName.toLowerCase() === pack.displayName.toLowerCase(),
-        );
-        if (clash)
-          fail(path.join(dir, 'pack.yml'), 'name', `clashes with the pack in ${clash.dir}`);
-        packs.push(pack);
-      } catch (error) {
-        if (!(error instanceof PackError)) throw error;
-        errors.push(error);
-      }
-    }
-  }
-  return { packs, errors };
+  const found = scanPacks(dirs);
+  return {
+    packs: found.flatMap((f) => (f.pack ? [f.pack] : [])),
+    errors: found.filter((f) => !f.pack).map((f) => new PackError(f.problems)),
+  };
 }

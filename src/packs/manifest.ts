@@ -15,54 +15,112 @@ export type CoreTool = (typeof CORE_TOOLS)[number];
 
 const slug = z.string().regex(/^[a-z][a-z0-9-]*$/, 'must match [a-z][a-z0-9-]*');
 
-const cronExpression = z.string().refine(
-  (expression) => {
-    try {
-      new Cron(expression, { paused: true });
-      return expression.trim().split(/\s+/).length === 5;
-    } catch {
-      return false;
-    }
-  },
-  { message: 'must be a 5-field cron expression, e.g. "0 8 * * *"' },
-);
+/**
+ * A skill's name: lowercase letters, digits, `-` and `_`, starting with a letter. Agent
+ * Skills names use `-` (`my-skill`); satchel's own packs use `_`. Both work.
+ */
+export const SKILL_NAME = /^[a-z][a-z0-9_-]*$/;
+const skillName = z
+  .string()
+  .regex(SKILL_NAME, 'must match [a-z][a-z0-9_-]* (lowercase letters, digits, - and _)')
+  .max(64, 'must be at most 64 characters');
 
-/** `pack.yml`. Unknown keys are rejected so a typo is an error, not a silent default. */
+const FIVE_CRON_FIELDS = 'must be a 5-field cron expression, e.g. "0 8 * * *"';
+const cronExpression = z
+  .string()
+  .regex(/^\s*\S+(\s+\S+){4}\s*$/, { message: FIVE_CRON_FIELDS, abort: true })
+  .refine(
+    (expression) => {
+      try {
+        new Cron(expression, { paused: true });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: FIVE_CRON_FIELDS },
+  );
+
+/**
+ * `pack.yml`. Unknown keys are rejected so a typo is an error, not a silent default. The
+ * descriptions end up in `packs/pack.schema.json` (`npm run schema`), which editors show.
+ */
 export const manifestSchema = z
   .object({
-    name: slug.max(32, 'must be at most 32 characters'),
-    version: z.string().regex(/^\d+\.\d+\.\d+([-+][\w.-]+)?$/, 'must be a version like 1.0.0'),
-    display_name: z.string().trim().min(1).max(64),
-    description: z.string().trim().min(1).max(300),
-    skills: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/, 'must match [a-z][a-z0-9_]*')).min(1),
+    name: slug
+      .max(32, 'must be at most 32 characters')
+      .describe("The pack's id: [a-z][a-z0-9-]*, at most 32 characters, equal to its folder name."),
+    version: z
+      .string()
+      .regex(/^\d+\.\d+\.\d+([-+][\w.-]+)?$/, 'must be a version like 1.0.0')
+      .describe('The pack version, like 1.0.0.'),
+    display_name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(64)
+      .describe('The name users see (pack picker, topics, /help).'),
+    description: z
+      .string()
+      .trim()
+      .min(1)
+      .max(300)
+      .describe('One or two sentences on what the pack does; shown in the picker and the prompt.'),
+    skills: z
+      .array(skillName)
+      .min(1)
+      .describe('The skill folders under skills/, each with a SKILL.md; at least one.'),
     schema: z
-      .object({ owned_tables: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).default([]) })
+      .object({
+        owned_tables: z
+          .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/))
+          .default([])
+          .describe('Tables db_write may change; each must exist after schema.sql and migrations.'),
+      })
       .strict()
-      .default({ owned_tables: [] }),
-    tools: z.array(z.enum(CORE_TOOLS)).default([]),
+      .default({ owned_tables: [] })
+      .describe("The pack's own database."),
+    tools: z
+      .array(z.enum(CORE_TOOLS))
+      .default([])
+      .describe('The core tools this pack enables; the model gets only these.'),
     cron: z
       .array(
         z
           .object({
-            id: slug,
-            schedule: cronExpression,
-            skill: z.string(),
-            enabled: z.boolean().default(true),
+            id: slug.describe('Unique within the pack.'),
+            schedule: cronExpression.describe(
+              'A 5-field cron expression read in SATCHEL_TIMEZONE, e.g. "0 8 * * *".',
+            ),
+            skill: z.string().describe('The skill the job runs (one of `skills`).'),
+            enabled: z.boolean().default(true).describe('false: created paused.'),
           })
           .strict(),
       )
-      .default([]),
+      .default([])
+      .describe('Jobs delivered to every chat and topic bound to this pack.'),
     quota: z
       .object({
-        daily_tokens: z.number().int().nonnegative().optional(),
-        daily_usd: z.number().nonnegative().optional(),
+        daily_tokens: z
+          .number()
+          .int()
+          .nonnegative()
+          .optional()
+          .describe('Tokens this pack may use per day, all chats together.'),
+        daily_usd: z
+          .number()
+          .nonnegative()
+          .optional()
+          .describe('US dollars this pack may spend per day, all chats together.'),
       })
       .strict()
-      .optional(),
+      .optional()
+      .describe("Caps of this pack's own, on top of the global caps."),
     model: z
       .string()
       .regex(/^((openai|gemini|groq):)?[\w.:/-]+$/, 'must be "model" or "provider:model"')
-      .optional(),
+      .optional()
+      .describe('Answer this pack\'s turns with another model: "model" or "provider:model".'),
   })
   .strict()
   .superRefine((m, ctx) => {
@@ -80,23 +138,64 @@ export const manifestSchema = z
       if (ids.indexOf(id) !== i)
         ctx.addIssue({ code: 'custom', path: ['cron', i, 'id'], message: `duplicate id "${id}"` });
     });
+    m.skills.forEach((name, i) => {
+      if (m.skills.indexOf(name) !== i)
+        ctx.addIssue({ code: 'custom', path: ['skills', i], message: `duplicate skill "${name}"` });
+    });
+  })
+  .meta({
+    title: 'satchel pack manifest (pack.yml)',
+    description: 'A satchel pack: see docs/PACKS.md.',
   });
 
 export type Manifest = z.infer<typeof manifestSchema>;
 
-/** `skills/<name>/SKILL.md` frontmatter. */
-export const skillFrontmatterSchema = z
-  .object({
-    name: z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, 'must match [a-z][a-z0-9_]{0,31}'),
-    description: z.string().trim().min(1).max(256),
-    command: z.boolean().default(false),
-  })
-  .strict();
+/**
+ * `skills/<name>/SKILL.md` frontmatter, in the Agent Skills shape (`name`, `description`,
+ * and optional `license`, `compatibility`, `metadata`, `allowed-tools`) plus satchel's
+ * `command`. Unknown keys are kept, not refused: a skill written for another agent loads.
+ */
+export const skillFrontmatterSchema = z.looseObject({
+  name: skillName,
+  description: z.string().trim().min(1).max(1024),
+  command: z.boolean().default(false),
+  license: z.string().optional(),
+  compatibility: z.string().max(500).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  'allowed-tools': z.union([z.string(), z.array(z.string())]).optional(),
+});
 
-/** A zod issue as "field: problem", the field written as a path like `cron[0].skill`. */
-export function describeIssue(issue: z.core.$ZodIssue): { field: string; problem: string } {
-  const field = issue.path
+export type SkillFrontmatter = z.infer<typeof skillFrontmatterSchema>;
+
+/**
+ * A zod issue as "field: problem", the field written as a path like `cron[0].skill`. Given the
+ * `input` that was parsed, a missing field reads "is required" rather than zod's
+ * "expected string, received undefined".
+ */
+export function describeIssue(
+  issue: z.core.$ZodIssue,
+  input?: unknown,
+): { field: string; problem: string } {
+  const missing =
+    issue.code === 'invalid_type' &&
+    input !== undefined &&
+    valueAt(input, issue.path) === undefined;
+  return { field: fieldPath(issue.path), problem: missing ? 'is required' : issue.message };
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/** A path as written in messages: `cron[0].skill`, or `(top level)` when empty. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  const field = path
     .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
     .join('');
-  return { field: field || '(top level)', problem: issue.message };
+  return field || '(top level)';
 }

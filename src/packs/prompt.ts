@@ -10,7 +10,7 @@ export function packPromptSections(pack: Pack, storage: PackStorage, pinned?: Sk
   const sections = [`# Active pack: ${pack.displayName}\n${pack.description}`];
   if (pack.soul?.trim()) sections.push(`# Persona and rules\n${pack.soul.trim()}`);
   const index = pack.skills.map(
-    (s) => `- ${s.name}${s.command ? ` (/${s.name})` : ''}: ${s.description}`,
+    (s) => `- ${s.name}${s.command ? ` (/${s.commandName})` : ''}: ${s.description}`,
   );
   sections.push(
     `# Skills\nLoad a skill's instructions with skill_view before you follow it.\n${index.join('\n')}`,

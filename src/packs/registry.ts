@@ -1,11 +1,35 @@
 import type { Pack } from './loader.ts';
+import { PackError } from './problems.ts';
 import { openPackStorage, type PackStorage } from './storage.ts';
 
-/** The installed packs, and each one's storage, opened once at start. */
-export function createPackRegistry(packs: readonly Pack[], home: string) {
-  const storages = new Map<string, PackStorage>(
-    packs.map((pack) => [pack.name, openPackStorage(home, pack)]),
-  );
+export interface PackRegistryOptions {
+  /**
+   * A pack whose storage could not be opened (its schema.sql or a migration failed on its
+   * database): it is left out, and this hears why (the file and SQLite's error).
+   */
+  onSkipped?: (pack: Pack, error: PackError) => void;
+}
+
+/**
+ * The installed packs, and each one's storage, opened once at start. A pack whose database
+ * cannot be brought up to date is skipped; the others serve.
+ */
+export function createPackRegistry(
+  candidates: readonly Pack[],
+  home: string,
+  options: PackRegistryOptions = {},
+) {
+  const storages = new Map<string, PackStorage>();
+  const packs: Pack[] = [];
+  for (const pack of candidates) {
+    try {
+      storages.set(pack.name, openPackStorage(home, pack));
+      packs.push(pack);
+    } catch (error) {
+      if (!(error instanceof PackError)) throw error;
+      options.onSkipped?.(pack, error);
+    }
+  }
 
   return {
     list: (): readonly Pack[] => packs,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { createQueryPool, type QueryPool, type QueryPoolOptions } from '../tools/db-query-pool.ts';
 import type { Pack } from './loader.ts';
+import { upgradeDatabase } from './migrations.ts';
 
 /**
  * A pack's own state under `SATCHEL_HOME/packs/<name>/`: its SQLite file, USER.md,
@@ -31,7 +32,12 @@ export interface PackStorageOptions {
 
 export type NoteFile = 'USER.md' | 'MEMORY.md';
 
-/** Opens (creating on first use) a pack's storage; re-applies schema.sql, which is idempotent. */
+/**
+ * Opens (creating on first use) a pack's storage and brings its database up to date:
+ * schema.sql (idempotent, every start), then its pending migrations, each in a transaction.
+ * Throws a PackError (and opens nothing) when that fails; the database is left as it was
+ * before the failing step.
+ */
 export function openPackStorage(
   home: string,
   pack: Pack,
@@ -42,9 +48,14 @@ export function openPackStorage(
   mkdirSync(filesDir, { recursive: true });
   const dbFile = path.join(dir, 'pack.db');
   const db = new Database(dbFile);
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 5000');
-  if (pack.schemaSql) db.exec(pack.schemaSql);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    upgradeDatabase(db, pack);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 
   const notes: Record<NoteFile, string> = {
     'USER.md': path.join(dir, 'USER.md'),

@@ -1,9 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/cli/args.ts';
+import type { CliCommand } from '../../src/cli/command.ts';
+import { runCli } from '../../src/cli/dispatch.ts';
+import { recordingIo } from '../support/cli-io.ts';
 import { FIXTURE_PACKS } from '../support/harness.ts';
 
 const BIN = fileURLToPath(new URL('../../scripts/satchel.mjs', import.meta.url));
@@ -12,8 +16,140 @@ afterEach(() => {
   for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+/** An empty working directory: no `.env` of the developer's reaches the command. */
+const CWD = mkdtempSync(path.join(tmpdir(), 'satchel-cli-cwd-'));
+afterAll(() => rmSync(CWD, { recursive: true, force: true }));
+
 const satchel = (...args: string[]) =>
-  spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
+  spawnSync(process.execPath, [BIN, ...args], {
+    cwd: CWD,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '' },
+  });
+
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
+
+describe('the satchel command', () => {
+  it('prints its help with every command on stdout and exits 0', () => {
+    for (const flag of ['--help', '-h']) {
+      const run = satchel(flag);
+      expect(run.status).toBe(0);
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toMatch(/^Usage: satchel <command>/);
+      for (const command of ['start', 'chat', 'usage', 'pack validate', 'pack new', 'pack list'])
+        expect(run.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
+    }
+  });
+
+  it("prints a command's help on stdout and exits 0, without running it", () => {
+    for (const command of [['start'], ['chat'], ['pack', 'validate'], ['usage']]) {
+      const run = satchel(...command, '--help');
+      expect(run.status, command.join(' ')).toBe(0);
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toMatch(new RegExp(`^Usage: satchel ${command.join(' ')}`));
+    }
+  });
+
+  it("prints package.json's version", () => {
+    for (const flag of ['--version', '-v']) {
+      const run = satchel(flag);
+      expect(run.status).toBe(0);
+      expect(run.stdout).toBe(`${VERSION}\n`);
+    }
+  });
+
+  it('names an unknown command on stderr and exits 2', () => {
+    const run = satchel('frobnicate', '--now');
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^satchel: unknown command "frobnicate"\n\nUsage: satchel/);
+    const sub = satchel('pack', 'frobnicate');
+    expect(sub.status).toBe(2);
+    expect(sub.stderr).toContain('unknown command "pack frobnicate"');
+  });
+
+  it('refuses a bad option with the command’s usage on stderr, and exits 2', () => {
+    const run = satchel('chat', '--pak', 'alpha');
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^satchel chat: Unknown option '--pak'.*\n\nUsage: satchel chat/s);
+    const global = satchel('--verbose');
+    expect(global.status).toBe(2);
+    expect(global.stderr).toMatch(/^satchel: Unknown option '--verbose'/);
+  });
+
+  it('starts the bot as npm start does: the same configuration check first', () => {
+    const run = satchel('start');
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('TELEGRAM_BOT_TOKEN is required');
+    expect(satchel('start', 'now').status).toBe(2);
+  });
+
+  it('needs no Telegram token for chat: a missing model key is what it names', () => {
+    const run = satchel('chat');
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('OPENAI_API_KEY is required');
+    expect(run.stderr).not.toContain('TELEGRAM_BOT_TOKEN');
+  });
+});
+
+describe('the command dispatcher', () => {
+  const ran: string[][] = [];
+  const command = (path: string[]): CliCommand => ({
+    path,
+    summary: `does ${path.join(' ')}`,
+    help: `Usage: satchel ${path.join(' ')} ARG`,
+    async run(args) {
+      if (args[0] === 'bad') throw new UsageError('that argument is bad');
+      ran.push([...path, ...args]);
+      return 0;
+    },
+  });
+  const cli = {
+    commands: [command(['go']), command(['pack', 'a']), command(['pack', 'b'])],
+    version: '9.9.9',
+  };
+  const io = () => recordingIo({}, '/');
+
+  it('runs the command with the words after its path', async () => {
+    ran.length = 0;
+    expect(await runCli(cli, ['pack', 'b', 'x', '--flag'], io())).toBe(0);
+    expect(ran).toEqual([['pack', 'b', 'x', '--flag']]);
+  });
+
+  it('lists a group on --help, and asks which command when none is given', async () => {
+    const help = io();
+    expect(await runCli(cli, ['pack', '--help'], help)).toBe(0);
+    expect(help.out()).toContain('Usage: satchel pack <command>');
+    expect(help.out()).toMatch(/^ {2}pack a +does pack a$/m);
+    expect(help.out()).not.toContain('  go');
+    const bare = io();
+    expect(await runCli(cli, ['pack'], bare)).toBe(2);
+    expect(bare.err()).toMatch(/^satchel pack: which command\?/);
+    const none = io();
+    expect(await runCli(cli, [], none)).toBe(2);
+    expect(none.err()).toContain('Usage: satchel <command>');
+  });
+
+  it('answers --help before the command runs, but not after --', async () => {
+    ran.length = 0;
+    const help = io();
+    expect(await runCli(cli, ['go', 'x', '-h'], help)).toBe(0);
+    expect(help.out()).toBe('Usage: satchel go ARG\n');
+    expect(await runCli(cli, ['go', '--', '--help'], io())).toBe(0);
+    expect(ran).toEqual([['go', '--', '--help']]);
+  });
+
+  it("turns a command's UsageError into its usage on stderr and exit 2", async () => {
+    const bad = io();
+    expect(await runCli(cli, ['go', 'bad'], bad)).toBe(2);
+    expect(bad.err()).toBe('satchel go: that argument is bad\n\nUsage: satchel go ARG\n');
+  });
+});
 
 describe('satchel pack validate', () => {
   it('summarizes a valid pack and exits 0', () => {

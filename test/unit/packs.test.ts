@@ -109,7 +109,7 @@ describe('manifest schema', () => {
     ['version', { version: 'one' }, 'must be a version like 1.0.0'],
     ['display_name', { display_name: '' }, ''],
     ['skills', { skills: [] }, ''],
-    ['skills[0]', { skills: ['Water Plants'] }, 'must match [a-z][a-z0-9_]*'],
+    ['skills[0]', { skills: ['Water Plants'] }, 'must match [a-z][a-z0-9_-]*'],
     ['tools[0]', { tools: ['shell'] }, ''],
     [
       'cron[0].schedule',

@@ -1,0 +1,71 @@
+import path from 'node:path';
+import { withEnvFile } from '../config/env-file.ts';
+import { envSchema } from '../config/schema.ts';
+import { type PackInspection, scanPacks } from '../packs/loader.ts';
+import { formatProblem } from '../packs/problems.ts';
+import type { Skill } from '../packs/skills.ts';
+import { noMoreThan, parseCommandArgs } from './args.ts';
+import type { CliCommand, CliIo } from './command.ts';
+
+/**
+ * The pack folders satchel loads, as `npm start` would read them: SATCHEL_PACKS (from the
+ * environment, or `.env` in the working directory; `./packs` when unset), absolute.
+ */
+export function packDirs(io: Pick<CliIo, 'env' | 'cwd'>): string[] {
+  const env = withEnvFile(io.env, io.cwd);
+  return envSchema.shape.SATCHEL_PACKS.parse(env.SATCHEL_PACKS).map((dir) =>
+    path.resolve(io.cwd, dir),
+  );
+}
+
+const HELP = `Usage: satchel pack list
+
+Lists the packs in the folders of SATCHEL_PACKS (default ./packs): name, version, display
+name and skills (a skill with a command shows it: /name). A pack that cannot load is listed
+with every problem found; satchel would skip it at start.`;
+
+export const packListCommand: CliCommand = {
+  path: ['pack', 'list'],
+  summary: 'list the installed packs and what is wrong with the broken ones',
+  help: HELP,
+  async run(args, io) {
+    noMoreThan(parseCommandArgs(args, {}).positionals, 0);
+    const dirs = packDirs(io);
+    const found = scanPacks(dirs);
+    if (found.length === 0) {
+      io.stdout.write(`No packs in ${dirs.join(', ')}. Create one with: satchel pack new NAME\n`);
+      return 0;
+    }
+    for (const root of dirs) {
+      const here = found.filter((f) => path.dirname(f.dir) === root);
+      if (here.length > 0) io.stdout.write(`${root}\n${here.map(describe).join('\n')}\n`);
+    }
+    const broken = found.filter((f) => !f.pack).length;
+    io.stdout.write(
+      `\n${found.length - broken} pack(s) load${broken ? `, ${broken} broken (skipped at start; run satchel pack validate DIR for details)` : ''}.\n`,
+    );
+    return 0;
+  },
+};
+
+/** One pack: its line and its skills, or its folder and its problems. */
+function describe({ dir, pack, problems }: PackInspection): string {
+  if (!pack) {
+    const lines = problems.map(
+      (p) => `    ${formatProblem({ ...p, file: path.relative(dir, p.file) || '.' })}`,
+    );
+    return [`  ${path.basename(dir)}  BROKEN`, ...lines].join('\n');
+  }
+  return [
+    `  ${pack.name}  ${pack.manifest.version}  ${pack.displayName}`,
+    `    skills: ${pack.skills.map(skillLabel).join(', ')}`,
+  ].join('\n');
+}
+
+/** `name`, `/name` for a command, `my-skill (/my_skill)` when they differ. */
+export function skillLabel(skill: Skill): string {
+  if (!skill.command) return skill.name;
+  return skill.commandName === skill.name
+    ? `/${skill.name}`
+    : `${skill.name} (/${skill.commandName})`;
+}

@@ -1,0 +1,93 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { inspectPack } from '../packs/loader.ts';
+import { formatProblem } from '../packs/problems.ts';
+import { BUNDLED_SCHEMA, packName, scaffoldPack } from '../packs/scaffold.ts';
+import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
+import type { CliCommand, CliIo } from './command.ts';
+import { packDirs } from './pack-list.ts';
+
+const HELP = `Usage: satchel pack new NAME [--dir DIR]
+
+Creates a working pack skeleton in DIR/NAME: pack.yml (checked by editors through
+pack.schema.json), SOUL.md, one skill with a command (/notes), schema.sql with one table,
+migrations/ and templates/USER.md and MEMORY.md. It passes satchel pack validate and
+answers in satchel chat --pack NAME.
+
+  NAME       the pack's name: [a-z][a-z0-9-]*, at most 32 characters
+  --dir DIR  the folder to create it in (default: the first folder of SATCHEL_PACKS,
+             or ./packs)
+
+Exit codes: 0 created, 1 the folder already exists, 2 bad arguments.`;
+
+export const packNewCommand: CliCommand = {
+  path: ['pack', 'new'],
+  summary: 'create a working pack skeleton to start from',
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs(args, { dir: { type: 'string' } });
+    const [name] = positionals;
+    if (name === undefined) throw new UsageError('satchel pack new needs the name of the pack');
+    noMoreThan(positionals, 1);
+    const valid = packName.safeParse(name);
+    if (!valid.success)
+      throw new UsageError(`the pack name "${name}" ${valid.error.issues[0]?.message}`);
+
+    const root = values.dir ? path.resolve(io.cwd, values.dir) : packDirs(io)[0]!;
+    const dir = path.join(root, name);
+    if (existsSync(dir)) {
+      io.stderr.write(`${dir} already exists; choose another name or remove it first.\n`);
+      return 1;
+    }
+    create(dir, name);
+    return report(io, root, dir, name);
+  },
+};
+
+function create(dir: string, name: string): void {
+  const schemaPath = isInside(path.dirname(path.dirname(BUNDLED_SCHEMA)), dir)
+    ? path.relative(dir, BUNDLED_SCHEMA).split(path.sep).join('/')
+    : pathToFileURL(BUNDLED_SCHEMA).href;
+  for (const [file, text] of Object.entries(scaffoldPack(name, schemaPath))) {
+    const target = path.join(dir, file);
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, text, { flag: 'wx' });
+  }
+}
+
+/** Checks what was written (it must pass validate) and says what to do next. */
+function report(io: CliIo, root: string, dir: string, name: string): number {
+  const { problems } = inspectPack(dir);
+  if (problems.length > 0) {
+    io.stderr.write(
+      `Created ${dir}, but it does not validate (a satchel bug):\n${problems.map(formatProblem).join('\n')}\n`,
+    );
+    return 1;
+  }
+  const shown = isInside(io.cwd, dir) ? path.relative(io.cwd, dir) : dir;
+  const lines = [
+    `Created pack "${name}" in ${shown}`,
+    '',
+    'Next:',
+    `  satchel pack validate ${shown}`,
+    `  satchel chat --pack ${name}`,
+    '  then edit pack.yml, SOUL.md and skills/notes/SKILL.md (docs/PACKS.md is the guide)',
+  ];
+  const loaded = packDirs(io);
+  if (!loaded.includes(root))
+    lines.push(
+      '',
+      `Note: ${root} is not in SATCHEL_PACKS, so satchel will not load this pack until you add it:`,
+      `  SATCHEL_PACKS=${[...loaded, root].join(',')}`,
+    );
+  io.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}
+
+/** Whether `target` is inside `root` (a pack created under the repository, under cwd). */
+function isInside(root: string, target: string): boolean {
+  const relative = path.relative(root, target);
+  const up = relative === '..' || relative.startsWith(`..${path.sep}`);
+  return relative !== '' && !up && !path.isAbsolute(relative);
+}

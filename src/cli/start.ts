@@ -1,0 +1,22 @@
+import { noMoreThan } from './args.ts';
+import type { CliCommand } from './command.ts';
+
+const HELP = `Usage: satchel start
+
+Runs the bot, exactly as npm start does: reads the configuration (.env and the
+environment), polls Telegram, serves the dashboard on 127.0.0.1 and runs the schedules.
+SIGINT or SIGTERM stops it gracefully; a second one exits at once.`;
+
+/** `satchel start`: the bot's own entry point (src/main.ts), which runs until a signal. */
+export const startCommand: CliCommand = {
+  path: ['start'],
+  summary: 'run the bot (the same as npm start)',
+  help: HELP,
+  async run(args) {
+    noMoreThan(args, 0);
+    // The entry point starts the bot when loaded and owns the process from then on: its
+    // signal handlers decide the exit code.
+    await import('../main.ts');
+    return 0;
+  },
+};

@@ -1,0 +1,66 @@
+import type { Clock } from '../core/clock.ts';
+import type { Address, InboundEvent, InboundMeta, InboundPayload } from '../core/types.ts';
+
+export interface TerminalInputDeps {
+  address: Address;
+  clock: Clock;
+  /** The pipeline's entry. */
+  accept(event: InboundEvent): void;
+  /** The option numbered `number` of those shown last, taken; undefined when there is none. */
+  choose(number: number): { messageId: number; data: string } | undefined;
+}
+
+/** `/name` or `/name@bot`, then the arguments, as Telegram reads a command. */
+const COMMAND = /^\/([A-Za-z0-9_]+)(?:@\w+)?(?:\s+([\s\S]*))?$/;
+
+/**
+ * Lines typed in the terminal as the pipeline's events, from the one local user (sender 0)
+ * in a private conversation: a command (`/new`), a press of a shown option (its number), or
+ * text.
+ */
+export function createTerminalInput(deps: TerminalInputDeps) {
+  const { address, clock } = deps;
+  let lastSeq = 0;
+
+  /**
+   * A line's origin. Its key stores the user's input once, in a table every run shares, so
+   * a number is never reused: the time in ms, or one more than the last when lines come
+   * faster than that.
+   */
+  function send(payload: InboundPayload, extra: Pick<InboundMeta, 'messageId'> = {}): void {
+    const now = clock.now();
+    lastSeq = Math.max(lastSeq + 1, now);
+    deps.accept({
+      origin: { source: 'local', seq: lastSeq },
+      address,
+      chatType: 'private',
+      senderId: 0,
+      receivedAt: now,
+      ...extra,
+      ...payload,
+    });
+  }
+
+  return {
+    /** Takes one typed line; a blank one is ignored. */
+    line(text: string): void {
+      const typed = text.trim();
+      if (typed === '') return;
+      const choice = /^\d{1,3}$/.test(typed) ? deps.choose(Number(typed)) : undefined;
+      const command = COMMAND.exec(typed);
+      if (choice) {
+        const { messageId, data } = choice;
+        send({ kind: 'callback', callbackId: `${messageId}:${typed}`, data }, { messageId });
+      } else if (command)
+        send({ kind: 'command', command: command[1]!.toLowerCase(), args: command[2] ?? '' });
+      else send({ kind: 'text', text: typed });
+    },
+
+    /** Sends a command as if typed (`stop` on Ctrl-C, `pack` to show the picker). */
+    command(name: string): void {
+      send({ kind: 'command', command: name, args: '' });
+    },
+  };
+}
+
+export type TerminalInput = ReturnType<typeof createTerminalInput>;

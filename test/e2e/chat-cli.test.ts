@@ -1,0 +1,294 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FakeModel, userTexts } from '../fakes/model-server.ts';
+import { fixturePacks, startHarness, TEST_OPENAI_KEY } from '../support/harness.ts';
+
+const BIN = fileURLToPath(new URL('../../scripts/satchel.mjs', import.meta.url));
+const cleanups: (() => Promise<void> | void)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Chat {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** Types a line. */
+  type(line: string): void;
+  /** Ctrl-D: the end of the input. */
+  end(): void;
+  /** Waits until stdout shows `text`. */
+  shows(text: string, timeout?: number): Promise<void>;
+  exited: Promise<number | null>;
+}
+
+/** `satchel chat` as a child process on pipes, with only `env` (no Telegram token). */
+function runChat(env: Record<string, string>, home: string, ...args: string[]): Chat {
+  const child = spawn(process.execPath, [BIN, 'chat', ...args], {
+    cwd: home,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk) => {
+    out += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    err += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  });
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    type: (line) => child.stdin?.write(`${line}\n`),
+    end: () => child.stdin?.end(),
+    shows: (text, timeout = 15_000) =>
+      vi.waitFor(() => expect(out).toContain(text), { timeout, interval: 25 }),
+    exited,
+  };
+}
+
+interface Setup {
+  model: FakeModel;
+  home: string;
+  env: Record<string, string>;
+}
+
+/** The fake model, a fresh SATCHEL_HOME and the chat's environment, with `packs` installed. */
+async function setup(packs: string[]): Promise<Setup> {
+  const model = await FakeModel.start();
+  const home = mkdtempSync(path.join(tmpdir(), 'satchel-chat-'));
+  cleanups.push(
+    () => model.stop(),
+    () => rmSync(home, { recursive: true, force: true }),
+  );
+  const env = {
+    SATCHEL_HOME: path.join(home, 'data'),
+    SATCHEL_PACKS: fixturePacks(packs),
+    OPENAI_API_KEY: TEST_OPENAI_KEY,
+    OPENAI_BASE_URL: `${model.url}/v1`,
+    LLM_MODEL: 'gpt-4.1-mini',
+    BATCH_WINDOW_MS: '0',
+    SATCHEL_TIMEZONE: 'UTC',
+  };
+  return { model, home, env };
+}
+
+/** Reads a SQLite file of the chat (core or pack database), read-only. */
+function query<T = Record<string, unknown>>(file: string, sql: string): T[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare(sql).all() as T[];
+  } finally {
+    db.close();
+  }
+}
+
+const coreDb = (s: Setup) => path.join(s.env.SATCHEL_HOME!, 'satchel.db');
+
+describe('satchel chat', () => {
+  it('streams the answer while the model writes, stops it on Ctrl-C, and exits 0 at the end of input', async () => {
+    const s = await setup(['alpha']);
+    s.model.enqueue({ text: 'Tomatoes want deep watering ', trickle: true, chunkDelayMs: 50 });
+    const chat = runChat(s.env, s.home, '--pack', 'alpha');
+    await chat.shows('satchel chat · Alpha Garden (alpha)');
+
+    chat.type('how do I water tomatoes?');
+    // On stdout while the model is still writing: it has not finished its answer.
+    await chat.shows('Tomatoes want deep watering w1');
+    expect(s.model.chatRequests()).toHaveLength(1);
+    expect(userTexts(s.model.chatRequests()[0]!)).toEqual(['how do I water tomatoes?']);
+    expect(s.model.chatRequests()[0]!.aborted).toBe(false);
+
+    chat.child.kill('SIGINT');
+    await chat.shows('Stopped.');
+    await vi.waitFor(() => expect(s.model.chatRequests()[0]!.aborted).toBe(true));
+    chat.end();
+    expect(await chat.exited).toBe(0);
+    expect(chat.stderr()).toBe('');
+    const out = chat.stdout();
+    expect(out.indexOf('Stopped.')).toBeGreaterThan(out.indexOf('Tomatoes want deep watering w1'));
+  });
+
+  it('answers the lines typed before the end of input, books the calls, then exits 0', async () => {
+    const s = await setup(['alpha']);
+    s.model.enqueue({
+      text: 'Basil likes **sun** and warm soil.',
+      chunks: 5,
+      chunkDelayMs: 100,
+      usage: { input: 120, output: 30 },
+    });
+    const chat = runChat(s.env, s.home, '--pack', 'alpha');
+    chat.type('where should basil go?');
+    chat.end();
+
+    expect(await chat.exited).toBe(0);
+    expect(chat.stdout()).toContain('Basil likes sun and warm soil.\n');
+    const ledger = query(
+      coreDb(s),
+      'SELECT kind, provider, model, pack, chat_id, input_tokens, output_tokens, ok FROM usage_events',
+    );
+    expect(ledger).toEqual([
+      {
+        kind: 'llm',
+        provider: 'openai',
+        model: 'gpt-4.1-mini',
+        pack: 'alpha',
+        chat_id: 1,
+        input_tokens: 120,
+        output_tokens: 30,
+        ok: 1,
+      },
+    ]);
+  });
+
+  it('starts a fresh session on /new: the next request carries no earlier history', async () => {
+    const s = await setup(['alpha']);
+    const chat = runChat(s.env, s.home, '--pack', 'alpha');
+    chat.type('my name is Ann');
+    await chat.shows('echo: my name is Ann');
+    chat.type('/new');
+    await chat.shows('Started a fresh session.');
+    chat.type('what is my name?');
+    await chat.shows('echo: what is my name?');
+    chat.end();
+    expect(await chat.exited).toBe(0);
+
+    const [first, second] = s.model.chatRequests();
+    expect(userTexts(first!)).toEqual(['my name is Ann']);
+    expect(userTexts(second!)).toEqual(['what is my name?']);
+    expect(JSON.stringify(second!.body.messages)).not.toContain('Ann');
+  });
+
+  it('shows ask_user options numbered, and the typed number answers the question', async () => {
+    const s = await setup(['alpha']);
+    s.model.enqueue(
+      {
+        toolCalls: [
+          {
+            name: 'ask_user',
+            arguments: {
+              question: 'Which bed gets the basil?',
+              options: ['North bed', 'South bed'],
+            },
+          },
+        ],
+      },
+      { text: 'The south bed it is.' },
+    );
+    const chat = runChat(s.env, s.home, '--pack', 'alpha');
+    chat.type('plant the basil');
+    await chat.shows('Which bed gets the basil?\n  1. North bed\n  2. South bed\n');
+    chat.type('2');
+    await chat.shows('The south bed it is.');
+    chat.end();
+    expect(await chat.exited).toBe(0);
+
+    const messages = s.model.chatRequests()[1]!.body.messages as {
+      role: string;
+      content: string;
+    }[];
+    expect(messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([
+      'The user chose: South bed',
+    ]);
+  });
+
+  it("writes a db_write call into the pack's own database", async () => {
+    const s = await setup(['alpha']);
+    s.model.enqueue(
+      {
+        toolCalls: [
+          {
+            name: 'db_write',
+            arguments: {
+              action: 'insert',
+              table: 'plants',
+              values: { name: 'basil', watered_on: '2026-05-01' },
+            },
+          },
+        ],
+        usage: { input: 200, output: 20 },
+      },
+      { text: 'Noted: basil.', usage: { input: 260, output: 5 } },
+    );
+    const chat = runChat(s.env, s.home, '--pack', 'alpha');
+    chat.type('I planted basil today');
+    await chat.shows('Noted: basil.');
+    chat.end();
+    expect(await chat.exited).toBe(0);
+
+    const packDb = path.join(s.env.SATCHEL_HOME!, 'packs', 'alpha', 'pack.db');
+    expect(query(packDb, 'SELECT name, watered_on FROM plants')).toEqual([
+      { name: 'basil', watered_on: '2026-05-01' },
+    ]);
+    const ledger = query<{ input_tokens: number; turn_id: string }>(
+      coreDb(s),
+      'SELECT input_tokens, turn_id FROM usage_events ORDER BY id',
+    );
+    expect(ledger.map((r) => r.input_tokens)).toEqual([200, 260]);
+    expect(new Set(ledger.map((r) => r.turn_id)).size).toBe(1);
+  });
+
+  it('offers the packs as a numbered choice, and the typed number picks one', async () => {
+    const s = await setup(['alpha', 'beta']);
+    const chat = runChat(s.env, s.home);
+    await chat.shows('no pack chosen yet');
+    await chat.shows('  1. Alpha Garden\n  2. Beta Books\n');
+    chat.type('2');
+    await chat.shows('Now using Beta Books.');
+    chat.type('hello');
+    await chat.shows('echo: hello\n\n— Beta Books');
+    chat.end();
+    expect(await chat.exited).toBe(0);
+
+    expect(
+      query(coreDb(s), 'SELECT address, platform, active_pack FROM conversation_routes'),
+    ).toEqual([{ address: 'local:1', platform: 'local', active_pack: 'beta' }]);
+    // The next chat remembers the pack.
+    const again = runChat(s.env, s.home);
+    await again.shows('satchel chat · Beta Books (beta)');
+    again.end();
+    expect(await again.exited).toBe(0);
+  });
+
+  it('names an unknown --pack and the installed ones, and exits 1', async () => {
+    const s = await setup(['alpha', 'beta']);
+    const chat = runChat(s.env, s.home, '--pack', 'gamma');
+    expect(await chat.exited).toBe(1);
+    expect(chat.stderr()).toContain('there is no pack "gamma". Installed: alpha, beta.');
+    expect(chat.stdout()).toBe('');
+  });
+
+  it('runs beside the bot: the bot neither takes over nor removes the chat’s jobs', async () => {
+    const s = await setup(['alpha']);
+    const chat = runChat(s.env, s.home, '--pack', 'alpha');
+    await chat.shows('satchel chat · Alpha Garden (alpha)');
+    chat.end();
+    expect(await chat.exited).toBe(0);
+    const jobs = () => query(coreDb(s), 'SELECT pack, platform, chat_id FROM jobs');
+    expect(jobs()).toEqual([{ pack: 'alpha', platform: 'local', chat_id: 1 }]);
+
+    // The Telegram bot on the same SATCHEL_HOME syncs its manifest jobs: only its own chats.
+    const bot = await startHarness({
+      SATCHEL_HOME: s.env.SATCHEL_HOME!,
+      SATCHEL_PACKS: s.env.SATCHEL_PACKS!,
+    });
+    cleanups.push(() => bot.close());
+    expect(bot.logs('jobs_synced')).toEqual([]);
+    expect(jobs()).toEqual([{ pack: 'alpha', platform: 'local', chat_id: 1 }]);
+  });
+});

@@ -1,0 +1,126 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeModel, systemText, userTexts } from '../fakes/model-server.ts';
+import { TEST_OPENAI_KEY } from '../support/harness.ts';
+
+const BIN = fileURLToPath(new URL('../../scripts/satchel.mjs', import.meta.url));
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A project folder with `./packs` and `./data`, and the environment of a satchel in it. */
+async function project() {
+  const model = await FakeModel.start();
+  const cwd = mkdtempSync(path.join(tmpdir(), 'satchel-pack-new-'));
+  cleanups.push(
+    () => model.stop(),
+    () => rmSync(cwd, { recursive: true, force: true }),
+  );
+  const env = {
+    PATH: process.env.PATH ?? '',
+    SATCHEL_HOME: './data',
+    SATCHEL_PACKS: './packs',
+    OPENAI_API_KEY: TEST_OPENAI_KEY,
+    OPENAI_BASE_URL: `${model.url}/v1`,
+    LLM_MODEL: 'gpt-4.1-mini',
+    BATCH_WINDOW_MS: '0',
+    SATCHEL_TIMEZONE: 'UTC',
+  };
+  const satchel = (...args: string[]) =>
+    spawnSync(process.execPath, [BIN, ...args], { cwd, env, encoding: 'utf8' });
+  return { model, cwd, env, satchel };
+}
+
+/** `satchel chat` on pipes: the lines are typed, then the input ends. */
+function chat(cwd: string, env: Record<string, string>, args: string[], lines: string[]) {
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'chat', ...args], {
+    cwd,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk) => {
+    out += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    err += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  });
+  for (const line of lines) child.stdin?.write(`${line}\n`);
+  child.stdin?.end();
+  return exited.then((code) => ({ code, out, err }));
+}
+
+describe('satchel pack new → validate → chat', () => {
+  it('creates a pack that validates, is listed, and answers in satchel chat through its skill', async () => {
+    const { model, cwd, env, satchel } = await project();
+
+    const created = satchel('pack', 'new', 'demo');
+    expect(created.stderr).toBe('');
+    expect(created.status).toBe(0);
+    expect(created.stdout).toContain(`Created pack "demo" in ${path.join('packs', 'demo')}`);
+
+    const validated = satchel('pack', 'validate', 'packs/demo');
+    expect(validated.stderr).toBe('');
+    expect(validated.status).toBe(0);
+    expect(validated.stdout).toContain('ok: demo 0.1.0 (Demo)\n  skills: /notes\n');
+
+    const listed = satchel('pack', 'list');
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).toContain('  demo  0.1.0  Demo\n    skills: /notes\n');
+
+    model.enqueue(
+      {
+        toolCalls: [
+          {
+            name: 'db_write',
+            arguments: { action: 'insert', table: 'notes', values: { body: 'buy milk' } },
+          },
+        ],
+      },
+      { text: 'Saved: buy milk.' },
+    );
+    const run = await chat(cwd, env, ['--pack', 'demo'], ['/notes remember to buy milk']);
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.out).toContain('Saved: buy milk.');
+
+    // The /notes command pinned the skill's instructions into the turn.
+    const [first] = model.chatRequests();
+    expect(userTexts(first!)).toEqual(['remember to buy milk']);
+    expect(systemText(first!)).toContain('# Skill for this turn: notes');
+    expect(systemText(first!)).toContain('You are a concise, friendly assistant');
+    const db = new Database(path.join(cwd, 'data', 'packs', 'demo', 'pack.db'), {
+      readonly: true,
+    });
+    try {
+      expect(db.prepare('SELECT body FROM notes').all()).toEqual([{ body: 'buy milk' }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('refuses a bad name with exit 2 and an existing pack with exit 1', async () => {
+    const { satchel } = await project();
+    const bad = satchel('pack', 'new', 'My Pack');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('satchel pack new: the pack name "My Pack" must match');
+    expect(satchel('pack', 'new', 'demo').status).toBe(0);
+    const again = satchel('pack', 'new', 'demo');
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain('already exists');
+  });
+});

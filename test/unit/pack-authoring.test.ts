@@ -1,0 +1,207 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/cli/args.ts';
+import { packListCommand } from '../../src/cli/pack-list.ts';
+import { packNewCommand } from '../../src/cli/pack-new.ts';
+import { inspectPack, loadPack } from '../../src/packs/loader.ts';
+import { formatProblem } from '../../src/packs/problems.ts';
+import { validatePack, validationReport } from '../../src/packs/validate.ts';
+import { recordingIo } from '../support/cli-io.ts';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const temps: string[] = [];
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+const temp = () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-authoring-'));
+  temps.push(dir);
+  return dir;
+};
+
+/** `satchel pack new` run in `cwd` with SATCHEL_PACKS=`packs`. */
+async function packNew(cwd: string, packs: string, ...args: string[]) {
+  const io = recordingIo({ SATCHEL_PACKS: packs }, cwd);
+  const code = await packNewCommand.run(args, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+describe('satchel pack new', () => {
+  it('creates a skeleton that validates, with a command skill, a table and templates', async () => {
+    const cwd = temp();
+    const run = await packNew(cwd, './my-packs', 'demo');
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.out).toContain(`Created pack "demo" in ${path.join('my-packs', 'demo')}`);
+    expect(run.out).toContain('satchel chat --pack demo');
+
+    const dir = path.join(cwd, 'my-packs', 'demo');
+    for (const file of [
+      'pack.yml',
+      'SOUL.md',
+      'skills/notes/SKILL.md',
+      'schema.sql',
+      'migrations/README.md',
+      'templates/USER.md',
+      'templates/MEMORY.md',
+    ])
+      expect(existsSync(path.join(dir, file)), file).toBe(true);
+
+    const report = validationReport(validatePack(dir));
+    expect(report).toMatchObject({ ok: true });
+    expect(report.text).toContain('ok: demo 0.1.0 (Demo)');
+    expect(report.text).toContain('skills: /notes');
+    expect(report.text).toContain('owned tables: notes');
+    const pack = loadPack(dir);
+    expect(pack.skills[0]).toMatchObject({ name: 'notes', command: true, commandName: 'notes' });
+    expect(pack.templates.user).toContain('# About the user');
+  });
+
+  it('points the manifest at the JSON Schema: relative inside the repository, a file URL outside', async () => {
+    const inside = mkdtempSync(path.join(REPO, '.authoring-'));
+    temps.push(inside);
+    await packNew(inside, './packs', 'near');
+    const near = readFileSync(path.join(inside, 'packs', 'near', 'pack.yml'), 'utf8');
+    const [, relative] = /^# yaml-language-server: \$schema=(\S+)\n/.exec(near) ?? [];
+    expect(relative).toBe('../../../packs/pack.schema.json');
+    expect(existsSync(path.resolve(inside, 'packs', 'near', relative!))).toBe(true);
+
+    const outside = temp();
+    await packNew(outside, './packs', 'far');
+    const far = readFileSync(path.join(outside, 'packs', 'far', 'pack.yml'), 'utf8');
+    const [, url] = /^# yaml-language-server: \$schema=(\S+)\n/.exec(far) ?? [];
+    expect(existsSync(fileURLToPath(url!))).toBe(true);
+  });
+
+  it('creates in --dir, and says so when that folder is not in SATCHEL_PACKS', async () => {
+    const cwd = temp();
+    const run = await packNew(cwd, './packs', 'garden-log', '--dir', 'elsewhere');
+    expect(run.code).toBe(0);
+    expect(loadPack(path.join(cwd, 'elsewhere', 'garden-log')).displayName).toBe('Garden Log');
+    expect(run.out).toContain(`${path.join(cwd, 'elsewhere')} is not in SATCHEL_PACKS`);
+    expect(run.out).toContain(
+      `SATCHEL_PACKS=${path.join(cwd, 'packs')},${path.join(cwd, 'elsewhere')}`,
+    );
+  });
+
+  it('refuses bad arguments (exit 2) and an existing folder (exit 1), writing nothing', async () => {
+    const cwd = temp();
+    for (const name of ['Demo', '1demo', 'my_pack', 'a'.repeat(33)])
+      await expect(packNew(cwd, './packs', name), name).rejects.toThrow(
+        new UsageError(
+          `the pack name "${name}" ${name.length > 32 ? 'must be at most 32 characters' : 'must match [a-z][a-z0-9-]* (lowercase letters, digits and -, starting with a letter)'}`,
+        ),
+      );
+    await expect(packNew(cwd, './packs')).rejects.toThrow('needs the name of the pack');
+    await expect(packNew(cwd, './packs', 'demo', '--bogus')).rejects.toThrow(UsageError);
+    await expect(packNew(cwd, './packs', 'demo', 'extra')).rejects.toThrow(
+      'unexpected argument "extra"',
+    );
+    expect(existsSync(path.join(cwd, 'packs'))).toBe(false);
+
+    mkdirSync(path.join(cwd, 'packs', 'demo'), { recursive: true });
+    writeFileSync(path.join(cwd, 'packs', 'demo', 'mine.txt'), 'keep me');
+    const run = await packNew(cwd, './packs', 'demo');
+    expect(run.code).toBe(1);
+    expect(run.err).toBe(
+      `${path.join(cwd, 'packs', 'demo')} already exists; choose another name or remove it first.\n`,
+    );
+    expect(existsSync(path.join(cwd, 'packs', 'demo', 'pack.yml'))).toBe(false);
+  });
+});
+
+describe('satchel pack list', () => {
+  it('lists name, version, display name and skills, and the broken packs with their problems', async () => {
+    const cwd = temp();
+    await packNew(cwd, './packs', 'demo');
+    await packNew(cwd, './packs', 'broken');
+    const manifest = path.join(cwd, 'packs', 'broken', 'pack.yml');
+    writeFileSync(
+      manifest,
+      readFileSync(manifest, 'utf8').replace('tools: [memory,', 'tools: [shell, memory,'),
+    );
+    const io = recordingIo({ SATCHEL_PACKS: `./packs,${path.join(REPO, 'packs')}` }, cwd);
+    expect(await packListCommand.run([], io)).toBe(0);
+    const out = io.out();
+    expect(out).toContain('  demo  0.1.0  Demo\n    skills: /notes\n');
+    expect(out).toContain('  vocab  1.0.0  Vocabulary Trainer\n    skills: /add_words, /review');
+    expect(out).toMatch(/ {2}broken {2}BROKEN\n {4}pack\.yml: tools\[0\]: .+ \(line \d+\)\n/);
+    expect(out).toContain('4 pack(s) load, 1 broken');
+  });
+});
+
+describe('pack validate reports every problem', () => {
+  it('lists the problems of the manifest, the skills and the schema together, with YAML lines', async () => {
+    const cwd = temp();
+    await packNew(cwd, './packs', 'demo');
+    const dir = path.join(cwd, 'packs', 'demo');
+    writeFileSync(
+      path.join(dir, 'pack.yml'),
+      [
+        'name: demo', // 1
+        'version: one', // 2
+        'display_name: Demo', // 3
+        'description: Notes.', // 4
+        'skills: [notes, missing]', // 5
+        'schema:', // 6
+        '  owned_tables: [notes, ghosts]', // 7
+        'tools: [memory, shell]', // 8
+        'toolz: [memory]', // 9
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      path.join(dir, 'skills', 'notes', 'SKILL.md'),
+      '---\nname: notes\ncommand: yes please\n---\nbody\n',
+    );
+    const { pack, problems } = inspectPack(dir);
+    expect(pack).toBeUndefined();
+    const lines = problems.map((p) => formatProblem({ ...p, file: path.relative(dir, p.file) }));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'pack.yml: version: must be a version like 1.0.0 (line 2)',
+        expect.stringMatching(/^pack\.yml: tools\[1\]: .+ \(line 8\)$/),
+        expect.stringMatching(
+          /^pack\.yml: toolz: unknown field; pack.yml has: name, version, .+ \(line 9\)$/,
+        ),
+        'skills/notes/SKILL.md: description: is required (line 2)',
+        expect.stringMatching(/^skills\/notes\/SKILL\.md: command: .+ \(line 3\)$/),
+        'skills/missing/SKILL.md: (file): skill "missing" has no SKILL.md',
+        'pack.yml: schema.owned_tables: ghosts not created by schema.sql (line 7)',
+      ]),
+    );
+    expect(lines).toHaveLength(7);
+
+    const report = validationReport(validatePack(dir));
+    expect(report.ok).toBe(false);
+    expect(report.text).toMatch(/^invalid pack \(7 problems\):\n/);
+  });
+
+  it('shows the line of every YAML syntax error, in pack.yml and in SKILL.md frontmatter', async () => {
+    const cwd = temp();
+    await packNew(cwd, './packs', 'demo');
+    const dir = path.join(cwd, 'packs', 'demo');
+    writeFileSync(
+      path.join(dir, 'pack.yml'),
+      'name: demo\nversion: 1.0.0\nname: again\nskills: [notes\n',
+    );
+    const manifest = inspectPack(dir).problems.map(formatProblem);
+    expect(manifest).toEqual([
+      `${path.join(dir, 'pack.yml')}: (yaml): Map keys must be unique (line 3)`,
+      expect.stringMatching(/: \(yaml\): Flow sequence .+ \(line 5\)$/),
+    ]);
+
+    await packNew(cwd, './packs', 'other');
+    const other = path.join(cwd, 'packs', 'other');
+    writeFileSync(
+      path.join(other, 'skills', 'notes', 'SKILL.md'),
+      '---\nname: notes\ndescription: [unclosed\ncommand: true\n---\nbody\n',
+    );
+    expect(inspectPack(other).problems.map((p) => [p.field, p.line])).toEqual([
+      ['(frontmatter)', 4],
+    ]);
+  });
+});

@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { PACK_SCHEMA_FILE, packJsonSchema } from '../../src/packs/json-schema.ts';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const committed = JSON.parse(readFileSync(path.join(REPO, PACK_SCHEMA_FILE), 'utf8'));
+/** The committed JSON Schema read back as a validator: the schema editors use, not zod's. */
+const fromJson = z.fromJSONSchema(committed);
+const BUNDLED = ['habits', 'journal', 'vocab'];
+const manifestOf = (pack: string) =>
+  readFileSync(path.join(REPO, 'packs', pack, 'pack.yml'), 'utf8');
+
+describe('pack.schema.json', () => {
+  it('is the schema generated from the zod manifest schema (run `npm run schema` if not)', () => {
+    expect(committed).toEqual(packJsonSchema());
+  });
+
+  it.each(BUNDLED)('validates the bundled %s manifest, which points editors at it', (pack) => {
+    const text = manifestOf(pack);
+    expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=../pack.schema.json');
+    const result = fromJson.safeParse(parseYaml(text));
+    expect(result.error?.issues ?? []).toEqual([]);
+  });
+
+  it.each([
+    ['an unknown tool', { tools: ['memory', 'shell'] }, ['tools', 1]],
+    ['an unknown field', { toolz: ['memory'] }, []],
+    ['a bad name', { name: 'My Pack' }, ['name']],
+    ['a missing description', { description: undefined }, ['description']],
+    [
+      'a cron job without a skill',
+      { cron: [{ id: 'x', schedule: '0 8 * * *' }] },
+      ['cron', 0, 'skill'],
+    ],
+    [
+      'a 3-field schedule',
+      { cron: [{ id: 'x', schedule: '0 8 *', skill: 'review' }] },
+      ['cron', 0, 'schedule'],
+    ],
+    ['a negative quota', { quota: { daily_usd: -1 } }, ['quota', 'daily_usd']],
+  ])('rejects a manifest with %s', (_what, change, where) => {
+    const broken = { ...parseYaml(manifestOf('vocab')), ...change };
+    const result = fromJson.safeParse(broken);
+    expect(result.success).toBe(false);
+    expect(result.error!.issues.map((i) => i.path)).toContainEqual(where);
+  });
+});

@@ -1,0 +1,210 @@
+import { describe, expect, it } from 'vitest';
+import type { InboundEvent } from '../../src/core/types.ts';
+import { composeText, markdown } from '../../src/outbound/compose.ts';
+import { degrade } from '../../src/outbound/degrade.ts';
+import { createTerminalChannel, LOCAL_ADDRESS } from '../../src/terminal/channel.ts';
+import { createTerminalInput } from '../../src/terminal/input.ts';
+import { FakeClock } from '../support/fake-clock.ts';
+
+/** A terminal channel printing into a string. */
+function screen() {
+  let text = '';
+  const channel = createTerminalChannel((chunk) => {
+    text += chunk;
+  });
+  return { channel, shown: () => text };
+}
+
+/**
+ * Streams `written` as the outbox would: a draft of the rendered text after every `step`
+ * characters (the last part, as the stream shows it), then the final text's parts.
+ */
+async function stream(channel: ReturnType<typeof screen>['channel'], written: string, step = 1) {
+  for (let end = step; end < written.length; end += step) {
+    const part = composeText(markdown(written.slice(0, end))).at(-1);
+    if (part) await channel.sendDraft!(LOCAL_ADDRESS, 7, part.html, { html: true });
+  }
+}
+
+async function finish(channel: ReturnType<typeof screen>['channel'], answer: string) {
+  for (const part of composeText(markdown(answer)))
+    await channel.sendText(LOCAL_ADDRESS, part.html, { html: true });
+}
+
+const plainOf = (answer: string) =>
+  composeText(markdown(answer))
+    .map((p) => p.plain)
+    .join('\n');
+
+const ANSWERS = [
+  'Water **deeply** once a week, and *never* at noon.',
+  'Use `db_query` to read, then:\n\n```sql\nSELECT * FROM plants;\n```\n\nDone.',
+  '1. Dig\n2. Plant\n3. Water\n\n- north bed\n- south bed\n\n---\n\nThat is all.',
+  '# Plan\n\n> Basil loves sun.\n\nSee www.example.com or [the guide](https://example.com/g).',
+  '| plant | bed |\n|---|---|\n| basil | south |\n| mint | north |\n\nTwo plants.',
+  'snake_case and 5 * 3 and a ~tilde~ stay as written, word_by_word.',
+  'Title\n=====\n\n**Bold that\nspans lines** and _more_.\n\n> - quoted item\n> - another',
+];
+
+describe('the terminal channel', () => {
+  it.each(ANSWERS)('prints a streamed answer once, as its final text reads: %s', async (answer) => {
+    for (const step of [1, 4, 9]) {
+      const { channel, shown } = screen();
+      await stream(channel, answer, step);
+      await finish(channel, answer);
+      expect(shown()).toBe(`${plainOf(answer)}\n`);
+    }
+  });
+
+  it('prints a reply longer than one message once, in order', async () => {
+    const paragraphs = Array.from(
+      { length: 60 },
+      (_, i) => `Paragraph ${i}: ${'so on '.repeat(15)}`,
+    );
+    const answer = paragraphs.join('\n\n');
+    expect(composeText(markdown(answer)).length).toBeGreaterThan(1);
+    for (const step of [1, 40]) {
+      const { channel, shown } = screen();
+      await stream(channel, answer, step);
+      await finish(channel, answer);
+      const found = [...shown().matchAll(/Paragraph (\d+):/g)].map((m) => Number(m[1]));
+      expect(found).toEqual(paragraphs.map((_, i) => i));
+      expect(shown().endsWith(`${paragraphs.at(-1)!.trim()}\n`)).toBe(true);
+    }
+  });
+
+  it('prints the streamed text before the final text arrives', async () => {
+    const { channel, shown } = screen();
+    await stream(channel, 'The basil goes in the south bed, where the sun is.');
+    expect(shown()).toBe('The basil goes in the south bed, where the sun ');
+    await finish(channel, 'The basil goes in the south bed, where the sun is.');
+    expect(shown()).toBe('The basil goes in the south bed, where the sun is.\n');
+  });
+
+  it('does not repeat the answer when the drafts also showed text written before a tool call', async () => {
+    const { channel, shown } = screen();
+    await stream(channel, 'Let me look at the beds. The south bed is free for basil.');
+    await finish(channel, 'The south bed is free for basil.');
+    expect(shown()).toBe('Let me look at the beds. The south bed is free for basil.\n');
+  });
+
+  it('starts a message that does not continue the drafts on a line of its own', async () => {
+    const { channel, shown } = screen();
+    await stream(channel, 'I was writing something long when ');
+    await channel.sendText(LOCAL_ADDRESS, 'Stopped.', { html: false });
+    await channel.sendText(LOCAL_ADDRESS, 'Next.', { html: false });
+    expect(shown()).toBe('I was writing something long \nStopped.\nNext.\n');
+  });
+
+  it('prints buttons as numbered options, and a number takes one once', async () => {
+    const { channel, shown } = screen();
+    const keyboard = [
+      [{ text: 'North bed', data: 'ask:q1:0' }],
+      [{ text: 'South bed', data: 'ask:q1:1' }],
+    ];
+    const { messageId } = await channel.sendText(LOCAL_ADDRESS, 'Which bed?', {
+      html: false,
+      keyboard,
+    });
+    expect(shown()).toBe(
+      'Which bed?\n  1. North bed\n  2. South bed\n(type a number, 1–2, to choose)\n',
+    );
+    expect(channel.choose(3)).toBeUndefined();
+    expect(channel.choose(2)).toEqual({ messageId, data: 'ask:q1:1' });
+    expect(channel.choose(1)).toBeUndefined();
+  });
+
+  it('repeats only the hint when the same options are asked again right below', async () => {
+    const { channel, shown } = screen();
+    const keyboard = [
+      [{ text: 'Alpha', data: 'pack:alpha' }],
+      [{ text: 'Beta', data: 'pack:beta' }],
+    ];
+    await channel.sendText(LOCAL_ADDRESS, 'Which pack?', { html: false, keyboard });
+    const again = await channel.sendText(LOCAL_ADDRESS, 'Which pack?', { html: false, keyboard });
+    expect(shown()).toBe(
+      'Which pack?\n  1. Alpha\n  2. Beta\n(type a number, 1–2, to choose)\n' +
+        '(type a number, 1–2, to choose)\n',
+    );
+    expect(channel.choose(1)).toEqual({ messageId: again.messageId, data: 'pack:alpha' });
+    await channel.sendText(LOCAL_ADDRESS, 'Which pack?', { html: false, keyboard });
+    expect(shown().match(/Which pack\?/g)).toHaveLength(2);
+  });
+
+  it('says it sends text only, so photos and voice become text with a note', () => {
+    const { channel } = screen();
+    const photo = degrade(
+      { kind: 'photo', source: { url: 'https://x.test/p.jpg' }, caption: 'Basil' },
+      channel,
+    );
+    expect(photo.payload).toMatchObject({
+      kind: 'text',
+      text: 'Basil\n\n[photo](https://x.test/p.jpg)',
+    });
+    expect(photo.note).toContain('photo sent as text');
+    expect(degrade({ kind: 'voice', source: { path: '/tmp/a.ogg' } }, channel).payload?.kind).toBe(
+      'text',
+    );
+    expect(channel.sendChatAction).toBeUndefined();
+    expect(channel.editText).toBeUndefined();
+  });
+});
+
+describe('terminal input', () => {
+  function input(options?: { data: string; messageId: number }[]) {
+    const events: InboundEvent[] = [];
+    const clock = new FakeClock(1_000_000);
+    const shown = options ? [...options] : [];
+    const typed = createTerminalInput({
+      address: LOCAL_ADDRESS,
+      clock,
+      accept: (e) => events.push(e),
+      choose: (n) => shown.splice(n - 1, 1)[0],
+    });
+    return { typed, events };
+  }
+
+  it('turns lines into commands and texts from the local user, each with its own origin', () => {
+    const { typed, events } = input();
+    typed.line('/new');
+    typed.line('  ');
+    typed.line('/help@satchel_bot skills please');
+    typed.line('/usr/bin is a path');
+    typed.line('42');
+    expect(events.map(({ origin, receivedAt, ...rest }) => rest)).toEqual([
+      {
+        address: LOCAL_ADDRESS,
+        chatType: 'private',
+        senderId: 0,
+        kind: 'command',
+        command: 'new',
+        args: '',
+      },
+      {
+        address: LOCAL_ADDRESS,
+        chatType: 'private',
+        senderId: 0,
+        kind: 'command',
+        command: 'help',
+        args: 'skills please',
+      },
+      {
+        address: LOCAL_ADDRESS,
+        chatType: 'private',
+        senderId: 0,
+        kind: 'text',
+        text: '/usr/bin is a path',
+      },
+      { address: LOCAL_ADDRESS, chatType: 'private', senderId: 0, kind: 'text', text: '42' },
+    ]);
+    // Lines typed within one millisecond still get distinct, growing numbers.
+    const seqs = events.map((e) => (e.origin.source === 'local' ? e.origin.seq : 0));
+    expect(seqs).toEqual([1_000_000, 1_000_001, 1_000_002, 1_000_003]);
+  });
+
+  it('turns a number into a press of the option shown', () => {
+    const { typed, events } = input([{ data: 'pack:beta', messageId: 3 }]);
+    typed.line('1');
+    expect(events[0]).toMatchObject({ kind: 'callback', data: 'pack:beta', messageId: 3 });
+  });
+});
