@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The Docker image's build steps, without Docker: for machines (and CI runners) where Docker
+# is not available. In a temporary directory it
+#   1. copies the build context the Dockerfile's COPY lines name (each keeps its path),
+#   2. installs the production dependencies as the image does (npm ci --omit=dev), which
+#      compiles better-sqlite3 for the Node that runs this script,
+#   3. runs the image's own check that the app loads with production dependencies only,
+#   4. checks what the runtime stage relies on: the non-root user, the volume, the health check.
+# It leaves nothing behind. Usage: scripts/docker-steps.sh  (CI: .ci/run runs it)
+set -euo pipefail
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+dockerfile="$repo/Dockerfile"
+work="$(mktemp -d "${TMPDIR:-/tmp}/satchel-image-XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+app="$work/app"
+mkdir -p "$app"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "build context (the Dockerfile's COPY sources)"
+# COPY lines of the build stage, without --from (those copy between stages).
+mapfile -t copies < <(sed -n -E 's/^COPY +([^-][^#]*[^ ]) +[^ ]+ *$/\1/p' "$dockerfile")
+[ "${#copies[@]}" -gt 0 ] || { echo "no COPY lines found in $dockerfile" >&2; exit 1; }
+for line in "${copies[@]}"; do
+  for src in $line; do
+    [ -e "$repo/$src" ] || { echo "COPY source missing: $src" >&2; exit 1; }
+    mkdir -p "$app/$(dirname "$src")"
+    cp -R "$repo/$src" "$app/$src"
+    echo "  $src"
+  done
+done
+
+step "production dependencies (npm ci --omit=dev)"
+(cd "$app" && npm ci --omit=dev --no-audit --no-fund)
+if [ -d "$app/node_modules/vitest" ] || [ -d "$app/node_modules/typescript" ]; then
+  echo "dev dependencies were installed" >&2
+  exit 1
+fi
+
+step "the app loads with production dependencies only"
+check="$(sed -n -E 's/^RUN (node --import tsx .*)$/\1/p' "$dockerfile")"
+[ -n "$check" ] || { echo "the Dockerfile's load check is missing" >&2; exit 1; }
+(cd "$app" && eval "$check")
+(cd "$app" && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()")
+
+step "runtime stage"
+grep -qE '^USER node$' "$dockerfile" || { echo "the image must not run as root" >&2; exit 1; }
+grep -qE '^VOLUME \["/data"\]$' "$dockerfile" || { echo "SATCHEL_HOME must be a volume" >&2; exit 1; }
+grep -qE 'SATCHEL_HOME=/data' "$dockerfile" || { echo "SATCHEL_HOME must be /data" >&2; exit 1; }
+grep -q '/healthz' "$dockerfile" || { echo "the HEALTHCHECK must ask /healthz" >&2; exit 1; }
+
+step "ok: the image's build steps pass on node $(node --version)"

@@ -1,0 +1,165 @@
+import { createWriteStream } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import Database from 'better-sqlite3';
+import {
+  type BackupManifest,
+  MANIFEST_FORMAT,
+  MANIFEST_NAME,
+  MANIFEST_VERSION,
+  sha256Of,
+} from './manifest.ts';
+import { type TarEntry, tarChunks } from './tar-write.ts';
+
+/** A pack's notes, beside its database and files/. */
+const PACK_NOTES = ['USER.md', 'MEMORY.md'];
+
+export interface BackupResult {
+  archive: string;
+  /** Relative paths inside SATCHEL_HOME, in archive order. */
+  files: string[];
+  bytes: number;
+  packs: string[];
+}
+
+export class BackupError extends Error {}
+
+/**
+ * Writes `archive` (a .tar.gz) with a consistent snapshot of SATCHEL_HOME while satchel may
+ * be running: `satchel.db` and each pack's `pack.db` through SQLite's online backup API
+ * (each copied in one step, so each is a single point in time even while the bot writes),
+ * each pack's USER.md, MEMORY.md and files/, and documents kept without a pack
+ * (media/files/). Not the cache of photos (media/) or logs. A manifest with every file's
+ * size and SHA-256 comes first. The archive appears under its name only when complete.
+ * Each database is a consistent snapshot of itself; they are taken one after another.
+ */
+export async function createBackup(options: { home: string; archive: string; now?: Date }) {
+  const { home, archive } = options;
+  if (!(await exists(path.join(home, 'satchel.db'))))
+    throw new BackupError(`${home} holds no satchel data (no satchel.db): check SATCHEL_HOME`);
+  await mkdir(path.dirname(archive), { recursive: true });
+  const staging = await mkdtemp(path.join(path.dirname(archive), '.satchel-backup-'));
+  const partial = `${archive}.partial`;
+  try {
+    const { files, packs } = await stage(home, staging);
+    const manifest: BackupManifest = {
+      format: MANIFEST_FORMAT,
+      version: MANIFEST_VERSION,
+      created_at: (options.now ?? new Date()).toISOString(),
+      files: await Promise.all(
+        files.map(async (file) => {
+          const full = path.join(staging, file);
+          return { path: file, size: (await stat(full)).size, sha256: await sha256Of(full) };
+        }),
+      ),
+    };
+    await writeFile(path.join(staging, MANIFEST_NAME), `${JSON.stringify(manifest, null, 2)}\n`);
+    const entries = await tarEntries(staging, [MANIFEST_NAME, ...files]);
+    // 0600: a backup holds every conversation.
+    const out = createWriteStream(partial, { mode: 0o600 });
+    await pipeline(Readable.from(tarChunks(entries)), createGzip(), out);
+    await rename(partial, archive);
+    return { archive, files, bytes: (await stat(archive)).size, packs } satisfies BackupResult;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+    await rm(partial, { force: true });
+  }
+}
+
+/** Copies what the backup holds into `staging`: databases by snapshot, the rest as files. */
+async function stage(home: string, staging: string) {
+  const files: string[] = [];
+  await snapshotDb(path.join(home, 'satchel.db'), path.join(staging, 'satchel.db'));
+  files.push('satchel.db');
+  const packs: string[] = [];
+  for (const pack of await subdirectories(path.join(home, 'packs'))) {
+    packs.push(pack);
+    const from = path.join(home, 'packs', pack);
+    const to = path.join(staging, 'packs', pack);
+    await mkdir(to, { recursive: true });
+    if (await exists(path.join(from, 'pack.db'))) {
+      await snapshotDb(path.join(from, 'pack.db'), path.join(to, 'pack.db'));
+      files.push(`packs/${pack}/pack.db`);
+    }
+    for (const note of PACK_NOTES) {
+      if (!(await exists(path.join(from, note)))) continue;
+      await copyFile(path.join(from, note), path.join(to, note));
+      files.push(`packs/${pack}/${note}`);
+    }
+    files.push(...(await copyTree(home, staging, `packs/${pack}/files`)));
+  }
+  files.push(...(await copyTree(home, staging, 'media/files')));
+  return { files, packs };
+}
+
+/**
+ * SQLite's online backup of `source` into `target`, all pages in one step: one read
+ * transaction, so the copy is the database as of one moment, whatever writes meanwhile.
+ */
+async function snapshotDb(source: string, target: string): Promise<void> {
+  const db = new Database(source, { fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    await db.backup(target, { progress: () => 0x7fffffff });
+  } finally {
+    db.close();
+  }
+  // A self-contained file: no WAL beside it, whatever the source's journal mode.
+  const copy = new Database(target);
+  try {
+    copy.pragma('journal_mode = DELETE');
+  } finally {
+    copy.close();
+  }
+}
+
+/** Copies the files under `home/relative` into `staging/relative`; their relative paths. */
+async function copyTree(home: string, staging: string, relative: string): Promise<string[]> {
+  const from = path.join(home, relative);
+  if (!(await exists(from))) return [];
+  const copied: string[] = [];
+  for (const entry of await readdir(from, { withFileTypes: true })) {
+    const child = `${relative}/${entry.name}`;
+    if (entry.isDirectory()) copied.push(...(await copyTree(home, staging, child)));
+    else if (entry.isFile()) {
+      await mkdir(path.join(staging, relative), { recursive: true });
+      await copyFile(path.join(home, child), path.join(staging, child));
+      copied.push(child);
+    }
+  }
+  return copied.sort();
+}
+
+async function tarEntries(root: string, files: readonly string[]): Promise<TarEntry[]> {
+  return Promise.all(
+    files.map(async (name) => {
+      const info = await stat(path.join(root, name));
+      return {
+        name,
+        type: 'file' as const,
+        source: path.join(root, name),
+        size: info.size,
+        mtimeMs: info.mtimeMs,
+      };
+    }),
+  );
+}
+
+async function subdirectories(dir: string): Promise<string[]> {
+  if (!(await exists(dir))) return [];
+  const entries = await readdir(dir, { withFileTypes: true });
+  return entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    () => false,
+  );
+}

@@ -1,0 +1,141 @@
+import type { Config, Provider } from '../config/config.ts';
+import { ProviderError } from '../core/errors.ts';
+import { listModels } from '../providers/probe.ts';
+import { probeToken } from '../telegram/probe.ts';
+import type { ModelUse } from '../usage/unknown-prices.ts';
+import { type Check, fail, pass } from './check.ts';
+
+/** The token (`getMe` against TELEGRAM_API_ROOT), and a webhook that would stop polling. */
+export async function checkToken(config: Config, timeoutMs: number): Promise<Check> {
+  const probe = await probeToken({
+    token: config.telegram.token,
+    apiRoot: config.telegram.apiRoot,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  if (!probe.ok) return fail(`Telegram: ${probe.problem}`, probe.fix);
+  const bot = `Telegram: token accepted, the bot is @${probe.username}`;
+  const { webhook } = config.telegram;
+  if (webhook) return pass(`${bot}; webhook mode (${webhook.url})`);
+  if (probe.webhookUrl)
+    return fail(
+      `${bot}, but Telegram has a webhook set for it (${probe.webhookUrl}): long polling would stop with 409`,
+      'Set TELEGRAM_WEBHOOK_URL (and its secret) to use webhook mode, or remove the webhook with ' +
+        'the Bot API method deleteWebhook.',
+    );
+  return pass(bot);
+}
+
+/** The allowlist: empty denies everyone, which is never what a new owner wants. */
+export function checkAllowlist(config: Config): Check {
+  const ids = config.telegram.allowedUserIds;
+  if (ids.length > 0)
+    return pass(`allowlist: ${ids.length} user${ids.length === 1 ? '' : 's'} (${ids.join(', ')})`);
+  return fail(
+    'allowlist: ALLOWED_USER_IDS is empty, so the bot answers no one',
+    'Start the bot and send it a message: its reply tells you your numeric id. Put it in ' +
+      'ALLOWED_USER_IDS (comma-separated for several) and restart.',
+  );
+}
+
+/** Where each use of a model is configured, for the fix of a model the provider lacks. */
+function settingOf(use: ModelUse['use']): string {
+  if (use === 'chat') return 'LLM_MODEL';
+  if (use === 'fallback') return 'LLM_FALLBACK';
+  if (use === 'vision') return 'VISION_MODEL';
+  if (use === 'stt') return 'STT_MODEL';
+  return `the \`model\` in the pack.yml of ${use.slice('pack '.length)}`;
+}
+
+const BASE_URL: Record<Provider, string> = {
+  openai: 'OPENAI_BASE_URL',
+  groq: 'GROQ_BASE_URL',
+  gemini: 'GEMINI_BASE_URL',
+};
+
+/**
+ * Each provider satchel will call, with one model-list request (no tokens spent): the key
+ * is accepted, the host answers, and every model configured for it is on its list.
+ */
+export async function checkProviders(
+  config: Config,
+  uses: readonly ModelUse[],
+  timeoutMs: number,
+): Promise<Check[]> {
+  const providers = [...new Set(uses.map((u) => u.provider as Provider))];
+  return Promise.all(
+    providers.map((provider) =>
+      checkProvider(
+        config,
+        provider,
+        uses.filter((u) => u.provider === provider),
+        timeoutMs,
+      ),
+    ),
+  );
+}
+
+async function checkProvider(
+  config: Config,
+  provider: Provider,
+  uses: readonly ModelUse[],
+  timeoutMs: number,
+): Promise<Check> {
+  const what = [...new Set(uses.map((u) => `${u.model} (${u.use})`))].join(', ');
+  const signal = AbortSignal.timeout(timeoutMs);
+  let listed: string[];
+  try {
+    listed = await listModels(config, provider, signal);
+  } catch (error) {
+    return providerFailure(provider, error, signal, timeoutMs);
+  }
+  const missing = uses.filter((u) => !listed.includes(u.model));
+  if (missing.length === 0) return pass(`${provider}: key accepted; ${what}`);
+  const [first] = missing;
+  return fail(
+    `${provider}: key accepted, but it does not offer ${missing.map((m) => m.model).join(', ')}`,
+    `Set ${settingOf(first!.use)} to a model ${provider} lists` +
+      (listed.length > 0 ? ` (it lists ${sample(listed)})` : '') +
+      '.',
+  );
+}
+
+function providerFailure(
+  provider: Provider,
+  error: unknown,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Check {
+  const where = baseUrlHint(provider);
+  if (signal.aborted)
+    return fail(
+      `${provider}: no answer within ${Math.round(timeoutMs / 1000)} s`,
+      `Check the network, and ${where}.`,
+    );
+  if (error instanceof ProviderError && error.status === undefined)
+    return fail(
+      `${provider}: cannot reach it (${error.message})`,
+      `Check the network, and ${where}.`,
+    );
+  if (error instanceof ProviderError && error.hint) {
+    const what = error.status === 403 ? 'the key may not do this' : 'the API key was refused';
+    return fail(`${provider}: ${what} (${error.status})`, `${capitalize(error.hint)}.`);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return fail(
+    `${provider}: ${message}`,
+    `Check the ${provider} settings in .env (see .env.example).`,
+  );
+}
+
+function baseUrlHint(provider: Provider): string {
+  return `${BASE_URL[provider]} if it is set (the server it names must be running)`;
+}
+
+function sample(names: readonly string[]): string {
+  const shown = names.slice(0, 8).join(', ');
+  return names.length > 8 ? `${shown}, …` : shown;
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,80 @@
+import { type Config, parseConfig } from '../config/config.ts';
+import { ConfigError } from '../core/errors.ts';
+import { modelsInUse } from '../providers/models-in-use.ts';
+import { unpricedMessage, unpricedModels } from '../usage/unknown-prices.ts';
+import { type Check, fail, pass, warn } from './check.ts';
+import { checkDatabase, checkPacks, checkPort } from './doctor-local.ts';
+import { checkAllowlist, checkProviders, checkToken } from './doctor-remote.ts';
+
+export interface DoctorOptions {
+  /** The environment, `.env` included. */
+  env: Record<string, string | undefined>;
+  /** How long each network check may take (default 10 s). */
+  timeoutMs?: number;
+  /** The running Node's version (default: this process's). */
+  nodeVersion?: string;
+}
+
+/** The Node versions satchel supports, as `engines` in package.json says. */
+const SUPPORTED_NODE = '^20.19.0 || >=22.12.0';
+
+/**
+ * Everything `satchel doctor` checks, in order: Node, the configuration, the allowlist, the
+ * token, each provider and model, prices, the packs, the database and the dashboard port.
+ * Changes nothing: no update is fetched, no message sent, no token spent, nothing written.
+ * With an invalid configuration only the first two are checked.
+ */
+export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const checks: Check[] = [checkNode(options.nodeVersion ?? process.versions.node)];
+  let config: Config;
+  try {
+    config = parseConfig(options.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const [, ...problems] = error.message.split('\n');
+    checks.push(
+      fail(
+        'configuration: invalid (the other checks need it)',
+        'Set each variable named above in .env or the environment (.env.example explains them all).',
+        problems,
+      ),
+    );
+    return checks;
+  }
+  checks.push(pass('configuration: valid'), checkAllowlist(config));
+  const packs = checkPacks(config);
+  const uses = modelsInUse(
+    config,
+    packs.packs.map((p) => ({ pack: p.name, model: p.manifest.model })),
+  );
+  const [token, providers, port] = await Promise.all([
+    checkToken(config, timeoutMs),
+    checkProviders(config, uses, timeoutMs),
+    checkPort(config, timeoutMs),
+  ]);
+  const prices = unpricedModels(uses).map((model) =>
+    warn(
+      `price: ${unpricedMessage(model)}`,
+      'Set QUOTA_DAILY_TOKENS to bound it, or use a model with a known price.',
+    ),
+  );
+  checks.push(token, ...providers, ...prices, ...packs.checks, checkDatabase(config), port);
+  return checks;
+}
+
+function checkNode(version: string): Check {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  const supported = (major === 20 && minor >= 19) || (major === 22 && minor >= 12) || major > 22;
+  if (!supported)
+    return fail(
+      `Node ${version}: satchel needs ${SUPPORTED_NODE}`,
+      'Install the current Node LTS (24), then run `npm install` again (it rebuilds better-sqlite3).',
+    );
+  if (major === 20)
+    return warn(
+      `Node ${version}: supported, but Node 20 is past its end of life`,
+      'Move to the current LTS (Node 24) when you can; run `npm rebuild better-sqlite3` after.',
+    );
+  return pass(`Node ${version}`);
+}

@@ -1,0 +1,42 @@
+/** The variables that hold each provider's key and base URL (see .env.example). */
+const KEY_VARIABLES: Record<string, { key: string; baseUrl: string }> = {
+  openai: { key: 'OPENAI_API_KEY', baseUrl: 'OPENAI_BASE_URL' },
+  groq: { key: 'GROQ_API_KEY', baseUrl: 'GROQ_BASE_URL' },
+  gemini: { key: 'GEMINI_API_KEY', baseUrl: 'GEMINI_BASE_URL' },
+};
+
+/** What to tell the owner when a provider refuses its key, and what to tell the user. */
+export interface KeyRefusal {
+  /** The owner's next step, naming the variable to check (logged with the error). */
+  hint: string;
+  /** Shown in the chat: short, and names the variable too (the owner reads it). */
+  userMessage: string;
+}
+
+/**
+ * The owner's next step when `provider` answered `status` because of its key: 401 (or
+ * `invalidKey`, for a provider that says so with another status) means the key is wrong or
+ * revoked; 403 means the key may not do this (the model, the project, the region).
+ * Undefined for any other status, and for a provider satchel has no variable for.
+ */
+export function keyRefusal(
+  provider: string,
+  status: number | undefined,
+  invalidKey = false,
+): KeyRefusal | undefined {
+  const vars = KEY_VARIABLES[provider];
+  if (!vars) return undefined;
+  if (status === 401 || invalidKey)
+    return {
+      hint:
+        `check ${vars.key}: ${provider} refused it (a typo, or a revoked or expired key), ` +
+        `and ${vars.baseUrl} if it points at another server`,
+      userMessage: `Sorry, ${provider} refused satchel's API key, so I cannot answer. The owner should check ${vars.key}.`,
+    };
+  if (status === 403)
+    return {
+      hint: `check that the key in ${vars.key} may use this model (its project, plan or region)`,
+      userMessage: `Sorry, ${provider} does not let satchel's API key use this model. The owner should check ${vars.key} and the model setting.`,
+    };
+  return undefined;
+}

@@ -1,0 +1,53 @@
+import type { Clock } from '../core/clock.ts';
+import type { Logger } from '../core/ports.ts';
+import type { InboundEvent } from '../core/types.ts';
+import type { InboxRepo } from '../store/inbox-repo.ts';
+import { translateUpdate } from './translate.ts';
+import { parseUpdate } from './update-schema.ts';
+
+export interface ConsumerDeps {
+  inbox: InboxRepo;
+  clock: Clock;
+  log: Logger;
+  /** Takes one event (the pipeline's entry); must not throw (it reports its own failures). */
+  onEvent(event: InboundEvent): void;
+}
+
+/**
+ * Hands a stored update to the pipeline; `updateId` is its inbox key. Shared by long polling
+ * and the webhook. A malformed update is settled here — logged as `tg_update_malformed` and
+ * marked done — so it never reaches the pipeline and is never replayed; a kind satchel does
+ * not handle is marked done too. Never throws.
+ */
+export function createConsumer(deps: ConsumerDeps) {
+  const { inbox, clock, log } = deps;
+
+  function settleMalformed(updateId: number, problem: string): void {
+    log.warn({ event: 'tg_update_malformed', updateId, problem }, 'malformed update skipped');
+    try {
+      inbox.markDone([updateId], clock.now());
+    } catch (error) {
+      // Stays pending: the next start finds it malformed again and settles it then.
+      log.error({ event: 'tg_update_failed', updateId, err: error }, 'could not settle update');
+    }
+  }
+
+  return async (update: unknown, updateId: number): Promise<void> => {
+    const parsed = parseUpdate(update);
+    if (!parsed.ok) {
+      settleMalformed(updateId, parsed.problem);
+      return;
+    }
+    try {
+      const event = translateUpdate(update, clock.now());
+      if (event) deps.onEvent(event);
+      else {
+        // A kind satchel does not handle (a poll, an edited photo): nothing to answer.
+        log.debug({ event: 'tg_update_ignored', updateId }, 'unsupported update');
+        inbox.markDone([updateId], clock.now());
+      }
+    } catch (error) {
+      log.error({ event: 'tg_update_failed', updateId, err: error }, 'update handler failed');
+    }
+  };
+}

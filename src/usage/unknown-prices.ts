@@ -1,0 +1,63 @@
+import type { Logger } from '../core/ports.ts';
+import { modelEntry } from './models.ts';
+
+/** A model satchel will call, and what for (`stt` is priced per audio hour, the rest per token). */
+export interface ModelUse {
+  provider: string;
+  model: string;
+  use: 'chat' | 'fallback' | 'vision' | 'stt' | `pack ${string}`;
+}
+
+/** A model without a list price, with every use it is configured for. */
+export interface UnpricedModel {
+  provider: string;
+  model: string;
+  uses: ModelUse['use'][];
+}
+
+/**
+ * The models among `uses` that the catalog has no price for (per token, or per audio hour
+ * for speech-to-text), each once with all its uses, in the order first seen.
+ */
+export function unpricedModels(uses: readonly ModelUse[]): UnpricedModel[] {
+  const found = new Map<string, UnpricedModel>();
+  for (const { provider, model, use } of uses) {
+    const entry = modelEntry(provider, model);
+    const priced = use === 'stt' ? entry?.audioPerHour !== undefined : entry?.tokens !== undefined;
+    if (priced) continue;
+    const key = `${provider}:${model}`;
+    const known = found.get(key);
+    if (known) {
+      if (!known.uses.includes(use)) known.uses.push(use);
+    } else found.set(key, { provider, model, uses: [use] });
+  }
+  return [...found.values()];
+}
+
+/** What an unpriced model means for the owner, in one sentence (logs, `satchel doctor`). */
+export function unpricedMessage(model: UnpricedModel): string {
+  return (
+    `no known price for ${model.provider}:${model.model} (${model.uses.join(', ')}): its calls ` +
+    'show as unknown cost in /usage and the dashboard, and are NOT counted against ' +
+    'QUOTA_DAILY_USD (the token caps still apply). Its price belongs in src/usage/models.ts.'
+  );
+}
+
+/**
+ * Logs `model_price_unknown` once per unpriced model among `uses`. Meant to be called once
+ * at start; returns what it warned about.
+ */
+export function warnUnknownPrices(log: Logger, uses: readonly ModelUse[]): UnpricedModel[] {
+  const unpriced = unpricedModels(uses);
+  for (const model of unpriced)
+    log.warn(
+      {
+        event: 'model_price_unknown',
+        provider: model.provider,
+        model: model.model,
+        uses: model.uses,
+      },
+      unpricedMessage(model),
+    );
+  return unpriced;
+}

@@ -1,0 +1,245 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CliIo } from '../../src/cli/command.ts';
+import { doctorCommand } from '../../src/cli/doctor.ts';
+import { formatChecks } from '../../src/ops/check.ts';
+import { runDoctor } from '../../src/ops/doctor.ts';
+import { openCoreStore } from '../../src/store/client.ts';
+import { FakeModel } from '../fakes/model-server.ts';
+import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
+import { ALLOWED_USER, fixturePacks, TEST_OPENAI_KEY } from '../support/harness.ts';
+
+const GROQ_KEY = 'gsk-test-groq-key-0123456789';
+let tg: FakeTelegram;
+let model: FakeModel;
+let home: string;
+let env: Record<string, string>;
+const closers: (() => Promise<void> | void)[] = [];
+
+beforeEach(async () => {
+  tg = await FakeTelegram.start();
+  model = await FakeModel.start();
+  model.requireKey('openai', TEST_OPENAI_KEY);
+  model.requireKey('groq', GROQ_KEY);
+  home = mkdtempSync(path.join(tmpdir(), 'satchel-doctor-'));
+  env = {
+    TELEGRAM_BOT_TOKEN: TEST_TOKEN,
+    TELEGRAM_API_ROOT: tg.apiRoot,
+    ALLOWED_USER_IDS: String(ALLOWED_USER),
+    SATCHEL_HOME: path.join(home, 'data'),
+    SATCHEL_PACKS: fixturePacks(['alpha', 'beta']),
+    OPENAI_API_KEY: TEST_OPENAI_KEY,
+    OPENAI_BASE_URL: `${model.url}/v1`,
+    LLM_MODEL: 'gpt-4.1-mini',
+    GROQ_API_KEY: GROQ_KEY,
+    GROQ_BASE_URL: model.url,
+    DASHBOARD_PORT: '0',
+  };
+  // A database as a first start leaves it.
+  openCoreStore(env.SATCHEL_HOME!).close();
+});
+
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+  await tg.stop();
+  await model.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** Runs `satchel doctor` in-process; what it printed and its exit code. */
+async function doctor(overrides: Record<string, string> = {}) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  stdout.on('data', (chunk) => {
+    out += chunk;
+  });
+  const io: CliIo = {
+    stdin: new PassThrough(),
+    stdout,
+    stderr,
+    env: { ...env, ...overrides },
+    cwd: home,
+  };
+  const code = await doctorCommand.run([], io);
+  return { code, out, lines: out.split('\n') };
+}
+
+/** The line that starts with `mark` and contains `text`, and the fix printed under it. */
+function item(lines: string[], mark: '✓' | '✗' | '!', text: string) {
+  const index = lines.findIndex((l) => l.startsWith(`${mark} `) && l.includes(text));
+  expect(index, `${mark} ... ${text} in:\n${lines.join('\n')}`).toBeGreaterThanOrEqual(0);
+  const rest = lines.slice(index + 1);
+  const end = rest.findIndex((l) => !l.startsWith('    '));
+  const below = rest.slice(0, end === -1 ? undefined : end);
+  return { line: lines[index]!, fix: below.find((l) => l.startsWith('    fix: ')) ?? '' };
+}
+
+describe('satchel doctor against the fakes', () => {
+  it('passes everything on a working setup and exits 0', async () => {
+    const { code, out, lines } = await doctor();
+    expect(out).not.toMatch(/^✗/m);
+    item(lines, '✓', 'configuration: valid');
+    item(lines, '✓', `allowlist: 1 user (${ALLOWED_USER})`);
+    item(lines, '✓', 'Telegram: token accepted, the bot is @satchel_test_bot');
+    item(lines, '✓', 'openai: key accepted; gpt-4.1-mini (chat)');
+    item(lines, '✓', 'groq: key accepted; whisper-large-v3-turbo (stt)');
+    item(lines, '✓', 'packs: 2 valid (alpha 1.0.0, beta ');
+    expect(item(lines, '✓', 'database: migrations applied').line).toMatch(/, WAL, .*integrity ok$/);
+    item(lines, '✓', 'dashboard: DASHBOARD_PORT=0');
+    expect(out).toContain('All checks passed.');
+    expect(code).toBe(0);
+    // Nothing was spent or sent: a model list per provider, getMe, and nothing else.
+    expect(model.chatRequests()).toHaveLength(0);
+    expect(model.requests().map((r) => `${r.provider} ${r.kind}`)).toEqual(
+      expect.arrayContaining(['openai models', 'groq models']),
+    );
+    expect(tg.calls().map((c) => c.method)).toEqual(['getMe', 'getWebhookInfo']);
+    expect(tg.calls('getUpdates')).toHaveLength(0);
+  });
+
+  it('reports a token Telegram refuses, with the fix, and exits 1', async () => {
+    const { code, lines } = await doctor({ TELEGRAM_BOT_TOKEN: '123456:WRONG-token' });
+    const { line, fix } = item(lines, '✗', 'Telegram refused the token (401');
+    expect(line).not.toContain('WRONG-token');
+    expect(fix).toContain('TELEGRAM_BOT_TOKEN');
+    expect(fix).toContain('@BotFather');
+    item(lines, '✓', 'openai: key accepted');
+    expect(code).toBe(1);
+  });
+
+  it('reports a webhook left set, which would stop long polling', async () => {
+    await fetch(`${tg.apiRoot}/bot${TEST_TOKEN}/setWebhook?url=https://old.example/hook`);
+    const { code, lines } = await doctor();
+    const { fix } = item(
+      lines,
+      '✗',
+      'Telegram has a webhook set for it (https://old.example/hook)',
+    );
+    expect(fix).toContain('deleteWebhook');
+    const webhook = await doctor({
+      TELEGRAM_WEBHOOK_URL: 'https://bot.example/hook',
+      TELEGRAM_WEBHOOK_SECRET: 'abc123',
+    });
+    item(webhook.lines, '✓', 'webhook mode (https://bot.example/hook)');
+    expect(code).toBe(1);
+  });
+
+  it('reports a model key the provider rejects, naming the variable, and exits 1', async () => {
+    const { code, lines, out } = await doctor({ GROQ_API_KEY: 'gsk-revoked-key-0000' });
+    const { line, fix } = item(lines, '✗', 'groq: the API key was refused (401)');
+    expect(line).toBeDefined();
+    expect(fix).toContain('Check GROQ_API_KEY');
+    expect(out).not.toContain('gsk-revoked-key-0000');
+    item(lines, '✓', 'openai: key accepted');
+    expect(code).toBe(1);
+  });
+
+  it('reports a provider host that cannot be reached, with the fix, and exits 1', async () => {
+    const dead = await FakeModel.start();
+    await dead.stop();
+    const { code, lines } = await doctor({ OPENAI_BASE_URL: `${dead.url}/v1` });
+    const { fix } = item(lines, '✗', 'openai: cannot reach it');
+    expect(fix).toContain('OPENAI_BASE_URL');
+    expect(fix).toContain('network');
+    expect(code).toBe(1);
+  });
+
+  it('reports a model the provider does not offer', async () => {
+    model.setModels('openai', ['gpt-4.1', 'gpt-4o-mini']);
+    const { code, lines } = await doctor();
+    const { fix } = item(lines, '✗', 'openai: key accepted, but it does not offer gpt-4.1-mini');
+    expect(fix).toBe(
+      '    fix: Set LLM_MODEL to a model openai lists (it lists gpt-4.1, gpt-4o-mini).',
+    );
+    expect(code).toBe(1);
+  });
+
+  it('warns, without failing, about a model with no known price', async () => {
+    model.setModels('openai', ['my-local-llama', 'gpt-4.1-mini']);
+    const { code, lines } = await doctor({ LLM_MODEL: 'my-local-llama' });
+    const { line } = item(lines, '!', 'no known price for openai:my-local-llama (chat)');
+    expect(line).toContain('NOT counted against QUOTA_DAILY_USD');
+    expect(code).toBe(0);
+  });
+
+  it('stops after the configuration when it is invalid, naming the variable', async () => {
+    const { code, lines } = await doctor({ DASHBOARD_PORT: 'eighty' });
+    item(lines, '✗', 'configuration: invalid');
+    expect(lines.some((l) => l.includes('DASHBOARD_PORT must be a whole number'))).toBe(true);
+    expect(lines.some((l) => l.includes('Telegram'))).toBe(false);
+    expect(code).toBe(1);
+  });
+
+  it('reads .env from the working directory; the environment wins', async () => {
+    writeFileSync(path.join(home, '.env'), 'ALLOWED_USER_IDS=\nLLM_MODEL=gpt-4o-mini\n');
+    const { ALLOWED_USER_IDS: _, LLM_MODEL: __, ...rest } = env;
+    env = { ...rest, LLM_MODEL: 'gpt-4.1' };
+    const { code, lines } = await doctor();
+    item(lines, '✗', 'allowlist: ALLOWED_USER_IDS is empty');
+    item(lines, '✓', 'openai: key accepted; gpt-4.1 (chat)');
+    expect(code).toBe(1);
+  });
+
+  it('reports an invalid pack with its file and field', async () => {
+    const packs = fixturePacks(['alpha', 'beta']);
+    writeFileSync(path.join(packs, 'beta', 'pack.yml'), 'name: Beta!\n');
+    const { code, lines } = await doctor({ SATCHEL_PACKS: packs });
+    const { fix } = item(lines, '✗', `pack ${path.join(packs, 'beta', 'pack.yml')} is invalid`);
+    expect(fix).toContain('satchel pack validate');
+    item(lines, '✓', 'packs: 1 valid (alpha 1.0.0)');
+    expect(code).toBe(1);
+  });
+
+  it('reports a dashboard port another program holds', async () => {
+    // Another program's web server: it answers, but not as satchel.
+    const server: Server = createServer((_req, res) => res.writeHead(404).end('not here'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+    const port = (server.address() as { port: number }).port;
+    const { code, lines } = await doctor({ DASHBOARD_PORT: String(port) });
+    const { fix } = item(lines, '✗', `dashboard: port ${port} on 127.0.0.1 is not available`);
+    expect(fix).toContain('DASHBOARD_PORT');
+    expect(code).toBe(1);
+  });
+
+  it('takes a dashboard port held by a running satchel (its /healthz answers) as fine', async () => {
+    const server: Server = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true,"polling":true}'),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+    const port = (server.address() as { port: number }).port;
+    const { code, lines } = await doctor({ DASHBOARD_PORT: String(port) });
+    item(lines, '✓', `dashboard: port ${port} is in use by a running satchel`);
+    expect(code).toBe(0);
+  });
+
+  it.each([
+    ['20.11.1', '✗'],
+    ['21.7.0', '✗'],
+    ['22.11.0', '✗'],
+    ['20.19.0', '!'],
+    ['22.12.0', '✓'],
+    ['24.11.1', '✓'],
+  ] as const)('checks Node %s against engines: %s', async (version, mark) => {
+    const [node] = await runDoctor({ env: {}, nodeVersion: version });
+    expect(formatChecks([node!]).startsWith(`${mark} Node ${version}`)).toBe(true);
+  });
+
+  it('says a database not created yet will be made at the first start', async () => {
+    const { code, lines } = await doctor({ SATCHEL_HOME: path.join(home, 'fresh') });
+    item(lines, '✓', 'database: not created yet');
+    expect(code).toBe(0);
+  });
+});

@@ -1,0 +1,160 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { Bot } from 'grammy';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { systemClock } from '../../src/core/clock.ts';
+import { createLogger } from '../../src/logging/logger.ts';
+import { health, healthHandler, POLL_STALE_MS } from '../../src/ops/health.ts';
+import { type CoreStore, openCoreStore } from '../../src/store/client.ts';
+import { createInboxRepo } from '../../src/store/inbox-repo.ts';
+import { createIngress, type Ingress } from '../../src/telegram/ingress.ts';
+import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
+import { ALLOWED_USER } from '../support/harness.ts';
+
+let tg: FakeTelegram;
+let home: string;
+let store: CoreStore;
+let ingress: Ingress;
+let server: Server;
+let url: string;
+
+beforeEach(async () => {
+  tg = await FakeTelegram.start();
+  home = mkdtempSync(path.join(tmpdir(), 'satchel-health-'));
+  store = openCoreStore(home);
+  const inbox = createInboxRepo(store.db);
+  ingress = createIngress({
+    bot: new Bot(TEST_TOKEN, { client: { apiRoot: tg.apiRoot } }),
+    inbox,
+    clock: systemClock,
+    log: createLogger({ level: 'silent', secrets: [] }),
+    onEvent: (event) => {
+      if (event.origin.source === 'update') inbox.markDone(event.origin.updateIds, Date.now());
+    },
+  });
+  // The dashboard mounts the handler; here it is the whole server.
+  const handler = healthHandler({ sqlite: store.sqlite, clock: systemClock, ingress });
+  server = createServer((req, res) =>
+    req.url === '/healthz' ? handler(req, res) : res.writeHead(404).end(),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/healthz`;
+});
+
+afterEach(async () => {
+  await ingress.stop();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await tg.stop();
+  store.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+async function get() {
+  const response = await fetch(url);
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe('/healthz', () => {
+  it('answers without a token: polling, last update age, pending outbox, database', async () => {
+    await ingress.start();
+    tg.text({ userId: ALLOWED_USER, text: 'hello' });
+    await vi.waitFor(() => expect(ingress.status().lastUpdateAt).toBeDefined(), { timeout: 5000 });
+
+    const { status, body } = await get();
+    expect(status).toBe(200);
+    expect(Object.keys(body).sort()).toEqual([
+      'db_writable',
+      'last_poll_age_ms',
+      'last_update_age_ms',
+      'mode',
+      'ok',
+      'pending_outbox',
+      'polling',
+    ]);
+    expect(body).toMatchObject({
+      ok: true,
+      mode: 'polling',
+      polling: true,
+      pending_outbox: 0,
+      db_writable: true,
+    });
+    expect(body.last_update_age_ms).toBeGreaterThanOrEqual(0);
+    expect(body.last_update_age_ms).toBeLessThan(5000);
+  });
+
+  it('shows no usage data, no message and no token, whatever the database holds', async () => {
+    await ingress.start();
+    tg.text({ userId: ALLOWED_USER, text: 'my secret diary entry' });
+    await vi.waitFor(() => expect(ingress.status().lastUpdateAt).toBeDefined(), { timeout: 5000 });
+    store.sqlite
+      .prepare(
+        `INSERT INTO outbox (channel, chat_id, kind, payload, created_at)
+         VALUES ('tg', ?, 'text', '{"text":"a reply waiting"}', ?)`,
+      )
+      .run(ALLOWED_USER, Date.now());
+    const response = await fetch(url);
+    const text = await response.text();
+    expect(JSON.parse(text).pending_outbox).toBe(1);
+    for (const secret of [TEST_TOKEN, 'diary', 'a reply waiting', 'cost', 'tokens', 'usd'])
+      expect(text).not.toContain(secret);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('is 503 before Telegram first answers, and after polling stops', async () => {
+    let { status, body } = await get();
+    expect(status).toBe(503);
+    expect(body).toMatchObject({ ok: false, polling: false, last_poll_age_ms: null });
+
+    await ingress.start();
+    tg.text({ userId: ALLOWED_USER, text: 'hello' });
+    await vi.waitFor(() => expect(ingress.status().lastFetchAt).toBeDefined(), { timeout: 5000 });
+    expect((await get()).status).toBe(200);
+
+    await ingress.stop();
+    ({ status, body } = await get());
+    expect(status).toBe(503);
+    expect(body).toMatchObject({ ok: false, polling: false });
+  });
+
+  it('says the database is not writable while another process holds its write lock', async () => {
+    await ingress.start();
+    tg.text({ userId: ALLOWED_USER, text: 'hello' });
+    await vi.waitFor(() => expect(ingress.status().lastFetchAt).toBeDefined(), { timeout: 5000 });
+    const other = new Database(path.join(home, 'satchel.db'));
+    other.prepare('BEGIN IMMEDIATE').run();
+    try {
+      const started = Date.now();
+      const { status, body } = await get();
+      expect(status).toBe(503);
+      expect(body).toMatchObject({ ok: false, polling: true, db_writable: false });
+      expect(Date.now() - started).toBeLessThan(2000); // the probe does not wait out 5 s
+    } finally {
+      other.prepare('ROLLBACK').run();
+      other.close();
+    }
+    expect((await get()).body.db_writable).toBe(true);
+    // The probe left the connection's own busy timeout as it was.
+    expect(store.sqlite.pragma('busy_timeout', { simple: true })).toBe(5000);
+  });
+
+  it('is unhealthy when Telegram has not answered a poll for a while', () => {
+    const at = 1_000_000;
+    const snapshot = (now: number) =>
+      health({
+        sqlite: store.sqlite,
+        clock: { ...systemClock, now: () => now },
+        ingress: { status: () => ({ polling: true, lastFetchAt: at }) },
+      });
+    expect(snapshot(at + POLL_STALE_MS - 1)).toMatchObject({ ok: true, last_update_age_ms: null });
+    expect(snapshot(at + POLL_STALE_MS)).toMatchObject({
+      ok: false,
+      polling: true,
+      last_poll_age_ms: POLL_STALE_MS,
+    });
+  });
+});

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/config.ts';
+import { ProviderError } from '../../src/core/errors.ts';
+import { createGeminiChatModel } from '../../src/providers/gemini.ts';
+import { createGroqChatModel } from '../../src/providers/groq.ts';
+import { createOpenAiChatModel } from '../../src/providers/openai.ts';
+import { listModels } from '../../src/providers/probe.ts';
+import { FakeModel, type Provider } from '../fakes/model-server.ts';
+
+let fake: FakeModel;
+beforeAll(async () => {
+  fake = await FakeModel.start();
+});
+afterAll(() => fake.stop());
+beforeEach(() => fake.reset());
+
+const KEYS = { openai: 'sk-good-openai', groq: 'gsk-good-groq', gemini: 'gm-good-gemini' };
+
+const configFor = (url: string, keys: Partial<Record<Provider, string>> = KEYS) =>
+  parseConfig({
+    TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi',
+    OPENAI_API_KEY: keys.openai,
+    OPENAI_BASE_URL: `${url}/v1`,
+    GROQ_API_KEY: keys.groq,
+    GROQ_BASE_URL: url,
+    GEMINI_API_KEY: keys.gemini,
+    GEMINI_BASE_URL: url,
+  });
+
+const signal = () => new AbortController().signal;
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (error: unknown) => error,
+  );
+
+const VARIABLE = { openai: 'OPENAI_API_KEY', groq: 'GROQ_API_KEY', gemini: 'GEMINI_API_KEY' };
+const PROVIDERS: Provider[] = ['openai', 'groq', 'gemini'];
+
+describe('listModels (the doctor probe)', () => {
+  it.each(PROVIDERS)('lists %s models with the key it was given', async (provider) => {
+    fake.requireKey(provider, KEYS[provider]);
+    fake.setModels(provider, ['model-a', 'model-b']);
+    const names = await listModels(configFor(fake.url), provider, signal());
+    expect(names).toEqual(['model-a', 'model-b']);
+    const [request] = fake.requests({ provider, kind: 'models' });
+    expect(request).toBeDefined();
+    expect(fake.chatRequests()).toHaveLength(0);
+  });
+
+  it.each(PROVIDERS)('a refused %s key names the variable to check', async (provider) => {
+    fake.requireKey(provider, 'the-right-key');
+    const error = await failure(listModels(configFor(fake.url), provider, signal()));
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).message).toContain(`check ${VARIABLE[provider]}`);
+    expect((error as ProviderError).transient).toBe(false);
+  });
+
+  it.each(PROVIDERS)('an unreachable %s host is a transient ProviderError', async (provider) => {
+    const dead = await FakeModel.start();
+    await dead.stop();
+    const error = await failure(listModels(configFor(dead.url), provider, signal()));
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ provider, transient: true, status: undefined });
+  });
+});
+
+describe('a chat call whose key is refused', () => {
+  const make = (provider: Provider) => {
+    const options = { apiKey: 'wrong', model: 'm', timeoutMs: 5000 };
+    if (provider === 'openai')
+      return createOpenAiChatModel({ ...options, baseUrl: `${fake.url}/v1` });
+    if (provider === 'groq') return createGroqChatModel({ ...options, baseUrl: fake.url });
+    return createGeminiChatModel({ ...options, baseUrl: fake.url });
+  };
+
+  it.each(PROVIDERS)(
+    'on %s tells the owner (log) and the user which key to check',
+    async (provider) => {
+      fake.requireKey(provider, 'the-right-key');
+      const request = { system: 's', messages: [{ role: 'user' as const, content: 'hi' }] };
+      const error = (await failure(
+        make(provider).complete(request, { signal: signal() }),
+      )) as ProviderError;
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error.transient).toBe(false);
+      expect(error.message).toContain(`check ${VARIABLE[provider]}: ${provider} refused it`);
+      expect(error.hint).toMatch(new RegExp(`^check ${VARIABLE[provider]}:`));
+      expect(error.userMessage).toContain(`The owner should check ${VARIABLE[provider]}.`);
+    },
+  );
+
+  it('a 403 says the key may not use the model', async () => {
+    fake.enqueue({ status: 403 });
+    const request = { system: 's', messages: [{ role: 'user' as const, content: 'hi' }] };
+    const error = (await failure(
+      make('openai').complete(request, { signal: signal() }),
+    )) as ProviderError;
+    expect(error.status).toBe(403);
+    expect(error.message).toContain('check that the key in OPENAI_API_KEY may use this model');
+  });
+
+  it('other failures keep the generic apology', async () => {
+    fake.enqueue({ status: 400 });
+    const request = { system: 's', messages: [{ role: 'user' as const, content: 'hi' }] };
+    const error = (await failure(
+      make('openai').complete(request, { signal: signal() }),
+    )) as ProviderError;
+    expect(error.status).toBe(400);
+    expect(error.userMessage).toBe('Sorry, something went wrong with that message.');
+  });
+});
