@@ -1,215 +1,79 @@
-import path from 'node:path';
-import type { pino } from 'pino';
-import { createAgent } from './agent/agent.ts';
-import type { RetryPolicy } from './agent/retry.ts';
 import type { Config } from './config/config.ts';
 import { background } from './core/background.ts';
-import { type Clock, sleep, systemClock } from './core/clock.ts';
-import { createEventBus } from './core/events.ts';
-import type { Logger } from './core/ports.ts';
-import { createRedactor } from './core/redact.ts';
-import { addressKey } from './core/types.ts';
+import type { InboundEvent } from './core/types.ts';
+import { type CoreOptions, createCore } from './core-app.ts';
+import { createDashboard } from './dashboard/server.ts';
 import { createAllowlist } from './inbound/allowlist.ts';
-import { createMediaInputs } from './inbound/media.ts';
-import { createLogger } from './logging/logger.ts';
-import { createOutbox, type OutboxDeps } from './outbound/outbox.ts';
-import { streamModeFor } from './outbound/stream.ts';
-import { loadPacks } from './packs/loader.ts';
-import { createPackRegistry } from './packs/registry.ts';
-import { createTranscriber } from './providers/groq-stt.ts';
-import { createChatModel, createModelResolver } from './providers/index.ts';
-import { createVisionModel } from './providers/vision.ts';
-import { createRouter } from './routing/router.ts';
-import { scheduledRun } from './scheduler/run.ts';
-import { createScheduler } from './scheduler/scheduler.ts';
-import { openCoreStore } from './store/client.ts';
-import { createInboxRepo } from './store/inbox-repo.ts';
-import { createJobRepo } from './store/job-repo.ts';
-import { createOutboxRepo } from './store/outbox-repo.ts';
-import { createSessionRepo } from './store/session-repo.ts';
+import { health } from './ops/health.ts';
+import { modelsInUse } from './providers/models-in-use.ts';
+import { openCoreReader } from './store/read-only.ts';
 import { createTelegramAdapter } from './telegram/adapter.ts';
 import { createIngress } from './telegram/ingress.ts';
-import { createAskRegistry } from './tools/asks.ts';
-import { createPipeline } from './turn/pipeline.ts';
-import { createCalendar } from './usage/calendar.ts';
-import { createLedger } from './usage/ledger.ts';
-import { createQuotaGate } from './usage/quota.ts';
-import { createTotals } from './usage/totals.ts';
+import { createWebhookIngress } from './telegram/webhook.ts';
+import { warnUnknownPrices } from './usage/unknown-prices.ts';
 
-/** How long running turns may take to finish on shutdown. */
-const SHUTDOWN_GRACE_MS = 10_000;
-/** After the grace, how long aborted turns and calls already on the wire may take to end. */
-const SETTLE_AFTER_ABORT_MS = 500;
-
-export interface AppOptions {
-  clock?: Clock;
-  /** Where logs go; stdout when not given. */
-  logDestination?: pino.DestinationStream;
-  /** History size (estimated tokens) above which a session is compacted. */
-  historyBudgetTokens?: number;
-  /** Retries of a failing model call (tests shorten the waits). */
-  modelRetry?: RetryPolicy;
-  /** How long shutdown waits for running turns and outboxes (default 10 s). */
-  shutdownGraceMs?: number;
-  /** Outbox timings (tests shorten the retry waits). */
-  outbox?: Pick<OutboxDeps, 'retryDelaysMs' | 'stallDelaysMs'>;
+export interface AppOptions extends CoreOptions {
+  /** Where the dashboard's address (token included) is printed; stderr when not given. */
+  announce?: (line: string) => void;
   /** Polling stopped for good (Telegram refused the token, or another instance polls). */
   onFatal?: (error: unknown) => void;
 }
 
-/** Wires satchel together from its configuration. Nothing runs until `start`. */
+/**
+ * Wires the Telegram bot: the core (core-app.ts) on the Telegram channel, with the allowlist
+ * and polling in front of its pipeline. Nothing runs until `start`.
+ */
 export function createApp(config: Config, options: AppOptions = {}) {
-  const clock = options.clock ?? systemClock;
-  const secrets = [
-    config.telegram.token,
-    config.providers.openai.apiKey,
-    config.providers.groq.apiKey,
-    config.providers.gemini.apiKey,
-    config.dashboard.token,
-  ];
-  const redact = createRedactor(secrets);
-  const log: Logger = createLogger({
-    level: config.logLevel,
-    secrets,
-    ...(options.logDestination ? { destination: options.logDestination } : {}),
-  });
-  const store = openCoreStore(config.home);
-  const transaction = <T>(fn: () => T): T => store.db.transaction(() => fn());
-  const telegram = createTelegramAdapter({
-    token: config.telegram.token,
-    apiRoot: config.telegram.apiRoot,
-    log,
-  });
-  const { bot, channel } = telegram;
-  const outbox = createOutbox({
-    repo: createOutboxRepo(store.db),
-    channel,
-    clock,
-    log,
-    redact,
-    ...options.outbox,
-  });
-  const inbox = createInboxRepo(store.db);
-  const sessions = createSessionRepo(store.db, redact);
-  const model = createChatModel(config, config.llm.provider, config.llm.model);
-  const fallback = config.llm.fallback
-    ? createChatModel(config, config.llm.fallback.provider, config.llm.fallback.model)
-    : undefined;
-  const loaded = loadPacks(config.packDirs);
-  for (const error of loaded.errors)
-    log.error(
-      { event: 'pack_invalid', problems: error.problems },
-      `pack skipped: ${error.message}`,
-    );
-  const packs = createPackRegistry(loaded.packs, config.home);
-  const calendar = createCalendar(config.timezone);
-  const totals = createTotals(store.db);
-  const quota = createQuotaGate({ caps: config.quota, totals, calendar, clock, log });
-  const ledger = createLedger({ db: store.db, clock, calendar, redact });
-  const media = createMediaInputs({
-    files: telegram.files,
-    transcriber: createTranscriber(config),
-    vision: createVisionModel(config),
-    quota,
-    ledger,
-    clock,
-    log,
-    mediaDir: path.join(config.home, 'media'),
-  });
-  const events = createEventBus((error, event) =>
-    log.error({ event: 'event_listener_failed', type: event.type, err: error }, 'listener failed'),
+  let telegram!: ReturnType<typeof createTelegramAdapter>;
+  const core = createCore(
+    config,
+    {
+      secrets: [config.telegram.token, config.telegram.webhook?.secret],
+      connect: ({ log, clock }) => {
+        telegram = createTelegramAdapter({
+          token: config.telegram.token,
+          apiRoot: config.telegram.apiRoot,
+          log,
+        });
+        const allowlist = createAllowlist(config.telegram.allowedUserIds, clock);
+        return {
+          channel: telegram.channel,
+          files: telegram.files,
+          checkSender: (event) => allowlist.check(event),
+        };
+      },
+    },
+    options,
   );
-  events.on('turn_completed', ({ type, address, ...fields }) =>
-    log.info({ event: type, address: addressKey(address), ...fields }, 'turn completed'),
-  );
-  const allowlist = createAllowlist(config.telegram.allowedUserIds, clock);
-  const modelFor = createModelResolver(config, model);
-  const jobs = createJobRepo(store.db, { timezone: config.timezone });
-  const router = createRouter({
-    sessions,
-    packs,
-    clock,
-    log,
-    // A conversation bound to a pack gets the pack's manifest jobs.
-    onBound: () => scheduler.sync(),
-  });
-  const pipeline = createPipeline({
-    clock,
-    log,
-    transaction,
-    acks: {
-      update: (updateIds, now) => inbox.markDone(updateIds, now),
-      job: (jobId, dueAt, now) => jobs.finishRun(jobId, dueAt, now),
-    },
-    // People are gated; a scheduled job is the owner's own.
-    gate: (event) => (event.origin.source === 'update' ? allowlist.check(event) : 'allow'),
-    batchWindowMs: config.batchWindowMs,
-    outbox,
-    router,
-    packs,
-    events,
-    totals,
-    calendar,
-    caps: config.quota,
-    model: model.info,
-    media,
-    modelFor: (pack) => modelFor(pack?.manifest.model),
-    // Photos go inline only when whoever answers can see them (the fallback too).
-    fallbackAcceptsImages: fallback?.info.acceptsImages ?? true,
-    asks: createAskRegistry(clock),
-    jobs,
-    sessions,
-    schedule: {
-      describe: (address) => scheduler.describe(address),
-      next: (address) => scheduler.next(address),
-    },
-    agent: createAgent({
-      model,
-      fallback,
-      sessions,
-      ledger,
-      quota,
-      clock,
-      log,
-      ...(options.historyBudgetTokens ? { historyBudgetTokens: options.historyBudgetTokens } : {}),
-      turnTimeoutMs: config.turnTimeoutMs,
-      ...(options.modelRetry ? { retry: options.modelRetry } : {}),
-    }),
-    timezone: config.timezone,
-    streamMode: (chatType) => streamModeFor(channel, chatType),
-    // Button answers and topics count against the global limit like every call.
-    answerButton: async (callbackId, notice) => {
-      const answer = channel.answerCallback?.bind(channel);
-      if (!answer) return;
-      const to = { platform: channel.platform, chatId: 0 };
-      await outbox.callOptional(to, 'answerCallback', () => answer(callbackId, notice));
-    },
-    createTopic: channel.createTopic
-      ? (chatId, name) =>
-          outbox.call({ platform: channel.platform, chatId }, () =>
-            channel.createTopic!(chatId, name),
-          )
-      : undefined,
-  });
-  const scheduler = createScheduler({
-    jobs,
-    clock,
-    log,
-    timezone: config.timezone,
-    routes: () => router.boundConversations(),
-    manifestJobs: (pack) => packs.get(pack)?.manifest.cron ?? [],
-    run: (job) => pipeline.runJob(scheduledRun(job)),
-    onRan: (ran) => events.emit({ type: 'job_run', ...ran }),
-  });
-  const ingress = createIngress({
-    bot,
-    inbox,
+  const { clock, log, store, pipeline } = core;
+
+  const ingressDeps = {
+    bot: telegram.bot,
+    inbox: core.inbox,
     clock,
     log,
     // The command menu goes up once Telegram answers, however long that takes.
     onConnected: () => background(log, 'tg_set_commands_failed', registerCommands()),
-    onEvent: (event) => pipeline.accept(event),
+    onEvent: (event: InboundEvent) => pipeline.accept(event),
     ...(options.onFatal ? { onStopped: options.onFatal } : {}),
+  };
+  const ingress = config.telegram.webhook
+    ? createWebhookIngress({ ...ingressDeps, webhook: config.telegram.webhook })
+    : createIngress(ingressDeps);
+
+  // The dashboard reads over its own read-only connection (the core made the database).
+  const reader = openCoreReader(config.home)!;
+  const dashboard = createDashboard({
+    db: reader.db,
+    config: {
+      port: config.dashboard.port,
+      token: config.dashboard.token,
+      caps: config.quota,
+      timezone: config.timezone,
+    },
+    clock,
+    log,
+    health: () => health({ sqlite: store.sqlite, clock, ingress }),
   });
 
   async function registerCommands(): Promise<void> {
@@ -228,11 +92,18 @@ export function createApp(config: Config, options: AppOptions = {}) {
       log.info(
         {
           event: 'satchel_starting',
-          provider: model.info.provider,
-          model: model.info.model,
-          packs: packs.list().map((p) => p.name),
+          provider: core.model.provider,
+          model: core.model.model,
+          packs: core.packs.list().map((p) => p.name),
         },
         'starting',
+      );
+      warnUnknownPrices(
+        log,
+        modelsInUse(
+          config,
+          core.packs.list().map((p) => ({ pack: p.name, model: p.manifest.model })),
+        ),
       );
       if (config.telegram.allowedUserIds.length === 0)
         log.warn(
@@ -241,9 +112,16 @@ export function createApp(config: Config, options: AppOptions = {}) {
             'Telegram user id (comma-separated for several) and restart; a denied ' +
             "sender's id is in the tg_auth_denied log line.",
         );
-      background(log, 'outbox_resume_failed', outbox.resumeUnsent());
+      background(log, 'outbox_resume_failed', core.outbox.resumeUnsent());
+      // Up before polling, which may wait long for Telegram. The full address goes to
+      // stderr, not the log: the log redacts the token.
+      const board = await dashboard.start();
+      if (board) {
+        const announce = options.announce ?? ((line: string) => process.stderr.write(`${line}\n`));
+        announce(`satchel dashboard: ${board.url}`);
+      }
       await ingress.start();
-      scheduler.start();
+      core.scheduler.start();
       log.info({ event: 'satchel_started' }, 'polling');
     },
 
@@ -252,28 +130,11 @@ export function createApp(config: Config, options: AppOptions = {}) {
      * then closes the databases. What did not finish stays pending for the next start.
      */
     async stop(): Promise<void> {
-      log.info({ event: 'satchel_stopping' }, 'stopping');
-      const deadline = clock.now() + (options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
-      const within = (work: Promise<unknown>, ms = deadline - clock.now()) =>
-        Promise.race([work.then(() => true), sleep(clock, Math.max(0, ms)).then(() => false)]);
-      await within(ingress.stop());
-      const schedulerStopped = scheduler.stop();
-      pipeline.close();
-      const done =
-        (await within(pipeline.idle())) &&
-        (await within(schedulerStopped)) &&
-        (await within(outbox.idle()));
-      if (!done) {
-        pipeline.abortAll();
-        outbox.close();
-        // Aborted work ends at once; a call already on the wire gets a moment to land.
-        const settling = Promise.all([pipeline.idle(), schedulerStopped, outbox.idle()]);
-        await within(settling, SETTLE_AFTER_ABORT_MS);
-      }
-      outbox.close();
-      packs.close();
-      store.close();
-      log.info({ event: 'satchel_stopped', clean: done }, 'stopped');
+      await core.stop(async () => {
+        await dashboard.stop();
+        await ingress.stop();
+      });
+      reader.close();
     },
   };
 }

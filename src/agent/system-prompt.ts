@@ -13,12 +13,24 @@ const CORE = [
   'Do not use HTML, and do not use Markdown tables unless the user asks for a table.',
 ].join('\n');
 
+/** One formatter per time zone, kept: building one costs about 0.4 ms, and every turn needs one. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-GB', {
+      timeZone,
+      dateStyle: 'full',
+      timeStyle: 'short',
+    });
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
 export function buildSystemPrompt(context: PromptContext): string {
-  const when = new Intl.DateTimeFormat('en-GB', {
-    timeZone: context.timezone,
-    dateStyle: 'full',
-    timeStyle: 'short',
-  }).format(new Date(context.now));
+  const when = formatterFor(context.timezone).format(new Date(context.now));
   const sections = [CORE, `Now: ${when} (${context.timezone}).`, ...(context.sections ?? [])];
   return sections.join('\n\n');
 }

@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import type { z } from 'zod';
 import { ConfigError } from '../core/errors.ts';
-import { envSchema } from './schema.ts';
+import { coreEnvSchema, telegramEnvSchema } from './schema.ts';
 
 export type Provider = 'openai' | 'gemini' | 'groq';
+
+type Env = Record<string, string | undefined>;
 
 export interface ProviderKeys {
   openai: { apiKey?: string; baseUrl?: string };
@@ -12,9 +15,11 @@ export interface ProviderKeys {
   gemini: { apiKey?: string; baseUrl?: string };
 }
 
-/** satchel's whole configuration, read once from the environment and frozen. */
-export interface Config {
-  telegram: { token: string; apiRoot: string; allowedUserIds: readonly number[] };
+/**
+ * The configuration of satchel without its Telegram part: what the core (stores, packs,
+ * providers, the pipeline) reads. `satchel chat` runs on this alone.
+ */
+export interface CoreConfig {
   home: string;
   packDirs: readonly string[];
   llm: {
@@ -33,31 +38,54 @@ export interface Config {
   timezone: string;
   dashboard: { port: number; token: string };
   logLevel: string;
+  /** `json` or `pretty`; unset: pretty when stdout is a terminal, else JSON. */
+  logFormat: 'json' | 'pretty' | undefined;
+}
+
+/** satchel's whole configuration, read once from the environment and frozen. */
+export interface Config extends CoreConfig {
+  telegram: {
+    token: string;
+    apiRoot: string;
+    allowedUserIds: readonly number[];
+    /** Webhook mode (TELEGRAM_WEBHOOK_URL); long polling when undefined. */
+    webhook: WebhookConfig | undefined;
+  };
+}
+
+/** Where Telegram posts updates, the secret it sends with them, and where satchel listens. */
+export interface WebhookConfig {
+  url: string;
+  secret: string;
+  host: string;
+  port: number;
+}
+
+export interface ParseOptions {
+  /** `false`: the Telegram variables are neither required nor read (`satchel chat`). */
+  telegram?: boolean;
 }
 
 /**
  * Parses and validates `env`. Throws a ConfigError whose message names every bad variable
- * and how to fix it. Pure: reads nothing but its argument.
+ * and how to fix it. Pure: reads nothing but its arguments. With `{ telegram: false }` the
+ * Telegram variables are left out, and so is the `telegram` part of the result.
  */
-export function parseConfig(env: Record<string, string | undefined>): Config {
-  const result = envSchema.safeParse(env);
-  if (!result.success) {
-    const lines = result.error.issues.map((issue) => {
-      const name = String(issue.path[0] ?? 'config');
-      return issue.message.includes(name) ? `- ${issue.message}` : `- ${name}: ${issue.message}`;
-    });
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
+export function parseConfig(env: Env, options: ParseOptions & { telegram: false }): CoreConfig;
+export function parseConfig(env: Env, options?: ParseOptions): Config;
+export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | Config {
+  const tg = options.telegram === false ? undefined : telegramEnvSchema.safeParse(env);
+  const result = coreEnvSchema.safeParse(env);
+  const issues = [
+    ...(tg?.success === false ? tg.error.issues : []),
+    ...(result.success ? [] : result.error.issues),
+  ];
+  if (issues.length > 0 || !result.success) throw invalid(issues);
   const e = result.data;
   requireProviderKey(e.LLM_PROVIDER, e, 'LLM_PROVIDER');
   const [fallbackProvider, ...fallbackModel] = e.LLM_FALLBACK?.split(':') ?? [];
   if (fallbackProvider) requireProviderKey(fallbackProvider as Provider, e, 'LLM_FALLBACK');
-  return deepFreeze({
-    telegram: {
-      token: e.TELEGRAM_BOT_TOKEN,
-      apiRoot: e.TELEGRAM_API_ROOT,
-      allowedUserIds: e.ALLOWED_USER_IDS,
-    },
+  const core: CoreConfig = {
     home: path.resolve(e.SATCHEL_HOME),
     packDirs: e.SATCHEL_PACKS.map((p) => path.resolve(p)),
     llm: {
@@ -88,14 +116,52 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       token: e.DASHBOARD_TOKEN ?? randomBytes(16).toString('hex'),
     },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
+  };
+  if (!tg?.success) return deepFreeze(core);
+  return deepFreeze({
+    telegram: {
+      token: tg.data.TELEGRAM_BOT_TOKEN,
+      apiRoot: tg.data.TELEGRAM_API_ROOT,
+      allowedUserIds: tg.data.ALLOWED_USER_IDS,
+      webhook: webhookConfig(tg.data),
+    },
+    ...core,
   });
 }
 
+/** Webhook mode needs its secret: without it anyone who finds the URL could post updates. */
+function webhookConfig(e: z.infer<typeof telegramEnvSchema>): WebhookConfig | undefined {
+  if (!e.TELEGRAM_WEBHOOK_URL) return undefined;
+  if (!e.TELEGRAM_WEBHOOK_SECRET)
+    throw new ConfigError(
+      'Invalid configuration:\n- TELEGRAM_WEBHOOK_SECRET is required with TELEGRAM_WEBHOOK_URL: ' +
+        'set it to a random string of letters and digits (e.g. `openssl rand -hex 32`)',
+    );
+  return {
+    url: e.TELEGRAM_WEBHOOK_URL,
+    secret: e.TELEGRAM_WEBHOOK_SECRET,
+    host: e.TELEGRAM_WEBHOOK_HOST,
+    port: e.TELEGRAM_WEBHOOK_PORT,
+  };
+}
+
+/** The error for every problem found: each names its variable and how to fix it. */
+function invalid(issues: readonly z.core.$ZodIssue[]): ConfigError {
+  const lines = issues.map((issue) => {
+    const name = String(issue.path[0] ?? 'config');
+    return issue.message.includes(name) ? `- ${issue.message}` : `- ${name}: ${issue.message}`;
+  });
+  return new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+}
+
 /** Reads `.env` from the working directory when present, then parses process.env. */
-export function loadConfig(cwd = process.cwd()): Config {
+export function loadConfig(cwd: string | undefined, options: { telegram: false }): CoreConfig;
+export function loadConfig(cwd?: string): Config;
+export function loadConfig(cwd = process.cwd(), options: ParseOptions = {}): CoreConfig | Config {
   const file = path.join(cwd, '.env');
   if (existsSync(file)) process.loadEnvFile(file);
-  return parseConfig(process.env);
+  return parseConfig(process.env, options);
 }
 
 const KEY_VARS = {

@@ -46,8 +46,8 @@ const provider = z.enum(['openai', 'gemini', 'groq']);
 /** Telegram's own Bot API server, used unless `TELEGRAM_API_ROOT` points elsewhere. */
 export const DEFAULT_TELEGRAM_API_ROOT = 'https://api.telegram.org';
 
-/** Every variable satchel reads, as it appears in the environment. */
-export const envSchema = z.object({
+/** The Telegram variables: only the bot needs them (`satchel chat` does not). */
+const telegramVars = {
   TELEGRAM_BOT_TOKEN: z.preprocess(
     (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
     z
@@ -81,6 +81,19 @@ export const envSchema = z.object({
       }
       return parts.map(Number);
     }),
+  TELEGRAM_WEBHOOK_URL: url('TELEGRAM_WEBHOOK_URL'),
+  TELEGRAM_WEBHOOK_SECRET: optionalText.refine(
+    (v) => v === undefined || /^[A-Za-z0-9_-]{1,256}$/.test(v),
+    { message: 'TELEGRAM_WEBHOOK_SECRET must be 1–256 characters: letters, digits, _ and -' },
+  ),
+  TELEGRAM_WEBHOOK_PORT: intFrom('TELEGRAM_WEBHOOK_PORT', 1, 8443).refine((p) => p <= 65535, {
+    message: 'TELEGRAM_WEBHOOK_PORT must be 1–65535',
+  }),
+  TELEGRAM_WEBHOOK_HOST: optionalText.transform((v) => v ?? '127.0.0.1'),
+};
+
+/** Every variable but Telegram's: what the core reads, in the bot and in `satchel chat`. */
+const coreVars = {
   SATCHEL_HOME: optionalText.transform((v) => v ?? './data'),
   SATCHEL_PACKS: optionalText.transform((v) =>
     (v ?? './packs')
@@ -126,4 +139,18 @@ export const envSchema = z.object({
   LOG_LEVEL: optionalText
     .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional())
     .transform((v) => v ?? 'info'),
-});
+  LOG_FORMAT: optionalText.pipe(
+    z
+      .enum(['json', 'pretty'], { error: 'LOG_FORMAT must be "json" or "pretty" (or empty)' })
+      .optional(),
+  ),
+};
+
+/** Every variable satchel reads, as it appears in the environment. */
+export const envSchema = z.object({ ...telegramVars, ...coreVars });
+
+/** The Telegram variables alone. */
+export const telegramEnvSchema = z.object(telegramVars);
+
+/** The variables of a satchel without Telegram (`satchel chat`). */
+export const coreEnvSchema = z.object(coreVars);

@@ -38,17 +38,31 @@ export class ProviderError extends SatchelError {
   readonly status: number | undefined;
   readonly transient: boolean;
   readonly retryAfterMs: number | undefined;
+  /** What the owner should do, when the failure is theirs to fix (a refused key). */
+  readonly hint: string | undefined;
 
   constructor(
     provider: string,
     message: string,
-    options: { status?: number; transient: boolean; retryAfterMs?: number; cause?: unknown },
+    options: {
+      status?: number;
+      transient: boolean;
+      retryAfterMs?: number;
+      cause?: unknown;
+      /** What the user is told; the generic apology unless the owner can act on it. */
+      userMessage?: string;
+      hint?: string;
+    },
   ) {
-    super('provider_error', message, { cause: options.cause });
+    super('provider_error', message, {
+      cause: options.cause,
+      ...(options.userMessage ? { userMessage: options.userMessage } : {}),
+    });
     this.provider = provider;
     this.status = options.status;
     this.transient = options.transient;
     this.retryAfterMs = options.retryAfterMs;
+    this.hint = options.hint;
   }
 }
 

@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { prettyFactory } from 'pino-pretty';
 import type { Logger } from '../core/ports.ts';
 
 /** Keys whose values are secrets wherever they appear in a log object. */
@@ -27,10 +28,16 @@ export function createLogger(options: {
   level: string;
   secrets: readonly (string | undefined)[];
   destination?: pino.DestinationStream;
+  /** LOG_FORMAT: `json` or `pretty`; unset picks pretty for a terminal, JSON otherwise. */
+  format?: LogFormat | undefined;
+  /** Whether the output is a terminal (default: stdout's, when no destination is given). */
+  tty?: boolean;
 }): Logger {
   const secrets = options.secrets.filter(
     (s): s is string => typeof s === 'string' && s.length >= 6,
   );
+  const tty = options.tty ?? (options.destination ? false : process.stdout.isTTY === true);
+  const format = chooseLogFormat(options.format, tty);
   return pino(
     {
       level: options.level,
@@ -40,8 +47,35 @@ export function createLogger(options: {
       serializers: { err: serializeError },
       formatters: { log: (object) => scrub(object, secrets) as Record<string, unknown> },
     },
-    options.destination,
+    format === 'pretty' ? prettyStream(options.destination, tty) : options.destination,
   );
+}
+
+export type LogFormat = 'json' | 'pretty';
+
+/** LOG_FORMAT wins; unset, a terminal gets the pretty form and anything else (a service) JSON. */
+export function chooseLogFormat(setting: LogFormat | undefined, tty: boolean): LogFormat {
+  return setting ?? (tty ? 'pretty' : 'json');
+}
+
+/**
+ * pino-pretty's formatter as a synchronous destination in this process (not a worker
+ * transport), so lines keep their order with the rest of the output and nothing is lost on
+ * exit. It formats what pino wrote, after redaction and scrubbing: secrets never reach it.
+ * The event name leads the message; pid and hostname are left out.
+ */
+function prettyStream(
+  destination: pino.DestinationStream | undefined,
+  colorize: boolean,
+): pino.DestinationStream {
+  const format = prettyFactory({
+    colorize,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,event',
+    messageFormat: '{if event}[{event}] {end}{msg}',
+  });
+  const out = destination ?? pino.destination({ dest: 1, sync: true });
+  return { write: (line: string) => out.write(format(line)) };
 }
 
 /**

@@ -17,6 +17,11 @@ export interface LimiterOptions {
   strangerPerWindow?: number;
   /** Slots strangers may never take: they are kept for allowed users. */
   reservedForUsers?: number;
+  /**
+   * Slots typing and drafts may never take: they are kept for messages, so a reply never
+   * waits for a window that chat actions filled (default: 2 in 5 of the window).
+   */
+  reservedForMessages?: number;
 }
 
 /** Ends a granted call: its slot counts in the window from the moment the call ended. */
@@ -38,7 +43,8 @@ const ORDER: readonly Priority[] = ['message', 'side', 'stranger'];
  * to reach Telegram, no window there sees more than `perWindow` calls. When the
  * budget is spent, waiting calls are granted in priority order, first come first served
  * within a priority. Strangers have their own small budget and can never use the slots
- * reserved for allowed users, so a crowd of them never delays an allowed user's reply.
+ * reserved for allowed users, so a crowd of them never delays an allowed user's reply;
+ * typing and drafts never use the slots kept for messages, so neither do they.
  */
 export function createLimiter(options: LimiterOptions) {
   const { clock } = options;
@@ -46,6 +52,7 @@ export function createLimiter(options: LimiterOptions) {
   const windowMs = options.windowMs ?? 1000;
   const strangerPerWindow = options.strangerPerWindow ?? 5;
   const reserved = options.reservedForUsers ?? 10;
+  const keptForMessages = options.reservedForMessages ?? Math.floor((perWindow * 2) / 5);
   /** End times of calls inside the window, oldest first; `strangers` holds their part. */
   const stamps: number[] = [];
   const strangers: number[] = [];
@@ -61,7 +68,8 @@ export function createLimiter(options: LimiterOptions) {
   const canGrant = (priority: Priority): boolean => {
     const used = stamps.length + running.all;
     if (used >= perWindow) return false;
-    if (priority !== 'stranger') return true;
+    if (priority === 'message') return true;
+    if (priority === 'side') return used < perWindow - keptForMessages;
     return used < perWindow - reserved && strangers.length + running.strangers < strangerPerWindow;
   };
 

@@ -76,6 +76,14 @@ export function createLive(deps: LiveDeps) {
       );
     },
 
+    /**
+     * Drops the chat's typing or draft still waiting for a slot: once the turn is over (or
+     * its final text is on its way) it would only arrive late and mislead.
+     */
+    dropWaiting(to: Address, what: 'sendChatAction' | 'sendMessageDraft'): void {
+      waiting.get(`${to.chatId}:${what}`)?.abort();
+    },
+
     /** Sends the first chunk of a streamed message; undefined when it could not be sent. */
     sendLive(to: Address, part: TextPart): Promise<number | undefined> {
       if (deps.closed()) return Promise.resolve(undefined);

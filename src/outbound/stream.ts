@@ -109,11 +109,15 @@ export function createStream(options: StreamOptions) {
       text = '';
     },
 
-    /** Stops streaming and waits for the update in flight, so what is shown is known. */
+    /**
+     * Stops streaming and waits for the update in flight, so what is shown is known. A draft
+     * still waiting for a slot is dropped: the final text follows at once.
+     */
     async settle(): Promise<void> {
       closed = true;
       if (timer !== undefined) clock.clearTimeout(timer);
       timer = undefined;
+      if (mode === 'draft') outbox.dropWaiting(to, 'sendMessageDraft');
       await inFlight;
     },
 

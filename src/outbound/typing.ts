@@ -4,18 +4,24 @@ import type { Outbox } from './outbox.ts';
 
 const REFRESH_MS = 4000;
 
-/** Shows "typing…" now and every 4 s until the returned function is called. */
+/**
+ * Shows "typing…" from the next timer tick, then every 4 s, until the returned function is
+ * called; a typing action still waiting for a slot then is dropped. Not at once: the turn
+ * that starts typing goes on to its model call in the same task, and that request should
+ * leave first (typing is seen a millisecond later).
+ */
 export function keepTyping(outbox: Outbox, clock: Clock, to: Address): () => void {
-  let timer: TimerHandle | undefined;
   let stopped = false;
+  let timer: TimerHandle | undefined;
   const tick = () => {
     if (stopped) return;
     void outbox.chatAction(to, 'typing');
     timer = clock.setTimeout(tick, REFRESH_MS);
   };
-  tick();
+  timer = clock.setTimeout(tick, 0);
   return () => {
     stopped = true;
     if (timer !== undefined) clock.clearTimeout(timer);
+    outbox.dropWaiting(to, 'sendChatAction');
   };
 }

@@ -10,6 +10,7 @@ import { AbortedError, isAbort, ProviderError } from '../core/errors.ts';
 import type { ChatModel, ChatRequest, ChatResponse, ModelInfo } from '../core/ports.ts';
 import type { ChatMessage, ToolCall } from '../core/types.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
+import { keyRefusal } from './key-hint.ts';
 import {
   IncompleteResponse,
   mapBrokenResponse,
@@ -192,7 +193,7 @@ function toGeminiTools(request: ChatRequest): FunctionDeclaration[] {
 
 /**
  * SDK errors → ProviderError; 429, 5xx, network failures and broken or cut-off answers are
- * transient, other 4xx not.
+ * transient, other 4xx not. A refused key names the variable to check.
  */
 export function mapGeminiError(error: unknown, signal: AbortSignal): unknown {
   if (signal.aborted || isAbort(error)) return new AbortedError();
@@ -201,16 +202,15 @@ export function mapGeminiError(error: unknown, signal: AbortSignal): unknown {
     const transient = status === 429 || status >= 500;
     const body = errorBody(error);
     const retryAfterMs = retryAfterFromGoogleBody(body);
-    return new ProviderError(
-      PROVIDER,
-      `${PROVIDER} answered ${status}: ${briefMessage(error, body)}`,
-      {
-        status,
-        transient,
-        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-        cause: error,
-      },
-    );
+    const refused = keyRefusal(PROVIDER, status, status === 400 && invalidKey(body));
+    const message = `${PROVIDER} answered ${status}: ${briefMessage(error, body)}`;
+    return new ProviderError(PROVIDER, refused ? `${message} (${refused.hint})` : message, {
+      status,
+      transient,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      ...(refused ? { userMessage: refused.userMessage, hint: refused.hint } : {}),
+      cause: error,
+    });
   }
   // fetch() rejects with TypeError 'fetch failed' when the host cannot be reached, and a
   // broken body stream with TypeError 'terminated'.
@@ -221,6 +221,18 @@ export function mapGeminiError(error: unknown, signal: AbortSignal): unknown {
     });
   }
   return mapBrokenResponse(PROVIDER, error) ?? error;
+}
+
+/**
+ * Gemini answers a wrong key with 400 INVALID_ARGUMENT, not 401; its `ErrorInfo` detail
+ * says `API_KEY_INVALID`.
+ */
+function invalidKey(body: unknown): boolean {
+  const details = (body as { error?: { details?: unknown } } | undefined)?.error?.details;
+  return (
+    Array.isArray(details) &&
+    details.some((d) => (d as { reason?: unknown } | null)?.reason === 'API_KEY_INVALID')
+  );
 }
 
 /** The SDK puts the whole JSON error body in the message. */

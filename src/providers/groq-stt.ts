@@ -1,5 +1,5 @@
 import Groq, { toFile } from 'groq-sdk';
-import type { Config } from '../config/config.ts';
+import type { CoreConfig } from '../config/config.ts';
 import type { Transcriber } from '../core/ports.ts';
 import { mapGroqError } from './groq.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
@@ -68,7 +68,7 @@ export function whisperFileName(fileName: string): string {
  * The speech-to-text service: Groq Whisper with STT_MODEL. Undefined when Groq has neither a
  * key nor a base URL, so voice messages get a clear "not set up" answer.
  */
-export function createTranscriber(config: Config): Transcriber | undefined {
+export function createTranscriber(config: CoreConfig): Transcriber | undefined {
   if (!providerConfigured(config, 'groq')) return undefined;
   return createGroqTranscriber({
     ...config.providers.groq,

@@ -1,4 +1,4 @@
-import type { Config, Provider } from '../config/config.ts';
+import type { CoreConfig, Provider } from '../config/config.ts';
 import type { ChatModel } from '../core/ports.ts';
 import { modelAcceptsImages } from '../usage/models.ts';
 import { createGeminiChatModel } from './gemini.ts';
@@ -16,7 +16,7 @@ export const DEFAULT_CHAT_MODELS: Record<Provider, string> = {
  * The chat model for a provider, with the configured keys and base URLs. Whether it takes
  * images inline comes from the model catalog: an unknown model is text-only.
  */
-export function createChatModel(config: Config, provider: Provider, model?: string): ChatModel {
+export function createChatModel(config: CoreConfig, provider: Provider, model?: string): ChatModel {
   const name = model ?? DEFAULT_CHAT_MODELS[provider];
   const options = {
     model: name,
@@ -35,7 +35,7 @@ export function createChatModel(config: Config, provider: Provider, model?: stri
 }
 
 /** The provider can be called: it has a key, or a base URL (a compatible server or a proxy). */
-export function providerConfigured(config: Config, provider: Provider): boolean {
+export function providerConfigured(config: CoreConfig, provider: Provider): boolean {
   const { apiKey, baseUrl } = config.providers[provider];
   return apiKey !== undefined || baseUrl !== undefined;
 }
@@ -45,7 +45,7 @@ export function providerConfigured(config: Config, provider: Provider): boolean 
  * a pack's manifest `model` answers that pack's turns. A reference to a provider without a
  * key or base URL falls back to the default model (packs are validated before a key is known).
  */
-export function createModelResolver(config: Config, defaultModel: ChatModel) {
+export function createModelResolver(config: CoreConfig, defaultModel: ChatModel) {
   const made = new Map<string, ChatModel>();
   return (ref: string | undefined): ChatModel => {
     if (!ref) return defaultModel;

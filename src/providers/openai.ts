@@ -3,6 +3,7 @@ import { AbortedError, ProviderError, ProviderTimeoutError } from '../core/error
 import type { ChatModel, ChatRequest, ChatResponse, ModelInfo } from '../core/ports.ts';
 import type { ChatMessage, ToolCall } from '../core/types.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
+import { keyRefusal } from './key-hint.ts';
 import { IncompleteResponse, mapBrokenResponse, retryAfterFromHeaders } from './response-errors.ts';
 
 export interface OpenAiOptions {
@@ -214,7 +215,7 @@ export function toWireTools(request: ChatRequest): WireTool[] {
 
 /**
  * SDK errors → ProviderError; 429, 5xx, timeouts, network failures and broken or cut-off
- * responses are transient.
+ * responses are transient. A refused key (401, 403) names the variable to check.
  */
 export function mapOpenAiError(provider: string, error: unknown, signal: AbortSignal): unknown {
   return mapSdkError(provider, error, signal, OpenAI);
@@ -251,9 +252,12 @@ export function mapSdkError(
     const status = error.status;
     const transient = status === undefined || status === 429 || status >= 500;
     const retryAfterMs = retryAfterFromHeaders(error.headers);
-    return new ProviderError(provider, `${provider} answered ${status}: ${error.message}`, {
+    const refused = keyRefusal(provider, status);
+    const message = `${provider} answered ${status}: ${error.message}`;
+    return new ProviderError(provider, refused ? `${message} (${refused.hint})` : message, {
       ...(status === undefined ? {} : { status }),
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      ...(refused ? { userMessage: refused.userMessage, hint: refused.hint } : {}),
       transient,
       cause: error,
     });

@@ -1,4 +1,4 @@
-import type { Config, Provider } from '../config/config.ts';
+import type { CoreConfig, Provider } from '../config/config.ts';
 import type { ChatModel, ChatRequest } from '../core/ports.ts';
 import type { ImageInput } from '../core/types.ts';
 import { createChatModel, providerConfigured } from './index.ts';
@@ -19,7 +19,7 @@ export { parseModelRef };
  * The model is returned even when the catalog does not know it as image-capable (its
  * `info.acceptsImages` says so): whether to use it is the caller's decision.
  */
-export function createVisionModel(config: Config): ChatModel | undefined {
+export function createVisionModel(config: CoreConfig): ChatModel | undefined {
   const ref = config.visionModel
     ? parseModelRef(config.visionModel, config.llm.provider)
     : { provider: config.llm.provider, model: DEFAULT_VISION_MODELS[config.llm.provider] };

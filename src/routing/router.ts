@@ -13,6 +13,14 @@ export function sessionKey(address: Address, pack: string): string {
   return `${address.platform}:${address.chatId}${thread}:${pack}`;
 }
 
+/** A conversation bound to an installed pack. */
+export interface BoundConversation {
+  platform: string;
+  chatId: number;
+  threadId: number | null;
+  pack: string;
+}
+
 export interface Route {
   pack: string;
   session: SessionRow;
@@ -88,12 +96,12 @@ export function createRouter(deps: {
     },
 
     /** Every conversation bound to an installed pack (the scheduler's delivery targets). */
-    boundConversations(): { chatId: number; threadId: number | null; pack: string }[] {
+    boundConversations(): BoundConversation[] {
       return sessions
         .allRoutes()
         .flatMap((r) =>
           r.activePack && packs.get(r.activePack)
-            ? [{ chatId: r.chatId, threadId: r.threadId, pack: r.activePack }]
+            ? [{ platform: r.platform, chatId: r.chatId, threadId: r.threadId, pack: r.activePack }]
             : [],
         );
     },

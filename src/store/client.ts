@@ -14,7 +14,8 @@ export interface CoreStore {
   close(): void;
 }
 
-const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
+/** The drizzle-kit migrations shipped with satchel. */
+export const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
 
 /**
  * Opens `<home>/satchel.db` in WAL mode and applies every pending migration. Forward only:

@@ -17,10 +17,12 @@ export type RunOutcome = NonNullable<JobRow['lastOutcome']>;
 /**
  * Scheduled jobs. The `schedule` tool only ever sees its own pack's jobs in its own chat
  * (`list`, `find`, `setEnabled`, `remove`); the scheduler uses the rest. Cron times are
- * read in `timezone`.
+ * read in `timezone`. With `platform`, what the scheduler sees (due, claimed and manifest
+ * jobs) is that channel's jobs only: each process runs the jobs it can deliver.
  */
-export function createJobRepo(db: Db, options: { timezone: string }) {
-  const { timezone } = options;
+export function createJobRepo(db: Db, options: { timezone: string; platform?: string }) {
+  const { timezone, platform } = options;
+  const mine = platform === undefined ? undefined : eq(jobs.platform, platform);
   const listeners = new Set<() => void>();
   const changed = () => {
     for (const listener of listeners) listener();
@@ -33,7 +35,7 @@ export function createJobRepo(db: Db, options: { timezone: string }) {
     );
   const owned = (pack: string, to: Address) => and(eq(jobs.pack, pack), at(to));
   /** Enabled and not running: the jobs that may fall due. */
-  const waiting = and(eq(jobs.enabled, true), isNull(jobs.runningDueAt));
+  const waiting = and(eq(jobs.enabled, true), isNull(jobs.runningDueAt), mine);
   const rows = (query: { all(): unknown[] }) => query.all() as JobRow[];
   /** The next time after `after`; null when the stored schedule has none (or cannot be read). */
   const nextAfter = (job: { kind: JobKind; schedule: string }, after: number) => {
@@ -177,7 +179,11 @@ export function createJobRepo(db: Db, options: { timezone: string }) {
     /** Runs that were started and not acknowledged (a crash mid-run leaves them). */
     claimed(): JobRow[] {
       return rows(
-        db.select().from(jobs).where(isNotNull(jobs.runningDueAt)).orderBy(asc(jobs.runningDueAt)),
+        db
+          .select()
+          .from(jobs)
+          .where(and(isNotNull(jobs.runningDueAt), mine))
+          .orderBy(asc(jobs.runningDueAt)),
       );
     },
 
@@ -257,6 +263,7 @@ export function createJobRepo(db: Db, options: { timezone: string }) {
         wanted,
         (schedule) => nextAfter({ kind: 'cron', schedule }, now),
         now,
+        platform,
       );
     },
   };

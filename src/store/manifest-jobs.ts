@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { type Address, addressKey } from '../core/types.ts';
 import type { Db } from './client.ts';
 import { jobs } from './schema.ts';
@@ -23,17 +23,24 @@ export const manifestKey = (job: Pick<ManifestJob, 'pack' | 'cronId' | 'to'>) =>
  * gets a row (its `enabled` from the manifest), a changed schedule or skill is updated (a
  * running job keeps its claim; its next time is computed when the run is acknowledged), and
  * a row no longer wanted is removed. A pause or resume by the user is kept. Tool jobs are
- * not touched. `nextTick` gives a schedule's next time.
+ * not touched. `nextTick` gives a schedule's next time. With `platform`, only that channel's
+ * manifest jobs are made and removed (`wanted` holds its conversations only).
  */
 export function syncManifestJobs(
   db: Db,
   wanted: readonly ManifestJob[],
   nextTick: (schedule: string) => number | null,
   now: number,
+  platform?: string,
 ) {
   const counts = { added: 0, updated: 0, removed: 0 };
+  const mine = platform === undefined ? undefined : eq(jobs.platform, platform);
   db.transaction((tx) => {
-    const existing = tx.select().from(jobs).where(eq(jobs.source, 'manifest')).all();
+    const existing = tx
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.source, 'manifest'), mine))
+      .all();
     const byKey = new Map(existing.map((row) => [row.manifestKey, row]));
     const keep = new Set<string>();
     for (const entry of wanted) {

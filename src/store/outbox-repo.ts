@@ -1,4 +1,4 @@
-import { and, asc, eq, ne } from 'drizzle-orm';
+import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { Address } from '../core/types.ts';
 import type { Db } from './client.ts';
 import { outbox } from './schema.ts';
@@ -7,33 +7,28 @@ export type OutboxRow = typeof outbox.$inferSelect;
 
 /** Rows of the `outbox` table: written before a send, marked with the message id after. */
 export function createOutboxRepo(db: Db) {
+  const queries = prepareReplyQueries(db);
+
   return {
     /** Writes a pending row for `to`; the row records its channel (`to.platform`). */
     insert(to: Address, kind: string, payload: unknown, now: number): number {
-      const row = db
-        .insert(outbox)
-        .values({
-          channel: to.platform,
-          chatId: to.chatId,
-          threadId: to.threadId ?? null,
-          kind,
-          payload: JSON.stringify(payload),
-          createdAt: now,
-        })
-        .returning({ id: outbox.id })
-        .get();
-      return row.id;
+      const row = queries.insert.get({
+        channel: to.platform,
+        chatId: to.chatId,
+        threadId: to.threadId ?? null,
+        kind,
+        payload: JSON.stringify(payload),
+        createdAt: now,
+      });
+      return row!.id;
     },
 
     get(id: number): OutboxRow | undefined {
-      return db.select().from(outbox).where(eq(outbox.id, id)).get();
+      return queries.get.get({ id });
     },
 
     markSent(id: number, messageId: number | null, now: number): void {
-      db.update(outbox)
-        .set({ status: 'sent', messageId, sentAt: now })
-        .where(eq(outbox.id, id))
-        .run();
+      queries.markSent.run({ id, messageId, sentAt: now });
     },
 
     /** Records a failed attempt; `final` rows are never tried again (Telegram refused them). */
@@ -64,3 +59,35 @@ export function createOutboxRepo(db: Db) {
 }
 
 export type OutboxRepo = ReturnType<typeof createOutboxRepo>;
+
+/**
+ * The queries every reply makes (write, read back, mark sent), prepared once: building a
+ * query with drizzle and compiling its SQL costs about 50 µs each time.
+ */
+function prepareReplyQueries(db: Db) {
+  const p = sql.placeholder;
+  return {
+    insert: db
+      .insert(outbox)
+      .values({
+        channel: p('channel'),
+        chatId: p('chatId'),
+        threadId: p('threadId'),
+        kind: p('kind'),
+        payload: p('payload'),
+        createdAt: p('createdAt'),
+      })
+      .returning({ id: outbox.id })
+      .prepare(),
+    get: db
+      .select()
+      .from(outbox)
+      .where(eq(outbox.id, p('id')))
+      .prepare(),
+    markSent: db
+      .update(outbox)
+      .set({ status: 'sent', messageId: sql`${p('messageId')}`, sentAt: sql`${p('sentAt')}` })
+      .where(eq(outbox.id, p('id')))
+      .prepare(),
+  };
+}

@@ -115,7 +115,25 @@ export const usageEvents = sqliteTable(
     ok: integer('ok', { mode: 'boolean' }).notNull(),
     error: text('error'),
   },
-  (t) => [index('usage_events_day').on(t.day), index('usage_events_session').on(t.sessionId)],
+  (t) => [
+    // Covers the dashboard's grouped query and the quota gate's daily sums: one pass over
+    // the index for a month of calls, no table reads.
+    index('usage_events_rollup').on(
+      t.day,
+      t.pack,
+      t.provider,
+      t.model,
+      t.kind,
+      t.inputTokens,
+      t.outputTokens,
+      t.costUsd,
+      t.priceKnown,
+      t.audioSeconds,
+      t.images,
+    ),
+    index('usage_events_session').on(t.sessionId),
+    index('usage_events_turn').on(t.turnId),
+  ],
 );
 
 /**

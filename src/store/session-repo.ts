@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, desc, eq, gt, isNull } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, isNull, sql } from 'drizzle-orm';
 import { type Address, addressKey, type ChatMessage, type Role } from '../core/types.ts';
 import type { Db } from './client.ts';
 import { conversationRoutes, messages, sessions } from './schema.ts';
@@ -20,13 +20,11 @@ export interface NewMessage {
 
 /** Routes, sessions and their messages in the core database. */
 export function createSessionRepo(db: Db, redact: (text: string) => string = (text) => text) {
+  const queries = prepareTurnQueries(db);
+
   return {
     route(address: Address): RouteRow | undefined {
-      return db
-        .select()
-        .from(conversationRoutes)
-        .where(eq(conversationRoutes.address, addressKey(address)))
-        .get();
+      return queries.route.get({ address: addressKey(address) });
     },
 
     saveRoute(
@@ -73,7 +71,7 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
     },
 
     session(id: string): SessionRow | undefined {
-      return db.select().from(sessions).where(eq(sessions.id, id)).get();
+      return queries.session.get({ id });
     },
 
     closeSession(id: string, now: number): void {
@@ -131,43 +129,30 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
 
     /** Stores a message; a message whose `sourceKey` is already stored is not stored again. */
     addMessage(message: NewMessage, now: number): void {
-      db.insert(messages)
-        .values({
-          sessionId: message.sessionId,
-          turnId: message.turnId,
-          role: message.role,
-          // A tool's error may quote a URL with a secret in it: never store or replay one.
-          content: redact(message.content),
-          toolCalls: message.toolCalls ? JSON.stringify(message.toolCalls) : null,
-          toolCallId: message.toolCallId ?? null,
-          sourceKey: message.sourceKey ?? null,
-          createdAt: now,
-        })
-        .onConflictDoNothing()
-        .run();
+      queries.addMessage.run({
+        sessionId: message.sessionId,
+        turnId: message.turnId,
+        role: message.role,
+        // A tool's error may quote a URL with a secret in it: never store or replay one.
+        content: redact(message.content),
+        toolCalls: message.toolCalls ? JSON.stringify(message.toolCalls) : null,
+        toolCallId: message.toolCallId ?? null,
+        sourceKey: message.sourceKey ?? null,
+        createdAt: now,
+      });
     },
 
     /** The session's messages after `afterId` (all when undefined), oldest first, with ids. */
     history(sessionId: string, afterId?: number | null): StoredMessage[] {
-      return db
-        .select()
-        .from(messages)
-        .where(
-          afterId == null
-            ? eq(messages.sessionId, sessionId)
-            : and(eq(messages.sessionId, sessionId), gt(messages.id, afterId)),
-        )
-        .orderBy(asc(messages.id))
-        .all()
-        .map((row) => ({
-          id: row.id,
-          turnId: row.turnId,
-          role: row.role,
-          content: row.content,
-          ...(row.toolCalls ? { toolCalls: JSON.parse(row.toolCalls) } : {}),
-          ...(row.toolCallId ? { toolCallId: row.toolCallId } : {}),
-          ...(row.sourceKey ? { sourceKey: row.sourceKey } : {}),
-        }));
+      return queries.history.all({ sessionId, afterId: afterId ?? 0 }).map((row) => ({
+        id: row.id,
+        turnId: row.turnId,
+        role: row.role,
+        content: row.content,
+        ...(row.toolCalls ? { toolCalls: JSON.parse(row.toolCalls) } : {}),
+        ...(row.toolCallId ? { toolCallId: row.toolCallId } : {}),
+        ...(row.sourceKey ? { sourceKey: row.sourceKey } : {}),
+      }));
     },
 
     /** Records that `summary` now stands for the session's messages up to `upto`. */
@@ -181,3 +166,44 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
 }
 
 export type SessionRepo = ReturnType<typeof createSessionRepo>;
+
+/**
+ * The queries every turn makes, prepared once: building a query with drizzle and compiling
+ * its SQL costs about 50 µs each time, and a turn makes several before its model call.
+ */
+function prepareTurnQueries(db: Db) {
+  const p = sql.placeholder;
+  return {
+    route: db
+      .select()
+      .from(conversationRoutes)
+      .where(eq(conversationRoutes.address, p('address')))
+      .prepare(),
+    session: db
+      .select()
+      .from(sessions)
+      .where(eq(sessions.id, p('id')))
+      .prepare(),
+    /** Message ids start at 1, so `afterId` 0 means the whole session. */
+    history: db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.sessionId, p('sessionId')), gt(messages.id, p('afterId'))))
+      .orderBy(asc(messages.id))
+      .prepare(),
+    addMessage: db
+      .insert(messages)
+      .values({
+        sessionId: p('sessionId'),
+        turnId: p('turnId'),
+        role: p('role'),
+        content: p('content'),
+        toolCalls: p('toolCalls'),
+        toolCallId: p('toolCallId'),
+        sourceKey: p('sourceKey'),
+        createdAt: p('createdAt'),
+      })
+      .onConflictDoNothing()
+      .prepare(),
+  };
+}

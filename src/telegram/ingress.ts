@@ -10,9 +10,8 @@ import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
 import type { InboundEvent } from '../core/types.ts';
 import type { InboxRepo } from '../store/inbox-repo.ts';
+import { createConsumer } from './consume.ts';
 import { pollingHint } from './errors.ts';
-import { translateUpdate } from './translate.ts';
-import { parseUpdate } from './update-schema.ts';
 import { createUpdateSupplier } from './update-supplier.ts';
 
 const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -32,44 +31,18 @@ export interface IngressDeps {
 
 /**
  * Long polling with @grammyjs/runner behind a durable inbox (see createUpdateSupplier: an
- * update is stored before its offset is confirmed). A malformed update is settled here —
- * logged as `tg_update_malformed` and marked done — so it never reaches the pipeline and is
- * never replayed.
+ * update is stored before its offset is confirmed). Stored updates go to the pipeline
+ * through the consumer (consume.ts), which settles malformed ones.
  */
 export function createIngress(deps: IngressDeps) {
   const { bot, inbox, clock, log } = deps;
   let handle: RunnerHandle | undefined;
   let stopped = false;
+  /** When Telegram last answered a getUpdates, and when it last brought an update. */
+  let lastFetchAt: number | undefined;
+  let lastUpdateAt: number | undefined;
 
-  /** Hands a stored update to the pipeline; `updateId` is its inbox key. Never throws. */
-  const consume = async (update: unknown, updateId: number) => {
-    const parsed = parseUpdate(update);
-    if (!parsed.ok) {
-      settleMalformed(updateId, parsed.problem);
-      return;
-    }
-    try {
-      const event = translateUpdate(update, clock.now());
-      if (event) deps.onEvent(event);
-      else {
-        // A kind satchel does not handle (a poll, an edited photo): nothing to answer.
-        log.debug({ event: 'tg_update_ignored', updateId }, 'unsupported update');
-        inbox.markDone([updateId], clock.now());
-      }
-    } catch (error) {
-      log.error({ event: 'tg_update_failed', updateId, err: error }, 'update handler failed');
-    }
-  };
-
-  function settleMalformed(updateId: number, problem: string): void {
-    log.warn({ event: 'tg_update_malformed', updateId, problem }, 'malformed update skipped');
-    try {
-      inbox.markDone([updateId], clock.now());
-    } catch (error) {
-      // Stays pending: the next start finds it malformed again and settles it then.
-      log.error({ event: 'tg_update_failed', updateId, err: error }, 'could not settle update');
-    }
-  }
+  const consume = createConsumer(deps);
 
   return {
     /** Replays stored updates not marked done (younger than 24 h), then starts polling. */
@@ -87,7 +60,14 @@ export function createIngress(deps: IngressDeps) {
         log,
         ...(deps.onConnected ? { onConnected: deps.onConnected } : {}),
       });
-      const source = createSource({ supply });
+      const source = createSource({
+        supply: async (batchSize, signal) => {
+          const updates = await supply(batchSize, signal);
+          lastFetchAt = clock.now();
+          if (updates.length > 0) lastUpdateAt = lastFetchAt;
+          return updates;
+        },
+      });
       const sink = createConcurrentSink(
         { consume: (u: Update) => consume(u, u.update_id) },
         async (error) => {
@@ -103,6 +83,19 @@ export function createIngress(deps: IngressDeps) {
         );
         deps.onStopped?.(error);
       });
+    },
+
+    /**
+     * Read-only, for `/healthz`: whether the poller runs, when Telegram last answered a
+     * getUpdates (each long poll ends within about 30 s, so this stays fresh while polling
+     * works) and when an update last came in (undefined: none since start).
+     */
+    status(): { polling: boolean; lastFetchAt?: number; lastUpdateAt?: number } {
+      return {
+        polling: !stopped && handle?.isRunning() === true,
+        ...(lastFetchAt === undefined ? {} : { lastFetchAt }),
+        ...(lastUpdateAt === undefined ? {} : { lastUpdateAt }),
+      };
     },
 
     /** Stops polling; an unanswered call or a retry wait in flight is aborted. */

@@ -8,6 +8,11 @@ export const NOT_SHOWN =
   'the question could not be sent to the user (Telegram refused it), so there is no answer';
 export const NO_ANSWER = 'no answer (the user did not press a button within 10 minutes)';
 
+const schema = z.object({
+  question: z.string().min(1),
+  options: z.array(z.string().min(1).max(40)).min(2).max(8),
+});
+
 /**
  * `ask_user`: a question with inline buttons; the turn waits for the press. Only a press in
  * this chat (and topic) by the sender of the turn's message answers it.
@@ -21,10 +26,7 @@ export function createAskUserTool(
     waitsForUser: true,
     description:
       'Ask the user a question with 2–8 answer buttons and wait for the press. Returns the chosen option.',
-    schema: z.object({
-      question: z.string().min(1),
-      options: z.array(z.string().min(1).max(40)).min(2).max(8),
-    }),
+    schema,
     async run({ question, options }, signal) {
       const id = ctx.asks.newId();
       const keyboard = options.map((text, i) => [{ text, data: ctx.asks.data(id, i) }]);

@@ -2,12 +2,14 @@ import { z } from 'zod';
 import type { TurnToolContext } from './context.ts';
 import { defineTool, ToolError } from './tool.ts';
 
+const schema = z.object({ name: z.string() });
+
 /** `skill_view`: a skill's full instructions (and its attached files) from the active pack. */
 export function createSkillViewTool(ctx: Pick<TurnToolContext, 'pack'>) {
   return defineTool({
     name: 'skill_view',
     description: "Load one of this pack's skills: its full instructions and attached files.",
-    schema: z.object({ name: z.string() }),
+    schema,
     async run({ name }) {
       const skill = ctx.pack.skills.find((s) => s.name === name);
       if (!skill)

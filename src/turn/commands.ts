@@ -73,7 +73,7 @@ export function createCommands(deps: CommandDeps) {
       .list()
       .flatMap((p) =>
         p.skills
-          .filter((s) => s.command && s.name === event.command)
+          .filter((s) => s.command && s.commandName === event.command)
           .map((s) => ({ pack: p.name, skill: s })),
       );
     return owners.find((o) => o.pack === active) ?? (owners.length === 1 ? owners[0] : undefined);
@@ -166,7 +166,7 @@ export function createCommands(deps: CommandDeps) {
     if (pack) {
       lines.push('', `${pack.displayName} can:`);
       for (const s of pack.skills)
-        lines.push(`${s.command ? `/${s.name}` : `• ${s.name}`} — ${s.description}`);
+        lines.push(`${s.command ? `/${s.commandName}` : `• ${s.name}`} — ${s.description}`);
     }
     return lines.join('\n');
   }
@@ -230,8 +230,11 @@ export function createCommands(deps: CommandDeps) {
       }));
       for (const pack of packs.list())
         for (const skill of pack.skills)
-          if (skill.command && !menu.some((m) => m.command === skill.name))
-            menu.push({ command: skill.name, description: skill.description.slice(0, 256) });
+          if (skill.command && !menu.some((m) => m.command === skill.commandName))
+            menu.push({
+              command: skill.commandName,
+              description: skill.description.slice(0, 256),
+            });
       return menu.slice(0, 100);
     },
 

@@ -10,8 +10,17 @@ import type { AskRegistry } from '../tools/asks.ts';
 import type { Conversations } from './conversations.ts';
 import type { Replies } from './replies.ts';
 
-export const NOT_AUTHORIZED =
-  'Sorry, this is a private assistant and you are not authorized to use it.';
+/**
+ * The one reply a stranger gets. It carries their own numeric id (nothing about anyone
+ * else), so the owner's first message to a fresh bot says what to put in ALLOWED_USER_IDS.
+ */
+export function notAuthorized(senderId: number): string {
+  return [
+    'Sorry, this is a private assistant and you are not authorized to use it.',
+    `Your Telegram user id is ${senderId}. If this is your bot, add it to ALLOWED_USER_IDS ` +
+      'in its configuration (comma-separated for several) and restart it.',
+  ].join('\n');
+}
 
 export interface DispatchDeps {
   log: Logger;
@@ -47,7 +56,7 @@ export function createDispatch(deps: DispatchDeps) {
       },
       'sender not on the allowlist',
     );
-    const reply = decision === 'deny-and-reply' ? plain(NOT_AUTHORIZED) : undefined;
+    const reply = decision === 'deny-and-reply' ? plain(notAuthorized(event.senderId)) : undefined;
     const done = replies.reply(event.address, reply, [event.origin], { priority: 'stranger' });
     background(log, 'reply_failed', done);
   }

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GENERIC_FAILURE, STOPPED } from '../../src/core/errors.ts';
 import { BUSY } from '../../src/turn/conversations.ts';
-import { NOT_AUTHORIZED } from '../../src/turn/dispatch.ts';
+import { notAuthorized } from '../../src/turn/dispatch.ts';
 import { lastUserText, systemText, userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, type Harness, STRANGER, settled, startHarness } from '../support/harness.ts';
+import { JumpClock } from '../support/jump-clock.ts';
 
 const OTHER_USER = 222;
 let h: Harness;
@@ -11,6 +12,18 @@ let h: Harness;
 afterEach(async () => {
   await h?.close();
 });
+
+/** Waits until the batcher holds a 400 ms window open past `after`; returns when it ends. */
+async function batchWindowEndingAfter(clock: JumpClock, after: number): Promise<number> {
+  return vi.waitFor(
+    () => {
+      const window = clock.pendingTimers().find((t) => t.ms === 400 && t.at > after);
+      if (!window) throw new Error('no batch window open past the last one');
+      return window.at;
+    },
+    { interval: 5 },
+  );
+}
 
 describe('the turn spine, end to end', () => {
   it('answers an allowed text once, and stores the messages and a usage row', async () => {
@@ -72,7 +85,13 @@ describe('the turn spine, end to end', () => {
     await settled(h, 5);
 
     expect(h.tg.sent()).toHaveLength(1);
-    expect(h.tg.sent()[0]?.params).toMatchObject({ chat_id: STRANGER, text: NOT_AUTHORIZED });
+    expect(h.tg.sent()[0]?.params).toMatchObject({
+      chat_id: STRANGER,
+      text: notAuthorized(STRANGER),
+    });
+    // The stranger learns their own id and how the owner lets them in.
+    expect(h.tg.texts(STRANGER)[0]).toContain(`Your Telegram user id is ${STRANGER}.`);
+    expect(h.tg.texts(STRANGER)[0]).toContain('ALLOWED_USER_IDS');
     expect(h.model.requests()).toHaveLength(0);
     expect(h.tg.calls('getFile')).toHaveLength(0);
     expect(h.tg.downloads()).toHaveLength(0);
@@ -83,13 +102,19 @@ describe('the turn spine, end to end', () => {
   });
 
   it('batches texts sent 100 ms apart into one turn, and runs a command after it', async () => {
-    h = await startHarness({ BATCH_WINDOW_MS: '400' });
+    const clock = new JumpClock();
+    h = await startHarness({ BATCH_WINDOW_MS: '400' }, { app: { clock } });
     h.model.enqueue({ text: 'got all three', delayMs: 300 });
 
-    for (const text of ['first part', 'second part', 'third part']) {
+    // Each text reaches the batcher and restarts its 400 ms window; 100 ms of app time pass
+    // between them.
+    let windowEnd = Number.NEGATIVE_INFINITY;
+    for (const [i, text] of ['first part', 'second part', 'third part'].entries()) {
+      if (i > 0) clock.advance(100);
       h.tg.text({ userId: ALLOWED_USER, text });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      windowEnd = await batchWindowEndingAfter(clock, windowEnd);
     }
+    // The command flushes the batch first, so no window has to run out.
     h.tg.text({ userId: ALLOWED_USER, text: '/help' });
     await settled(h, 4);
 

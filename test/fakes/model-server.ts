@@ -8,6 +8,7 @@
  *   POST /openai/v1/audio/transcriptions            Groq transcription (multipart)
  *   POST /v1beta/models/{model}:generateContent     Gemini (any /vX/ version prefix accepted)
  *   POST /v1beta/models/{model}:streamGenerateContent?alt=sse
+ *   GET  /v1/models, /openai/v1/models, /v1beta/models   model lists (see `setModels`)
  *
  * Usage numbers follow the providers: `input` is the whole prompt count, `cached` a subset of it.
  *
@@ -15,6 +16,9 @@
  * (`malformed`), drop the connection (`drop`), trickle forever (`trickle`) or fail with a
  * status and a Retry-After (`status`, `retryAfter`). `injectFaults` / `failNext` put faults in
  * front of the queued replies ("the next 3 chat requests get 503").
+ *
+ * Keys: `requireKey(provider, key)` makes every request to that provider with another key fail
+ * as the provider fails it (OpenAI and Groq: 401; Gemini: 400 with reason API_KEY_INVALID).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,12 +31,15 @@ import {
 import { lastUserText } from './model-requests.ts';
 import {
   type Ctx,
+  modelList,
   parseJson,
   parseMultipart,
   pause,
+  preciseNow,
   readBody,
   sendError,
   sendJson,
+  sendKeyError,
 } from './model-wire.ts';
 
 export type { TranscriptionReply } from './model-replies.ts';
@@ -79,7 +86,7 @@ export type Fault = Omit<ScriptedReply, 'text' | 'toolCalls' | 'usage'> &
   Partial<Pick<ScriptedReply, 'text'>>;
 
 export type Provider = 'openai' | 'groq' | 'gemini';
-export type Kind = 'chat' | 'transcription';
+export type Kind = 'chat' | 'transcription' | 'models';
 
 export interface RecordedRequest {
   provider: Provider;
@@ -91,6 +98,12 @@ export interface RecordedRequest {
   body: any;
   headers: Record<string, string | string[] | undefined>;
   at: number;
+  /** When the whole request had arrived, to a fraction of a millisecond (`preciseNow`). */
+  receivedAt: number;
+  /** Streamed: when the first line after the stream's head (its first content) was written. */
+  firstContentAt?: number;
+  /** When the server was done replying (all written, or the client gone); unset on errors. */
+  endedAt?: number;
   aborted: boolean;
 }
 
@@ -99,6 +112,17 @@ type Waiter = () => boolean; // returns true once satisfied (and then is removed
 type PendingFault = { fault: Fault; provider: Provider | undefined };
 
 const echo: DefaultReply = (req) => ({ text: `echo: ${lastUserText(req)}` });
+
+/** What each provider lists at its model-list route unless `setModels` says otherwise. */
+const DEFAULT_MODELS: Record<Provider, string[]> = {
+  openai: ['gpt-4.1-mini', 'gpt-4.1', 'gpt-4o-mini'],
+  groq: [
+    'llama-3.3-70b-versatile',
+    'meta-llama/llama-4-scout-17b-16e-instruct',
+    'whisper-large-v3-turbo',
+  ],
+  gemini: ['gemini-2.5-flash', 'gemini-2.5-pro'],
+};
 
 export class FakeModel {
   private queue: ScriptedReply[] = [];
@@ -109,6 +133,8 @@ export class FakeModel {
   private waiters = new Set<Waiter>();
   private stopping = false;
   private seq = 0;
+  private keys = new Map<Provider, string>();
+  private models: Record<Provider, string[]> = structuredClone(DEFAULT_MODELS);
 
   private constructor(
     private readonly server: Server,
@@ -196,6 +222,16 @@ export class FakeModel {
     return this.faults.length;
   }
 
+  /** Requests to `provider` that do not carry `key` are refused as that provider refuses a key. */
+  requireKey(provider: Provider, key: string): void {
+    this.keys.set(provider, key);
+  }
+
+  /** The models `provider` lists at its model-list route. */
+  setModels(provider: Provider, models: string[]): void {
+    this.models[provider] = [...models];
+  }
+
   setDefault(reply: DefaultReply): void {
     this.defaultReply = reply;
   }
@@ -210,6 +246,8 @@ export class FakeModel {
     this.transcriptions = [];
     this.recorded = [];
     this.defaultReply = echo;
+    this.keys.clear();
+    this.models = structuredClone(DEFAULT_MODELS);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -239,7 +277,13 @@ export class FakeModel {
   private record(req: IncomingMessage, raw: Buffer): RecordedRequest | undefined {
     const path = req.url ?? '/';
     const pathname = path.split('?')[0] ?? '';
-    const base = { path, headers: { ...req.headers }, at: Date.now(), aborted: false };
+    const base = {
+      path,
+      headers: { ...req.headers },
+      at: Date.now(),
+      receivedAt: preciseNow(),
+      aborted: false,
+    };
     const gemini = /^\/v\w+\/models\/([^:/]+):(generateContent|streamGenerateContent)$/.exec(
       pathname,
     );
@@ -254,6 +298,14 @@ export class FakeModel {
       const model = decodeURIComponent(gemini[1] ?? '');
       return { ...base, provider: 'gemini', kind: 'chat', model, stream, body: parseJson(raw) };
     }
+    const lists: Record<string, Provider> = {
+      '/v1/models': 'openai',
+      '/openai/v1/models': 'groq',
+      '/v1beta/models': 'gemini',
+    };
+    const listed = lists[pathname];
+    if (listed && req.method === 'GET')
+      return { ...base, provider: listed, kind: 'models', model: '', stream: false, body: {} };
     if (pathname === '/openai/v1/audio/transcriptions') {
       const body = parseMultipart(raw, String(req.headers['content-type'] ?? ''));
       const model = body.fields.model ?? '';
@@ -264,8 +316,8 @@ export class FakeModel {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
-    if (req.method !== 'POST') return sendJson(res, 405, { error: 'method not allowed' });
     const rec = this.record(req, raw);
+    if (!rec && req.method !== 'POST') return sendJson(res, 405, { error: 'method not allowed' });
     if (!rec) {
       const pathname = (req.url ?? '/').split('?')[0];
       return sendJson(res, 404, { error: { message: `no route for ${pathname}`, code: 404 } });
@@ -281,6 +333,9 @@ export class FakeModel {
     });
     this.notify();
 
+    const key = this.keys.get(rec.provider);
+    if (key !== undefined && keyOf(rec) !== key) return sendKeyError(res, rec.provider);
+    if (rec.kind === 'models') return sendJson(res, 200, modelList(rec.provider, this.models));
     if (rec.kind === 'transcription') return this.transcribe(ctx, rec);
     const reply = this.nextReply(rec);
     await pause(ctx, reply.delayMs ?? 0);
@@ -295,6 +350,8 @@ export class FakeModel {
     const seq = ++this.seq;
     if (rec.provider === 'gemini') await replyGemini(ctx, rec, reply, seq);
     else await replyOpenAi(ctx, rec, reply, seq);
+    rec.endedAt = preciseNow();
+    if (ctx.firstContentAt !== undefined) rec.firstContentAt = ctx.firstContentAt;
   }
 
   /** A pending fault for this request's provider, else the queue, else the default. */
@@ -314,4 +371,13 @@ export class FakeModel {
     if (reply.status) return sendError(ctx.res, 'groq', reply.status);
     replyTranscription(ctx, rec, reply, ++this.seq);
   }
+}
+
+/** The API key a request carries: a Bearer token (OpenAI, Groq) or Gemini's header or `key`. */
+function keyOf(rec: RecordedRequest): string | undefined {
+  const bearer = /^Bearer (.+)$/.exec(String(rec.headers.authorization ?? ''));
+  if (bearer) return bearer[1];
+  const goog = rec.headers['x-goog-api-key'];
+  if (typeof goog === 'string') return goog;
+  return new URL(rec.path, 'http://fake').searchParams.get('key') ?? undefined;
 }

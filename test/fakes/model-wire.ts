@@ -10,7 +10,12 @@ export interface Ctx {
   closed: boolean;
   /** The server cut the connection on purpose (a `drop` fault): not a client abort. */
   dropped: boolean;
+  /** Streamed: when the first line after the stream's head was written (`preciseNow`). */
+  firstContentAt?: number;
 }
+
+/** `Date.now()`'s clock to a fraction of a millisecond: the fakes' timestamps for benchmarks. */
+export const preciseNow = () => performance.timeOrigin + performance.now();
 
 /**
  * A reply as stream events: `head` and `body` carry the content, `tail` the finish reason
@@ -100,13 +105,13 @@ export async function streamSse(
   });
   if (faults.malformed === 'body') return void ctx.res.end(GARBAGE_BODY);
   const delay = faults.chunkDelayMs ?? (faults.trickle ? TRICKLE_DELAY_MS : 0);
-  let first = true;
+  let index = 0;
   for (const line of dataLines(events, faults)) {
     if (ctx.closed) return;
-    if (!first) await pause(ctx, delay);
-    first = false;
+    if (index > 0) await pause(ctx, delay);
     if (ctx.closed) return;
     ctx.res.write(`data: ${line}\n\n`);
+    if (index++ === events.head.length) ctx.firstContentAt ??= preciseNow();
     if (faults.hang) return pause(ctx, Number.POSITIVE_INFINITY);
   }
   if (ctx.closed) return;
@@ -170,6 +175,56 @@ export function sendError(
       ? { error: { code: status, message, status: gStatus, ...details } }
       : { error: { message, type, code: type } };
   sendJson(res, status, body);
+}
+
+/**
+ * A refused key as each provider answers it: OpenAI and Groq 401 `invalid_api_key`; Gemini
+ * 400 INVALID_ARGUMENT with an ErrorInfo detail whose reason is API_KEY_INVALID.
+ */
+export function sendKeyError(res: ServerResponse, provider: 'openai' | 'groq' | 'gemini'): void {
+  if (provider === 'gemini') {
+    sendJson(res, 400, {
+      error: {
+        code: 400,
+        message: 'API key not valid. Please pass a valid API key.',
+        status: 'INVALID_ARGUMENT',
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'API_KEY_INVALID',
+            domain: 'googleapis.com',
+          },
+        ],
+      },
+    });
+    return;
+  }
+  sendJson(res, 401, {
+    error: {
+      message: 'Incorrect API key provided.',
+      type: 'invalid_request_error',
+      code: 'invalid_api_key',
+    },
+  });
+}
+
+/** A provider's model list in its own shape (OpenAI and Groq: `data`; Gemini: `models`). */
+export function modelList(
+  provider: 'openai' | 'groq' | 'gemini',
+  models: Record<'openai' | 'groq' | 'gemini', string[]>,
+): unknown {
+  if (provider === 'gemini')
+    return {
+      models: models.gemini.map((name) => ({
+        name: `models/${name}`,
+        displayName: name,
+        supportedGenerationMethods: ['generateContent'],
+      })),
+    };
+  return {
+    object: 'list',
+    data: models[provider].map((id) => ({ id, object: 'model', created: 0, owned_by: provider })),
+  };
 }
 
 export function readBody(req: IncomingMessage): Promise<Buffer> {

@@ -9,6 +9,11 @@
  * Every call is recorded (see `calls`, `sent`, `texts`, `waitForCall`); updates pushed with
  * `pushUpdate` and the builders (`text`, `callback`, ...) are served to long polls; faults and
  * delays can be injected per method.
+ *
+ * Webhooks: after `setWebhook`, updates are POSTed to its URL one at a time, with its
+ * `secret_token` in X-Telegram-Bot-Api-Secret-Token, and retried while the answer is not
+ * 2xx (as Telegram does); getUpdates then fails with 409. `deliveries` lists the answers,
+ * `postToWebhook` sends any body with any secret, and `deleteWebhook` goes back to polling.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +31,8 @@ export interface ApiCall {
   params: Params;
   /** `Date.now()` when the request was received. */
   at: number;
+  /** When the request was received, to a fraction of a millisecond (see `preciseNow`). */
+  receivedAt: number;
   /** Set when the call got an error response (injected fault or a natural 400). */
   failed?: boolean;
   /** Carried out, but the answer never reached the client (a `lost` fault). */
@@ -117,6 +124,8 @@ const fail = (error_code: number, description: string): Reply => ({
   description,
 });
 const unixNow = () => Math.floor(Date.now() / 1000);
+/** `Date.now()`'s clock to a fraction of a millisecond: the fakes' timestamps for benchmarks. */
+export const preciseNow = () => performance.timeOrigin + performance.now();
 const user = (id: number) => ({ id, is_bot: false, first_name: 'User' });
 
 export class FakeTelegram {
@@ -129,6 +138,8 @@ export class FakeTelegram {
   private readonly polls = new Set<Poll>();
   private nextUpdateId = 1;
   private confirmed = 0;
+  /** When a getUpdates answer first carried each update (`preciseNow`), by update_id. */
+  private readonly served = new Map<number, number>();
   private readonly files = new Map<string, StoredFile>();
   private readonly downloaded: string[] = [];
   private readonly completed: string[] = [];
@@ -146,6 +157,9 @@ export class FakeTelegram {
   private nextCallbackId = 1;
   private nextSentFileId = 1;
   private readonly stopping = new AbortController();
+  private webhook: { url: string; secret: string | undefined } | undefined;
+  private readonly delivered: { updateId: number; status: number }[] = [];
+  private delivering: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly server: Server,
@@ -236,6 +250,11 @@ export class FakeTelegram {
     this.log.length = 0;
   }
 
+  /** When a getUpdates answer first carried `updateId` (`preciseNow`); undefined: not yet. */
+  servedAt(updateId: number): number | undefined {
+    return this.served.get(updateId);
+  }
+
   /** Number of getUpdates requests currently held open. */
   pendingPolls(): number {
     return this.polls.size;
@@ -243,9 +262,21 @@ export class FakeTelegram {
 
   // --- updates --------------------------------------------------------------------------------
 
+  /**
+   * Makes the next update_id at least `id`, as for a bot whose earlier updates another
+   * server (or a restored backup) has seen.
+   */
+  continueUpdateIdsFrom(id: number): void {
+    this.nextUpdateId = Math.max(this.nextUpdateId, id);
+  }
+
   /** Queues an update (assigning the next update_id) and wakes a pending long poll. */
   pushUpdate(update: object): number {
     const update_id = this.nextUpdateId++;
+    if (this.webhook) {
+      this.deliver({ update_id, ...update });
+      return update_id;
+    }
     this.queue.push({ update_id, ...update });
     // Deferred so that updates pushed in the same tick are delivered as one batch.
     queueMicrotask(() => {
@@ -632,7 +663,7 @@ export class FakeTelegram {
   }
 
   private async call(method: string, params: Params, res: ServerResponse): Promise<void> {
-    const call: ApiCall = { method, params, at: Date.now() };
+    const call: ApiCall = { method, params, at: Date.now(), receivedAt: preciseNow() };
     const fault = this.takeFault(method, params);
     if (fault?.status === 'drop' || fault?.status === 'lost') {
       const done = fault.status === 'lost' && method !== 'getUpdates';
@@ -662,7 +693,63 @@ export class FakeTelegram {
     else this.getUpdates(params, res);
   }
 
+  /** Answers to webhook deliveries, in order (retries included). */
+  deliveries(): { updateId: number; status: number }[] {
+    return [...this.delivered];
+  }
+
+  /** The webhook set with setWebhook, if any. */
+  webhookInfo(): { url: string; secret: string | undefined } | undefined {
+    return this.webhook && { ...this.webhook };
+  }
+
+  /**
+   * POSTs `body` to the webhook as Telegram would, with `secret` (default: the one set) in
+   * the secret header (`null` sends none). Returns the status and body of the answer.
+   */
+  async postToWebhook(
+    body: object,
+    secret: string | null = this.webhook?.secret ?? null,
+  ): Promise<{ status: number; body: string }> {
+    if (!this.webhook) throw new Error('FakeTelegram: no webhook is set');
+    const response = await fetch(this.webhook.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(secret === null ? {} : { 'x-telegram-bot-api-secret-token': secret }),
+      },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: await response.text() };
+  }
+
+  /** Queues one delivery; each waits for the one before, and is retried until it is taken. */
+  private deliver(update: Json): void {
+    this.delivering = this.delivering.then(async () => {
+      for (let attempt = 1; attempt <= 20 && !this.stopping.signal.aborted; attempt++) {
+        const status = await this.postToWebhook(update).then(
+          (r) => r.status,
+          () => 0,
+        );
+        this.delivered.push({ updateId: update.update_id, status });
+        this.notify();
+        if (status >= 200 && status < 300) return;
+        await sleep(50 * attempt, undefined, { signal: this.stopping.signal }).catch(() => {});
+      }
+    });
+  }
+
   private getUpdates(params: Params, res: ServerResponse): void {
+    if (this.webhook) {
+      send(
+        res,
+        fail(
+          409,
+          "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+        ),
+      );
+      return;
+    }
     const offset = Number(params.offset ?? 0);
     const limit = Math.min(Math.max(Number(params.limit ?? 100), 1), 100);
     const timeout = Number(params.timeout ?? 0);
@@ -675,7 +762,7 @@ export class FakeTelegram {
     }
     const ready = this.queue.filter((u) => u.update_id >= offset).slice(0, limit);
     if (ready.length > 0 || timeout <= 0 || this.stopping.signal.aborted) {
-      send(res, ok(ready));
+      this.answerPoll(res, ready);
       return;
     }
     const poll: Poll = {
@@ -684,7 +771,7 @@ export class FakeTelegram {
       finish: (updates) => {
         clearTimeout(timer);
         this.polls.delete(poll);
-        send(res, ok(updates));
+        this.answerPoll(res, updates);
       },
     };
     const timer = setTimeout(() => poll.finish([]), timeout * 1000);
@@ -693,6 +780,13 @@ export class FakeTelegram {
       if (this.polls.delete(poll)) clearTimeout(timer);
     });
     this.polls.add(poll);
+  }
+
+  /** Answers a getUpdates with `updates`, noting when each was first served. */
+  private answerPoll(res: ServerResponse, updates: Json[]): void {
+    const now = preciseNow();
+    for (const u of updates) if (!this.served.has(u.update_id)) this.served.set(u.update_id, now);
+    send(res, ok(updates));
   }
 
   private async download(res: ServerResponse, token: string, rawPath: string): Promise<void> {
@@ -734,6 +828,7 @@ export class FakeTelegram {
   private dispatch(method: string, p: Params): Reply {
     if (TRUE_METHODS.has(method)) {
       if (method === 'deleteMessage') this.messages.delete(`${p.chat_id}:${p.message_id}`);
+      if (method === 'deleteWebhook') this.webhook = undefined;
       return ok(true);
     }
     if (SEND_METHODS.has(method)) return this.sendMessageLike(method, p);
@@ -760,6 +855,17 @@ export class FakeTelegram {
           file_path: filePath,
         });
       }
+      case 'setWebhook':
+        if (typeof p.url !== 'string' || !/^https?:\/\//.test(p.url))
+          return fail(400, 'Bad Request: bad webhook: An HTTPS URL must be provided for webhook');
+        this.webhook = { url: p.url, secret: p.secret_token };
+        return ok(true);
+      case 'getWebhookInfo':
+        return ok({
+          url: this.webhook?.url ?? '',
+          has_custom_certificate: false,
+          pending_update_count: this.queue.length,
+        });
       case 'createForumTopic':
         return ok({ message_thread_id: this.nextTopicId++, name: p.name, icon_color: ICON_COLOR });
       default:

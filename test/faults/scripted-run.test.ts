@@ -64,7 +64,7 @@ beforeAll(async () => {
     ({ model }) => ({
       ALLOWED_USER_IDS: USERS.join(','),
       LLM_FALLBACK: 'openai:gpt-4.1-nano',
-      LLM_TIMEOUT_MS: '400',
+      LLM_TIMEOUT_MS: '1500',
       OPENAI_BASE_URL: `${model.url}/v1`,
     }),
     {

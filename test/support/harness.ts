@@ -67,6 +67,7 @@ export async function startHarness(
   const lines: LogLine[] = [];
   const boot = async () => {
     const app = createApp(parseConfig(env), {
+      announce: () => {},
       ...options.app,
       logDestination: { write: (line: string) => void lines.push(JSON.parse(line)) },
     });

@@ -120,4 +120,19 @@ describe('.env.example', () => {
     expect(config.batchWindowMs).toBe(800);
     expect(config.telegram.allowedUserIds).toEqual([]);
   });
+
+  it('leaves Telegram out for satchel chat: no token needed, and no telegram part', () => {
+    const chat = parseConfig(
+      { OPENAI_API_KEY: 'sk-test', TELEGRAM_BOT_TOKEN: 'not a token', ALLOWED_USER_IDS: 'x' },
+      { telegram: false },
+    );
+    expect(chat).not.toHaveProperty('telegram');
+    expect(chat.llm.provider).toBe('openai');
+    expect(Object.isFrozen(chat)).toBe(true);
+    expect(() => parseConfig({}, { telegram: false })).toThrow(/OPENAI_API_KEY is required/);
+    // The bot still needs the token, and says so first.
+    expect(errorOf({ OPENAI_API_KEY: 'sk-test', BATCH_WINDOW_MS: 'soon' })).toMatch(
+      /^Invalid configuration:\n- TELEGRAM_BOT_TOKEN is required.*\n- BATCH_WINDOW_MS/,
+    );
+  });
 });

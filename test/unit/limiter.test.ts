@@ -100,6 +100,17 @@ describe('the global limiter', () => {
     expect(r.granted.at(-1)).toBe('user');
   });
 
+  it('keeps slots for messages that typing and drafts never take', async () => {
+    const r = rig({ perWindow: 10, reservedForMessages: 4 });
+    for (let i = 0; i < 8; i++) void r.ask(`t${i}`, 'side');
+    await r.flush();
+    expect(r.granted).toEqual(['t0', 't1', 't2', 't3', 't4', 't5']);
+    for (let i = 0; i < 4; i++) void r.ask(`m${i}`, 'message');
+    await r.flush();
+    // The window is full of typing, and every reply still went out at once.
+    expect(r.granted.slice(6)).toEqual(['m0', 'm1', 'm2', 'm3']);
+  });
+
   it('drops a waiting call whose signal fires', async () => {
     const r = rig({ perWindow: 1 });
     void r.ask('a', 'message');
