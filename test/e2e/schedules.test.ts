@@ -73,6 +73,19 @@ describe('schedules', () => {
     expect(session?.kind).toBe('job');
   });
 
+  it("lists the chat's jobs with /jobs and names the next one in /status", async () => {
+    await start();
+    await remindAt('2026-11-23T18:00:00+00:00', 'Remind the user to water the fern.');
+    say('/jobs');
+    await settled(h, 2);
+    say('/status');
+    await settled(h, 3);
+    const [, jobs, status] = h.tg.texts(ALLOWED_USER);
+    expect(jobs).toContain('water the fern');
+    expect(jobs).toMatch(/18:00/);
+    expect(status).toMatch(/Next job: .*18:00/);
+  });
+
   it('sends nothing when the run answers [SILENT]', async () => {
     await start();
     await remindAt('2026-11-23T12:00:00Z', 'Only speak if the fern needs water.');
