@@ -69,12 +69,18 @@ function checkNode(version: string): Check {
   if (!supported)
     return fail(
       `Node ${version}: satchel needs ${SUPPORTED_NODE}`,
-      'Install the current Node LTS (24), then run `npm install` again (it rebuilds better-sqlite3).',
+      'Install Node 22 (LTS), then run `npm install` again (it rebuilds better-sqlite3).',
     );
   if (major === 20)
     return warn(
       `Node ${version}: supported, but Node 20 is past its end of life`,
-      'Move to the current LTS (Node 24) when you can; run `npm rebuild better-sqlite3` after.',
+      'Move to Node 22 (LTS) when you can; run `npm rebuild better-sqlite3` after.',
+    );
+  // better-sqlite3 12 can abort when the garbage collector finalizes a statement on Node 24.
+  if (major >= 24)
+    return warn(
+      `Node ${version}: runs, but the SQLite driver (better-sqlite3 12) can abort on Node 24`,
+      'Use Node 22 (LTS) until satchel moves to better-sqlite3 13 (see scripts/test-node24.sh).',
     );
   return pass(`Node ${version}`);
 }
