@@ -147,8 +147,9 @@ export function createCore(config: CoreConfig, edge: CoreEdge, options: CoreOpti
     packs,
     clock,
     log,
-    // A conversation bound to a pack gets the pack's manifest jobs.
-    onBound: () => scheduler.sync(),
+    // A conversation bound to a pack gets the pack's manifest jobs (after its turn's model
+    // call has gone out: the sync reads every conversation).
+    onBound: () => scheduler.syncSoon(),
   });
   const pipeline = createPipeline({
     clock,

@@ -27,6 +27,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
   let state: 'new' | 'started' | 'stopped' = 'new';
   let timer: TimerHandle | undefined;
+  /** A `syncSoon` waiting for its tick. */
+  let soon: TimerHandle | undefined;
   let busy = false;
   let draining: Promise<void> | undefined;
   /** When the running round's jobs were collected: ticks after it overlap. */
@@ -236,11 +238,21 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       arm();
     },
 
+    syncSoon() {
+      if (state !== 'started' || soon !== undefined) return;
+      soon = clock.setTimeout(() => {
+        soon = undefined;
+        if (state === 'started') this.sync();
+      }, 0);
+    },
+
     async stop() {
       state = 'stopped';
       unsubscribe();
       if (timer !== undefined) clock.clearTimeout(timer);
       timer = undefined;
+      if (soon !== undefined) clock.clearTimeout(soon);
+      soon = undefined;
       await draining;
     },
 

@@ -52,6 +52,12 @@ export interface Scheduler {
   start(): void;
   /** Re-reads the bound conversations and packs' `cron` entries, then re-arms. */
   sync(): void;
+  /**
+   * `sync` on the next timer tick, once however many ask meanwhile; nothing before `start`
+   * (which syncs) or after `stop`. For a conversation just bound: re-reading every
+   * conversation is not its turn's work, and grows with the number of conversations.
+   */
+  syncSoon(): void;
   /** Clears the timer; resolves when the running job, if any, has finished. */
   stop(): Promise<void>;
   /** Resolves when no job is running. */

@@ -232,6 +232,27 @@ describe('scheduler', () => {
     expect(s.next(chat)).toBe(Date.UTC(2026, 10, 24, 6, 0)); // the tool job, 07:00 Berlin
   });
 
+  it('syncs a newly bound conversation on the next tick, once for a burst of them', () => {
+    const routes: BoundRoute[] = [];
+    const water: ManifestCron = { id: 'water', schedule: '0 8 * * *', skill: 'a', enabled: true };
+    const s = scheduler({
+      run: acking({ runs: [] }),
+      routes: () => routes,
+      manifestJobs: () => [water],
+    });
+    s.syncSoon(); // not started: start syncs
+    s.start();
+    const count = () => core.sqlite.prepare('SELECT count(*) AS n FROM jobs').get();
+    for (const chatId of [51, 52, 53]) {
+      routes.push({ chatId, threadId: null, pack: 'alpha' });
+      s.syncSoon();
+    }
+    expect(count()).toEqual({ n: 0 });
+    clock.advance(0);
+    expect(count()).toEqual({ n: 3 });
+    expect(events('jobs_synced')).toEqual([expect.objectContaining({ added: 3 })]);
+  });
+
   it('does not catch up on a missed cron tick: it logs job_missed', async () => {
     const calls: Calls = { runs: [] };
     const job = cronJob('0 14 * * *'); // due T0 + 1 h, while satchel is stopped
