@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeModel, userTexts } from '../fakes/model-server.ts';
+import { spawnNode } from '../support/child.ts';
 import { fixturePacks, startHarness, TEST_OPENAI_KEY } from '../support/harness.ts';
 
 const BIN = fileURLToPath(new URL('../../scripts/satchel.mjs', import.meta.url));
@@ -30,34 +31,19 @@ interface Chat {
 
 /** `satchel chat` as a child process on pipes, with only `env` (no Telegram token). */
 function runChat(env: Record<string, string>, home: string, ...args: string[]): Chat {
-  const child = spawn(process.execPath, [BIN, 'chat', ...args], {
-    cwd: home,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout?.on('data', (chunk) => {
-    out += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    err += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await exited;
-    }
-  });
+  const { child, stdout, stderr, exited } = spawnNode(
+    [BIN, 'chat', ...args],
+    { cwd: home, env: { PATH: process.env.PATH ?? '', ...env }, stdin: 'pipe' },
+    (cleanup) => cleanups.push(cleanup),
+  );
   return {
     child,
-    stdout: () => out,
-    stderr: () => err,
+    stdout,
+    stderr,
     type: (line) => child.stdin?.write(`${line}\n`),
     end: () => child.stdin?.end(),
     shows: (text, timeout = 15_000) =>
-      vi.waitFor(() => expect(out).toContain(text), { timeout, interval: 25 }),
+      vi.waitFor(() => expect(stdout()).toContain(text), { timeout, interval: 25 }),
     exited,
   };
 }

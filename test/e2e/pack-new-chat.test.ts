@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeModel, systemText, userTexts } from '../fakes/model-server.ts';
+import { spawnNode } from '../support/child.ts';
 import { TEST_OPENAI_KEY } from '../support/harness.ts';
 
 const BIN = fileURLToPath(new URL('../../scripts/satchel.mjs', import.meta.url));
@@ -39,29 +40,14 @@ async function project() {
 
 /** `satchel chat` on pipes: the lines are typed, then the input ends. */
 function chat(cwd: string, env: Record<string, string>, args: string[], lines: string[]) {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'chat', ...args], {
-    cwd,
-    env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout?.on('data', (chunk) => {
-    out += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    err += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await exited;
-    }
-  });
+  const { child, stdout, stderr, exited } = spawnNode(
+    [BIN, 'chat', ...args],
+    { cwd, env, stdin: 'pipe' },
+    (cleanup) => cleanups.push(cleanup),
+  );
   for (const line of lines) child.stdin?.write(`${line}\n`);
   child.stdin?.end();
-  return exited.then((code) => ({ code, out, err }));
+  return exited.then((code) => ({ code, out: stdout(), err: stderr() }));
 }
 
 describe('satchel pack new → validate → chat', () => {

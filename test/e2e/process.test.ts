@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeModel } from '../fakes/model-server.ts';
 import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
+import { spawnNode } from '../support/child.ts';
 import { refusingRoot, silentHost } from '../support/dead-hosts.ts';
 import { ALLOWED_USER, fixturePacks, TEST_OPENAI_KEY } from '../support/harness.ts';
 
@@ -28,27 +29,11 @@ interface Run {
 
 /** Starts the real entry point, `node --import tsx src/main.ts`, in `cwd` with `env` only. */
 function runSatchel(env: Record<string, string>, cwd: string): Run {
-  const child = spawn(process.execPath, ['--import', TSX, MAIN], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout?.on('data', (chunk) => {
-    out += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    err += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await exited;
-    }
-  });
-  return { child, stdout: () => out, stderr: () => err, exited };
+  return spawnNode(
+    ['--import', TSX, MAIN],
+    { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdin: 'ignore' },
+    (cleanup) => cleanups.push(cleanup),
+  );
 }
 
 /** Fake Telegram and model servers, stopped after the test. */
