@@ -6,6 +6,7 @@ import type { Address, InboundEvent } from '../core/types.ts';
 import { type OutboundText, plain } from '../outbound/compose.ts';
 import type { Skill } from '../packs/loader.ts';
 import type { PackRegistry } from '../packs/registry.ts';
+import type { RESERVED_COMMANDS } from '../packs/skill-command.ts';
 import { pickerMessage } from '../routing/picker.ts';
 import type { Router } from '../routing/router.ts';
 import { formatLocal } from '../scheduler/local-time.ts';
@@ -42,7 +43,8 @@ export interface CommandDeps {
   waiting(address: Address): number;
 }
 
-export const CORE_COMMANDS: Record<string, string> = {
+/** satchel's own commands; the type keeps them equal to the names skills may not take. */
+export const CORE_COMMANDS: Record<(typeof RESERVED_COMMANDS)[number], string> = {
   start: 'Say hello and choose a pack',
   help: 'Commands and what the active pack can do',
   new: 'Start a fresh session',
