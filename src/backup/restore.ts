@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import Database from 'better-sqlite3';
+import { Database } from '../store/sqlite.ts';
 import { type BackupManifest, MANIFEST_NAME, parseManifest } from './manifest.ts';
 import { readTar } from './tar-read.ts';
 

@@ -1,6 +1,7 @@
 import { type Config, parseConfig } from '../config/config.ts';
 import { ConfigError } from '../core/errors.ts';
 import { modelsInUse } from '../providers/models-in-use.ts';
+import { type SqliteDriver, sqliteDriver } from '../store/sqlite.ts';
 import { unpricedMessage, unpricedModels } from '../usage/unknown-prices.ts';
 import { type Check, fail, pass, warn } from './check.ts';
 import { checkDatabase, checkPacks, checkPort } from './doctor-local.ts';
@@ -13,6 +14,8 @@ export interface DoctorOptions {
   timeoutMs?: number;
   /** The running Node's version (default: this process's). */
   nodeVersion?: string;
+  /** The SQLite driver in use (default: the one this process loaded). */
+  sqliteDriver?: SqliteDriver;
 }
 
 /** The Node versions satchel supports, as `engines` in package.json says. */
@@ -26,7 +29,10 @@ const SUPPORTED_NODE = '^20.19.0 || >=22.12.0';
  */
 export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const checks: Check[] = [checkNode(options.nodeVersion ?? process.versions.node)];
+  const checks: Check[] = [
+    checkNode(options.nodeVersion ?? process.versions.node),
+    checkDriver(options.sqliteDriver ?? sqliteDriver),
+  ];
   let config: Config;
   try {
     config = parseConfig(options.env);
@@ -69,18 +75,23 @@ function checkNode(version: string): Check {
   if (!supported)
     return fail(
       `Node ${version}: satchel needs ${SUPPORTED_NODE}`,
-      'Install Node 22 (LTS), then run `npm install` again (it rebuilds better-sqlite3).',
+      'Install Node 24 (LTS), then run `npm install` again.',
     );
   if (major === 20)
     return warn(
       `Node ${version}: supported, but Node 20 is past its end of life`,
-      'Move to Node 22 (LTS) when you can; run `npm rebuild better-sqlite3` after.',
-    );
-  // better-sqlite3 12 can abort when the garbage collector finalizes a statement on Node 24.
-  if (major >= 24)
-    return warn(
-      `Node ${version}: runs, but the SQLite driver (better-sqlite3 12) can abort on Node 24`,
-      'Use Node 22 (LTS) until satchel moves to better-sqlite3 13 (see scripts/test-node24.sh).',
+      'Move to Node 22 or 24 (LTS) when you can; run `npm install` after.',
     );
   return pass(`Node ${version}`);
+}
+
+/** Which better-sqlite3 build runs, and whether it is the one this Node should use. */
+function checkDriver(driver: SqliteDriver): Check {
+  const name = `SQLite driver: better-sqlite3 ${driver.version}`;
+  if (driver.napiMissing)
+    return warn(
+      `${name}, but this Node should use the Node-API build (better-sqlite3-napi), which is not installed; on Node 24 this driver can abort`,
+      'Run `npm install` (without --omit=optional or --no-optional).',
+    );
+  return pass(driver.name === 'better-sqlite3-napi' ? `${name} (Node-API build)` : name);
 }

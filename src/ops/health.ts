@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type Database from 'better-sqlite3';
 import type { Clock } from '../core/clock.ts';
+import type { Database } from '../store/sqlite.ts';
 
 /**
  * What `/healthz` answers: liveness only, never a token, a message or a number of the
@@ -24,7 +24,7 @@ export interface Health {
 
 export interface HealthDeps {
   /** The core database connection (the app's own: its lock is probed, nothing is written). */
-  sqlite: Database.Database;
+  sqlite: Database;
   clock: Clock;
   /** The ingress's `status()` (long polling or the webhook). */
   ingress: {
@@ -68,7 +68,7 @@ export function health(deps: HealthDeps): Health {
   };
 }
 
-function pendingOutbox(sqlite: Database.Database): number {
+function pendingOutbox(sqlite: Database): number {
   try {
     const row = sqlite
       .prepare("SELECT count(*) AS n FROM outbox WHERE status = 'pending'")
@@ -84,7 +84,7 @@ function pendingOutbox(sqlite: Database.Database): number {
  * closed connection or another writer holding the lock all fail it; nothing is written.
  * The busy wait is cut to 100 ms so a probe never stalls the process.
  */
-function dbWritable(sqlite: Database.Database): boolean {
+function dbWritable(sqlite: Database): boolean {
   if (!sqlite.open || sqlite.readonly) return false;
   if (sqlite.inTransaction) return true; // a write of this connection is under way
   const timeout = sqlite.pragma('busy_timeout', { simple: true });

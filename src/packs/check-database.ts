@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../store/sqlite.ts';
 import { type DatabasePlan, migrationLevel, upgradeDatabase } from './migrations.ts';
 import { PackError, type PackProblem } from './problems.ts';
 
@@ -58,7 +58,7 @@ export function checkExistingDatabase(
   }
 }
 
-function startTwice(db: Database.Database, plan: DatabasePlan): PackProblem[] {
+function startTwice(db: Database, plan: DatabasePlan): PackProblem[] {
   for (const suffix of ['', AGAIN]) {
     try {
       upgradeDatabase(db, plan);
@@ -70,7 +70,7 @@ function startTwice(db: Database.Database, plan: DatabasePlan): PackProblem[] {
   return [];
 }
 
-function tablesOf(db: Database.Database): Set<string> {
+function tablesOf(db: Database): Set<string> {
   const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all();
   return new Set(rows.map((row) => (row as { name: string }).name));
 }

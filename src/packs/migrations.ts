@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type Database from 'better-sqlite3';
+import type { Database } from '../store/sqlite.ts';
 import { PackError, type PackProblem } from './problems.ts';
 
 /** `migrations/NNNN_name.sql`: one step of the pack's schema, applied once per database. */
@@ -63,7 +63,7 @@ export function readMigrations(packDir: string): {
 const pad = (n: number) => String(n).padStart(4, '0');
 
 /** The last migration applied to `db` (`PRAGMA user_version`; 0 for none). */
-export function migrationLevel(db: Database.Database): number {
+export function migrationLevel(db: Database): number {
   return db.pragma('user_version', { simple: true }) as number;
 }
 
@@ -85,10 +85,7 @@ class EndedTransaction extends Error {}
  * its changes are undone and `user_version` stays at the last migration that succeeded.
  * Throws a PackError naming the file and SQLite's error; the caller skips the pack.
  */
-export function upgradeDatabase(
-  db: Database.Database,
-  plan: DatabasePlan,
-): { from: number; to: number } {
+export function upgradeDatabase(db: Database, plan: DatabasePlan): { from: number; to: number } {
   const { schemaSql } = plan;
   if (schemaSql !== undefined) {
     try {
@@ -114,7 +111,7 @@ export function upgradeDatabase(
   return { from, to: Math.max(from, newest) };
 }
 
-function applyMigration(db: Database.Database, migration: Migration): void {
+function applyMigration(db: Database, migration: Migration): void {
   try {
     db.transaction(() => {
       db.exec(migration.sql);

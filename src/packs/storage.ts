@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../store/sqlite.ts';
 import { createQueryPool, type QueryPool, type QueryPoolOptions } from '../tools/db-query-pool.ts';
 import type { Pack } from './loader.ts';
 import { upgradeDatabase } from './migrations.ts';
@@ -16,7 +16,7 @@ export interface PackStorage {
   readonly dbFile: string;
   readonly filesDir: string;
   /** The pack's database, writable (for db_write and the schema); db_query uses `queries`. */
-  readonly db: Database.Database;
+  readonly db: Database;
   /** db_query's warm read-only runners for this database; they start on first use. */
   readonly queries: QueryPool;
   readNote(file: NoteFile): string;

@@ -1,16 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from './schema.ts';
+import { Database } from './sqlite.ts';
 
 export type Db = BetterSQLite3Database<typeof schema>;
 
 export interface CoreStore {
   db: Db;
-  sqlite: Database.Database;
+  sqlite: Database;
   close(): void;
 }
 

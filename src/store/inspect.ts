@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { MIGRATIONS } from './client.ts';
+import { Database } from './sqlite.ts';
 
 /** The state of `<home>/satchel.db`, read without changing anything. */
 export type CoreDbState =
@@ -54,7 +54,7 @@ export function inspectCoreDb(home: string): CoreDbState {
 }
 
 /** drizzle's migrator applies every migration newer than the newest row of its table. */
-function lastApplied(db: Database.Database): number {
+function lastApplied(db: Database): number {
   const table = db
     .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
     .get();

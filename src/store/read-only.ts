@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type { Db } from './client.ts';
 import * as schema from './schema.ts';
+import { Database } from './sqlite.ts';
 
 export interface CoreReader {
   db: Db;

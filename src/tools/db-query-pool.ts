@@ -1,8 +1,8 @@
 import { realpathSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import { AbortedError } from '../core/errors.ts';
+import { sqliteDriver } from '../store/sqlite.ts';
 import {
   type QueryProcess,
   type QueryRequest,
@@ -86,7 +86,7 @@ export function createQueryPool(dbFile: string, options: QueryPoolOptions = {}):
   const maxQueued = options.maxQueued ?? 16;
   const idleMs = options.idleMs ?? 120_000;
   const processOptions = {
-    modulePath: createRequire(import.meta.url).resolve('better-sqlite3'),
+    modulePath: sqliteDriver.path,
     dbFile,
     hide: hiddenPaths(path.dirname(dbFile)),
     maxHeapMb: options.maxHeapMb ?? 64,

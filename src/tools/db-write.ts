@@ -1,6 +1,6 @@
-import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import type { PackStorage } from '../packs/storage.ts';
+import type { Database } from '../store/sqlite.ts';
 import { defineTool, type Tool, ToolError } from './tool.ts';
 
 type Value = string | number | boolean | null;
@@ -68,7 +68,7 @@ export function createDbWriteTool(storage: PackStorage, ownedTables: readonly st
 }
 
 /** The table's columns and their type affinities; refuses a table that does not exist. */
-function columnAffinities(db: Database.Database, table: string): Map<string, Affinity> {
+function columnAffinities(db: Database, table: string): Map<string, Affinity> {
   const exists = db
     .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
     .get(table);
@@ -102,7 +102,7 @@ function checkShape(
 
 /** Runs the statement; the result is the JSON text the model reads. */
 function execute(
-  db: Database.Database,
+  db: Database,
   action: Action,
   table: string,
   q: { set: Entry[]; match: Entry[]; setParams: Param[]; whereParams: Param[] },

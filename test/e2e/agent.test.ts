@@ -1,7 +1,7 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Database } from '../../src/store/sqlite.ts';
 import { NOT_SHOWN } from '../../src/tools/ask-user.ts';
 import { NOT_FOR_YOU } from '../../src/tools/asks.ts';
 import { lastUserText, type RecordedRequest } from '../fakes/model-server.ts';

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { backupCommand } from '../../src/cli/backup.ts';
 import type { CliIo } from '../../src/cli/command.ts';
 import { restoreCommand } from '../../src/cli/restore.ts';
+import { Database } from '../../src/store/sqlite.ts';
 import { userTexts } from '../fakes/model-server.ts';
 import {
   ALLOWED_USER,

@@ -231,10 +231,20 @@ describe('satchel doctor against the fakes', () => {
     ['22.11.0', '✗'],
     ['20.19.0', '!'],
     ['22.12.0', '✓'],
-    ['24.11.1', '!'],
+    ['24.11.1', '✓'],
   ] as const)('checks Node %s against engines: %s', async (version, mark) => {
     const [node] = await runDoctor({ env: {}, nodeVersion: version });
     expect(formatChecks([node!]).startsWith(`${mark} Node ${version}`)).toBe(true);
+  });
+
+  it('names the SQLite driver, and warns when this Node should have the Node-API build', async () => {
+    const [, loaded] = await runDoctor({ env: {} });
+    expect(formatChecks([loaded!])).toMatch(/^✓ SQLite driver: better-sqlite3 \d+\.\d+\.\d+/);
+    const missing = { name: 'better-sqlite3', version: '12.11.1', path: 'x', napiMissing: true };
+    const [, driver] = await runDoctor({ env: {}, sqliteDriver: missing });
+    const text = formatChecks([driver!]);
+    expect(text).toContain('! SQLite driver: better-sqlite3 12.11.1, but this Node should use');
+    expect(text).toContain('fix: Run `npm install` (without --omit=optional');
   });
 
   it('says a database not created yet will be made at the first start', async () => {

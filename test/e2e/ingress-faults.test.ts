@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { Bot } from 'grammy';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
 import { createLogger } from '../../src/logging/logger.ts';
 import { openCoreStore } from '../../src/store/client.ts';
 import { createInboxRepo } from '../../src/store/inbox-repo.ts';
+import { Database } from '../../src/store/sqlite.ts';
 import { createIngress } from '../../src/telegram/ingress.ts';
 import { TEST_TOKEN } from '../fakes/telegram-server.ts';
 import { silentHost } from '../support/dead-hosts.ts';

@@ -1,11 +1,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AbortedError } from '../../src/core/errors.ts';
 import { loadPack } from '../../src/packs/loader.ts';
 import { openPackStorage, type PackStorage } from '../../src/packs/storage.ts';
+import { Database } from '../../src/store/sqlite.ts';
 import { createDbQueryTool } from '../../src/tools/db-query.ts';
 import { createDbWriteTool } from '../../src/tools/db-write.ts';
 import { type Tool, ToolError } from '../../src/tools/tool.ts';

@@ -1,13 +1,13 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inspectPack, loadPack, type Pack } from '../../src/packs/loader.ts';
 import type { PackError } from '../../src/packs/problems.ts';
 import { createPackRegistry } from '../../src/packs/registry.ts';
 import { openPackStorage } from '../../src/packs/storage.ts';
 import { validatePack, validationReport } from '../../src/packs/validate.ts';
+import { Database } from '../../src/store/sqlite.ts';
 
 const temps: string[] = [];
 afterEach(() => {

@@ -2,11 +2,11 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadPack, loadPacks, PackError } from '../../src/packs/loader.ts';
 import { describeIssue, manifestSchema } from '../../src/packs/manifest.ts';
 import { openPackStorage } from '../../src/packs/storage.ts';
+import { Database } from '../../src/store/sqlite.ts';
 import { FIXTURE_PACKS } from '../support/harness.ts';
 
 const BUNDLED = fileURLToPath(new URL('../../packs', import.meta.url));
