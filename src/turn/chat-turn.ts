@@ -144,7 +144,11 @@ export async function runChatTurn(
     };
     const result = await deps.agent.run(input);
     stopTyping();
-    await stream.settle();
+    // A draft on its way leaves no message to edit: the final rows are written while it lands,
+    // and sent after it, so no draft shows after the reply. Edits must land first: `finish`
+    // edits the messages they showed.
+    const landed = stream.settle();
+    if (mode !== 'draft') await landed;
     const silent = turn.job !== undefined && result.answer.trim() === SILENT;
     const ids = deps.transaction(() => {
       deps.agent.storeAnswer(input, result.answer);
@@ -152,6 +156,7 @@ export async function runChatTurn(
       deps.replies.acknowledge(turn.events.map((e) => e.origin));
       return rows;
     });
+    await landed;
     await outbox.dispatch(ids);
     deps.events.emit({
       type: 'turn_completed',

@@ -120,6 +120,33 @@ describe('streaming', () => {
     expect(h.tg.calls('editMessageText')).toHaveLength(0);
   });
 
+  it('stores the reply while a draft is on its way, and sends it only after the draft landed', async () => {
+    await start();
+    h.tg.delay('sendMessageDraft', 400);
+    h.model.enqueue({ text: 'A quick answer.', chunks: 2, chunkDelayMs: 100 });
+
+    h.tg.text({ userId: ALLOWED_USER, text: 'quick one' });
+    // The reply is stored with its delivery row while the draft is still unanswered.
+    await vi.waitFor(
+      () => {
+        expect(h.rows("SELECT content FROM messages WHERE role = 'assistant'")).toEqual([
+          { content: 'A quick answer.' },
+        ]);
+        expect(h.rows("SELECT 1 FROM outbox WHERE status = 'pending'")).toHaveLength(1);
+      },
+      { timeout: 5000, interval: 5 },
+    );
+    const [draft] = h.tg.calls('sendMessageDraft');
+    expect(draft?.respondedAt).toBeUndefined();
+    expect(h.tg.calls('sendMessage')).toHaveLength(0);
+    await turnDone(h);
+
+    const [reply] = h.tg.calls('sendMessage');
+    expect(reply?.params.text).toBe('A quick answer.');
+    // Sent after the draft's answer came back, so no draft can show after the reply.
+    expect(reply!.receivedAt).toBeGreaterThan(draft!.respondedAt!);
+  });
+
   it('edits in place in a forum topic, once a second at most, and continues past 4096', async () => {
     await start();
     // ~6,000 visible characters in paragraphs, streamed in 10 pieces.

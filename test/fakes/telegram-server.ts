@@ -33,6 +33,8 @@ export interface ApiCall {
   at: number;
   /** When the request was received, to a fraction of a millisecond (see `preciseNow`). */
   receivedAt: number;
+  /** When its response was sent (as `receivedAt`); unset while a delay holds it. */
+  respondedAt?: number;
   /** Set when the call got an error response (injected fault or a natural 400). */
   failed?: boolean;
   /** Carried out, but the answer never reached the client (a `lost` fault). */
@@ -689,8 +691,10 @@ export class FakeTelegram {
         return; // stopped meanwhile
       }
     }
-    if (reply) send(res, reply);
-    else this.getUpdates(params, res);
+    if (reply) {
+      call.respondedAt = preciseNow();
+      send(res, reply);
+    } else this.getUpdates(params, res);
   }
 
   /** Answers to webhook deliveries, in order (retries included). */
