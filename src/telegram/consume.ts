@@ -2,7 +2,7 @@ import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
 import type { InboundEvent } from '../core/types.ts';
 import type { InboxRepo } from '../store/inbox-repo.ts';
-import { translateUpdate } from './translate.ts';
+import { translateParsed } from './translate.ts';
 import { parseUpdate } from './update-schema.ts';
 
 export interface ConsumerDeps {
@@ -39,7 +39,7 @@ export function createConsumer(deps: ConsumerDeps) {
       return;
     }
     try {
-      const event = translateUpdate(update, clock.now());
+      const event = translateParsed(parsed.update, clock.now());
       if (event) deps.onEvent(event);
       else {
         // A kind satchel does not handle (a poll, an edited photo): nothing to answer.

@@ -6,7 +6,7 @@ import type {
   InboundMeta,
   InboundPayload,
 } from '../core/types.ts';
-import { parseUpdate, type WireMessage } from './update-schema.ts';
+import { parseUpdate, type WireMessage, type WireUpdate } from './update-schema.ts';
 
 /** The longest quote (in UTF-16 units, ellipsis included) an event carries. */
 export const QUOTE_MAX_CHARS = 1000;
@@ -19,8 +19,12 @@ export const QUOTE_MAX_CHARS = 1000;
  */
 export function translateUpdate(update: unknown, receivedAt: number): InboundEvent | undefined {
   const parsed = parseUpdate(update);
-  if (!parsed.ok) return undefined;
-  const { update_id: updateId, callback_query: q, edited_message: edited, message } = parsed.update;
+  return parsed.ok ? translateParsed(parsed.update, receivedAt) : undefined;
+}
+
+/** translateUpdate for an update already checked against its schema (`parseUpdate`). */
+export function translateParsed(update: WireUpdate, receivedAt: number): InboundEvent | undefined {
+  const { update_id: updateId, callback_query: q, edited_message: edited, message } = update;
   if (q) {
     if (!q.message || q.data === undefined) return undefined;
     const meta = metaOf(updateId, q.message, q.from.id, receivedAt);
