@@ -10,7 +10,8 @@
  *
  * Knobs: BENCH_ROUNDS (runs of each bot per workload, default 3), BENCH_CONVERSATIONS
  * (default 1000), BENCH_LEDGER (ledger sizes, default 10000,100000,1000000), BENCH_PROFILE
- * (a folder: satchel's workload runs write V8 CPU profiles there).
+ * (a folder: satchel's workload runs write V8 CPU profiles there), BENCH_PARTS (which parts
+ * run, default all: workloads,first-text,scale,ledger,prompts).
  */
 import { cpus, loadavg } from 'node:os';
 import { spawnBot } from './bench/bot-control.ts';
@@ -27,6 +28,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 1000);
 const LEDGER = (process.env.BENCH_LEDGER ?? '10000,100000,1000000').split(',').map(Number);
 const PROFILE = process.env.BENCH_PROFILE;
+const PARTS = new Set(
+  (process.env.BENCH_PARTS ?? 'workloads,first-text,scale,ledger,prompts').split(','),
+);
 
 const WORKLOADS: WorkloadSpec[] = [
   { name: 'one chat, 30 turns 300 ms apart', chats: [5001], turns: 30, gapMs: 300 },
@@ -221,11 +225,11 @@ async function main(): Promise<void> {
   );
   const rig = await openRig();
   try {
-    await workloads(rig);
-    await firstText(rig);
-    await scale(rig);
-    ledger(rig);
-    prompts();
+    if (PARTS.has('workloads')) await workloads(rig);
+    if (PARTS.has('first-text')) await firstText(rig);
+    if (PARTS.has('scale')) await scale(rig);
+    if (PARTS.has('ledger')) ledger(rig);
+    if (PARTS.has('prompts')) prompts();
   } finally {
     await rig.close();
   }
