@@ -13,7 +13,8 @@ const TELEGRAM_COMMAND = /^[a-z0-9_]{1,32}$/;
 
 /**
  * Commands satchel answers itself (src/turn/commands.ts CORE_COMMANDS): a skill command with
- * one of these names would never run. A unit test keeps the two lists equal.
+ * one of these names would never run. CORE_COMMANDS is typed by this list, so the two cannot
+ * drift apart.
  */
 export const RESERVED_COMMANDS = [
   'start',

@@ -29,7 +29,7 @@ const SOURCE_BUILD = 'better-sqlite3';
 export function chooseDriver(
   napi: number,
   resolve: (name: string) => string | undefined,
-): { name: string; path: string; napiMissing: boolean } {
+): Omit<SqliteDriver, 'version'> {
   const wantsNapi = napi >= 10;
   const napiPath = wantsNapi ? resolve(NAPI_BUILD) : undefined;
   if (napiPath) return { name: NAPI_BUILD, path: napiPath, napiMissing: false };
