@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, lte, max, sql } from 'drizzle-orm';
 import type { Db } from '../store/client.ts';
 import { usageEvents } from '../store/schema.ts';
 import { sumColumns, type UsageSums, withTokens, zeroSums } from './sums.ts';
@@ -13,10 +13,12 @@ export interface Totals {
 
 /**
  * Sums of the ledger for the quota gate and /usage, with the same sum columns as the
- * dashboard (`sums.ts`), so every view counts a call the same way.
+ * dashboard (`sums.ts`), so every view counts a call the same way. The day, pack-day and
+ * session sums are running totals (see createRunningSums).
  */
 export function createTotals(db: Db) {
   const gate = prepareGateSums(db);
+  const running = createRunningSums(db, gate);
   return {
     /** Today's speech-to-text and vision calls: how many, how much audio, how many images. */
     media(day: string): { transcriptions: number; audioSeconds: number; visionImages: number } {
@@ -31,15 +33,70 @@ export function createTotals(db: Db) {
         .get();
       return row ?? { transcriptions: 0, audioSeconds: 0, visionImages: 0 };
     },
-    day: (day: string) => totalsOf(gate.day.get({ day })),
-    packDay: (pack: string, day: string) => totalsOf(gate.packDay.get({ pack, day })),
-    session: (sessionId: string) => totalsOf(gate.session.get({ sessionId })),
+    day: (day: string) => running.sum(`day ${day}`, (upto) => gate.day.get({ day, upto })),
+    packDay: (pack: string, day: string) =>
+      running.sum(`pack ${day} ${pack}`, (upto) => gate.packDay.get({ pack, day, upto })),
+    session: (sessionId: string) =>
+      running.sum(`session ${sessionId}`, (upto) => gate.session.get({ sessionId, upto })),
+  };
+}
+
+/** Sums kept at once, the most recently asked for. */
+const KEPT_SUMS = 256;
+
+type GateSums = ReturnType<typeof prepareGateSums>;
+type SumsRow = Omit<UsageSums, 'tokens'>;
+
+/**
+ * Running totals for the gate, which asks before every paid call. A sum is read from the
+ * ledger once (up to the last row seen), then brought up to date with the rows written
+ * since, by this process or another (`satchel chat`), read by id: ledger rows are only
+ * ever added, with ids that grow (AUTOINCREMENT: never reused). A day with many calls costs
+ * what was added since the last call, not a sum over the day.
+ */
+function createRunningSums(db: Db, gate: GateSums) {
+  let seen =
+    db
+      .select({ id: max(usageEvents.id) })
+      .from(usageEvents)
+      .get()?.id ?? 0;
+  const kept = new Map<string, SumsRow>();
+
+  function catchUp(): void {
+    for (const row of gate.since.all({ after: seen })) {
+      for (const key of [
+        `day ${row.day}`,
+        `pack ${row.day} ${row.pack}`,
+        `session ${row.sessionId}`,
+      ]) {
+        const sums = kept.get(key);
+        if (!sums) continue;
+        sums.calls += 1;
+        sums.input_tokens += row.inputTokens;
+        sums.output_tokens += row.outputTokens;
+        if (row.costUsd !== null) sums.cost_usd = (sums.cost_usd ?? 0) + row.costUsd;
+        if (!row.priceKnown) sums.unknown_price_calls += 1;
+      }
+      seen = row.id;
+    }
+  }
+
+  return {
+    sum(key: string, load: (upto: number) => SumsRow | undefined): Totals {
+      catchUp();
+      let sums = kept.get(key);
+      kept.delete(key);
+      sums ??= { ...(load(seen) ?? zeroSums()) };
+      kept.set(key, sums);
+      if (kept.size > KEPT_SUMS) kept.delete(kept.keys().next().value!);
+      return totalsOf(sums);
+    },
   };
 }
 
 /** A sums row as Totals (an aggregate always has its row; none would count as nothing). */
-function totalsOf(row: Omit<UsageSums, 'tokens'> | undefined): Totals {
-  const sums = row ? withTokens(row) : zeroSums();
+function totalsOf(row: SumsRow): Totals {
+  const sums = withTokens(row);
   return {
     tokens: sums.tokens,
     // A cap compares what was priced; unpriced calls are counted apart, never as $0.
@@ -50,21 +107,37 @@ function totalsOf(row: Omit<UsageSums, 'tokens'> | undefined): Totals {
 }
 
 /**
- * The quota gate's three sums (`sumColumns`, as every view counts), prepared once: the gate
- * runs them before every paid call, and building them anew cost more than the sums.
+ * The quota gate's three sums (`sumColumns`, as every view counts) up to a row id, and the
+ * rows after an id, prepared once.
  */
 function prepareGateSums(db: Db) {
   const p = sql.placeholder;
   const select = () => db.select(sumColumns).from(usageEvents);
+  const upto = lte(usageEvents.id, p('upto'));
   return {
     day: select()
-      .where(eq(usageEvents.day, p('day')))
+      .where(and(eq(usageEvents.day, p('day')), upto))
       .prepare(),
     packDay: select()
-      .where(and(eq(usageEvents.day, p('day')), eq(usageEvents.pack, p('pack'))))
+      .where(and(eq(usageEvents.day, p('day')), eq(usageEvents.pack, p('pack')), upto))
       .prepare(),
     session: select()
-      .where(eq(usageEvents.sessionId, p('sessionId')))
+      .where(and(eq(usageEvents.sessionId, p('sessionId')), upto))
+      .prepare(),
+    since: db
+      .select({
+        id: usageEvents.id,
+        day: usageEvents.day,
+        pack: usageEvents.pack,
+        sessionId: usageEvents.sessionId,
+        inputTokens: usageEvents.inputTokens,
+        outputTokens: usageEvents.outputTokens,
+        costUsd: usageEvents.costUsd,
+        priceKnown: usageEvents.priceKnown,
+      })
+      .from(usageEvents)
+      .where(gt(usageEvents.id, p('after')))
+      .orderBy(asc(usageEvents.id))
       .prepare(),
   };
 }
