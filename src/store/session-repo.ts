@@ -21,6 +21,7 @@ export interface NewMessage {
 /** Routes, sessions and their messages in the core database. */
 export function createSessionRepo(db: Db, redact: (text: string) => string = (text) => text) {
   const queries = prepareTurnQueries(db);
+  const recent = createRecentHistories();
 
   return {
     route(address: Address): RouteRow | undefined {
@@ -127,6 +128,9 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
       return row;
     },
 
+    /** A message's content as it is stored and replayed: no secret in it (see addMessage). */
+    storedContent: (content: string): string => redact(content),
+
     /** Stores a message; a message whose `sourceKey` is already stored is not stored again. */
     addMessage(message: NewMessage, now: number): void {
       queries.addMessage.run({
@@ -142,17 +146,14 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
       });
     },
 
-    /** The session's messages after `afterId` (all when undefined), oldest first, with ids. */
+    /**
+     * The session's messages after `afterId` (all when undefined), oldest first, with ids.
+     * Read through `recent`: a session read before costs only the rows added since.
+     */
     history(sessionId: string, afterId?: number | null): StoredMessage[] {
-      return queries.history.all({ sessionId, afterId: afterId ?? 0 }).map((row) => ({
-        id: row.id,
-        turnId: row.turnId,
-        role: row.role,
-        content: row.content,
-        ...(row.toolCalls ? { toolCalls: JSON.parse(row.toolCalls) } : {}),
-        ...(row.toolCallId ? { toolCallId: row.toolCallId } : {}),
-        ...(row.sourceKey ? { sourceKey: row.sourceKey } : {}),
-      }));
+      return recent.read(sessionId, afterId ?? 0, (after) =>
+        queries.history.all({ sessionId, afterId: after }).map(toStored),
+      );
     },
 
     /** Records that `summary` now stands for the session's messages up to `upto`. */
@@ -166,6 +167,54 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
 }
 
 export type SessionRepo = ReturnType<typeof createSessionRepo>;
+
+type MessageRow = typeof messages.$inferSelect;
+
+function toStored(row: MessageRow): StoredMessage {
+  return Object.freeze({
+    id: row.id,
+    turnId: row.turnId,
+    role: row.role,
+    content: row.content,
+    ...(row.toolCalls ? { toolCalls: JSON.parse(row.toolCalls) } : {}),
+    ...(row.toolCallId ? { toolCallId: row.toolCallId } : {}),
+    ...(row.sourceKey ? { sourceKey: row.sourceKey } : {}),
+  });
+}
+
+/** Sessions whose history is kept in memory, the most recently read ones. */
+const RECENT_SESSIONS = 32;
+
+/**
+ * The histories of the sessions read last. Messages are only ever added, with ids that grow
+ * (AUTOINCREMENT: never reused), and never changed or deleted, so a history read before is
+ * brought up to date by reading the rows after its last id — also rows another process
+ * wrote. A turn's history read went from every message of the session (0.6 ms at 60, more
+ * as a session grows) to the one or two added since the last turn. Messages are frozen:
+ * they are shared by every reader.
+ */
+function createRecentHistories() {
+  const kept = new Map<string, { afterId: number; messages: StoredMessage[] }>();
+
+  return {
+    read(
+      sessionId: string,
+      afterId: number,
+      rowsAfter: (id: number) => StoredMessage[],
+    ): StoredMessage[] {
+      const known = kept.get(sessionId);
+      kept.delete(sessionId);
+      let entry: { afterId: number; messages: StoredMessage[] };
+      if (known?.afterId === afterId) {
+        known.messages.push(...rowsAfter(known.messages.at(-1)?.id ?? afterId));
+        entry = known;
+      } else entry = { afterId, messages: rowsAfter(afterId) };
+      kept.set(sessionId, entry);
+      if (kept.size > RECENT_SESSIONS) kept.delete(kept.keys().next().value!);
+      return [...entry.messages];
+    },
+  };
+}
 
 /**
  * The queries every turn makes, prepared once: building a query with drizzle and compiling

@@ -89,6 +89,47 @@ describe('the agent loop', () => {
     expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
   });
 
+  it('stores the message while the model thinks, before the turn’s tool call and answer', async () => {
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    h.model.enqueue(
+      { toolCalls: [{ name: 'memory', arguments: { action: 'read' } }], delayMs: 400 },
+      { text: 'Noted.' },
+    );
+    say('remember the fern');
+    const request = await h.model.waitForRequest(1);
+    expect(lastUserText(request)).toBe('remember the fern');
+    const stored = () => h.rows<{ role: string }>('SELECT role FROM messages ORDER BY id');
+    // Stored once the request has left, while the model is still thinking.
+    await expect.poll(stored, { timeout: 300, interval: 10 }).toEqual([{ role: 'user' }]);
+    expect(h.model.chatRequests()[0]?.endedAt).toBeUndefined();
+    await settled(h, 1);
+    expect(stored().map((r) => r.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('sends a message the crashed run had stored once, not twice', async () => {
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    say('hello');
+    await settled(h, 1);
+    const [session] = h.rows<{ id: string }>('SELECT id FROM sessions');
+    const next = say('the pot is cracked') + 1;
+    await settled(h, 2);
+    // As if a run stored this update's message and died before it answered.
+    h.exec(
+      `INSERT INTO messages (session_id, turn_id, role, content, source_key, created_at)
+       VALUES (?, 'crashed', 'user', 'and the fern is dry', ?, 0)`,
+      session!.id,
+      `tg:update:${next}`,
+    );
+    h.tg.text({ userId: ALLOWED_USER, text: 'and the fern is dry' });
+    await settled(h, 3);
+    const request = h.model.chatRequests()[2]!;
+    const texts = (request.body.messages as { content: string }[]).map((m) => m.content);
+    expect(texts.filter((t) => t === 'and the fern is dry')).toHaveLength(1);
+    expect(h.rows('SELECT id FROM messages WHERE content = ?', 'and the fern is dry')).toHaveLength(
+      1,
+    );
+  });
+
   it('turns refused and hostile tool calls into errors the model reads, and goes on', async () => {
     h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.model.enqueue(
