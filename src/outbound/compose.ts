@@ -49,14 +49,17 @@ export function composeText(message: OutboundText): TextPart[] {
 }
 
 /**
- * The model's Markdown, unless it renders to nothing visible (`#`, `> `, an empty code block,
- * a link with a blank label): then its literal text, and when even that shows nothing,
- * NO_ANSWER. An answer never silently becomes no message.
+ * The parts of the model's answer as sent, `suffix` (Markdown) after it: the answer's
+ * Markdown, unless it renders to nothing visible (`#`, `> `, an empty code block, a link
+ * with a blank label): then its literal text, and when even that shows nothing, NO_ANSWER.
+ * An answer never silently becomes no message. Rendered once when it shows as written.
  */
-export function visibleMarkdown(text: string): string {
-  if (composeText(markdown(text)).length > 0) return text;
+export function answerParts(text: string, suffix = ''): TextPart[] {
+  const parts = composeText(markdown(text));
+  if (parts.length > 0) return suffix ? composeText(markdown(text + suffix)) : parts;
   const literal = text.replace(MARKDOWN_PUNCTUATION, (c) => `\\${c}`);
-  return composeText(markdown(literal)).length > 0 ? literal : NO_ANSWER;
+  const shown = composeText(markdown(literal)).length > 0 ? literal : NO_ANSWER;
+  return composeText(markdown(shown + suffix));
 }
 
 /** A caption fits 1024 units; what does not fit follows as text messages. */

@@ -121,9 +121,8 @@ export function createStream(options: StreamOptions) {
       await inFlight;
     },
 
-    /** Writes the final rows for `answer` (after `settle`; inside the turn's transaction). */
-    finish(answer: string): number[] {
-      const parts = composeText(markdown(answer));
+    /** Writes the final rows for the answer's parts (after `settle`; inside the turn's transaction). */
+    finish(parts: TextPart[]): number[] {
       const rows = parts.flatMap((part, i) => {
         const current = shown[i];
         if (!current) return outbox.writeParts(to, [part]);

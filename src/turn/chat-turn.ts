@@ -6,7 +6,7 @@ import type { EventBus } from '../core/events.ts';
 import type { ChatModel, Logger } from '../core/ports.ts';
 import type { ChatType, InboundEvent } from '../core/types.ts';
 import type { MediaInputs } from '../inbound/media.ts';
-import { visibleMarkdown } from '../outbound/compose.ts';
+import { answerParts } from '../outbound/compose.ts';
 import type { Outbox } from '../outbound/outbox.ts';
 import { createStream, type StreamMode } from '../outbound/stream.ts';
 import { keepTyping } from '../outbound/typing.ts';
@@ -152,7 +152,7 @@ export async function runChatTurn(
     const silent = turn.job !== undefined && result.answer.trim() === SILENT;
     const ids = deps.transaction(() => {
       deps.agent.storeAnswer(input, result.answer);
-      const rows = silent ? [] : stream.finish(visibleMarkdown(result.answer) + badge);
+      const rows = silent ? [] : stream.finish(answerParts(result.answer, badge));
       deps.replies.acknowledge(turn.events.map((e) => e.origin));
       return rows;
     });
