@@ -93,6 +93,10 @@ export function createUpdateSupplier(deps: UpdateSupplierDeps) {
 
   return async function supply(batchSize: number, runnerSignal: RunnerSignal): Promise<Update[]> {
     const signal = nativeSignal(runnerSignal);
+    // The next long poll waits for the next task: the turns the last batch started run on to
+    // their model requests first, instead of taking turns with building this request (about
+    // 0.4 ms before each model call). Updates that come meanwhile are in the next answer.
+    await nextTask();
     if (!connected) await connect(signal);
     const params = {
       offset,
@@ -120,6 +124,8 @@ export function createUpdateSupplier(deps: UpdateSupplierDeps) {
     return fresh.map((u) => u.payload as Update);
   };
 }
+
+const nextTask = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The fetched items that can be stored: those with an update id. Anything else is garbage
