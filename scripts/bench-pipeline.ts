@@ -11,7 +11,8 @@
  * Knobs: BENCH_ROUNDS (runs of each bot per workload, default 3), BENCH_CONVERSATIONS
  * (default 1000), BENCH_LEDGER (ledger sizes, default 10000,100000,1000000), BENCH_PROFILE
  * (a folder: satchel's workload runs write V8 CPU profiles there), BENCH_PARTS (which parts
- * run, default all: workloads,first-text,scale,ledger,prompts).
+ * run, default all: workloads,first-text,scale,ledger,prompts), BENCH_MODEL_MS (how long the
+ * fake model takes to answer in the workloads, default 100; 0 answers at once).
  */
 import { cpus, loadavg } from 'node:os';
 import { spawnBot } from './bench/bot-control.ts';
@@ -28,17 +29,26 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 1000);
 const LEDGER = (process.env.BENCH_LEDGER ?? '10000,100000,1000000').split(',').map(Number);
 const PROFILE = process.env.BENCH_PROFILE;
+/** The fake model's time to its answer in the workloads; any real provider takes longer. */
+const MODEL_MS = Number(process.env.BENCH_MODEL_MS ?? 100);
 const PARTS = new Set(
   (process.env.BENCH_PARTS ?? 'workloads,first-text,scale,ledger,prompts').split(','),
 );
 
 const WORKLOADS: WorkloadSpec[] = [
-  { name: 'one chat, 30 turns 300 ms apart', chats: [5001], turns: 30, gapMs: 300 },
+  {
+    name: 'one chat, 30 turns 300 ms apart',
+    chats: [5001],
+    turns: 30,
+    gapMs: 300,
+    modelMs: MODEL_MS,
+  },
   {
     name: '10 chats × 10 turns, 1 s apart',
     chats: Array.from({ length: 10 }, (_, i) => 5101 + i),
     turns: 10,
     gapMs: 1000,
+    modelMs: MODEL_MS,
   },
 ];
 const RATIO_TARGET = 1.5;
@@ -53,7 +63,9 @@ async function workloads(rig: Rig): Promise<void> {
     const label = `(${'ab'[i]}) ${spec.name}`;
     const options = PROFILE ? { cpuProfDir: PROFILE } : {};
     const result = await sideBySide(rig, spec, ROUNDS, options);
-    console.log(`${label}: ${ROUNDS} run(s) of each bot, alternating; ms, p50 (p95)`);
+    console.log(
+      `${label}: ${ROUNDS} run(s) of each bot, alternating; the model answers after ${spec.modelMs} ms; ms, p50 (p95)`,
+    );
     console.log(table(['measure', 'satchel', 'bare bot', 'ratio', 'target', ''], rows(result)));
     const { sent, late } = result.satchel.typing;
     console.log(

@@ -21,6 +21,12 @@ export interface WorkloadSpec {
   chats: readonly number[];
   turns: number;
   gapMs: number;
+  /**
+   * How long the fake model thinks before it answers (the same for both bots). Neither
+   * window includes it, but work a bot does while the model thinks (a typing action, the
+   * next long poll) falls into the "after" window when the model answers at once.
+   */
+  modelMs: number;
 }
 
 export interface TurnTiming {
@@ -48,6 +54,7 @@ export async function runWorkload(
   const run = ++runs;
   tg.clearCalls();
   model.reset();
+  model.setDefault((req) => ({ text: `echo: ${lastUserText(req)}`, delayMs: spec.modelMs }));
   const label = (chat: number, turn: number) => `bench-${run}-${chat}-${turn}`;
   const updates = new Map<string, number>();
   const say = (chat: number, turn: number) =>
