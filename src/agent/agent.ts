@@ -110,13 +110,9 @@ export function createAgent(deps: AgentDeps) {
   const quietCall = (input: TurnInput, signal: AbortSignal) => (request: ChatRequest) =>
     callModel({ scope: scopeOf(input), request, signal, model: input.model }).then((r) => r.text);
 
-  /**
-   * The history the model sees: repaired, old tool output shortened, compacted when long.
-   * `unsaved` are the turn's user messages not stored yet; they come last.
-   */
+  /** The history the model sees: repaired, old tool output shortened, compacted when long. */
   async function prepareHistory(
     input: TurnInput,
-    unsaved: readonly UserInput[],
     signal: AbortSignal,
   ): Promise<{ system: string; messages: ChatMessage[] }> {
     let session = sessions.session(input.session.id) ?? input.session;
@@ -143,53 +139,12 @@ export function createAgent(deps: AgentDeps) {
     const images = new Map(
       input.inputs.flatMap((i) => (i.images?.length ? [[i.sourceKey, i.images] as const] : [])),
     );
-    // A replayed turn's inputs may be stored already (by the run that crashed).
-    const storedKeys = new Set(stored.map((m) => m.sourceKey));
-    const latest = unsaved
-      .filter((i) => !storedKeys.has(i.sourceKey))
-      .map((i) => ({
-        role: 'user' as const,
-        content: sessions.storedContent(i.content),
-        turnId: input.turnId,
-        sourceKey: i.sourceKey,
-      }));
-    const withImages = [...stored, ...latest].map((m) => {
+    const withImages = stored.map((m) => {
       const attached = m.sourceKey === undefined ? undefined : images.get(m.sourceKey);
       return attached ? { ...m, images: attached } : m;
     });
     return { system, messages: shortenOldToolResults(repairHistory(withImages)) };
   }
-
-  /**
-   * The turn's user messages, stored once its first model request has left (on the next
-   * task: their insert no longer delays the request), or before anything else of the turn is
-   * stored, or when the turn ends, whichever comes first. Until then the model gets them from
-   * here. A crash before they are stored leaves the update unanswered: it runs again.
-   */
-  function unsavedInputs(input: TurnInput) {
-    const unsaved = [...input.inputs];
-    const save = () => {
-      for (let next = unsaved[0]; next; next = unsaved[0]) {
-        store(input, { role: 'user', content: next.content, sourceKey: next.sourceKey });
-        unsaved.shift();
-      }
-    };
-    return {
-      unsaved: unsaved as readonly UserInput[],
-      save,
-      saveSoon: () =>
-        setImmediate(() => {
-          try {
-            save();
-          } catch (error) {
-            // Tried again before the turn stores anything else, and when it ends.
-            log.warn({ event: 'turn_input_store_failed', err: error }, 'user message not stored');
-          }
-        }),
-    };
-  }
-
-  type UnsavedInputs = ReturnType<typeof unsavedInputs>;
 
   function store(
     input: Pick<TurnInput, 'session' | 'turnId'>,
@@ -207,29 +162,25 @@ export function createAgent(deps: AgentDeps) {
    */
   async function loop(
     input: TurnInput,
-    inputs: UnsavedInputs,
     deadline: Deadline,
     turn: { calls: number; partial: string },
   ): Promise<string> {
     const tools = input.tools?.specs.length ? input.tools : undefined;
     for (turn.calls = 1; ; turn.calls++) {
-      const { system, messages } = await prepareHistory(input, inputs.unsaved, deadline.signal);
+      const { system, messages } = await prepareHistory(input, deadline.signal);
       const lastCall = turn.calls === MAX_MODEL_CALLS;
       turn.partial = '';
-      const answered = callModel(
+      const response = await callModel(
         streamedCall(input, deadline.signal, turn, {
           system,
           messages,
           ...(tools && !lastCall ? { tools: tools.specs } : {}),
         }),
       );
-      inputs.saveSoon();
-      const response = await answered;
       if (response.toolCalls.length === 0 || !tools || lastCall) {
         deadline.dispose();
         return response.text.trim() || '(no answer)';
       }
-      inputs.save();
       store(input, { role: 'assistant', content: response.text, toolCalls: response.toolCalls });
       for (const call of response.toolCalls) {
         const run = () => tools.run(call, deadline.signal);
@@ -249,11 +200,12 @@ export function createAgent(deps: AgentDeps) {
      * streamed, plus a note saying so.
      */
     async run(input: TurnInput): Promise<TurnResult> {
-      const inputs = unsavedInputs(input);
+      for (const { content, sourceKey } of input.inputs)
+        store(input, { role: 'user', content, sourceKey });
       const deadline = startDeadline(clock, turnTimeoutMs, input.signal);
       const turn = { calls: 0, partial: '' };
       try {
-        const answer = await loop(input, inputs, deadline, turn);
+        const answer = await loop(input, deadline, turn);
         return { answer, modelCalls: turn.calls, timedOut: false };
       } catch (error) {
         if (!deadline.expired()) throw error;
@@ -265,7 +217,6 @@ export function createAgent(deps: AgentDeps) {
         return { answer, modelCalls: turn.calls, timedOut: true };
       } finally {
         deadline.dispose();
-        inputs.save();
       }
     },
 

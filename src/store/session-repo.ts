@@ -128,9 +128,6 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
       return row;
     },
 
-    /** A message's content as it is stored and replayed: no secret in it (see addMessage). */
-    storedContent: (content: string): string => redact(content),
-
     /** Stores a message; a message whose `sourceKey` is already stored is not stored again. */
     addMessage(message: NewMessage, now: number): void {
       queries.addMessage.run({

@@ -99,7 +99,7 @@ describe('the agent loop', () => {
     const request = await h.model.waitForRequest(1);
     expect(lastUserText(request)).toBe('remember the fern');
     const stored = () => h.rows<{ role: string }>('SELECT role FROM messages ORDER BY id');
-    // Stored once the request has left, while the model is still thinking.
+    // Stored before the model was called (SPEC §2): there while the model is still thinking.
     await expect.poll(stored, { timeout: 300, interval: 10 }).toEqual([{ role: 'user' }]);
     expect(h.model.chatRequests()[0]?.endedAt).toBeUndefined();
     await settled(h, 1);
