@@ -1,10 +1,10 @@
-import {
+import type {
   ApiError,
-  type Content,
-  type FunctionDeclaration,
-  type GenerateContentResponse,
+  Content,
+  FunctionDeclaration,
+  GenerateContentResponse,
   GoogleGenAI,
-  type Part,
+  Part,
 } from '@google/genai';
 import { AbortedError, isAbort, ProviderError } from '../core/errors.ts';
 import type { ChatModel, ChatRequest, ChatResponse, ModelInfo } from '../core/ports.ts';
@@ -32,12 +32,29 @@ const PROVIDER = 'gemini';
 /** The ids we make up for function calls that came without one; never sent back to Gemini. */
 const GENERATED_ID = /^call_\d+$/;
 
+type GeminiSdk = typeof import('@google/genai');
+
+/**
+ * The SDK, loaded by the first Gemini call: it adds ~30 MB and ~80 ms to a process, and a
+ * bot whose models are not Gemini's never needs it.
+ */
+let sdk: GeminiSdk | undefined;
+export async function loadGeminiSdk(): Promise<GeminiSdk> {
+  sdk ??= await import('@google/genai');
+  return sdk;
+}
+
 /** A chat model over the Gemini API (@google/genai), streamed. */
 export function createGeminiChatModel(options: GeminiOptions): ChatModel {
-  const ai = new GoogleGenAI({
-    apiKey: options.apiKey ?? 'not-needed',
-    ...(options.baseUrl ? { httpOptions: { baseUrl: options.baseUrl } } : {}),
-  });
+  let ai: GoogleGenAI | undefined;
+  const client = async () => {
+    const { GoogleGenAI } = await loadGeminiSdk();
+    ai ??= new GoogleGenAI({
+      apiKey: options.apiKey ?? 'not-needed',
+      ...(options.baseUrl ? { httpOptions: { baseUrl: options.baseUrl } } : {}),
+    });
+    return ai;
+  };
   const info: ModelInfo = {
     provider: PROVIDER,
     model: options.model,
@@ -51,7 +68,8 @@ export function createGeminiChatModel(options: GeminiOptions): ChatModel {
         { provider: PROVIDER, timeoutMs: options.timeoutMs, signal },
         async (sdkSignal, progress) => {
           const tools = toGeminiTools(request);
-          const stream = await ai.models.generateContentStream({
+          const { models } = await client();
+          const stream = await models.generateContentStream({
             model: options.model,
             contents: toGeminiContents(request.messages),
             config: {
@@ -197,7 +215,7 @@ function toGeminiTools(request: ChatRequest): FunctionDeclaration[] {
  */
 export function mapGeminiError(error: unknown, signal: AbortSignal): unknown {
   if (signal.aborted || isAbort(error)) return new AbortedError();
-  if (error instanceof ApiError) {
+  if (isApiError(error)) {
     const status = error.status;
     const transient = status === 429 || status >= 500;
     const body = errorBody(error);
@@ -221,6 +239,11 @@ export function mapGeminiError(error: unknown, signal: AbortSignal): unknown {
     });
   }
   return mapBrokenResponse(PROVIDER, error) ?? error;
+}
+
+/** An error of the SDK's API (only once the SDK is loaded can it have thrown one). */
+function isApiError(error: unknown): error is ApiError {
+  return sdk !== undefined && error instanceof sdk.ApiError;
 }
 
 /**

@@ -1,9 +1,8 @@
-import { GoogleGenAI } from '@google/genai';
 import Groq from 'groq-sdk';
 import OpenAI from 'openai';
 import type { Config, Provider } from '../config/config.ts';
 import { ProviderError } from '../core/errors.ts';
-import { mapGeminiError } from './gemini.ts';
+import { loadGeminiSdk, mapGeminiError } from './gemini.ts';
 import { mapGroqError } from './groq.ts';
 import { mapOpenAiError } from './openai.ts';
 
@@ -44,6 +43,7 @@ export async function listModels(
         return list.data.map((model) => model.id);
       }
       case 'gemini': {
+        const { GoogleGenAI } = await loadGeminiSdk();
         const ai = new GoogleGenAI({
           apiKey: key,
           ...(baseUrl ? { httpOptions: { baseUrl } } : {}),
