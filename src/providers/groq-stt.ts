@@ -1,7 +1,6 @@
-import Groq, { toFile } from 'groq-sdk';
 import type { CoreConfig } from '../config/config.ts';
 import type { Transcriber } from '../core/ports.ts';
-import { mapGroqError } from './groq.ts';
+import { lazyGroqClient, loadGroqSdk, mapGroqError } from './groq.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
 import { providerConfigured } from './index.ts';
 
@@ -22,12 +21,7 @@ const PROVIDER = 'groq';
  * ProviderError (a timeout with a ProviderTimeoutError), an abort with AbortedError.
  */
 export function createGroqTranscriber(options: GroqTranscriberOptions): Transcriber {
-  const client = new Groq({
-    apiKey: options.apiKey ?? 'not-needed',
-    ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
-    maxRetries: 0,
-    logLevel: 'off',
-  });
+  const client = lazyGroqClient(options);
   const info = { provider: PROVIDER, model: options.model };
 
   return {
@@ -36,10 +30,12 @@ export function createGroqTranscriber(options: GroqTranscriberOptions): Transcri
       return withIdleTimeout(
         { provider: PROVIDER, timeoutMs: options.timeoutMs, signal },
         async (sdkSignal) => {
+          const { toFile } = await loadGroqSdk();
+          const { audio: api } = await client();
           const file = await toFile(audio.data, whisperFileName(audio.fileName), {
             ...(audio.mimeType ? { type: audio.mimeType } : {}),
           });
-          const result = await client.audio.transcriptions.create(
+          const result = await api.transcriptions.create(
             { file, model: options.model, response_format: 'verbose_json' },
             { signal: sdkSignal },
           );

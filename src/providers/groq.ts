@@ -1,4 +1,5 @@
-import Groq from 'groq-sdk';
+import type Groq from 'groq-sdk';
+import { AbortedError } from '../core/errors.ts';
 import type { ChatModel, ModelInfo } from '../core/ports.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
 import { collectChatStream, mapSdkError, toWireMessages, toWireTools } from './openai.ts';
@@ -13,15 +14,40 @@ export interface GroqOptions {
   acceptsImages?: boolean;
 }
 
+type GroqSdk = typeof import('groq-sdk');
+
+/**
+ * The SDK, loaded by the first Groq call (chat or speech to text): a bot that does not call
+ * Groq never carries it (~10 MB, ~25 ms to load).
+ */
+let sdk: GroqSdk | undefined;
+export async function loadGroqSdk(): Promise<GroqSdk> {
+  sdk ??= await import('groq-sdk');
+  return sdk;
+}
+
+/** A Groq client for `options`, made on first use. */
+export function lazyGroqClient(options: {
+  apiKey?: string | undefined;
+  baseUrl?: string | undefined;
+}) {
+  let client: Groq | undefined;
+  return async (): Promise<Groq> => {
+    const { default: GroqClient } = await loadGroqSdk();
+    client ??= new GroqClient({
+      apiKey: options.apiKey ?? 'not-needed',
+      ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
+      maxRetries: 0,
+      // As for openai: an unparsable chunk is not printed; the mapped error is logged.
+      logLevel: 'off',
+    });
+    return client;
+  };
+}
+
 /** A chat model over Groq's chat-completions API (groq-sdk). */
 export function createGroqChatModel(options: GroqOptions): ChatModel {
-  const client = new Groq({
-    apiKey: options.apiKey ?? 'not-needed',
-    ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
-    maxRetries: 0,
-    // As for openai: an unparsable chunk is not printed; the mapped error is logged.
-    logLevel: 'off',
-  });
+  const client = lazyGroqClient(options);
   const info: ModelInfo = {
     provider: 'groq',
     model: options.model,
@@ -34,7 +60,8 @@ export function createGroqChatModel(options: GroqOptions): ChatModel {
       return withIdleTimeout(
         { provider: info.provider, timeoutMs: options.timeoutMs, signal },
         async (sdkSignal, progress) => {
-          const stream = await client.chat.completions.create(
+          const { chat } = await client();
+          const stream = await chat.completions.create(
             {
               model: options.model,
               messages: toWireMessages(request),
@@ -54,5 +81,7 @@ export function createGroqChatModel(options: GroqOptions): ChatModel {
 
 /** groq-sdk errors → ProviderError, as for openai (broken or cut-off answers are transient). */
 export function mapGroqError(error: unknown, signal: AbortSignal): unknown {
-  return mapSdkError('groq', error, signal, Groq);
+  // Before the SDK is loaded, no SDK error can have been thrown (the load itself failed).
+  if (!sdk) return signal.aborted ? new AbortedError() : error;
+  return mapSdkError('groq', error, signal, sdk.default);
 }

@@ -1,9 +1,8 @@
-import Groq from 'groq-sdk';
 import OpenAI from 'openai';
 import type { Config, Provider } from '../config/config.ts';
 import { ProviderError } from '../core/errors.ts';
 import { loadGeminiSdk, mapGeminiError } from './gemini.ts';
-import { mapGroqError } from './groq.ts';
+import { loadGroqSdk, mapGroqError } from './groq.ts';
 import { mapOpenAiError } from './openai.ts';
 
 /**
@@ -33,6 +32,7 @@ export async function listModels(
         return names;
       }
       case 'groq': {
+        const { default: Groq } = await loadGroqSdk();
         const client = new Groq({
           apiKey: key,
           ...(baseUrl ? { baseURL: baseUrl } : {}),

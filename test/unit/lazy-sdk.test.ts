@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FakeModel } from '../fakes/model-server.ts';
 
-/** Whether @google/genai has been loaded in this test file's module graph. */
-const loaded = vi.hoisted(() => ({ gemini: false }));
+/** Whether each optional SDK has been loaded in this test file's module graph. */
+const loaded = vi.hoisted(() => ({ gemini: false, groq: false }));
 vi.mock('@google/genai', async (original) => {
   loaded.gemini = true;
+  return original();
+});
+vi.mock('groq-sdk', async (original) => {
+  loaded.groq = true;
   return original();
 });
 
@@ -14,25 +18,25 @@ beforeAll(async () => {
 });
 afterAll(() => fake.stop());
 
-describe('the Gemini SDK', () => {
-  it('is loaded by the first Gemini call, not by a bot that does not call Gemini', async () => {
+describe('the Gemini and Groq SDKs', () => {
+  it('are loaded by their first call, not by a bot that does not call them', async () => {
     const { createGeminiChatModel } = await import('../../src/providers/gemini.ts');
+    const { createGroqChatModel } = await import('../../src/providers/groq.ts');
     const { createOpenAiChatModel } = await import('../../src/providers/openai.ts');
-    const openai = createOpenAiChatModel({
-      baseUrl: `${fake.url}/v1`,
-      model: 'm',
-      timeoutMs: 5000,
-    });
-    const gemini = createGeminiChatModel({ baseUrl: fake.url, model: 'g', timeoutMs: 5000 });
+    const options = { baseUrl: fake.url, model: 'm', timeoutMs: 5000 };
+    const openai = createOpenAiChatModel({ ...options, baseUrl: `${fake.url}/v1` });
+    const gemini = createGeminiChatModel(options);
+    const groq = createGroqChatModel(options);
     const request = { system: 'Be brief.', messages: [{ role: 'user' as const, content: 'hi' }] };
     const signal = new AbortController().signal;
 
     await openai.complete(request, { signal });
-    expect(loaded.gemini).toBe(false);
+    expect(loaded).toEqual({ gemini: false, groq: false });
 
-    fake.enqueue({ text: 'Hello from Gemini.' });
-    const answer = await gemini.complete(request, { signal });
-    expect(loaded.gemini).toBe(true);
-    expect(answer.text).toBe('Hello from Gemini.');
+    fake.enqueue({ text: 'Hello from Gemini.' }, { text: 'Hello from Groq.' });
+    expect((await gemini.complete(request, { signal })).text).toBe('Hello from Gemini.');
+    expect(loaded).toEqual({ gemini: true, groq: false });
+    expect((await groq.complete(request, { signal })).text).toBe('Hello from Groq.');
+    expect(loaded).toEqual({ gemini: true, groq: true });
   });
 });
