@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, count, desc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { createRecent } from '../core/recent.ts';
 import { type Address, addressKey, type ChatMessage, type Role } from '../core/types.ts';
 import type { Db } from './client.ts';
 import { conversationRoutes, messages, sessions } from './schema.ts';
@@ -191,7 +192,9 @@ const RECENT_SESSIONS = 32;
  * they are shared by every reader.
  */
 function createRecentHistories() {
-  const kept = new Map<string, { afterId: number; messages: StoredMessage[] }>();
+  const kept = createRecent<string, { afterId: number; messages: StoredMessage[] }>(
+    RECENT_SESSIONS,
+  );
 
   return {
     read(
@@ -200,15 +203,13 @@ function createRecentHistories() {
       rowsAfter: (id: number) => StoredMessage[],
     ): StoredMessage[] {
       const known = kept.get(sessionId);
-      kept.delete(sessionId);
-      let entry: { afterId: number; messages: StoredMessage[] };
       if (known?.afterId === afterId) {
         known.messages.push(...rowsAfter(known.messages.at(-1)?.id ?? afterId));
-        entry = known;
-      } else entry = { afterId, messages: rowsAfter(afterId) };
-      kept.set(sessionId, entry);
-      if (kept.size > RECENT_SESSIONS) kept.delete(kept.keys().next().value!);
-      return [...entry.messages];
+        return [...known.messages];
+      }
+      const messages = rowsAfter(afterId);
+      kept.set(sessionId, { afterId, messages });
+      return [...messages];
     },
   };
 }

@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, lte, max, sql } from 'drizzle-orm';
+import { createRecent } from '../core/recent.ts';
 import type { Db } from '../store/client.ts';
 import { usageEvents } from '../store/schema.ts';
 import { sumColumns, type UsageSums, withTokens, zeroSums } from './sums.ts';
@@ -60,7 +61,7 @@ function createRunningSums(db: Db, gate: GateSums) {
       .select({ id: max(usageEvents.id) })
       .from(usageEvents)
       .get()?.id ?? 0;
-  const kept = new Map<string, SumsRow>();
+  const kept = createRecent<string, SumsRow>(KEPT_SUMS);
 
   function catchUp(): void {
     for (const row of gate.since.all({ after: seen })) {
@@ -69,7 +70,7 @@ function createRunningSums(db: Db, gate: GateSums) {
         `pack ${row.day} ${row.pack}`,
         `session ${row.sessionId}`,
       ]) {
-        const sums = kept.get(key);
+        const sums = kept.peek(key);
         if (!sums) continue;
         sums.calls += 1;
         sums.input_tokens += row.inputTokens;
@@ -85,10 +86,10 @@ function createRunningSums(db: Db, gate: GateSums) {
     sum(key: string, load: (upto: number) => SumsRow | undefined): Totals {
       catchUp();
       let sums = kept.get(key);
-      kept.delete(key);
-      sums ??= { ...(load(seen) ?? zeroSums()) };
-      kept.set(key, sums);
-      if (kept.size > KEPT_SUMS) kept.delete(kept.keys().next().value!);
+      if (!sums) {
+        sums = { ...(load(seen) ?? zeroSums()) };
+        kept.set(key, sums);
+      }
       return totalsOf(sums);
     },
   };
