@@ -92,7 +92,7 @@ describe('the agent loop', () => {
   it('stores the message while the model thinks, before the turn’s tool call and answer', async () => {
     h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.model.enqueue(
-      { toolCalls: [{ name: 'memory', arguments: { action: 'read' } }], delayMs: 400 },
+      { toolCalls: [{ name: 'memory', arguments: { action: 'read' } }], delayMs: 1000 },
       { text: 'Noted.' },
     );
     say('remember the fern');
@@ -100,7 +100,7 @@ describe('the agent loop', () => {
     expect(lastUserText(request)).toBe('remember the fern');
     const stored = () => h.rows<{ role: string }>('SELECT role FROM messages ORDER BY id');
     // Stored before the model was called (SPEC §2): there while the model is still thinking.
-    await expect.poll(stored, { timeout: 300, interval: 10 }).toEqual([{ role: 'user' }]);
+    expect(stored()).toEqual([{ role: 'user' }]);
     expect(h.model.chatRequests()[0]?.endedAt).toBeUndefined();
     await settled(h, 1);
     expect(stored().map((r) => r.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
