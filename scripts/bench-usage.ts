@@ -16,12 +16,12 @@ import { performance } from 'node:perf_hooks';
 import { PassThrough } from 'node:stream';
 import { createUsageCommand } from '../src/cli/usage.ts';
 import type { Clock } from '../src/core/clock.ts';
-import type { Logger } from '../src/core/ports.ts';
 import { createDashboard } from '../src/dashboard/server.ts';
 import { openCoreStore } from '../src/store/client.ts';
 import { openCoreReader } from '../src/store/read-only.ts';
 import { createCalendar } from '../src/usage/calendar.ts';
 import { createTotals } from '../src/usage/totals.ts';
+import { silentLog } from '../test/support/usage-seed.ts';
 
 const ROWS = 100_000;
 const WARM_RUNS = 200;
@@ -39,13 +39,6 @@ const MODELS = [
 ] as const;
 const PACKS = ['vocab', 'journal', 'habits', 'garden', null];
 
-const silent: Logger = {
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  child: () => silent,
-};
 const clock: Clock = { now: () => NOW, setTimeout: () => 0 as never, clearTimeout: () => {} };
 
 const home = mkdtempSync(path.join(tmpdir(), 'satchel-bench-usage-'));
@@ -128,7 +121,7 @@ async function openDashboard() {
       timezone: TIMEZONE,
     },
     clock,
-    log: silent,
+    log: silentLog,
   });
   const { url } = (await dashboard.start())!;
   const api = new URL('/api/usage', url).href;

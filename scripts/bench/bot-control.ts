@@ -5,19 +5,11 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { preciseNow } from '../../test/fakes/telegram-server.ts';
-import type { BotKind, FromBot, ToBot } from './bot-process.ts';
+import type { BotKind, BotStats, FromBot, ToBot } from './bot-process.ts';
+
+export type { BotStats };
 
 const ENTRY = fileURLToPath(new URL('./bot-process.ts', import.meta.url));
-
-export interface BotStats {
-  /** Resident memory now; after a full garbage collection; the most it ever was. */
-  rssMb: number;
-  rssAfterGcMb: number;
-  peakRssMb: number;
-  heapMb: number;
-  heapTotalMb: number;
-  externalMb: number;
-}
 
 export interface BotChild {
   kind: BotKind;

@@ -13,19 +13,21 @@ import { performance } from 'node:perf_hooks';
 
 export type BotKind = 'satchel' | 'bare';
 
+export interface BotStats {
+  /** Resident memory now; after a full garbage collection; the most it ever was. */
+  rssMb: number;
+  rssAfterGcMb: number;
+  peakRssMb: number;
+  heapMb: number;
+  heapTotalMb: number;
+  externalMb: number;
+}
+
 export type ToBot = { type: 'cpu' } | { type: 'stats' } | { type: 'stop' };
 export type FromBot =
   | { type: 'ready'; importMs: number; createMs: number; startMs: number }
   | { type: 'cpu'; ms: number }
-  | {
-      type: 'stats';
-      rssMb: number;
-      rssAfterGcMb: number;
-      peakRssMb: number;
-      heapMb: number;
-      heapTotalMb: number;
-      externalMb: number;
-    }
+  | ({ type: 'stats' } & BotStats)
   | { type: 'stopped' }
   | { type: 'failed'; error: string };
 

@@ -6,22 +6,15 @@
  */
 import { performance } from 'node:perf_hooks';
 import { systemClock } from '../../src/core/clock.ts';
-import type { Logger } from '../../src/core/ports.ts';
 import { openCoreStore } from '../../src/store/client.ts';
 import { createCalendar } from '../../src/usage/calendar.ts';
 import { createQuotaGate } from '../../src/usage/quota.ts';
 import { usageReport } from '../../src/usage/report.ts';
 import { createTotals } from '../../src/usage/totals.ts';
+import { silentLog } from '../../test/support/usage-seed.ts';
 import { seededSession, seedHome } from './seed.ts';
 import { p50 } from './stats.ts';
 
-const silent: Logger = {
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  child: () => silent,
-};
 /** High enough never to be reached, so that every cap's sum runs. */
 const CAP = 1e12;
 
@@ -65,7 +58,7 @@ function timeGateAndReport(home: string) {
     const calendar = createCalendar('UTC');
     const caps = { dailyTokens: CAP, sessionTokens: CAP, dailyUsd: CAP };
     const totals = createTotals(store.db);
-    const quota = createQuotaGate({ caps, totals, calendar, clock: systemClock, log: silent });
+    const quota = createQuotaGate({ caps, totals, calendar, clock: systemClock, log: silentLog });
     const sessionId = seededSession(0);
     const packCaps = { dailyTokens: CAP, dailyUsd: CAP };
     const pack = { name: 'journal', displayName: 'Journal', caps: packCaps };

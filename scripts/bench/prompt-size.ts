@@ -10,24 +10,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSystemPrompt } from '../../src/agent/system-prompt.ts';
 import { systemClock } from '../../src/core/clock.ts';
-import type { Logger } from '../../src/core/ports.ts';
 import { loadPack } from '../../src/packs/loader.ts';
 import { packPromptSections } from '../../src/packs/prompt.ts';
 import { openPackStorage } from '../../src/packs/storage.ts';
 import { toWireTools } from '../../src/providers/openai.ts';
 import type { TurnToolContext } from '../../src/tools/context.ts';
 import { createToolRunner, packTools } from '../../src/tools/registry.ts';
+import { silentLog } from '../../test/support/usage-seed.ts';
 
 const PACKS = fileURLToPath(new URL('../../packs', import.meta.url));
 const BUNDLED = ['vocab', 'journal', 'habits'];
-
-const silent: Logger = {
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  child: () => silent,
-};
 
 export const tokens = (chars: number) => Math.ceil(chars / 4);
 
@@ -60,7 +52,7 @@ export function measurePrompts(): PackPrompt[] {
           clock: systemClock,
           timezone: 'UTC',
         } as unknown as TurnToolContext;
-        const { specs } = createToolRunner(packTools(ctx), silent);
+        const { specs } = createToolRunner(packTools(ctx), silentLog);
         const wire = toWireTools({ system, messages: [], tools: specs });
         return {
           pack: name,
