@@ -121,7 +121,7 @@ export function createStream(options: StreamOptions) {
       await inFlight;
     },
 
-    /** Writes the final rows for the answer's parts (after `settle`; inside the turn's transaction). */
+    /** Writes the final rows for the answer's parts (after `settle`, in the turn's transaction). */
     finish(parts: TextPart[]): number[] {
       const rows = parts.flatMap((part, i) => {
         const current = shown[i];
