@@ -43,7 +43,7 @@ export function createDbQueryTool(storage: PackStorage, options: DbQueryOptions 
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return defineTool({
     name: 'db_query',
-    description: `Run ONE read-only SQL query (SELECT, WITH or VALUES) on this pack's own SQLite database and get JSON {columns, rows, rowCount, truncated}. Use ? placeholders with "params". At most ${maxRows} rows; long text is cut to ${MAX_CELL_CHARS} characters; integers beyond ±2^53 come back as strings (pass them back as string params). List the tables with: SELECT name, sql FROM sqlite_master WHERE type = 'table'. Use db_write to change data.`,
+    description: `Run ONE read-only SQL query (SELECT, WITH or VALUES) on this pack's own SQLite database and get JSON {columns, rows, rowCount, truncated}. Use ? placeholders with "params". At most ${maxRows} rows; long text is cut to ${MAX_CELL_CHARS} characters. List the tables with: SELECT name, sql FROM sqlite_master WHERE type = 'table'. Use db_write to change data.`,
     schema,
     async run({ sql, params }, signal) {
       checkSql(sql);

@@ -25,7 +25,7 @@ export function createDbWriteTool(storage: PackStorage, ownedTables: readonly st
   const owned = ownedTables.length > 0 ? ownedTables.join(', ') : '(none)';
   return defineTool({
     name: 'db_write',
-    description: `Change rows in this pack's tables (${owned}). action "insert" needs "values" ({column: value}); "update" needs "values" and "where"; "delete" needs "where". "where" matches rows whose columns equal all the given values (null matches NULL). Give integers beyond 2^53 (such as some ids) as strings of digits. Use db_query to read.`,
+    description: `Change rows in this pack's tables (${owned}). action "insert" needs "values" ({column: value}); "update" needs "values" and "where"; "delete" needs "where". "where" matches rows whose columns equal all the given values (null matches NULL). Use db_query to read.`,
     schema,
     async run({ action, table, values, where }) {
       const db = storage.db;

@@ -87,10 +87,23 @@ export function createToolRunner(tools: readonly Tool[], log: Logger): ToolRunne
  */
 const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
 
+/**
+ * zod writes `propertyNames: {type: "string"}` for a record with string keys; a JSON
+ * object's keys are strings anyway, so it only costs tokens on every call.
+ */
+function dropStringKeys({ jsonSchema }: { jsonSchema: Record<string, unknown> }): void {
+  const names = jsonSchema.propertyNames as Record<string, unknown> | undefined;
+  if (names && Object.keys(names).length === 1 && names.type === 'string')
+    delete jsonSchema.propertyNames;
+}
+
 function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   const known = jsonSchemas.get(schema);
   if (known) return known;
-  const { $schema: _, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { override: dropStringKeys }) as Record<
+    string,
+    unknown
+  >;
   jsonSchemas.set(schema, rest);
   return rest;
 }

@@ -322,6 +322,19 @@ describe('the tool runner', () => {
     });
   });
 
+  it("sends db_write's column maps without zod's redundant propertyNames", () => {
+    pack = { ...pack, manifest: { ...pack.manifest, tools: ['db_write'] } };
+    const parameters = runner().specs[0]?.parameters as {
+      properties: Record<string, Record<string, unknown>>;
+    };
+    for (const key of ['values', 'where']) {
+      expect(parameters.properties[key]).toEqual({
+        type: 'object',
+        additionalProperties: { type: ['string', 'number', 'boolean', 'null'] },
+      });
+    }
+  });
+
   it('reports bad JSON and unknown tools to the model', async () => {
     const tools = runner();
     const signal = new AbortController().signal;
