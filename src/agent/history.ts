@@ -72,12 +72,12 @@ export function compactionCut(messages: readonly ChatMessage[], keepRecent: numb
   return 0;
 }
 
+/** The message without its storage fields (id, turn), set field by field: it runs for every
+ * message of the history on every call. */
 function strip(m: ChatMessage): ChatMessage {
-  return {
-    role: m.role,
-    content: m.content,
-    ...(m.images?.length ? { images: m.images } : {}),
-    ...(m.toolCalls?.length ? { toolCalls: m.toolCalls } : {}),
-    ...(m.toolCallId ? { toolCallId: m.toolCallId } : {}),
-  };
+  const out: ChatMessage = { role: m.role, content: m.content };
+  if (m.images?.length) out.images = m.images;
+  if (m.toolCalls?.length) out.toolCalls = m.toolCalls;
+  if (m.toolCallId) out.toolCallId = m.toolCallId;
+  return out;
 }
