@@ -9,3 +9,9 @@ export function background(log: Logger, event: string, work: Promise<unknown>): 
     log.error({ event, err: error }, `${event}: background work failed`),
   );
 }
+
+/**
+ * Resolves on a task of its own (after the I/O and the tasks already queued): work that
+ * waits for it lets the work queued before it run on first.
+ */
+export const nextTask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

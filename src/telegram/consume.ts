@@ -1,3 +1,4 @@
+import { nextTask } from '../core/background.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
 import type { InboundEvent } from '../core/types.ts';
@@ -33,6 +34,11 @@ export function createConsumer(deps: ConsumerDeps) {
   }
 
   return async (update: unknown, updateId: number): Promise<void> => {
+    // Each update of a getUpdates answer starts on a task of its own, all queued at once: in
+    // order, and each turn runs on to its model request before the next one starts. Started
+    // together, the turns would take turns at every await, and every request of the batch
+    // would leave only once all of them were prepared.
+    await nextTask();
     const parsed = parseUpdate(update);
     if (!parsed.ok) {
       settleMalformed(updateId, parsed.problem);

@@ -1,5 +1,6 @@
 import type { Bot } from 'grammy';
 import type { Update } from 'grammy/types';
+import { nextTask } from '../core/background.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
 import type { InboxRepo, StoredUpdate } from '../store/inbox-repo.ts';
@@ -124,8 +125,6 @@ export function createUpdateSupplier(deps: UpdateSupplierDeps) {
     return fresh.map((u) => u.payload as Update);
   };
 }
-
-const nextTask = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The fetched items that can be stored: those with an update id. Anything else is garbage
