@@ -1,7 +1,6 @@
-import PQueue from 'p-queue';
-
 interface Lane {
-  queue: PQueue;
+  /** Settles when the lane's last task has finished. */
+  tail: Promise<unknown>;
   /** Tasks added and not yet finished (waiting or running). */
   load: number;
 }
@@ -18,12 +17,17 @@ export function createSerialQueues<K>() {
     add<T>(key: K, task: () => Promise<T>): Promise<T> {
       let lane = lanes.get(key);
       if (!lane) {
-        lane = { queue: new PQueue({ concurrency: 1 }), load: 0 };
+        lane = { tail: Promise.resolve(), load: 0 };
         lanes.set(key, lane);
       }
       const own = lane;
       own.load += 1;
-      return own.queue.add(task).finally(() => {
+      const run = own.load === 1 ? start(task) : own.tail.then(task);
+      own.tail = run.then(
+        () => undefined,
+        () => undefined,
+      );
+      return run.finally(() => {
         own.load -= 1;
         if (own.load === 0 && lanes.get(key) === own) lanes.delete(key);
       });
@@ -31,7 +35,7 @@ export function createSerialQueues<K>() {
 
     /** Tasks of a key waiting behind the running one. */
     waiting(key: K): number {
-      return lanes.get(key)?.queue.size ?? 0;
+      return Math.max(0, (lanes.get(key)?.load ?? 0) - 1);
     },
 
     /** Whether a key has a task running or waiting. */
@@ -46,7 +50,12 @@ export function createSerialQueues<K>() {
 
     /** Resolves when every lane has run dry. */
     async idle(): Promise<void> {
-      while (lanes.size > 0) await Promise.all([...lanes.values()].map((l) => l.queue.onIdle()));
+      while (lanes.size > 0) await Promise.all([...lanes.values()].map((l) => l.tail));
     },
   };
+}
+
+/** Runs `task` now; a synchronous throw becomes a rejection, as from an async function. */
+async function start<T>(task: () => Promise<T>): Promise<T> {
+  return task();
 }

@@ -31,6 +31,20 @@ describe('serial queues', () => {
     expect(queues.size).toBe(0);
   });
 
+  it('starts a task at once in an idle lane, and goes on with the next one after a failure', async () => {
+    const queues = createSerialQueues<number>();
+    const order: string[] = [];
+    const failed = queues.add(1, async () => {
+      order.push('first');
+      throw new Error('boom');
+    });
+    expect(order).toEqual(['first']);
+    const next = queues.add(1, async () => void order.push('second'));
+    await expect(failed).rejects.toThrow('boom');
+    await next;
+    expect(order).toEqual(['first', 'second']);
+  });
+
   it('holds nothing after many keys have come and gone, failed tasks included', async () => {
     const queues = createSerialQueues<number>();
     const tasks = [];
