@@ -1,6 +1,20 @@
 import type { Pack, Skill } from './loader.ts';
 import type { PackStorage } from './storage.ts';
 
+/** An HTML comment, with the spaces before it: in a note, a hint for the person editing it. */
+const COMMENT = /[ \t]*<!--[\s\S]*?-->/g;
+
+/**
+ * A note as the model reads it: without HTML comments (the templates' "<!-- how to address
+ * the user -->" hints, about a hundred tokens a pack), which Markdown does not show either.
+ */
+function withoutComments(note: string): string {
+  return note
+    .replace(COMMENT, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
 /**
  * The system-prompt sections of the active pack, and only of it: persona, skill index,
  * USER.md and MEMORY.md, and the body of a pinned skill. Skill bodies are otherwise loaded
@@ -15,8 +29,8 @@ export function packPromptSections(pack: Pack, storage: PackStorage, pinned?: Sk
   sections.push(
     `# Skills\nLoad a skill's instructions with skill_view before you follow it.\n${index.join('\n')}`,
   );
-  sections.push(`# USER.md\n${storage.readNote('USER.md').trim()}`);
-  sections.push(`# MEMORY.md\n${storage.readNote('MEMORY.md').trim()}`);
+  sections.push(`# USER.md\n${withoutComments(storage.readNote('USER.md'))}`);
+  sections.push(`# MEMORY.md\n${withoutComments(storage.readNote('MEMORY.md'))}`);
   if (pinned) sections.push(`# Skill for this turn: ${pinned.name}\n${pinned.body}`);
   return sections;
 }

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadPack, loadPacks, PackError } from '../../src/packs/loader.ts';
 import { describeIssue, manifestSchema } from '../../src/packs/manifest.ts';
+import { packPromptSections } from '../../src/packs/prompt.ts';
 import { openPackStorage } from '../../src/packs/storage.ts';
 import { Database } from '../../src/store/sqlite.ts';
 import { FIXTURE_PACKS } from '../support/harness.ts';
@@ -200,5 +201,24 @@ describe('pack storage', () => {
     expect(again.db.prepare('SELECT name FROM plants').all()).toEqual([{ name: 'fern' }]);
     expect(existsSync(path.join(home, 'packs', 'alpha', 'files'))).toBe(true);
     again.close();
+  });
+
+  it("gives the model the notes without their HTML comments, which stay in the user's file", () => {
+    const storage = openPackStorage(temp(), loadPack(path.join(BUNDLED, 'journal')));
+    storage.writeNote(
+      'MEMORY.md',
+      '# Memory\n<!-- what goes here -->\n\n## Threads\n- moving in May <!-- since 3 March -->\n',
+    );
+    const notes = packPromptSections(loadPack(path.join(BUNDLED, 'journal')), storage).filter((s) =>
+      /^# (USER|MEMORY)\.md/.test(s),
+    );
+    expect(notes).toHaveLength(2);
+    expect(notes.join('\n')).not.toContain('<!--');
+    expect(notes[0]).toContain('## Why I journal\n\n## Preferences\n- Prompt style:\n');
+    expect(notes[1]).toBe('# MEMORY.md\n# Memory\n\n## Threads\n- moving in May');
+    expect(storage.readNote('USER.md')).toContain(
+      '- Prompt style: <!-- gentle / direct / playful -->',
+    );
+    storage.close();
   });
 });
