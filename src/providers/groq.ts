@@ -1,6 +1,7 @@
 import type Groq from 'groq-sdk';
 import { AbortedError } from '../core/errors.ts';
 import type { ChatModel, ModelInfo } from '../core/ports.ts';
+import { httpFetch } from './http-fetch.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
 import { collectChatStream, mapSdkError, toWireMessages, toWireTools } from './openai.ts';
 
@@ -38,6 +39,7 @@ export function lazyGroqClient(options: {
       apiKey: options.apiKey ?? 'not-needed',
       ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
       maxRetries: 0,
+      fetch: httpFetch,
       // As for openai: an unparsable chunk is not printed; the mapped error is logged.
       logLevel: 'off',
     });

@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { AbortedError, ProviderError, ProviderTimeoutError } from '../core/errors.ts';
 import type { ChatModel, ChatRequest, ChatResponse, ModelInfo } from '../core/ports.ts';
 import type { ChatMessage, ToolCall } from '../core/types.ts';
+import { httpFetch } from './http-fetch.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
 import { keyRefusal } from './key-hint.ts';
 import { IncompleteResponse, mapBrokenResponse, retryAfterFromHeaders } from './response-errors.ts';
@@ -23,6 +24,7 @@ export function createOpenAiChatModel(options: OpenAiOptions): ChatModel {
     apiKey: options.apiKey ?? 'not-needed',
     ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
     maxRetries: 0,
+    fetch: httpFetch,
     // The SDK would print an unparsable chunk (the user's text) to the console; the mapped
     // error is logged instead.
     logLevel: 'off',

@@ -1,3 +1,5 @@
+import diagnostics from 'node:diagnostics_channel';
+import type http from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AbortedError, ProviderError, ProviderTimeoutError } from '../../src/core/errors.ts';
 import type { ChatModel, ChatRequest, ToolSpec } from '../../src/core/ports.ts';
@@ -42,6 +44,8 @@ interface Adapter {
   toolsOf(body: Json): ToolSpec[];
   /** Asserts that the body carries the tool call and its result in the provider's format. */
   expectToolTurn(body: Json, call: { id: string; name: string }, result: string): void;
+  /** Whether a chat call goes out through node:http (httpFetch) or the built-in fetch. */
+  viaNodeHttp: boolean;
 }
 
 const openAiTools = (body: Json): ToolSpec[] =>
@@ -77,6 +81,7 @@ const adapters: Adapter[] = [
       }),
     toolsOf: openAiTools,
     expectToolTurn: expectOpenAiToolTurn,
+    viaNodeHttp: true,
   },
   {
     provider: 'groq',
@@ -85,6 +90,7 @@ const adapters: Adapter[] = [
       createGroqChatModel({ apiKey: 'test', baseUrl: fake.url, model: 'llama-test', timeoutMs }),
     toolsOf: openAiTools,
     expectToolTurn: expectOpenAiToolTurn,
+    viaNodeHttp: true,
   },
   {
     provider: 'gemini',
@@ -112,6 +118,7 @@ const adapters: Adapter[] = [
       ]);
       expect(user.parts).toEqual([{ functionResponse: { name: call.name, response: { result } } }]);
     },
+    viaNodeHttp: false,
   },
 ];
 
@@ -149,9 +156,14 @@ describe.each(adapters)('$provider adapter', (adapter) => {
     const text = 'one two three four five six seven';
     fake.enqueue({ text, usage: { input: 21, cached: 8, output: 7 }, chunks: 4 });
     const deltas: string[] = [];
+    const viaNodeHttp: string[] = [];
+    const onRequest = (message: unknown) =>
+      viaNodeHttp.push((message as { request: http.ClientRequest }).request.path);
+    diagnostics.subscribe('http.client.request.start', onRequest);
     const response = await adapter
       .make()
-      .complete(ask('hello'), { signal: signal(), onText: (d) => deltas.push(d) });
+      .complete(ask('hello'), { signal: signal(), onText: (d) => deltas.push(d) })
+      .finally(() => diagnostics.unsubscribe('http.client.request.start', onRequest));
 
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe(text);
@@ -166,6 +178,7 @@ describe.each(adapters)('$provider adapter', (adapter) => {
     expect(req.stream).toBe(true);
     expect(systemText(req)).toBe('be brief');
     expect(lastUserText(req)).toBe('hello');
+    expect(viaNodeHttp.some((p) => adapter.path.test(p))).toBe(adapter.viaNodeHttp);
   });
 
   it('sends tools, returns a tool call, and sends its result back', async () => {
