@@ -53,19 +53,19 @@ export const httpFetch: typeof fetch = (input, init) => {
           for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value])
             answer.append(name, one);
         }
+        const meta = { status, statusText: response.statusMessage ?? '', headers: answer };
+        if (NULL_BODY.has(status)) {
+          response.resume(); // frees the socket for the next request
+          resolve(new Response(null, meta));
+          return;
+        }
         const decode = DECODERS[String(response.headers['content-encoding']).toLowerCase()];
         // pipeline passes an abort or a cut connection on to the decoded stream.
         const stream = decode ? pipeline(response, decode(), () => undefined) : response;
-        resolve(
-          new Response(NULL_BODY.has(status) ? null : (Readable.toWeb(stream) as ReadableStream), {
-            status,
-            statusText: response.statusMessage ?? '',
-            headers: answer,
-          }),
-        );
+        resolve(new Response(Readable.toWeb(stream) as ReadableStream, meta));
       },
     );
-    request.once('error', (error) =>
+    request.on('error', (error) =>
       reject(signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause: error })),
     );
     request.end(body ?? undefined);
