@@ -72,8 +72,10 @@ export function compactionCut(messages: readonly ChatMessage[], keepRecent: numb
   return 0;
 }
 
-/** The message without its storage fields (id, turn), set field by field: it runs for every
- * message of the history on every call. */
+/**
+ * The message without its storage fields (id, turn), set field by field: it runs for every
+ * message of the history on every call.
+ */
 function strip(m: ChatMessage): ChatMessage {
   const out: ChatMessage = { role: m.role, content: m.content };
   if (m.images?.length) out.images = m.images;

@@ -4,7 +4,7 @@ import { pipeline, Readable } from 'node:stream';
 import zlib from 'node:zlib';
 
 /** Statuses whose response has no body (a Response refuses one for them). */
-const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+const NULL_BODY = new Set([204, 205, 304]);
 
 const DECODERS: Record<string, () => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress> = {
   gzip: () => zlib.createGunzip(),
