@@ -16,11 +16,11 @@ import { Api } from 'grammy';
 import { systemClock } from '../src/core/clock.ts';
 import type { Address } from '../src/core/types.ts';
 import { createLogger } from '../src/logging/logger.ts';
-import { composeText } from '../src/outbound/compose.ts';
-import { createOutbox, type Outbox } from '../src/outbound/outbox.ts';
+import { createOutbox, type ChannelOutbox as Outbox } from '../src/outbound/outbox.ts';
 import { type CoreStore, openCoreStore } from '../src/store/client.ts';
 import { createOutboxRepo } from '../src/store/outbox-repo.ts';
 import { createTelegramChannel } from '../src/telegram/channel.ts';
+import { telegramRenderer } from '../src/telegram/render.ts';
 import { FakeTelegram, TEST_TOKEN } from '../test/fakes/telegram-server.ts';
 
 /** A typical ~500-character model answer: heading, bold, code, a link and a list. */
@@ -118,13 +118,13 @@ async function throughput(
 /** The same sends straight through the channel, `chats` at a time: no outbox, no limiter. */
 async function baseline(tg: FakeTelegram, messages: number, chats: number): Promise<Throughput> {
   const channel = createTelegramChannel(new Api(TEST_TOKEN, { apiRoot: tg.apiRoot }));
-  const html = composeText({ text: ANSWER, format: 'markdown' })[0]!.html;
+  const html = telegramRenderer.text({ text: ANSWER, format: 'markdown' })[0]!.text;
   tg.clearCalls();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: chats }, async (_, c) => {
       for (let i = c; i < messages; i += chats) {
-        await channel.sendText(address(6000 + c), html, { html: true });
+        await channel.sendText(address(6000 + c), html, { formatted: true });
       }
     }),
   );
@@ -145,11 +145,11 @@ function writeCost(n: number): WriteCost[] {
   try {
     const to = address(42);
     const message = { text: ANSWER, format: 'markdown' as const };
-    for (let i = 0; i < 200; i++) composeText(message); // warm-up
+    for (let i = 0; i < 200; i++) telegramRenderer.text(message); // warm-up
     for (let i = 0; i < 200; i++) rig.outbox.write(to, message);
 
     let started = performance.now();
-    for (let i = 0; i < n; i++) composeText(message);
+    for (let i = 0; i < n; i++) telegramRenderer.text(message);
     const composeMs = performance.now() - started;
 
     started = performance.now();
@@ -163,7 +163,7 @@ function writeCost(n: number): WriteCost[] {
     const batchedMs = performance.now() - started;
 
     return [
-      { label: 'render + split only (composeText)', n, totalMs: composeMs },
+      { label: 'render + split only (telegramRenderer.text)', n, totalMs: composeMs },
       { label: 'write(): render + split + insert', n, totalMs: writeMs },
       { label: 'write() x n in one transaction', n, totalMs: batchedMs },
     ];
@@ -187,10 +187,10 @@ async function main(): Promise<void> {
   const totalStarted = performance.now();
   const tg = await FakeTelegram.start();
   try {
-    const parts = composeText({ text: ANSWER, format: 'markdown' });
+    const parts = telegramRenderer.text({ text: ANSWER, format: 'markdown' });
     console.log(
       `outbox benchmark — node ${process.version}, answer: ${ANSWER.length} chars of Markdown ` +
-        `→ ${parts.length} part(s), ${parts[0]?.html.length ?? 0} chars of HTML\n`,
+        `→ ${parts.length} part(s), ${parts[0]?.text.length ?? 0} chars of HTML\n`,
     );
 
     await throughput(tg, 'warm-up', 50, 5, 100_000);

@@ -3,11 +3,10 @@ import { background } from './core/background.ts';
 import type { InboundEvent } from './core/types.ts';
 import { type CoreOptions, createCore } from './core-app.ts';
 import { createDashboard } from './dashboard/server.ts';
-import { createAllowlist } from './inbound/allowlist.ts';
 import { health } from './ops/health.ts';
 import { modelsInUse } from './providers/models-in-use.ts';
 import { openCoreReader } from './store/read-only.ts';
-import { createTelegramAdapter } from './telegram/adapter.ts';
+import { telegramEdge } from './telegram/edge.ts';
 import { createIngress } from './telegram/ingress.ts';
 import { createWebhookIngress } from './telegram/webhook.ts';
 import { warnUnknownPrices } from './usage/unknown-prices.ts';
@@ -24,32 +23,19 @@ export interface AppOptions extends CoreOptions {
  * and polling in front of its pipeline. Nothing runs until `start`.
  */
 export function createApp(config: Config, options: AppOptions = {}) {
-  let telegram!: ReturnType<typeof createTelegramAdapter>;
-  const core = createCore(
-    config,
-    {
-      secrets: [config.telegram.token, config.telegram.webhook?.secret],
-      connect: ({ log, clock }) => {
-        telegram = createTelegramAdapter({
-          token: config.telegram.token,
-          apiRoot: config.telegram.apiRoot,
-          log,
-        });
-        const allowlist = createAllowlist(config.telegram.allowedUserIds, clock);
-        return {
-          channel: telegram.channel,
-          files: telegram.files,
-          checkSender: (event) => allowlist.check(event),
-        };
-      },
-    },
-    options,
-  );
+  const edge = telegramEdge({
+    token: config.telegram.token,
+    apiRoot: config.telegram.apiRoot,
+    allowedUserIds: config.telegram.allowedUserIds,
+    webhookSecret: config.telegram.webhook?.secret,
+  });
+  const core = createCore(config, [edge.factory], options);
   const { clock, log, store, pipeline } = core;
+  const { adapter: telegram, inbox } = edge.parts;
 
   const ingressDeps = {
     bot: telegram.bot,
-    inbox: core.inbox,
+    inbox,
     clock,
     log,
     // The command menu goes up once Telegram answers, however long that takes.

@@ -6,8 +6,6 @@ import type { CoreConfig } from './config/config.ts';
 import { background } from './core/background.ts';
 import { decodeButton } from './core/button-data.ts';
 import { sleep } from './core/clock.ts';
-import { MediaError } from './core/errors.ts';
-import type { FileSource } from './core/ports.ts';
 import { type CoreOptions, createCore } from './core-app.ts';
 import { createTerminalChannel, LOCAL_ADDRESS, type ShownOptions } from './terminal/channel.ts';
 import { createTerminalInput } from './terminal/input.ts';
@@ -22,12 +20,6 @@ export interface ChatOptions extends CoreOptions {
   /** The pack (name or display name) the conversation is bound to at start. */
   pack?: string;
 }
-
-/** The terminal sends no files: nothing ever asks it for one. */
-const NO_FILES: FileSource = {
-  download: () =>
-    Promise.reject(new MediaError('the terminal sends no files', 'Files cannot be sent here.')),
-};
 
 /** Options of an `ask_user` question: nobody can answer them once the input has ended. */
 const isQuestion = (options: ShownOptions) =>
@@ -45,7 +37,8 @@ export function createChat(config: CoreConfig, options: ChatOptions) {
     pino.destination({ dest: path.join(config.home, 'logs', 'chat.log'), mkdir: true, sync: true });
   const core = createCore(
     config,
-    { connect: () => ({ channel: terminal, files: NO_FILES }) },
+    // The terminal sends no files: it has no file source.
+    [{ connect: () => ({ platform: terminal.platform, channel: terminal }) }],
     { ...options, logDestination },
   );
   const input = createTerminalInput({

@@ -4,14 +4,15 @@ import { createAgent } from './agent/agent.ts';
 import type { RetryPolicy } from './agent/retry.ts';
 import type { CoreConfig } from './config/config.ts';
 import { type Clock, sleep, systemClock } from './core/clock.ts';
+import type { Edge } from './core/edge.ts';
 import { createEventBus } from './core/events.ts';
-import type { Channel, FileSource, Logger } from './core/ports.ts';
+import type { Logger } from './core/ports.ts';
 import { createRedactor } from './core/redact.ts';
-import { addressKey, type InboundEvent } from './core/types.ts';
-import type { GateDecision } from './inbound/allowlist.ts';
+import { addressKey } from './core/types.ts';
 import { createMediaInputs } from './inbound/media.ts';
 import { createLogger } from './logging/logger.ts';
-import { createOutbox, type OutboxDeps } from './outbound/outbox.ts';
+import type { OutboxDeps } from './outbound/outbox.ts';
+import { createOutboxes } from './outbound/outboxes.ts';
 import { streamModeFor } from './outbound/stream.ts';
 import { loadPacks } from './packs/loader.ts';
 import { createPackRegistry } from './packs/registry.ts';
@@ -19,10 +20,9 @@ import { createTranscriber } from './providers/groq-stt.ts';
 import { createChatModel, createModelResolver } from './providers/index.ts';
 import { createVisionModel } from './providers/vision.ts';
 import { createRouter } from './routing/router.ts';
-import { scheduledRun } from './scheduler/run.ts';
+import { createJobEdge } from './scheduler/job-edge.ts';
 import { createScheduler } from './scheduler/scheduler.ts';
-import { openCoreStore } from './store/client.ts';
-import { createInboxRepo } from './store/inbox-repo.ts';
+import { type Db, openCoreStore } from './store/client.ts';
 import { createJobRepo } from './store/job-repo.ts';
 import { createOutboxRepo } from './store/outbox-repo.ts';
 import { createSessionRepo } from './store/session-repo.ts';
@@ -52,31 +52,30 @@ export interface CoreOptions {
   outbox?: Pick<OutboxDeps, 'retryDelaysMs' | 'stallDelaysMs'>;
 }
 
-/** The chat platform a core serves: how it sends, where users' files come from, who may talk. */
-export interface Edge {
-  channel: Channel;
-  files: FileSource;
-  /** The allowlist for people's updates; without it every update is denied silently. */
-  checkSender?(event: InboundEvent): GateDecision;
-}
-
-export interface CoreEdge {
+/** An edge as the root lists it: its secrets, then how it connects once the core exists. */
+export interface EdgeFactory {
   /** The platform's secrets (its token), kept out of logs and stored text. */
-  secrets?: readonly (string | undefined)[];
-  /** Builds the platform side once the logger exists. */
-  connect(deps: { log: Logger; clock: Clock }): Edge;
+  readonly secrets?: readonly (string | undefined)[];
+  /** Builds the edge once the logger and the core database exist (an inbox lives there). */
+  connect(deps: { log: Logger; clock: Clock; db: Db }): Edge;
 }
 
 /**
- * Everything satchel is apart from the chat platform it talks to: logging, the stores, the
- * packs, the providers, the agent, the turn pipeline and the scheduler, wired to one channel.
- * The Telegram bot (app.ts) and `satchel chat` (chat-app.ts) are each this plus their ingress.
- * Nothing runs until `resume` and `scheduler.start`; `stop` shuts it all down.
+ * Everything satchel is apart from the platforms it talks to: logging, the stores, the
+ * packs, the providers, the agent, the turn pipeline and the scheduler (an edge of its own),
+ * wired to the edges it is given. Replies, button answers, topics and streaming go to the
+ * edge whose platform the conversation is on. The Telegram bot and the web chat (app.ts)
+ * and `satchel chat` (chat-app.ts) are each this plus their ingress. Nothing runs until
+ * `resume` and `scheduler.start`; `stop` shuts it all down.
  */
-export function createCore(config: CoreConfig, edge: CoreEdge, options: CoreOptions = {}) {
+export function createCore(
+  config: CoreConfig,
+  factories: readonly EdgeFactory[],
+  options: CoreOptions = {},
+) {
   const clock = options.clock ?? systemClock;
   const secrets = [
-    ...(edge.secrets ?? []),
+    ...factories.flatMap((f) => f.secrets ?? []),
     config.providers.openai.apiKey,
     config.providers.groq.apiKey,
     config.providers.gemini.apiKey,
@@ -89,18 +88,24 @@ export function createCore(config: CoreConfig, edge: CoreEdge, options: CoreOpti
     format: config.logFormat,
     ...(options.logDestination ? { destination: options.logDestination } : {}),
   });
-  const { channel, files, checkSender } = edge.connect({ log, clock });
   const store = openCoreStore(config.home);
   const transaction = <T>(fn: () => T): T => store.db.transaction(() => fn());
-  const outbox = createOutbox({
-    repo: createOutboxRepo(store.db),
-    channel,
+  const edges = new Map<string, Edge>();
+  for (const factory of factories) {
+    const edge = factory.connect({ log, clock, db: store.db });
+    edges.set(edge.platform, edge);
+  }
+  const channels = [...edges.values()].flatMap((edge) => (edge.channel ? [edge.channel] : []));
+  const outboxRepo = createOutboxRepo(store.db);
+  const outbox = createOutboxes({
+    repo: outboxRepo,
+    channels,
     clock,
     log,
     redact,
     ...options.outbox,
   });
-  const inbox = createInboxRepo(store.db);
+  const channelOf = (platform: string) => edges.get(platform)?.channel;
   const sessions = createSessionRepo(store.db, redact);
   const model = createChatModel(config, config.llm.provider, config.llm.model);
   const fallback = config.llm.fallback
@@ -124,7 +129,7 @@ export function createCore(config: CoreConfig, edge: CoreEdge, options: CoreOpti
   const quota = createQuotaGate({ caps: config.quota, totals, calendar, clock, log });
   const ledger = createLedger({ db: store.db, clock, calendar, redact });
   const media = createMediaInputs({
-    files,
+    files: (platform) => edges.get(platform)?.files,
     transcriber: createTranscriber(config),
     vision: createVisionModel(config),
     quota,
@@ -140,8 +145,12 @@ export function createCore(config: CoreConfig, edge: CoreEdge, options: CoreOpti
     log.info({ event: type, address: addressKey(address), ...fields }, 'turn completed'),
   );
   const modelFor = createModelResolver(config, model);
-  // The scheduler runs only this channel's jobs: another process serves the others.
-  const jobs = createJobRepo(store.db, { timezone: config.timezone, platform: channel.platform });
+  // The scheduler runs only the jobs of this process's channels: another process (the
+  // terminal chat) serves the others.
+  const jobs = createJobRepo(store.db, {
+    timezone: config.timezone,
+    platforms: channels.map((c) => c.platform),
+  });
   const router = createRouter({
     sessions,
     packs,
@@ -155,13 +164,9 @@ export function createCore(config: CoreConfig, edge: CoreEdge, options: CoreOpti
     clock,
     log,
     transaction,
-    acks: {
-      update: (updateIds, now) => inbox.markDone(updateIds, now),
-      job: (jobId, dueAt, now) => jobs.finishRun(jobId, dueAt, now),
-    },
-    // People are gated; a scheduled job or a line typed in the terminal is the owner's own.
-    gate: (event) =>
-      event.origin.source === 'update' ? (checkSender?.(event) ?? 'deny-silently') : 'allow',
+    acks: (platform) => edges.get(platform)?.acknowledge,
+    // An edge that talks to strangers gates them; the others' events are the owner's own.
+    gate: (event) => edges.get(event.origin.platform)?.gate?.(event) ?? 'allow',
     batchWindowMs: config.batchWindowMs,
     outbox,
     router,
@@ -195,29 +200,36 @@ export function createCore(config: CoreConfig, edge: CoreEdge, options: CoreOpti
       ...(options.modelRetry ? { retry: options.modelRetry } : {}),
     }),
     timezone: config.timezone,
-    streamMode: (chatType) => streamModeFor(channel, chatType),
-    // Button answers and topics count against the global limit like every call.
-    answerButton: async (callbackId, notice) => {
-      const answer = channel.answerCallback?.bind(channel);
-      if (!answer) return;
-      const to = { platform: channel.platform, chatId: 0 };
-      await outbox.callOptional(to, 'answerCallback', () => answer(callbackId, notice));
+    streamMode: (address, chatType) => {
+      const channel = channelOf(address.platform);
+      return channel ? streamModeFor(channel, chatType) : 'none';
     },
-    createTopic: channel.createTopic
-      ? (chatId, name) =>
-          outbox.call({ platform: channel.platform, chatId }, () =>
-            channel.createTopic!(chatId, name),
-          )
-      : undefined,
+    // Button answers and topics count against the channel's limit like every call.
+    answerButton: async (to, callbackId, notice) => {
+      const channel = channelOf(to.platform);
+      const answer = channel?.answerCallback?.bind(channel);
+      if (!answer) return;
+      const call = () => answer(callbackId, notice);
+      await outbox.callOptional({ platform: to.platform, chatId: 0 }, 'answerCallback', call);
+    },
+    topics: (to) => {
+      const channel = channelOf(to.platform);
+      const create = channel?.createTopic?.bind(channel);
+      if (!create) return undefined;
+      const chat = { platform: to.platform, chatId: to.chatId };
+      return (name) => outbox.call(chat, () => create(to.chatId, name));
+    },
   });
+  const jobEdge = createJobEdge({ jobs, events, accept: (event) => pipeline.accept(event) });
+  edges.set(jobEdge.edge.platform, jobEdge.edge);
   const scheduler = createScheduler({
     jobs,
     clock,
     log,
     timezone: config.timezone,
-    routes: () => router.boundConversations().filter((r) => r.platform === channel.platform),
+    routes: () => router.boundConversations().filter((r) => channelOf(r.platform ?? '')),
     manifestJobs: (pack) => packs.get(pack)?.manifest.cron ?? [],
-    run: (job) => pipeline.runJob(scheduledRun(job)),
+    run: (job) => jobEdge.run(job),
     onRan: (ran) => events.emit({ type: 'job_run', ...ran }),
   });
 
@@ -225,8 +237,7 @@ export function createCore(config: CoreConfig, edge: CoreEdge, options: CoreOpti
     clock,
     log,
     store,
-    channel,
-    inbox,
+    edges,
     outbox,
     packs,
     router,

@@ -1,4 +1,4 @@
-import type { Address } from './types.ts';
+import type { Address, JobOutcome } from './types.ts';
 
 /** A turn finished and its answer is committed. `source` says what started it. */
 export interface TurnCompleted {
@@ -7,7 +7,7 @@ export interface TurnCompleted {
   address: Address;
   pack: string;
   sessionId: string;
-  source: 'chat' | 'schedule';
+  source: 'chat' | 'schedule' | 'web';
   modelCalls: number;
   timedOut: boolean;
   ms: number;
@@ -22,7 +22,15 @@ export interface JobRan {
   ms: number;
 }
 
-export type PipelineEvent = TurnCompleted | JobRan;
+/** The pipeline is done with a job's run: its reply (if any) and acknowledgement committed. */
+export interface JobFinished {
+  type: 'job_finished';
+  jobId: string;
+  dueAt: number;
+  outcome: JobOutcome;
+}
+
+export type PipelineEvent = TurnCompleted | JobRan | JobFinished;
 type Listener<E> = (event: E) => void;
 
 /**

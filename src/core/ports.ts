@@ -66,6 +66,8 @@ export interface DownloadedFile {
  * with an abort when `signal` fires.
  */
 export interface FileSource {
+  /** The largest file it can fetch (Telegram's Bot API: 20 MB). */
+  readonly maxBytes: number;
   download(
     fileId: string,
     options: { maxBytes: number; signal: AbortSignal },
@@ -92,9 +94,38 @@ export interface InlineButton {
 }
 
 export interface SendTextOptions {
-  /** The text is the channel's HTML subset; otherwise it is sent as plain text. */
-  html: boolean;
+  /** The text is in the channel's own format (its `render`); otherwise it is plain text. */
+  formatted: boolean;
   keyboard?: InlineButton[][];
+}
+
+/** What a part of the pipeline asks to send: Markdown from the model, or plain text. */
+export interface OutboundText {
+  text: string;
+  format: 'markdown' | 'plain';
+  keyboard?: InlineButton[][];
+}
+
+/**
+ * One message as a channel sends it: `text` in the channel's own format, `plain` its words
+ * alone (sent instead when the channel refuses the markup). The outbox stores and sends
+ * parts without knowing their format.
+ */
+export interface TextPart {
+  text: string;
+  plain: string;
+  keyboard?: InlineButton[][];
+}
+
+/**
+ * How a channel shows text: its markup and its length limits. Every part it returns fits one
+ * message and shows something (a part with nothing visible is left out).
+ */
+export interface Renderer {
+  /** A message's parts, in order; a keyboard rides on the last one. */
+  text(message: OutboundText): TextPart[];
+  /** A media caption (Markdown) and, when it does not fit, the text messages that follow. */
+  caption(markdown: string): { caption?: TextPart; rest: TextPart[] };
 }
 
 export type MediaKind = 'photo' | 'audio' | 'voice' | 'document';
@@ -105,8 +136,8 @@ export type MediaSource = { path: string } | { url: string };
 export interface MediaMessage {
   kind: MediaKind;
   source: MediaSource;
-  /** The caption, already rendered (≤ 1024 visible units). */
-  caption?: { text: string; html: boolean };
+  /** The caption, already rendered by the channel's `render`. */
+  caption?: { text: string; formatted: boolean };
   keyboard?: InlineButton[][];
 }
 
@@ -131,9 +162,11 @@ export interface ChannelCapabilities {
  * written beside it, and nothing asks which platform it is.
  */
 export interface Channel {
-  /** The `platform` of the addresses this channel serves (`tg`); outbox rows record it. */
+  /** The `platform` of the addresses this channel serves; outbox rows record it. */
   readonly platform: string;
   readonly capabilities: ChannelCapabilities;
+  /** How it renders text; the outbox stores what this returns. */
+  readonly render: Renderer;
   sendText(to: Address, text: string, options: SendTextOptions): Promise<{ messageId: number }>;
   sendMedia(to: Address, media: MediaMessage): Promise<{ messageId: number }>;
   /**
@@ -147,7 +180,12 @@ export interface Channel {
    * Shows a draft of a reply being written (private chats). Without it a private chat streams
    * by editing when the channel can, and otherwise shows only the final text.
    */
-  sendDraft?(to: Address, draftId: number, text: string, options: { html: boolean }): Promise<void>;
+  sendDraft?(
+    to: Address,
+    draftId: number,
+    text: string,
+    options: { formatted: boolean },
+  ): Promise<void>;
   /** Shows "typing…" and the like for a few seconds. Without it nothing is shown. */
   sendChatAction?(to: Address, action: ChatAction): Promise<void>;
   /**

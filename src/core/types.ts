@@ -2,7 +2,7 @@ import type { Origin } from './origin.ts';
 
 /** Where a conversation lives. `threadId` is set only for forum-topic messages. */
 export interface Address {
-  /** The channel the conversation is on (`tg`): the `platform` of its Channel. */
+  /** The channel the conversation is on: the `platform` of its Channel. */
   platform: string;
   chatId: number;
   threadId?: number;
@@ -10,7 +10,7 @@ export interface Address {
 
 export type ChatType = 'private' | 'group' | 'supergroup' | 'channel';
 
-/** A stable string for an address: `tg:<chatId>` or `tg:<chatId>:<threadId>`. */
+/** A stable string for an address: `<platform>:<chatId>` or `<platform>:<chatId>:<threadId>`. */
 export function addressKey(address: Address): string {
   const base = `${address.platform}:${address.chatId}`;
   return address.threadId === undefined ? base : `${base}:${address.threadId}`;
@@ -67,7 +67,25 @@ export type InboundPayload =
   | { kind: 'edited'; text: string }
   /** Something satchel cannot take in (a video, a video note, a GIF): `what` names it. */
   | { kind: 'unsupported'; what: string }
-  | { kind: 'topic'; name: string };
+  | { kind: 'topic'; name: string }
+  /** A scheduled job's run (origin `job`): its own session, nothing streamed. */
+  | { kind: 'job'; job: JobRun };
+
+/** A job run as the pipeline takes it; it delivers to the event's address. */
+export interface JobRun {
+  id: string;
+  pack: string;
+  dueAt: number;
+  /** The skill pinned for the run, if the job names one. */
+  skill: string | undefined;
+  /** What the model is asked (the job's prompt, or a request to run its skill). */
+  prompt: string;
+  /** The job's own session key (one per job, so a daily job remembers its earlier runs). */
+  sessionKey: string;
+}
+
+/** How a job run ended. */
+export type JobOutcome = 'delivered' | 'silent' | 'failed' | 'refused' | 'interrupted';
 
 export type InboundEvent = InboundMeta & InboundPayload;
 export type InboundKind = InboundPayload['kind'];

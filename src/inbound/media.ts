@@ -17,11 +17,9 @@ import type { Ledger, UsageScope } from '../usage/ledger.ts';
 import type { PackCaps, QuotaGate } from '../usage/quota.ts';
 import { inlineText, saveUnique } from './documents.ts';
 
-/** The Bot API hands bots files up to 20 MB. */
-export const DOWNLOAD_LIMIT = 20 * 1024 * 1024;
-
 export interface MediaDeps {
-  files: FileSource;
+  /** Where the files of a platform's users come from; none when its users send none. */
+  files(platform: string): FileSource | undefined;
   /** Speech to text; undefined when not configured. */
   transcriber: Transcriber | undefined;
   /** Describes photos for a model that cannot see; undefined when not configured. */
@@ -65,13 +63,15 @@ export const VISION_FAILED =
  * something cannot be done, a MediaError says what, and nothing is sent to the model.
  */
 export function createMediaInputs(deps: MediaDeps) {
-  const { files, clock } = deps;
+  const { clock } = deps;
 
-  async function download(file: FileRef, signal: AbortSignal) {
-    // Telegram said how big it is: refuse before fetching a byte.
-    if (file.size !== undefined && file.size > DOWNLOAD_LIMIT)
-      throw new FileTooLargeError(file.size, DOWNLOAD_LIMIT);
-    return files.download(file.fileId, { maxBytes: DOWNLOAD_LIMIT, signal });
+  async function download(event: InboundEvent, file: FileRef, signal: AbortSignal) {
+    const files = deps.files(event.address.platform);
+    if (!files) throw new MediaError('no file source', 'Files cannot be received here.');
+    // The channel said how big it is: refuse before fetching a byte.
+    if (file.size !== undefined && file.size > files.maxBytes)
+      throw new FileTooLargeError(file.size, files.maxBytes);
+    return files.download(file.fileId, { maxBytes: files.maxBytes, signal });
   }
 
   /** One paid call: the quota gate, the call, its ledger row (also when it fails). */
@@ -105,7 +105,7 @@ export function createMediaInputs(deps: MediaDeps) {
   async function voice(event: Event<'voice'>, turn: MediaTurn): Promise<string> {
     const stt = deps.transcriber;
     if (!stt) throw new MediaError('no speech-to-text configured', NO_STT);
-    const file = await download(event.file, turn.signal);
+    const file = await download(event, event.file, turn.signal);
     const fileName = event.fileName ?? path.basename(file.remotePath);
     let result: Awaited<ReturnType<Transcriber['transcribe']>>;
     try {
@@ -130,12 +130,13 @@ export function createMediaInputs(deps: MediaDeps) {
 
   /** Photos (one, or an album's): inline for a model that sees, else described. */
   async function photos(
+    event: InboundEvent,
     refs: FileRef[],
     caption: string,
     turn: MediaTurn,
   ): Promise<{ content: string; images?: ImageInput[] }> {
     const downloaded = [];
-    for (const ref of refs) downloaded.push(await download(ref, turn.signal));
+    for (const ref of refs) downloaded.push(await download(event, ref, turn.signal));
     const images = downloaded.map((f) => ({ mimeType: imageType(f.remotePath), data: f.data }));
     const kept = images.map((image) => keep(image.data, image.mimeType));
     const inline = images.map((i) => ({ mimeType: i.mimeType, data: i.data.toString('base64') }));
@@ -162,7 +163,7 @@ export function createMediaInputs(deps: MediaDeps) {
   }
 
   async function document(event: Event<'document'>, turn: MediaTurn): Promise<string> {
-    const file = await download(event.file, turn.signal);
+    const file = await download(event, event.file, turn.signal);
     const dir = turn.filesDir ?? path.join(deps.mediaDir, 'files');
     mkdirSync(dir, { recursive: true });
     const saved = saveUnique(dir, event.name, file.data);
@@ -196,15 +197,16 @@ export function createMediaInputs(deps: MediaDeps) {
         case 'voice':
           return { content: await voice(event, turn) };
         case 'photo':
-          return photos([event.file], event.caption, turn);
+          return photos(event, [event.file], event.caption, turn);
         case 'album':
           return photos(
+            event,
             event.photos.map((p) => p.file),
             event.caption,
             turn,
           );
         case 'document':
-          if (isPicture(event.mimeType)) return photos([event.file], event.caption, turn);
+          if (isPicture(event.mimeType)) return photos(event, [event.file], event.caption, turn);
           return { content: await document(event, turn) };
         default:
           return undefined;

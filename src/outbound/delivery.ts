@@ -12,6 +12,8 @@ export interface DeliveryDeps {
   retryDelaysMs: readonly number[];
   /** Shutdown: waits (flood waits, retry backoff, a slot) end at once. */
   signal: AbortSignal;
+  /** The channel's platform: its log events are named after it (`tg_flood_wait`). */
+  platform: string;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface DeliveryDeps {
  * `transient` failures are retried with backoff. Reads only ChannelError kinds.
  */
 export function createDelivery(deps: DeliveryDeps) {
-  const { limiter, clock, log, retryDelaysMs, signal } = deps;
+  const { limiter, clock, log, retryDelaysMs, signal, platform } = deps;
   /** Chats under a flood wait, and when it ends. */
   const pausedUntil = new Map<number, number>();
 
@@ -37,7 +39,7 @@ export function createDelivery(deps: DeliveryDeps) {
     const until = clock.now() + waitMs;
     pausedUntil.set(to.chatId, Math.max(until, pausedUntil.get(to.chatId) ?? 0));
     log.warn(
-      { event: 'tg_flood_wait', chatId: to.chatId, method: error.method, waitMs },
+      { event: `${platform}_flood_wait`, chatId: to.chatId, method: error.method, waitMs },
       'flood wait: pausing this chat',
     );
   }
@@ -80,7 +82,7 @@ export function createDelivery(deps: DeliveryDeps) {
           if (error.kind !== 'transient' || delay === undefined) throw error;
           log.warn(
             {
-              event: 'tg_send_retry',
+              event: `${platform}_send_retry`,
               chatId: to.chatId,
               method: error.method,
               attempt,
@@ -113,7 +115,10 @@ export function createDelivery(deps: DeliveryDeps) {
       } catch (error) {
         if (cancel.aborted) return undefined;
         if (!(error instanceof ChannelError && error.kind === 'rate_limited'))
-          log.debug({ event: 'tg_side_call_failed', chatId: to.chatId, what, err: error }, what);
+          log.debug(
+            { event: `${platform}_side_call_failed`, chatId: to.chatId, what, err: error },
+            what,
+          );
         return undefined;
       }
     },
@@ -125,14 +130,14 @@ export function createDelivery(deps: DeliveryDeps) {
 
 export type Delivery = ReturnType<typeof createDelivery>;
 
-/** Runs `html`, and when the channel refuses its markup (`bad_markup`) runs `plain` instead. */
+/** Runs `formatted`, and when the channel refuses its markup (`bad_markup`) runs `plain` instead. */
 export async function withPlainFallback<T>(
-  html: () => Promise<T>,
+  formatted: () => Promise<T>,
   plain: () => Promise<T>,
   onFallback: () => void,
 ): Promise<T> {
   try {
-    return await html();
+    return await formatted();
   } catch (error) {
     if (!(error instanceof ChannelError) || error.kind !== 'bad_markup') throw error;
     onFallback();

@@ -1,6 +1,5 @@
-import type { Channel, ChatAction } from '../core/ports.ts';
+import type { Channel, ChatAction, TextPart } from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
-import type { TextPart } from './compose.ts';
 import { type Delivery, withPlainFallback } from './delivery.ts';
 import type { Senders } from './senders.ts';
 
@@ -69,8 +68,8 @@ export function createLive(deps: LiveDeps) {
       if (!draft) return Promise.resolve();
       return side(to, 'sendMessageDraft', () =>
         withPlainFallback(
-          () => draft(to, draftId, part.html, { html: true }),
-          () => draft(to, draftId, part.plain, { html: false }),
+          () => draft(to, draftId, part.text, { formatted: true }),
+          () => draft(to, draftId, part.plain, { formatted: false }),
           () => undefined,
         ),
       );

@@ -5,7 +5,7 @@ import type { Channel, Logger } from '../core/ports.ts';
 import { createSerialQueues } from '../core/serial-queues.ts';
 import type { Address } from '../core/types.ts';
 import type { OutboxRepo, OutboxRow } from '../store/outbox-repo.ts';
-import { composeCaption, composeText, type OutboundText, type TextPart } from './compose.ts';
+import type { OutboundText, TextPart } from './compose.ts';
 import { degrade, type OutboundPayload } from './degrade.ts';
 import { createDelivery } from './delivery.ts';
 import { createLimiter, type Priority } from './limiter.ts';
@@ -49,6 +49,9 @@ const DEFAULT_STALL_DELAYS_MS = [5_000, 10_000, 20_000, 40_000, 60_000];
 export function createOutbox(deps: OutboxDeps) {
   const { repo, channel, clock, log } = deps;
   const redact = deps.redact ?? ((text: string) => text);
+  // The channel's own event names (`tg_send_failed` for Telegram, SPEC §9).
+  const sendFailed = `${channel.platform}_send_failed`;
+  const sendRecovered = `${channel.platform}_send_recovered`;
   const stallDelays = deps.stallDelaysMs ?? DEFAULT_STALL_DELAYS_MS;
   const shutdown = new AbortController();
   // Every waiting row listens for shutdown: a busy bot has many at once, by design.
@@ -60,6 +63,7 @@ export function createOutbox(deps: OutboxDeps) {
     log,
     retryDelaysMs: deps.retryDelaysMs ?? [500, 2000],
     signal: shutdown.signal,
+    platform: channel.platform,
   });
   const senders = createSenders(channel, log);
   const lanes = createSerialQueues<number>();
@@ -88,7 +92,7 @@ export function createOutbox(deps: OutboxDeps) {
       repo.markAttempt(row.id, redact(String((error as Error).message)), final);
       if (final || !stalled.has(row.chatId))
         log.error(
-          { event: 'tg_send_failed', chatId: row.chatId, outboxId: row.id, final, err: error },
+          { event: sendFailed, chatId: row.chatId, outboxId: row.id, final, err: error },
           final ? 'send refused' : 'send failed; will retry',
         );
       return final ? ('failed' as const) : ('deferred' as const);
@@ -119,7 +123,7 @@ export function createOutbox(deps: OutboxDeps) {
       const outcome = await attempt(row, priority);
       if (outcome !== 'deferred') {
         if (stalled.delete(row.chatId))
-          log.info({ event: 'tg_send_recovered', chatId: row.chatId }, 'chat reachable again');
+          log.info({ event: sendRecovered, chatId: row.chatId }, 'chat reachable again');
         return outcome === 'sent';
       }
       if (closed) break;
@@ -181,7 +185,7 @@ export function createOutbox(deps: OutboxDeps) {
 
   /** Writes a text's parts as rows (call inside a transaction to tie them to other writes). */
   function write(to: Address, message: OutboundText): number[] {
-    return writeParts(to, composeText(message));
+    return writeParts(to, channel.render.text(message));
   }
 
   /** Writes a payload's rows; returns their ids and what was degraded, if anything. */
@@ -194,7 +198,7 @@ export function createOutbox(deps: OutboxDeps) {
       return { ids: [], ...note };
     }
     if (p.kind === 'text') return { ids: write(to, p), ...note };
-    const { caption, rest } = composeCaption(p.caption ?? '');
+    const { caption, rest } = channel.render.caption(p.caption ?? '');
     const media = {
       kind: p.kind,
       source: p.source,
@@ -209,6 +213,8 @@ export function createOutbox(deps: OutboxDeps) {
 
   return {
     ...live,
+    /** How this outbox's channel renders text (streams render their chunks with it). */
+    render: channel.render,
     write,
     writeParts,
     writePayload,
@@ -247,7 +253,7 @@ export function createOutbox(deps: OutboxDeps) {
   };
 }
 
-export type Outbox = ReturnType<typeof createOutbox>;
+export type ChannelOutbox = ReturnType<typeof createOutbox>;
 
 function addressOf(row: OutboxRow): Address {
   return {

@@ -1,7 +1,6 @@
 import { ChannelError, type ChannelErrorKind } from '../core/errors.ts';
-import type { Channel, Logger, MediaMessage } from '../core/ports.ts';
+import type { Channel, Logger, MediaMessage, TextPart } from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
-import type { TextPart } from './compose.ts';
 import { withPlainFallback } from './delivery.ts';
 
 /** The payload of each kind of outbox row. */
@@ -12,7 +11,7 @@ export type RowPayload =
   | { kind: 'media'; media: Omit<MediaMessage, 'caption'>; caption?: TextPart };
 
 /**
- * What one outbox row or live call does on the channel: HTML first and the plain text when
+ * What one outbox row or live call does on the channel: its markup first and the plain text when
  * the channel refuses the markup; an edit that is already shown counts as done, and an edit
  * of a message that is gone (deleted by someone) sends the text as a new message instead.
  * A channel without edits gets every edit as a new message; one without deletes keeps the
@@ -20,12 +19,15 @@ export type RowPayload =
  */
 export function createSenders(channel: Channel, log: Logger) {
   const fellBack = (to: Address, what: string) => () =>
-    log.warn({ event: 'tg_parse_fallback', chatId: to.chatId, what }, 'HTML refused; sent plain');
+    log.warn(
+      { event: `${channel.platform}_parse_fallback`, chatId: to.chatId, what },
+      'markup refused; sent plain',
+    );
 
   const sendPart = (to: Address, part: TextPart) =>
     withPlainFallback(
-      () => channel.sendText(to, part.html, { html: true, ...keyboardOf(part) }),
-      () => channel.sendText(to, part.plain, { html: false, ...keyboardOf(part) }),
+      () => channel.sendText(to, part.text, { formatted: true, ...keyboardOf(part) }),
+      () => channel.sendText(to, part.plain, { formatted: false, ...keyboardOf(part) }),
       fellBack(to, 'sendMessage'),
     );
 
@@ -38,8 +40,8 @@ export function createSenders(channel: Channel, log: Logger) {
   ): Promise<void> => {
     try {
       await withPlainFallback(
-        () => edit(to, messageId, part.html, { html: true, ...keyboardOf(part) }),
-        () => edit(to, messageId, part.plain, { html: false, ...keyboardOf(part) }),
+        () => edit(to, messageId, part.text, { formatted: true, ...keyboardOf(part) }),
+        () => edit(to, messageId, part.plain, { formatted: false, ...keyboardOf(part) }),
         fellBack(to, 'editMessageText'),
       );
     } catch (error) {
@@ -64,7 +66,7 @@ export function createSenders(channel: Channel, log: Logger) {
     } catch (error) {
       if (!isKind(error, 'gone')) throw error;
       log.warn(
-        { event: 'tg_edit_target_gone', chatId: to.chatId, messageId },
+        { event: `${channel.platform}_edit_target_gone`, chatId: to.chatId, messageId },
         'the message to edit is gone; sending the text as a new message',
       );
       return sendPart(to, part);
@@ -118,7 +120,7 @@ function keyboardOf(part: TextPart) {
   return part.keyboard ? { keyboard: part.keyboard } : {};
 }
 
-function captionOf(caption: TextPart | undefined, html: boolean) {
+function captionOf(caption: TextPart | undefined, formatted: boolean) {
   if (!caption) return {};
-  return { caption: { text: html ? caption.html : caption.plain, html } };
+  return { caption: { text: formatted ? caption.text : caption.plain, formatted } };
 }

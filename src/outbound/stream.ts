@@ -1,9 +1,9 @@
 import { randomInt } from 'node:crypto';
 import type { Clock, TimerHandle } from '../core/clock.ts';
-import type { Channel } from '../core/ports.ts';
+import type { Channel, TextPart } from '../core/ports.ts';
 import type { Address, ChatType } from '../core/types.ts';
-import { composeText, markdown, type TextPart } from './compose.ts';
-import type { Outbox } from './outbox.ts';
+import { markdown } from './compose.ts';
+import type { Outbox } from './outboxes.ts';
 
 /**
  * How a reply streams: `draft` animates a draft (private chats) and sends the final text
@@ -35,13 +35,14 @@ export interface StreamOptions {
 
 interface Shown {
   messageId: number;
-  html: string;
+  text: string;
 }
 
 /**
  * Streams a reply as it is written. Updates are throttled and coalesced: at most one is in
  * flight, and each carries the newest text. Content identical to what is shown is never
- * sent again. Past 4096 units the shown message is left as it is and a new one continues.
+ * sent again. Past the channel's length limit (its renderer splits) the shown message is left
+ * as it is and a new one continues.
  * `finish` writes the final outbox rows: edits of the shown messages where the final text
  * differs, new messages for the rest, and removals of shown messages it no longer needs.
  */
@@ -69,7 +70,7 @@ export function createStream(options: StreamOptions) {
     if (closed || !dirty) return;
     dirty = false;
     lastUpdateAt = clock.now();
-    inFlight = show(composeText(markdown(text))).finally(() => {
+    inFlight = show(outbox.renderFor(to).text(markdown(text))).finally(() => {
       inFlight = undefined;
       if (dirty) schedule();
     });
@@ -78,21 +79,21 @@ export function createStream(options: StreamOptions) {
   async function show(parts: TextPart[]): Promise<void> {
     if (mode === 'draft') {
       const part = parts.at(-1);
-      if (!part || part.html === lastDraft) return;
-      lastDraft = part.html;
+      if (!part || part.text === lastDraft) return;
+      lastDraft = part.text;
       await outbox.draft(to, draftId, part);
       return;
     }
     for (const [i, part] of parts.entries()) {
       const current = shown[i];
       if (current) {
-        if (current.html !== part.html && (await outbox.editLive(to, current.messageId, part)))
-          current.html = part.html;
+        if (current.text !== part.text && (await outbox.editLive(to, current.messageId, part)))
+          current.text = part.text;
         continue;
       }
       const messageId = await outbox.sendLive(to, part);
       if (messageId === undefined) return;
-      shown.push({ messageId, html: part.html });
+      shown.push({ messageId, text: part.text });
     }
   }
 
@@ -126,7 +127,7 @@ export function createStream(options: StreamOptions) {
       const rows = parts.flatMap((part, i) => {
         const current = shown[i];
         if (!current) return outbox.writeParts(to, [part]);
-        return current.html === part.html ? [] : [outbox.writeEdit(to, current.messageId, part)];
+        return current.text === part.text ? [] : [outbox.writeEdit(to, current.messageId, part)];
       });
       // Shown parts the final text no longer has (the model started over) are removed.
       for (const extra of shown.slice(parts.length))

@@ -1,6 +1,6 @@
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import type { Address } from '../core/types.ts';
-import type { Outbox } from './outbox.ts';
+import type { Outbox } from './outboxes.ts';
 
 const REFRESH_MS = 4000;
 

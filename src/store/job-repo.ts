@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, gt, isNotNull, isNull, lte, min, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, min, or, sql } from 'drizzle-orm';
 import type { Address } from '../core/types.ts';
 import { nextRunAfter } from '../scheduler/next-run.ts';
 import type { Db } from './client.ts';
@@ -17,12 +17,15 @@ export type RunOutcome = NonNullable<JobRow['lastOutcome']>;
 /**
  * Scheduled jobs. The `schedule` tool only ever sees its own pack's jobs in its own chat
  * (`list`, `find`, `setEnabled`, `remove`); the scheduler uses the rest. Cron times are
- * read in `timezone`. With `platform`, what the scheduler sees (due, claimed and manifest
- * jobs) is that channel's jobs only: each process runs the jobs it can deliver.
+ * read in `timezone`. With `platforms`, what the scheduler sees (due, claimed and manifest
+ * jobs) is those channels' jobs only: each process runs the jobs it can deliver.
  */
-export function createJobRepo(db: Db, options: { timezone: string; platform?: string }) {
-  const { timezone, platform } = options;
-  const mine = platform === undefined ? undefined : eq(jobs.platform, platform);
+export function createJobRepo(
+  db: Db,
+  options: { timezone: string; platforms?: readonly string[] },
+) {
+  const { timezone, platforms } = options;
+  const mine = platforms === undefined ? undefined : inArray(jobs.platform, [...platforms]);
   const listeners = new Set<() => void>();
   const changed = () => {
     for (const listener of listeners) listener();
@@ -263,7 +266,7 @@ export function createJobRepo(db: Db, options: { timezone: string; platform?: st
         wanted,
         (schedule) => nextAfter({ kind: 'cron', schedule }, now),
         now,
-        platform,
+        platforms,
       );
     },
   };

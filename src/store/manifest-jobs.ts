@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { type Address, addressKey } from '../core/types.ts';
 import type { Db } from './client.ts';
 import { jobs } from './schema.ts';
@@ -23,18 +23,18 @@ export const manifestKey = (job: Pick<ManifestJob, 'pack' | 'cronId' | 'to'>) =>
  * gets a row (its `enabled` from the manifest), a changed schedule or skill is updated (a
  * running job keeps its claim; its next time is computed when the run is acknowledged), and
  * a row no longer wanted is removed. A pause or resume by the user is kept. Tool jobs are
- * not touched. `nextTick` gives a schedule's next time. With `platform`, only that channel's
- * manifest jobs are made and removed (`wanted` holds its conversations only).
+ * not touched. `nextTick` gives a schedule's next time. With `platforms`, only those channels'
+ * manifest jobs are made and removed (`wanted` holds their conversations only).
  */
 export function syncManifestJobs(
   db: Db,
   wanted: readonly ManifestJob[],
   nextTick: (schedule: string) => number | null,
   now: number,
-  platform?: string,
+  platforms?: readonly string[],
 ) {
   const counts = { added: 0, updated: 0, removed: 0 };
-  const mine = platform === undefined ? undefined : eq(jobs.platform, platform);
+  const mine = platforms === undefined ? undefined : inArray(jobs.platform, [...platforms]);
   db.transaction((tx) => {
     const existing = tx
       .select()

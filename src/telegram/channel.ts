@@ -13,6 +13,10 @@ import type {
 } from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
 import { toChannelError } from './errors.ts';
+import { telegramRenderer } from './render.ts';
+
+/** The platform of Telegram's addresses, origins and outbox rows. */
+export const TELEGRAM_PLATFORM = 'tg';
 
 /** Telegram can send everything satchel produces. */
 const TELEGRAM_CAPABILITIES: ChannelCapabilities = {
@@ -24,7 +28,8 @@ const TELEGRAM_CAPABILITIES: ChannelCapabilities = {
 };
 
 /**
- * The Telegram channel (`tg`), with every optional method: each method is exactly one Bot
+ * The Telegram channel (`tg`), with every optional method; it renders Markdown to its HTML
+ * subset (render.ts): each method is exactly one Bot
  * API call, and its failure is a ChannelError (see errors.ts). Every call into a forum topic
  * carries its `message_thread_id`; the General topic (no threadId) carries none.
  */
@@ -37,7 +42,7 @@ export function createTelegramChannel(
   const markup = (keyboard?: InlineButton[][]) =>
     keyboard ? { reply_markup: keyboardMarkup(keyboard) } : {};
   const format = (options: SendTextOptions) => ({
-    ...(options.html ? { parse_mode: 'HTML' as const } : {}),
+    ...(options.formatted ? { parse_mode: 'HTML' as const } : {}),
     ...markup(options.keyboard),
     link_preview_options: { is_disabled: true },
   });
@@ -50,8 +55,9 @@ export function createTelegramChannel(
   };
 
   return {
-    platform: 'tg',
+    platform: TELEGRAM_PLATFORM,
     capabilities,
+    render: telegramRenderer,
     sendText: (to, text, options) =>
       guarded('sendMessage', async () => {
         const message = await api.sendMessage(to.chatId, text, {
@@ -76,7 +82,7 @@ export function createTelegramChannel(
           ...thread(to),
           draft_id: draftId,
           text,
-          ...(options.html ? { parse_mode: 'HTML' as const } : {}),
+          ...(options.formatted ? { parse_mode: 'HTML' as const } : {}),
         });
       }),
     sendChatAction: (to, action) =>
@@ -103,7 +109,7 @@ export function createTelegramChannel(
       const caption = media.caption
         ? {
             caption: media.caption.text,
-            ...(media.caption.html ? { parse_mode: 'HTML' as const } : {}),
+            ...(media.caption.formatted ? { parse_mode: 'HTML' as const } : {}),
           }
         : {};
       const options = { ...extra, ...caption };

@@ -52,6 +52,7 @@ export function createTelegramFileSource(deps: TelegramFileSourceDeps): FileSour
   }
 
   return {
+    maxBytes: TELEGRAM_DOWNLOAD_LIMIT,
     async download(fileId, { maxBytes, signal }): Promise<DownloadedFile> {
       signal.throwIfAborted();
       const remotePath = await filePathOf(fileId, maxBytes, signal);

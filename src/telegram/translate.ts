@@ -6,6 +6,7 @@ import type {
   InboundMeta,
   InboundPayload,
 } from '../core/types.ts';
+import { TELEGRAM_PLATFORM } from './channel.ts';
 import { parseUpdate, type WireMessage, type WireUpdate } from './update-schema.ts';
 
 /** The longest quote (in UTF-16 units, ellipsis included) an event carries. */
@@ -214,7 +215,7 @@ function metaOf(
   const address = addressOf(message);
   const topicName = address.threadId === undefined ? undefined : topicNameOf(message);
   return {
-    origin: { source: 'update', updateIds: [updateId] },
+    origin: { platform: TELEGRAM_PLATFORM, keys: [`update:${updateId}`] },
     address,
     chatType: message.chat.type as ChatType,
     senderId,
@@ -240,5 +241,9 @@ export function addressOf(message: WireMessage): Address {
   const thread = message.message_thread_id;
   const inTopic =
     isForum && message.is_topic_message === true && thread !== undefined && thread !== 1;
-  return { platform: 'tg', chatId: message.chat.id, ...(inTopic ? { threadId: thread } : {}) };
+  return {
+    platform: TELEGRAM_PLATFORM,
+    chatId: message.chat.id,
+    ...(inTopic ? { threadId: thread } : {}),
+  };
 }

@@ -1,7 +1,7 @@
 import type { Channel, InlineButton, MediaMessage, SendTextOptions } from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
-import { htmlToPlainText } from '../outbound/plain-text.ts';
 import { continuation, stablePrefix } from './live-text.ts';
+import { terminalRenderer } from './render.ts';
 
 /** The one conversation of `satchel chat`. */
 export const LOCAL_ADDRESS: Address = { platform: 'local', chatId: 1 };
@@ -52,7 +52,6 @@ export function createTerminalChannel(write: (text: string) => void): TerminalCh
   const newLine = () => {
     if (!atLineStart) out('\n');
   };
-  const plainOf = (text: string, html: boolean) => (html ? htmlToPlainText(text) : text);
 
   function showOptions(messageId: number, keyboard: InlineButton[][]): void {
     const buttons = keyboard.flat();
@@ -70,9 +69,11 @@ export function createTerminalChannel(write: (text: string) => void): TerminalCh
   const channel: TerminalChannel = {
     platform: LOCAL_ADDRESS.platform,
     capabilities: { photo: false, audio: false, voice: false, document: false, keyboard: true },
+    render: terminalRenderer,
 
     async sendText(_to: Address, text: string, opts: SendTextOptions) {
-      const plain = plainOf(text, opts.html);
+      // Its own rendering is plain text already (render.ts).
+      const plain = text;
       const messageId = ++lastId;
       if (drafted !== undefined && drafted.length > plain.length && drafted.startsWith(plain)) {
         // A long reply's first part, shown whole (and more) by its drafts: the next part
@@ -106,7 +107,7 @@ export function createTerminalChannel(write: (text: string) => void): TerminalCh
     // Not reached while the capabilities say no: degrade turns media into text first.
     async sendMedia(_to: Address, media: MediaMessage) {
       const where = 'url' in media.source ? media.source.url : media.source.path;
-      const caption = media.caption ? plainOf(media.caption.text, media.caption.html) : '';
+      const caption = media.caption?.text ?? '';
       newLine();
       out(`[${media.kind}: ${where}]${caption ? ` ${caption}` : ''}\n`);
       const messageId = ++lastId;
@@ -114,8 +115,8 @@ export function createTerminalChannel(write: (text: string) => void): TerminalCh
       return { messageId };
     },
 
-    async sendDraft(_to: Address, _draftId: number, text: string, opts: { html: boolean }) {
-      const settled = stablePrefix(plainOf(text, opts.html));
+    async sendDraft(_to: Address, _draftId: number, text: string) {
+      const settled = stablePrefix(text);
       if (drafted !== undefined && settled.startsWith(drafted)) {
         out(settled.slice(drafted.length));
         drafted = settled;

@@ -31,7 +31,7 @@ export function createTerminalInput(deps: TerminalInputDeps) {
     const now = clock.now();
     lastSeq = Math.max(lastSeq + 1, now);
     deps.accept({
-      origin: { source: 'local', seq: lastSeq },
+      origin: { platform: address.platform, keys: [String(lastSeq)] },
       address,
       chatType: 'private',
       senderId: 0,

@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.ts';
 import type { Address } from '../core/types.ts';
-import type { Outbox } from '../outbound/outbox.ts';
+import type { Outbox } from '../outbound/outboxes.ts';
 import type { Pack } from '../packs/loader.ts';
 import type { PackStorage } from '../packs/storage.ts';
 import type { JobRepo } from '../store/job-repo.ts';

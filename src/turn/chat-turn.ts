@@ -4,10 +4,10 @@ import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import type { Clock } from '../core/clock.ts';
 import type { EventBus } from '../core/events.ts';
 import type { ChatModel, Logger } from '../core/ports.ts';
-import type { ChatType, InboundEvent } from '../core/types.ts';
+import type { Address, ChatType, InboundEvent } from '../core/types.ts';
 import type { MediaInputs } from '../inbound/media.ts';
 import { answerParts } from '../outbound/compose.ts';
-import type { Outbox } from '../outbound/outbox.ts';
+import type { Outbox } from '../outbound/outboxes.ts';
 import { createStream, type StreamMode } from '../outbound/stream.ts';
 import { keepTyping } from '../outbound/typing.ts';
 import type { Pack, Skill } from '../packs/loader.ts';
@@ -37,8 +37,8 @@ export interface ChatTurnDeps {
   asks: AskRegistry;
   jobs: JobRepo;
   timezone: string;
-  /** How a reply streams in a chat of this type (from what the channel can do). */
-  streamMode(chatType: ChatType): StreamMode;
+  /** How a reply streams in a chat of this type on its channel (from what the channel can do). */
+  streamMode(address: Address, chatType: ChatType): StreamMode;
   media: MediaInputs;
   /** The model that answers a pack's turns (its manifest `model`, else the default). */
   modelFor(pack: Pack | undefined): ChatModel;
@@ -84,7 +84,7 @@ export async function runChatTurn(
     pack && first.chatType === 'private' && packs.list().length >= 2
       ? `\n\n— ${pack.displayName}`
       : '';
-  const mode: StreamMode = turn.job ? 'none' : deps.streamMode(first.chatType);
+  const mode: StreamMode = turn.job ? 'none' : deps.streamMode(address, first.chatType);
   const stopTyping = turn.job ? () => undefined : keepTyping(outbox, clock, address);
   const stream = createStream({ outbox, clock, to: address, mode });
   const tools =
@@ -152,7 +152,9 @@ export async function runChatTurn(
     const silent = turn.job !== undefined && result.answer.trim() === SILENT;
     const ids = deps.transaction(() => {
       deps.agent.storeAnswer(input, result.answer);
-      const rows = silent ? [] : stream.finish(answerParts(result.answer, badge));
+      const rows = silent
+        ? []
+        : stream.finish(answerParts(outbox.renderFor(address), result.answer, badge));
       deps.replies.acknowledge(turn.events.map((e) => e.origin));
       return rows;
     });

@@ -36,8 +36,8 @@ export interface CommandDeps {
     next(address: Address): number | undefined;
   };
   timezone: string;
-  /** Creates a forum topic; absent where the channel has no topics. */
-  createTopic?: ((chatId: number, name: string) => Promise<{ threadId: number }>) | undefined;
+  /** How to create a forum topic in `to`'s chat; undefined where its channel has no topics. */
+  topics(to: Address): ((name: string) => Promise<{ threadId: number }>) | undefined;
   model: ModelInfo;
   log: Logger;
   waiting(address: Address): number;
@@ -193,7 +193,7 @@ export function createCommands(deps: CommandDeps) {
   }
 
   async function createTopics(event: CommandEvent): Promise<OutboundText> {
-    const { createTopic } = deps;
+    const createTopic = deps.topics(event.address);
     if (!createTopic || event.chatType !== 'supergroup' || !event.isForum)
       return plain('/topics works in a forum group (a supergroup with topics turned on).');
     const bound = router.packsWithTopics(event.address.chatId);
@@ -202,13 +202,13 @@ export function createCommands(deps: CommandDeps) {
     const created: string[] = [];
     for (const pack of missing) {
       try {
-        const { threadId } = await createTopic(event.address.chatId, pack.displayName);
+        const { threadId } = await createTopic(pack.displayName);
         router.resolve({ ...event.address, threadId }, pack.name);
         created.push(pack.displayName);
       } catch (error) {
         deps.log.warn(
-          { event: 'tg_topics_failed', chatId: event.address.chatId, err: error },
-          'createForumTopic failed',
+          { event: 'topics_failed', chatId: event.address.chatId, err: error },
+          'creating a topic failed',
         );
         const refused = error instanceof ChannelError && error.kind === 'refused';
         const prefix = created.length ? `Created topics: ${created.join(', ')}.\n\n` : '';
@@ -216,7 +216,7 @@ export function createCommands(deps: CommandDeps) {
           prefix +
             (refused
               ? TOPIC_RIGHTS_HELP
-              : `Telegram refused to create the topic "${pack.displayName}". Try again later.`),
+              : `The topic "${pack.displayName}" could not be created. Try again later.`),
         );
       }
     }

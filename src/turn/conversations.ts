@@ -2,7 +2,7 @@ import { background } from '../core/background.ts';
 import type { Clock } from '../core/clock.ts';
 import { AbortedError, STOPPED, StopRequested } from '../core/errors.ts';
 import type { Logger } from '../core/ports.ts';
-import { type Address, addressKey, type InboundEvent } from '../core/types.ts';
+import { type Address, addressKey, type InboundEvent, type JobOutcome } from '../core/types.ts';
 import { createBatcher } from '../inbound/batcher.ts';
 import { plain } from '../outbound/compose.ts';
 import { createActors } from './actors.ts';
@@ -20,12 +20,19 @@ export interface ConversationsDeps {
   replies: Replies;
   /** Runs one turn's events in the conversation's lane. */
   run(events: InboundEvent[], signal: AbortSignal): Promise<void>;
+  /** Runs a job's run in the conversation's lane. */
+  runJob(event: JobEvent, signal: AbortSignal): Promise<JobOutcome>;
+  /** The pipeline is done with a job's run (`interrupted`: shut down before or during it). */
+  jobDone(event: JobEvent, outcome: JobOutcome): void;
 }
+
+type JobEvent = Extract<InboundEvent, { kind: 'job' }>;
 
 /**
  * The conversations: texts gather in the batcher, then each conversation's turns run one
  * after another in its own lane (at most five wait; beyond that the user hears "busy").
- * Messages that wait for a pack to be picked are parked here.
+ * Messages that wait for a pack to be picked are parked here. A job's run waits in its
+ * conversation's lane too, but is never refused as busy: it was claimed, and is owed a run.
  */
 export function createConversations(deps: ConversationsDeps) {
   const { log, replies } = deps;
@@ -36,6 +43,10 @@ export function createConversations(deps: ConversationsDeps) {
   function submit(events: InboundEvent[]): void {
     const first = events[0];
     if (!first) return;
+    if (first.kind === 'job') {
+      runJob(first);
+      return;
+    }
     const key = addressKey(first.address);
     const outcome = actors.submit(key, (signal) =>
       // Even the failure reply can fail (the database is gone at shutdown): log, never throw.
@@ -50,6 +61,12 @@ export function createConversations(deps: ConversationsDeps) {
       const origins = events.map((e) => e.origin);
       background(log, 'reply_failed', replies.reply(first.address, plain(BUSY), origins));
     }
+  }
+
+  function runJob(event: JobEvent): void {
+    const run = actors.run(addressKey(event.address), (signal) => deps.runJob(event, signal));
+    const done = run.then((outcome) => deps.jobDone(event, outcome ?? 'interrupted'));
+    background(log, 'job_run_failed', done);
   }
 
   return {
@@ -90,10 +107,6 @@ export function createConversations(deps: ConversationsDeps) {
       parked.delete(key);
       return waiting;
     },
-
-    /** Runs work in the conversation's lane (a scheduled run); undefined when shut down. */
-    inLane: <T>(address: Address, work: (signal: AbortSignal) => Promise<T>) =>
-      actors.run(addressKey(address), work),
 
     /** Turns waiting behind the running one. */
     waiting: (address: Address) => actors.waiting(addressKey(address)),

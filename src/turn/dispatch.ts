@@ -1,38 +1,25 @@
 import { background } from '../core/background.ts';
 import { decodeButton } from '../core/button-data.ts';
+import type { Verdict } from '../core/edge.ts';
 import type { Logger } from '../core/ports.ts';
-import { addressKey, type InboundEvent } from '../core/types.ts';
-import type { GateDecision } from '../inbound/allowlist.ts';
-import { plain } from '../outbound/compose.ts';
+import { type Address, addressKey, type InboundEvent } from '../core/types.ts';
 import type { PackRegistry } from '../packs/registry.ts';
 import type { Router } from '../routing/router.ts';
 import type { AskRegistry } from '../tools/asks.ts';
 import type { Conversations } from './conversations.ts';
 import type { Replies } from './replies.ts';
 
-/**
- * The one reply a stranger gets. It carries their own numeric id (nothing about anyone
- * else), so the owner's first message to a fresh bot says what to put in ALLOWED_USER_IDS.
- */
-export function notAuthorized(senderId: number): string {
-  return [
-    'Sorry, this is a private assistant and you are not authorized to use it.',
-    `Your Telegram user id is ${senderId}. If this is your bot, add it to ALLOWED_USER_IDS ` +
-      'in its configuration (comma-separated for several) and restart it.',
-  ].join('\n');
-}
-
 export interface DispatchDeps {
   log: Logger;
-  /** The allowlist gate; events from a source that is not a person (a job) pass. */
-  gate(event: InboundEvent): GateDecision;
+  /** The gate of the event's edge (its allowlist); an edge without one lets all pass. */
+  gate(event: InboundEvent): Verdict;
   conversations: Conversations;
   replies: Replies;
   asks: Pick<AskRegistry, 'answer'>;
   router: Pick<Router, 'boundPack' | 'resolve'>;
   packs: Pick<PackRegistry, 'byLabel'>;
   /** Answers a pressed button (stops its spinner), with a short notice when given. */
-  answerButton(callbackId: string, notice?: string): Promise<void>;
+  answerButton(to: Address, callbackId: string, notice?: string): Promise<void>;
 }
 
 type Callback = Extract<InboundEvent, { kind: 'callback' }>;
@@ -46,18 +33,11 @@ type Callback = Extract<InboundEvent, { kind: 'callback' }>;
 export function createDispatch(deps: DispatchDeps) {
   const { log, conversations, replies } = deps;
 
-  function denied(event: InboundEvent, decision: GateDecision): void {
-    log.warn(
-      {
-        event: 'tg_auth_denied',
-        userId: event.senderId,
-        chatId: event.address.chatId,
-        kind: event.kind,
-      },
-      'sender not on the allowlist',
-    );
-    const reply = decision === 'deny-and-reply' ? plain(notAuthorized(event.senderId)) : undefined;
-    const done = replies.reply(event.address, reply, [event.origin], { priority: 'stranger' });
+  /** Refused by its edge (which logged why): its reply, if any, and nothing else. */
+  function denied(event: InboundEvent, verdict: Exclude<Verdict, 'allow'>): void {
+    const done = replies.reply(event.address, verdict.reply, [event.origin], {
+      priority: 'stranger',
+    });
     background(log, 'reply_failed', done);
   }
 
@@ -71,11 +51,15 @@ export function createDispatch(deps: DispatchDeps) {
     if (button?.type === 'ask') {
       // Answers only where it was asked, by whom it was asked; anyone else gets a notice.
       const notice = deps.asks.answer(button, { address: event.address, userId: event.senderId });
-      background(log, 'callback_answer_failed', deps.answerButton(event.callbackId, notice));
+      background(
+        log,
+        'callback_answer_failed',
+        deps.answerButton(event.address, event.callbackId, notice),
+      );
       replies.settle([event.origin]);
       return;
     }
-    background(log, 'callback_answer_failed', deps.answerButton(event.callbackId));
+    background(log, 'callback_answer_failed', deps.answerButton(event.address, event.callbackId));
     if (button?.type === 'say') conversations.push({ ...event, kind: 'text', text: button.text });
     else conversations.submit([event]);
   }
@@ -90,7 +74,7 @@ export function createDispatch(deps: DispatchDeps) {
     ) {
       deps.router.resolve(event.address, pack.name);
       log.info(
-        { event: 'tg_topic_bound', address: addressKey(event.address), pack: pack.name },
+        { event: 'topic_bound', address: addressKey(event.address), pack: pack.name },
         'topic bound',
       );
     }
@@ -99,8 +83,8 @@ export function createDispatch(deps: DispatchDeps) {
 
   return {
     accept(event: InboundEvent): void {
-      const decision = deps.gate(event);
-      if (decision !== 'allow') denied(event, decision);
+      const verdict = deps.gate(event);
+      if (verdict !== 'allow') denied(event, verdict);
       else if (event.kind === 'command' && event.command === 'stop') conversations.stop(event);
       else if (event.kind === 'callback') pressed(event);
       else if (event.kind === 'topic') topic(event);

@@ -1,10 +1,10 @@
 import type { Agent } from '../agent/agent.ts';
 import type { Clock } from '../core/clock.ts';
-import type { OriginAcks } from '../core/origin.ts';
+import type { Verdict } from '../core/edge.ts';
+import type { Acknowledge } from '../core/origin.ts';
 import type { Logger, ModelInfo } from '../core/ports.ts';
-import type { InboundEvent } from '../core/types.ts';
-import type { GateDecision } from '../inbound/allowlist.ts';
-import type { Outbox } from '../outbound/outbox.ts';
+import type { Address, InboundEvent } from '../core/types.ts';
+import type { Outbox } from '../outbound/outboxes.ts';
 import type { PackRegistry } from '../packs/registry.ts';
 import type { Router } from '../routing/router.ts';
 import type { SessionRepo } from '../store/session-repo.ts';
@@ -17,15 +17,16 @@ import { type CommandDeps, createCommands } from './commands.ts';
 import { createConversations } from './conversations.ts';
 import { createDispatch } from './dispatch.ts';
 import { createReplies } from './replies.ts';
-import { createRunEvents, type JobOutcome, type ScheduledRun } from './run-events.ts';
+import { createRunEvents } from './run-events.ts';
 
 export interface PipelineDeps extends Omit<ChatTurnDeps, 'replies' | 'transaction'> {
   clock: Clock;
   log: Logger;
   transaction: <T>(fn: () => T) => T;
-  /** How each source settles an event's origin (in the reply's transaction). */
-  acks: OriginAcks;
-  gate(event: InboundEvent): GateDecision;
+  /** How each edge settles its events' origins (in the reply's transaction), by platform. */
+  acks(platform: string): Acknowledge | undefined;
+  /** The event's edge's gate. */
+  gate(event: InboundEvent): Verdict;
   batchWindowMs: number;
   outbox: Outbox;
   router: Router;
@@ -41,13 +42,14 @@ export interface PipelineDeps extends Omit<ChatTurnDeps, 'replies' | 'transactio
   /** This chat's scheduled jobs (for /jobs and /status). */
   schedule?: CommandDeps['schedule'];
   /** Channel actions some channels have: answering a button, creating a forum topic. */
-  answerButton(callbackId: string, notice?: string): Promise<void>;
-  createTopic?: ((chatId: number, name: string) => Promise<{ threadId: number }>) | undefined;
+  answerButton(to: Address, callbackId: string, notice?: string): Promise<void>;
+  /** How to create a forum topic in `to`'s chat; undefined where its channel has no topics. */
+  topics(to: Address): ((name: string) => Promise<{ threadId: number }>) | undefined;
 }
 
 /**
- * The turn pipeline (SPEC §2): one entry, `accept(event)`, for every source — a Telegram
- * update, a due job, a line typed in a terminal. Dispatch gates and classifies, the
+ * The turn pipeline (SPEC §2): one entry, `accept(event)`, for every edge — a chat
+ * platform's message, a due job, a line typed in a terminal. Dispatch gates and classifies, the
  * conversations batch and serialize, and each turn runs in its conversation's lane; the
  * reply, its delivery and the acknowledgement of the event's origin are committed together.
  */
@@ -64,18 +66,21 @@ export function createPipeline(deps: PipelineDeps) {
     commands,
     conversations: () => conversations,
     chatTurn: (turn) => runChatTurn(turnDeps, turn),
-    jobSession: (job, pack) =>
-      deps.sessions.jobSession(job.sessionKey, pack, job.address, deps.clock.now()),
+    jobSession: (job, address, pack) =>
+      deps.sessions.jobSession(job.sessionKey, pack, address, deps.clock.now()),
   });
-  const conversations = createConversations({ ...deps, replies, run: runEvents });
+  const conversations = createConversations({
+    ...deps,
+    replies,
+    run: runEvents,
+    runJob,
+    jobDone: ({ job }, outcome) =>
+      deps.events.emit({ type: 'job_finished', jobId: job.id, dueAt: job.dueAt, outcome }),
+  });
   const dispatch = createDispatch({ ...deps, conversations, replies });
 
   return {
     accept: dispatch.accept,
-
-    /** Runs a due job in its conversation's lane, after the chat's own turn if one runs. */
-    runJob: async (job: ScheduledRun): Promise<JobOutcome> =>
-      (await conversations.inLane(job.address, (signal) => runJob(job, signal))) ?? 'interrupted',
     menu: () => commands.menu(),
     close: () => conversations.close(),
     idle: () => conversations.idle(),

@@ -1,13 +1,14 @@
 import type { Clock } from '../core/clock.ts';
-import { acknowledge, type Origin, type OriginAcks } from '../core/origin.ts';
+import { type Acknowledge, acknowledge, type Origin } from '../core/origin.ts';
 import type { Address } from '../core/types.ts';
 import type { OutboundText } from '../outbound/compose.ts';
-import type { DispatchOptions, Outbox } from '../outbound/outbox.ts';
+import type { DispatchOptions, Outbox } from '../outbound/outboxes.ts';
 
 export interface RepliesDeps {
   transaction: <T>(fn: () => T) => T;
   outbox: Pick<Outbox, 'write' | 'dispatch'>;
-  acks: OriginAcks;
+  /** How each edge settles its origins, by platform. */
+  acks(platform: string): Acknowledge | undefined;
   clock: Clock;
 }
 

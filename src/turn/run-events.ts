@@ -1,8 +1,14 @@
 import { decodeButton } from '../core/button-data.ts';
 import type { Logger } from '../core/ports.ts';
-import { type Address, addressKey, type InboundEvent } from '../core/types.ts';
-import { plain } from '../outbound/compose.ts';
-import type { Outbox } from '../outbound/outbox.ts';
+import {
+  type Address,
+  addressKey,
+  type InboundEvent,
+  type JobOutcome,
+  type JobRun,
+} from '../core/types.ts';
+import { escapeMarkdown, markdown, plain } from '../outbound/compose.ts';
+import type { Outbox } from '../outbound/outboxes.ts';
 import type { PackRegistry } from '../packs/registry.ts';
 import { pickerMessage } from '../routing/picker.ts';
 import type { Router } from '../routing/router.ts';
@@ -23,13 +29,13 @@ export interface RunEventsDeps {
   log: Logger;
   router: Router;
   packs: Pick<PackRegistry, 'get' | 'list'>;
-  outbox: Pick<Outbox, 'send' | 'writeEdit' | 'write' | 'dispatch'>;
+  outbox: Pick<Outbox, 'send' | 'writeEdit' | 'write' | 'dispatch' | 'renderFor'>;
   replies: Replies;
   commands: Commands;
   conversations: () => Conversations;
   transaction: <T>(fn: () => T) => T;
   /** The session of a job (kind `job`), found or made. */
-  jobSession(job: ScheduledRun, pack: string): SessionRow;
+  jobSession(job: JobRun, address: Address, pack: string): SessionRow;
   /** Runs one model turn (see chat-turn.ts). */
   chatTurn(turn: ChatTurn): Promise<{ silent: boolean }>;
 }
@@ -92,7 +98,7 @@ export function createRunEvents(deps: RunEventsDeps) {
     const button = decodeButton(event.data);
     const pack = button?.type === 'pack' ? packs.get(button.pack) : undefined;
     if (!pack) {
-      log.debug({ event: 'tg_callback_ignored', data: event.data }, 'unknown button');
+      log.debug({ event: 'callback_ignored', data: event.data }, 'unknown button');
       replies.settle([event.origin]);
       return;
     }
@@ -101,10 +107,11 @@ export function createRunEvents(deps: RunEventsDeps) {
     const ids = deps.transaction(() => {
       const written = event.messageId
         ? [
-            deps.outbox.writeEdit(event.address, event.messageId, {
-              html: `Pack: <b>${pack.displayName}</b>`,
-              plain: `Pack: ${pack.displayName}`,
-            }),
+            ...deps.outbox
+              .renderFor(event.address)
+              .text(markdown(`Pack: **${escapeMarkdown(pack.displayName)}**`))
+              .slice(0, 1)
+              .map((part) => deps.outbox.writeEdit(event.address, event.messageId!, part)),
           ]
         : [];
       if (!waiting)
@@ -117,30 +124,21 @@ export function createRunEvents(deps: RunEventsDeps) {
   }
 
   /**
-   * A due job, in its conversation's lane: its own session, its skill pinned, the answer
-   * (unless `[SILENT]`) delivered into the owning chat or topic, the run acknowledged with
-   * it. Over a cap it is refused and the chat is told; at shutdown it stays claimed.
+   * A job's run (an event of the `job` edge), in its conversation's lane: its own session,
+   * its skill pinned, the answer (unless `[SILENT]`) delivered into the owning chat or
+   * topic, the run acknowledged with it. Over a cap it is refused and the chat is told; at
+   * shutdown it stays claimed.
    */
-  async function runJob(job: ScheduledRun, signal: AbortSignal): Promise<JobOutcome> {
+  async function runJob(event: JobEvent, signal: AbortSignal): Promise<JobOutcome> {
+    const { job } = event;
     const pack = packs.get(job.pack);
-    const origin = { source: 'job' as const, jobId: job.id, dueAt: job.dueAt };
     if (!pack) {
-      replies.settle([origin]);
+      replies.settle([event.origin]);
       return 'refused';
     }
-    const event: InboundEvent = {
-      origin,
-      address: job.address,
-      // Telegram's private chats have positive ids, groups negative ones.
-      chatType: job.address.chatId > 0 ? 'private' : 'supergroup',
-      senderId: 0,
-      receivedAt: job.dueAt,
-      kind: 'text',
-      text: job.prompt,
-    };
     const pinned = pack.skills.find((s) => s.name === job.skill);
     try {
-      const session = deps.jobSession(job, pack.name);
+      const session = deps.jobSession(job, event.address, pack.name);
       const inputs = [{ content: job.prompt, sourceKey: sourceKey(event) }];
       const { silent } = await deps.chatTurn({
         events: [event],
@@ -155,7 +153,7 @@ export function createRunEvents(deps: RunEventsDeps) {
       const outcome = failureOutcome(error, signal);
       if (outcome.kind === 'shutdown') return 'interrupted';
       log.warn({ event: 'job_failed', jobId: job.id, err: error }, 'job failed');
-      await replies.reply(job.address, plain(outcome.reply), [origin]);
+      await replies.reply(event.address, plain(outcome.reply), [event.origin]);
       return error instanceof QuotaExceededError ? 'refused' : 'failed';
     }
   }
@@ -163,17 +161,4 @@ export function createRunEvents(deps: RunEventsDeps) {
   return { runEvents, runJob };
 }
 
-/** A job run as the pipeline takes it. */
-export interface ScheduledRun {
-  id: string;
-  pack: string;
-  dueAt: number;
-  address: Address;
-  skill: string | undefined;
-  /** What the model is asked (the job's prompt, or a request to run its skill). */
-  prompt: string;
-  /** The job's own session key (one per job). */
-  sessionKey: string;
-}
-
-export type JobOutcome = 'delivered' | 'silent' | 'failed' | 'refused' | 'interrupted';
+export type JobEvent = Extract<InboundEvent, { kind: 'job' }>;

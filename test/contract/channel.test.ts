@@ -74,8 +74,8 @@ const freshChat = (threadId?: number): Address => ({
   ...(threadId === undefined ? {} : { threadId }),
 });
 
-const PLAIN = { html: false } as const;
-const HTML = { html: true } as const;
+const PLAIN = { formatted: false } as const;
+const HTML = { formatted: true } as const;
 
 /** The ChannelError `call` rejects with (fails the test when it does not reject with one). */
 async function failure(call: Promise<unknown>): Promise<ChannelError> {
@@ -124,7 +124,7 @@ describe.each(Object.keys(RIGS))('the %s channel keeps the Channel contract', (n
     const photo = await channel.sendMedia(to, {
       kind: 'photo',
       source: { url: 'https://example.com/cat.jpg' },
-      caption: { text: 'a <i>cat</i>', html: true },
+      caption: { text: 'a <i>cat</i>', formatted: true },
     });
     expect(photo.messageId).toBeGreaterThan(first.messageId);
     expect(rig.shown(to)).toEqual(['before', '[photo] a cat']);

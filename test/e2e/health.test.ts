@@ -33,7 +33,10 @@ beforeEach(async () => {
     clock: systemClock,
     log: createLogger({ level: 'silent', secrets: [] }),
     onEvent: (event) => {
-      if (event.origin.source === 'update') inbox.markDone(event.origin.updateIds, Date.now());
+      inbox.markDone(
+        event.origin.keys.map((key) => Number(key.slice('update:'.length))),
+        Date.now(),
+      );
     },
   });
   // The dashboard mounts the handler; here it is the whole server.

@@ -7,10 +7,10 @@ import { systemClock } from '../../src/core/clock.ts';
 import type { ChannelCapabilities } from '../../src/core/ports.ts';
 import { createLogger } from '../../src/logging/logger.ts';
 import { createOutbox } from '../../src/outbound/outbox.ts';
-import { htmlToPlainText } from '../../src/outbound/plain-text.ts';
 import { openCoreStore } from '../../src/store/client.ts';
 import { createOutboxRepo } from '../../src/store/outbox-repo.ts';
 import { createTelegramChannel } from '../../src/telegram/channel.ts';
+import { htmlToPlainText } from '../../src/telegram/plain-text.ts';
 import { FakeTelegram } from '../fakes/telegram-server.ts';
 
 const CHAT = 5150;

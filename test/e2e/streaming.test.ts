@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { htmlToPlainText } from '../../src/outbound/plain-text.ts';
+import { htmlToPlainText } from '../../src/telegram/plain-text.ts';
 import type { ApiCall } from '../fakes/telegram-server.ts';
 import { ALLOWED_USER, fixturePacks, type Harness, startHarness } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GENERIC_FAILURE, STOPPED } from '../../src/core/errors.ts';
+import { notAuthorized } from '../../src/telegram/gate.ts';
 import { BUSY } from '../../src/turn/conversations.ts';
-import { notAuthorized } from '../../src/turn/dispatch.ts';
 import { lastUserText, systemText, userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, type Harness, STRANGER, settled, startHarness } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';

@@ -19,6 +19,7 @@ import type {
   SendTextOptions,
 } from '../../src/core/ports.ts';
 import type { Address } from '../../src/core/types.ts';
+import { telegramRenderer } from '../../src/telegram/render.ts';
 
 export type OptionalMethod =
   | 'editText'
@@ -177,13 +178,15 @@ export function createMemoryChannel(options: MemoryChannelOptions = {}): MemoryC
   const channel: MemoryChannel = {
     platform,
     capabilities: { ...ALL_KINDS, ...options.capabilities },
+    // It shows text as Telegram does (checked by its own HTML reading below).
+    render: telegramRenderer,
 
     async sendText(to, text, opts: SendTextOptions) {
       enter('sendText', to);
-      const shown = readable('sendText', text, opts.html, 4096);
+      const shown = readable('sendText', text, opts.formatted, 4096);
       return add(to, {
         text: shown,
-        source: { text, html: opts.html, keyboard: keyboardOf(opts) },
+        source: { text, html: opts.formatted, keyboard: keyboardOf(opts) },
       });
     },
 
@@ -191,7 +194,7 @@ export function createMemoryChannel(options: MemoryChannelOptions = {}): MemoryC
       enter('sendMedia', to);
       if (!channel.capabilities[media.kind]) refuse('sendMedia', `cannot send a ${media.kind}`);
       const caption = media.caption
-        ? readable('sendMedia', media.caption.text, media.caption.html, 1024)
+        ? readable('sendMedia', media.caption.text, media.caption.formatted, 1024)
         : '';
       const text = caption ? `[${media.kind}] ${caption}` : `[${media.kind}]`;
       const source = { text: '', html: false, keyboard: keyboardOf(media) };
@@ -203,8 +206,8 @@ export function createMemoryChannel(options: MemoryChannelOptions = {}): MemoryC
       const message = chat(to.chatId).get(messageId);
       if (!message) refuse('editText', 'message to edit not found', 'gone');
       if (message.media) refuse('editText', 'there is no text in the message to edit');
-      const shown = readable('editText', text, opts.html, 4096);
-      const source = { text, html: opts.html, keyboard: keyboardOf(opts) };
+      const shown = readable('editText', text, opts.formatted, 4096);
+      const source = { text, html: opts.formatted, keyboard: keyboardOf(opts) };
       if (JSON.stringify(source) === JSON.stringify(message.source))
         refuse('editText', 'message is not modified', 'not_modified');
       Object.assign(message, { text: shown, source });
@@ -218,7 +221,7 @@ export function createMemoryChannel(options: MemoryChannelOptions = {}): MemoryC
 
     async sendDraft(to, _draftId, text, opts) {
       enter('sendDraft', to);
-      drafts.set(place(to), readable('sendDraft', text, opts.html, 4096));
+      drafts.set(place(to), readable('sendDraft', text, opts.formatted, 4096));
     },
 
     async sendChatAction(to, action) {

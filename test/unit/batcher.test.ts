@@ -5,7 +5,7 @@ import { FakeClock } from '../support/fake-clock.ts';
 
 let nextUpdate = 1;
 const text = (body: string, chatId = 1): InboundEvent => ({
-  origin: { source: 'update', updateIds: [nextUpdate++] },
+  origin: { platform: 'tg', keys: [`update:${nextUpdate++}`] },
   address: { platform: 'tg', chatId },
   chatType: 'private',
   senderId: chatId,
@@ -23,7 +23,7 @@ const photo = (groupId: string, fileId: string, caption = '', chatId = 1): Inbou
   const updateId = nextUpdate++;
   return {
     ...text('', chatId),
-    origin: { source: 'update', updateIds: [updateId] },
+    origin: { platform: 'tg', keys: [`update:${updateId}`] },
     kind: 'album',
     groupId,
     photos: [{ file: { fileId }, updateId }],
@@ -138,8 +138,8 @@ describe('albums and edits', () => {
     for (const item of items) batcher.push(item);
     clock.advance(800);
     expect(emitted[0]?.[0]?.origin).toEqual({
-      source: 'update',
-      updateIds: items.flatMap((i) => (i.origin.source === 'update' ? i.origin.updateIds : [])),
+      platform: 'tg',
+      keys: items.flatMap((i) => i.origin.keys),
     });
   });
 

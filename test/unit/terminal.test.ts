@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { InboundEvent } from '../../src/core/types.ts';
-import { composeText, markdown } from '../../src/outbound/compose.ts';
+import { markdown } from '../../src/outbound/compose.ts';
 import { degrade } from '../../src/outbound/degrade.ts';
 import { createTerminalChannel, LOCAL_ADDRESS } from '../../src/terminal/channel.ts';
 import { createTerminalInput } from '../../src/terminal/input.ts';
@@ -21,18 +21,19 @@ function screen() {
  */
 async function stream(channel: ReturnType<typeof screen>['channel'], written: string, step = 1) {
   for (let end = step; end < written.length; end += step) {
-    const part = composeText(markdown(written.slice(0, end))).at(-1);
-    if (part) await channel.sendDraft!(LOCAL_ADDRESS, 7, part.html, { html: true });
+    const part = channel.render.text(markdown(written.slice(0, end))).at(-1);
+    if (part) await channel.sendDraft!(LOCAL_ADDRESS, 7, part.text, { formatted: true });
   }
 }
 
 async function finish(channel: ReturnType<typeof screen>['channel'], answer: string) {
-  for (const part of composeText(markdown(answer)))
-    await channel.sendText(LOCAL_ADDRESS, part.html, { html: true });
+  for (const part of channel.render.text(markdown(answer)))
+    await channel.sendText(LOCAL_ADDRESS, part.text, { formatted: true });
 }
 
 const plainOf = (answer: string) =>
-  composeText(markdown(answer))
+  screen()
+    .channel.render.text(markdown(answer))
     .map((p) => p.plain)
     .join('\n');
 
@@ -62,7 +63,8 @@ describe('the terminal channel', () => {
       (_, i) => `Paragraph ${i}: ${'so on '.repeat(15)}`,
     );
     const answer = paragraphs.join('\n\n');
-    expect(composeText(markdown(answer)).length).toBeGreaterThan(1);
+    // The terminal has no length limit: the whole reply is one part, printed once.
+    expect(screen().channel.render.text(markdown(answer))).toHaveLength(1);
     for (const step of [1, 40]) {
       const { channel, shown } = screen();
       await stream(channel, answer, step);
@@ -91,8 +93,8 @@ describe('the terminal channel', () => {
   it('starts a message that does not continue the drafts on a line of its own', async () => {
     const { channel, shown } = screen();
     await stream(channel, 'I was writing something long when ');
-    await channel.sendText(LOCAL_ADDRESS, 'Stopped.', { html: false });
-    await channel.sendText(LOCAL_ADDRESS, 'Next.', { html: false });
+    await channel.sendText(LOCAL_ADDRESS, 'Stopped.', { formatted: false });
+    await channel.sendText(LOCAL_ADDRESS, 'Next.', { formatted: false });
     expect(shown()).toBe('I was writing something long \nStopped.\nNext.\n');
   });
 
@@ -103,7 +105,7 @@ describe('the terminal channel', () => {
       [{ text: 'South bed', data: 'ask:q1:1' }],
     ];
     const { messageId } = await channel.sendText(LOCAL_ADDRESS, 'Which bed?', {
-      html: false,
+      formatted: false,
       keyboard,
     });
     expect(shown()).toBe(
@@ -120,14 +122,17 @@ describe('the terminal channel', () => {
       [{ text: 'Alpha', data: 'pack:alpha' }],
       [{ text: 'Beta', data: 'pack:beta' }],
     ];
-    await channel.sendText(LOCAL_ADDRESS, 'Which pack?', { html: false, keyboard });
-    const again = await channel.sendText(LOCAL_ADDRESS, 'Which pack?', { html: false, keyboard });
+    await channel.sendText(LOCAL_ADDRESS, 'Which pack?', { formatted: false, keyboard });
+    const again = await channel.sendText(LOCAL_ADDRESS, 'Which pack?', {
+      formatted: false,
+      keyboard,
+    });
     expect(shown()).toBe(
       'Which pack?\n  1. Alpha\n  2. Beta\n(type a number, 1–2, to choose)\n' +
         '(type a number, 1–2, to choose)\n',
     );
     expect(channel.choose(1)).toEqual({ messageId: again.messageId, data: 'pack:alpha' });
-    await channel.sendText(LOCAL_ADDRESS, 'Which pack?', { html: false, keyboard });
+    await channel.sendText(LOCAL_ADDRESS, 'Which pack?', { formatted: false, keyboard });
     expect(shown().match(/Which pack\?/g)).toHaveLength(2);
   });
 
@@ -198,8 +203,13 @@ describe('terminal input', () => {
       { address: LOCAL_ADDRESS, chatType: 'private', senderId: 0, kind: 'text', text: '42' },
     ]);
     // Lines typed within one millisecond still get distinct, growing numbers.
-    const seqs = events.map((e) => (e.origin.source === 'local' ? e.origin.seq : 0));
-    expect(seqs).toEqual([1_000_000, 1_000_001, 1_000_002, 1_000_003]);
+    const keys = events.map((e) => e.origin);
+    expect(keys).toEqual(
+      ['1000000', '1000001', '1000002', '1000003'].map((key) => ({
+        platform: 'local',
+        keys: [key],
+      })),
+    );
   });
 
   it('turns a number into a press of the option shown', () => {

@@ -6,7 +6,7 @@ import { type Clock, systemClock } from '../../src/core/clock.ts';
 import type { Address } from '../../src/core/types.ts';
 import { createLogger } from '../../src/logging/logger.ts';
 import type { OutboundPayload } from '../../src/outbound/degrade.ts';
-import type { Outbox } from '../../src/outbound/outbox.ts';
+import type { Outbox } from '../../src/outbound/outboxes.ts';
 import { loadPack, type Pack } from '../../src/packs/loader.ts';
 import { openPackStorage, type PackStorage } from '../../src/packs/storage.ts';
 import { type CoreStore, openCoreStore } from '../../src/store/client.ts';

@@ -51,7 +51,7 @@ describe('translateUpdate', () => {
         AT,
       ),
     ).toEqual({
-      origin: { source: 'update', updateIds: [4] },
+      origin: { platform: 'tg', keys: ['update:4'] },
       address: { platform: 'tg', chatId: 111 },
       chatType: 'private',
       senderId: 111,
@@ -143,7 +143,7 @@ describe('translateUpdate: media', () => {
       { file_id: 'small', width: 90, height: 67, file_size: 5 },
     ];
     expect(translate({ photo, caption: 'look' })).toEqual({
-      origin: { source: 'update', updateIds: [10] },
+      origin: { platform: 'tg', keys: ['update:10'] },
       address: { platform: 'tg', chatId: 111 },
       chatType: 'private',
       senderId: 111,
@@ -170,7 +170,7 @@ describe('translateUpdate: media', () => {
     expect(first).toMatchObject({
       kind: 'album',
       groupId: 'g7',
-      origin: { source: 'update', updateIds: [31] },
+      origin: { platform: 'tg', keys: ['update:31'] },
       photos: [{ file: { fileId: 'big' }, updateId: 31 }],
       caption: 'trip',
     });
@@ -286,7 +286,7 @@ describe('translateUpdate: edits', () => {
       kind: 'edited',
       text: 'meet at 6 instead',
       messageId: 17,
-      origin: { source: 'update', updateIds: [40] },
+      origin: { platform: 'tg', keys: ['update:40'] },
     });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Outbox } from '../../src/outbound/outbox.ts';
+import type { Outbox } from '../../src/outbound/outboxes.ts';
 import { keepTyping } from '../../src/outbound/typing.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { htmlToPlainText, telegramLength } from '../../src/outbound/plain-text.ts';
-import { markdownToTelegramHtml } from '../../src/outbound/render-markdown.ts';
+import { htmlToPlainText, telegramLength } from '../../src/telegram/plain-text.ts';
+import { markdownToTelegramHtml } from '../../src/telegram/render-markdown.ts';
 
 describe('markdownToTelegramHtml', () => {
   it('renders inline formatting, links and a list', () => {

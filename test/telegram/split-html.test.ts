@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { htmlToPlainText, telegramLength } from '../../src/outbound/plain-text.ts';
-import { markdownToTelegramHtml } from '../../src/outbound/render-markdown.ts';
-import { splitTelegramHtml } from '../../src/outbound/split-html.ts';
+import { htmlToPlainText, telegramLength } from '../../src/telegram/plain-text.ts';
+import { markdownToTelegramHtml } from '../../src/telegram/render-markdown.ts';
+import { splitTelegramHtml } from '../../src/telegram/split-html.ts';
 
 const ALLOWED = new Set(['b', 'i', 'u', 's', 'code', 'pre', 'a', 'blockquote', 'tg-spoiler']);
 

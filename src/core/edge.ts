@@ -1,0 +1,27 @@
+import type { Acknowledge } from './origin.ts';
+import type { Channel, FileSource, OutboundText } from './ports.ts';
+import type { InboundEvent } from './types.ts';
+
+/** Whether an event may enter: yes, or no with an optional reply to its sender. */
+export type Verdict = 'allow' | { deny: true; reply?: OutboundText };
+
+/**
+ * One source of work for the core and, when it talks to people, one way back to them: the
+ * Telegram bot, the terminal, the web chat, the scheduler. The core knows nothing of an
+ * edge but this; an edge mints its own origins (`platform` + keys) and addresses.
+ */
+export interface Edge {
+  /** The platform of its origins, and of the addresses its channel serves. */
+  readonly platform: string;
+  /** How replies reach its conversations; none for an edge that only brings work in. */
+  readonly channel?: Channel;
+  /** Fetches files its users send; none when they send none. */
+  readonly files?: FileSource;
+  /**
+   * Decides before anything else whether an event from this edge may enter (an allowlist),
+   * logging a refusal itself. Without it every event of the edge is the owner's own.
+   */
+  gate?(event: InboundEvent): Verdict;
+  /** Settles this edge's origins in the reply's transaction; none: nothing to settle. */
+  readonly acknowledge?: Acknowledge;
+}

@@ -1,0 +1,88 @@
+import type { Edge } from '../core/edge.ts';
+import type { EventBus } from '../core/events.ts';
+import type { InboundEvent, JobOutcome, JobRun } from '../core/types.ts';
+import type { JobRepo } from '../store/job-repo.ts';
+import { jobAddress } from './scheduler.ts';
+import type { DueJob } from './types.ts';
+
+/** The platform of job runs' origins. */
+export const JOB_PLATFORM = 'job';
+
+export interface JobEdgeDeps {
+  jobs: Pick<JobRepo, 'finishRun'>;
+  events: Pick<EventBus, 'on'>;
+  /** The pipeline's entry. */
+  accept(event: InboundEvent): void;
+}
+
+/**
+ * The scheduler as an edge of the core: a due job enters the pipeline through `accept`
+ * like any other event (origin `job`, key `<jobId>:<dueAt>`), and the pipeline acknowledges
+ * it — `jobs.finishRun` — in the transaction that commits its reply. `run` resolves with the
+ * outcome once the pipeline is done with it (`job_finished`).
+ */
+export function createJobEdge(deps: JobEdgeDeps) {
+  const waiting = new Map<string, (outcome: JobOutcome) => void>();
+  deps.events.on('job_finished', ({ jobId, dueAt, outcome }) => {
+    const key = runKey(jobId, dueAt);
+    waiting.get(key)?.(outcome);
+    waiting.delete(key);
+  });
+
+  const edge: Edge = {
+    platform: JOB_PLATFORM,
+    acknowledge(keys, now) {
+      for (const key of keys) {
+        const at = key.lastIndexOf(':');
+        deps.jobs.finishRun(key.slice(0, at), Number(key.slice(at + 1)), now);
+      }
+    },
+  };
+
+  return {
+    edge,
+
+    /** Hands a claimed run to the pipeline; resolves with how it ended. */
+    run(job: DueJob): Promise<JobOutcome> {
+      const key = runKey(job.id, job.dueAt);
+      const done = new Promise<JobOutcome>((resolve) => waiting.set(key, resolve));
+      deps.accept(jobEvent(job, key));
+      return done;
+    },
+  };
+}
+
+const runKey = (jobId: string, dueAt: number) => `${jobId}:${dueAt}`;
+
+function jobEvent(job: DueJob, key: string): InboundEvent {
+  const address = jobAddress(job);
+  return {
+    origin: { platform: JOB_PLATFORM, keys: [key] },
+    address,
+    // A chat's type is not stored: on every platform satchel serves, private chats have
+    // positive ids and groups negative ones.
+    chatType: address.chatId > 0 ? 'private' : 'supergroup',
+    senderId: 0,
+    receivedAt: job.dueAt,
+    kind: 'job',
+    job: jobRun(job),
+  };
+}
+
+/**
+ * A due job as the pipeline runs it: what the model is asked, and the key of its own
+ * session (one per job, so a daily job remembers its earlier runs).
+ */
+export function jobRun(job: DueJob): JobRun {
+  const ask = job.prompt?.trim()
+    ? job.prompt
+    : `It is time for your scheduled task: follow the "${job.skill}" skill now.`;
+  return {
+    id: job.id,
+    pack: job.pack,
+    dueAt: job.dueAt,
+    skill: job.skill ?? undefined,
+    prompt: `[Scheduled run of job ${job.id}. If there is nothing worth saying this time, answer exactly [SILENT] and nothing will be sent.]\n${ask}`,
+    sessionKey: `job:${job.manifestKey ?? job.id}`,
+  };
+}
