@@ -1,5 +1,15 @@
 import type { Clock } from '../core/clock.ts';
-import type { ChatModel, ChatRequest, Logger, ToolSpec } from '../core/ports.ts';
+import type {
+  ChatModel,
+  ChatRequest,
+  Logger,
+  ToolRunner,
+  ToolSpec,
+  UserInput,
+} from '../core/ports.ts';
+
+export type { ToolRunner, UserInput } from '../core/ports.ts';
+
 import type { ChatMessage, ImageInput, ToolCall } from '../core/types.ts';
 import type { SessionRepo, SessionRow } from '../store/session-repo.ts';
 import type { Ledger } from '../usage/ledger.ts';
@@ -49,24 +59,6 @@ export type AgentEvent =
   | { type: 'text'; delta: string }
   | { type: 'restart' }
   | { type: 'tool'; call: ToolCall; result: string };
-
-export interface UserInput {
-  content: string;
-  sourceKey: string;
-  /**
-   * Images that go with this input to the model, in this turn only: the stored message
-   * keeps a short reference, so history never replays the bytes.
-   */
-  images?: ImageInput[];
-}
-
-/** Runs the tools a model asked for; a failing tool becomes an error result the model sees. */
-export interface ToolRunner {
-  specs: ToolSpec[];
-  run(call: ToolCall, signal: AbortSignal): Promise<string>;
-  /** The tool waits for the user (the turn's deadline does not run meanwhile). */
-  waitsForUser?(name: string): boolean;
-}
 
 export interface AgentDeps {
   model: ChatModel;

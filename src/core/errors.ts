@@ -164,3 +164,10 @@ export function isAbort(error: unknown): boolean {
     error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError')
   );
 }
+
+/** A failure the model should read and can react to (bad table, unknown column, …). */
+export class ToolError extends SatchelError {
+  constructor(message: string) {
+    super('tool_error', message);
+  }
+}

@@ -1,4 +1,4 @@
-import type { Address, ChatMessage, TokenUsage, ToolCall } from './types.ts';
+import type { Address, ChatMessage, ImageInput, TokenUsage, ToolCall } from './types.ts';
 
 /** The logging port; pino's logger satisfies it. */
 export interface Logger {
@@ -198,4 +198,23 @@ export interface Channel {
    * topics. Without it the channel has no topics.
    */
   createTopic?(chatId: number, name: string): Promise<{ threadId: number }>;
+}
+
+/** What the user said, one input per message: stored once under `sourceKey`. */
+export interface UserInput {
+  content: string;
+  sourceKey: string;
+  /**
+   * Images that go with this input to the model, in this turn only: the stored message
+   * keeps a short reference, so history never replays the bytes.
+   */
+  images?: ImageInput[];
+}
+
+/** Runs the tools a model asked for; a failing tool becomes an error result the model sees. */
+export interface ToolRunner {
+  specs: ToolSpec[];
+  run(call: ToolCall, signal: AbortSignal): Promise<string>;
+  /** The tool waits for the user (the turn's deadline does not run meanwhile). */
+  waitsForUser?(name: string): boolean;
 }

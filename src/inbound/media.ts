@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { UserInput } from '../agent/agent.ts';
 import type { Clock } from '../core/clock.ts';
 import {
   FileTooLargeError,
@@ -10,7 +9,7 @@ import {
   ProviderError,
   SatchelError,
 } from '../core/errors.ts';
-import type { ChatModel, FileSource, Logger, Transcriber } from '../core/ports.ts';
+import type { ChatModel, FileSource, Logger, Transcriber, UserInput } from '../core/ports.ts';
 import type { FileRef, ImageInput, InboundEvent } from '../core/types.ts';
 import { describeRequest } from '../providers/vision.ts';
 import type { Ledger, UsageScope } from '../usage/ledger.ts';

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Database } from '../store/sqlite.ts';
-import { createQueryPool, type QueryPool, type QueryPoolOptions } from '../tools/db-query-pool.ts';
+import { createQueryPool, type QueryPool, type QueryPoolOptions } from './db-query-pool.ts';
 import type { Pack } from './loader.ts';
 import { upgradeDatabase } from './migrations.ts';
 

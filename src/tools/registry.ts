@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { ToolRunner } from '../agent/agent.ts';
-import type { Logger, ToolSpec } from '../core/ports.ts';
+import type { Logger, ToolRunner, ToolSpec } from '../core/ports.ts';
 import type { ToolCall } from '../core/types.ts';
 import type { CoreTool } from '../packs/manifest.ts';
 import { createAskUserTool } from './ask-user.ts';

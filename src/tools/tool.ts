@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import { SatchelError } from '../core/errors.ts';
 import type { CoreTool } from '../packs/manifest.ts';
 
 /**
@@ -17,12 +16,7 @@ export interface Tool<Args = unknown> {
   run(args: Args, signal: AbortSignal): Promise<string>;
 }
 
-/** A failure the model should read and can react to (bad table, unknown column, …). */
-export class ToolError extends SatchelError {
-  constructor(message: string) {
-    super('tool_error', message);
-  }
-}
+export { ToolError } from '../core/errors.ts';
 
 /** Helps a factory return a typed tool as the registry's untyped one. */
 export function defineTool<Args>(tool: Tool<Args>): Tool {

@@ -6,14 +6,14 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AbortedError } from '../../src/core/errors.ts';
+import type { QueryPoolOptions } from '../../src/packs/db-query-pool.ts';
 import { loadPack, type Pack } from '../../src/packs/loader.ts';
 import { openPackStorage, type PackStorage } from '../../src/packs/storage.ts';
 import { createDbQueryTool } from '../../src/tools/db-query.ts';
-import type { QueryPoolOptions } from '../../src/tools/db-query-pool.ts';
 import { type Tool, ToolError } from '../../src/tools/tool.ts';
 
 /**
- * db_query's pool of warm children (src/tools/db-query-pool.ts): reuse, time limits, aborts,
+ * db_query's pool of warm children (src/packs/db-query-pool.ts): reuse, time limits, aborts,
  * caps on concurrency and memory, isolation between packs, and shutdown.
  */
 

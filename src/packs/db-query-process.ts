@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ToolError } from './tool.ts';
+import { ToolError } from '../core/errors.ts';
 
 /** One query as the child runs it; the limits keep its answer small by construction. */
 export interface QueryRequest {

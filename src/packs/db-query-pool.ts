@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
-import { AbortedError } from '../core/errors.ts';
+import { AbortedError, ToolError } from '../core/errors.ts';
 import { sqliteDriver } from '../store/sqlite.ts';
 import {
   type QueryProcess,
@@ -9,7 +9,6 @@ import {
   type QueryResult,
   startQueryProcess,
 } from './db-query-process.ts';
-import { ToolError } from './tool.ts';
 
 /**
  * The db_query runners of one pack database: a small pool of warm child processes.
