@@ -11,15 +11,16 @@ import { createRedactor } from './core/redact.ts';
 import { addressKey } from './core/types.ts';
 import { createMediaInputs } from './inbound/media.ts';
 import { createLogger } from './logging/logger.ts';
+import { createChannelCalls } from './outbound/channel-calls.ts';
 import type { OutboxDeps } from './outbound/outbox.ts';
 import { createOutboxes } from './outbound/outboxes.ts';
-import { streamModeFor } from './outbound/stream.ts';
 import { loadPacks } from './packs/loader.ts';
 import { createPackRegistry } from './packs/registry.ts';
 import { createTranscriber } from './providers/groq-stt.ts';
 import { createChatModel, createModelResolver } from './providers/index.ts';
 import { createVisionModel } from './providers/vision.ts';
 import { createRouter } from './routing/router.ts';
+import { createJobListing } from './scheduler/describe.ts';
 import { createJobEdge } from './scheduler/job-edge.ts';
 import { createScheduler } from './scheduler/scheduler.ts';
 import { type Db, openCoreStore } from './store/client.ts';
@@ -156,69 +157,48 @@ export function createCore(
     packs,
     clock,
     log,
-    // A conversation bound to a pack gets the pack's manifest jobs (after its turn's model
-    // call has gone out: the sync reads every conversation).
-    onBound: () => scheduler.syncSoon(),
+    onBound: (address, pack) => events.emit({ type: 'conversation_bound', address, pack }),
   });
-  const pipeline = createPipeline({
+  const agent = createAgent({
+    model,
+    fallback,
+    sessions,
+    ledger,
+    quota,
     clock,
     log,
-    transaction,
-    acks: (platform) => edges.get(platform)?.acknowledge,
+    ...(options.historyBudgetTokens ? { historyBudgetTokens: options.historyBudgetTokens } : {}),
+    turnTimeoutMs: config.turnTimeoutMs,
+    ...(options.modelRetry ? { retry: options.modelRetry } : {}),
+  });
+  const pipeline = createPipeline({
+    runtime: { clock, log, transaction, timezone: config.timezone },
+    conversing: { router, packs, sessions },
+    delivery: {
+      outbox,
+      acks: (platform) => edges.get(platform)?.acknowledge,
+      ...createChannelCalls(channelOf, outbox),
+    },
+    turns: {
+      agent,
+      media,
+      modelFor: (pack) => modelFor(pack?.manifest.model),
+      // Photos go inline only when whoever answers can see them (the fallback too).
+      fallbackAcceptsImages: fallback?.info.acceptsImages ?? true,
+      asks: createAskRegistry(clock),
+      jobs,
+      events,
+    },
+    reports: {
+      totals,
+      calendar,
+      caps: config.quota,
+      model: model.info,
+      schedule: createJobListing({ jobs, clock, timezone: config.timezone }),
+    },
     // An edge that talks to strangers gates them; the others' events are the owner's own.
     gate: (event) => edges.get(event.origin.platform)?.gate?.(event) ?? 'allow',
     batchWindowMs: config.batchWindowMs,
-    outbox,
-    router,
-    packs,
-    events,
-    totals,
-    calendar,
-    caps: config.quota,
-    model: model.info,
-    media,
-    modelFor: (pack) => modelFor(pack?.manifest.model),
-    // Photos go inline only when whoever answers can see them (the fallback too).
-    fallbackAcceptsImages: fallback?.info.acceptsImages ?? true,
-    asks: createAskRegistry(clock),
-    jobs,
-    sessions,
-    schedule: {
-      describe: (address) => scheduler.describe(address),
-      next: (address) => scheduler.next(address),
-    },
-    agent: createAgent({
-      model,
-      fallback,
-      sessions,
-      ledger,
-      quota,
-      clock,
-      log,
-      ...(options.historyBudgetTokens ? { historyBudgetTokens: options.historyBudgetTokens } : {}),
-      turnTimeoutMs: config.turnTimeoutMs,
-      ...(options.modelRetry ? { retry: options.modelRetry } : {}),
-    }),
-    timezone: config.timezone,
-    streamMode: (address, chatType) => {
-      const channel = channelOf(address.platform);
-      return channel ? streamModeFor(channel, chatType) : 'none';
-    },
-    // Button answers and topics count against the channel's limit like every call.
-    answerButton: async (to, callbackId, notice) => {
-      const channel = channelOf(to.platform);
-      const answer = channel?.answerCallback?.bind(channel);
-      if (!answer) return;
-      const call = () => answer(callbackId, notice);
-      await outbox.callOptional({ platform: to.platform, chatId: 0 }, 'answerCallback', call);
-    },
-    topics: (to) => {
-      const channel = channelOf(to.platform);
-      const create = channel?.createTopic?.bind(channel);
-      if (!create) return undefined;
-      const chat = { platform: to.platform, chatId: to.chatId };
-      return (name) => outbox.call(chat, () => create(to.chatId, name));
-    },
   });
   const jobEdge = createJobEdge({ jobs, events, accept: (event) => pipeline.accept(event) });
   edges.set(jobEdge.edge.platform, jobEdge.edge);
@@ -232,6 +212,9 @@ export function createCore(
     run: (job) => jobEdge.run(job),
     onRan: (ran) => events.emit({ type: 'job_run', ...ran }),
   });
+  // A conversation bound to a pack gets the pack's manifest jobs (after its turn's model
+  // call has gone out: the sync reads every conversation).
+  events.on('conversation_bound', () => scheduler.syncSoon());
 
   return {
     clock,

@@ -30,7 +30,14 @@ export interface JobFinished {
   outcome: JobOutcome;
 }
 
-export type PipelineEvent = TurnCompleted | JobRan | JobFinished;
+/** A conversation was bound to a pack (its manifest jobs are due to be made). */
+export interface ConversationBound {
+  type: 'conversation_bound';
+  address: Address;
+  pack: string;
+}
+
+export type PipelineEvent = TurnCompleted | JobRan | JobFinished | ConversationBound;
 type Listener<E> = (event: E) => void;
 
 /**

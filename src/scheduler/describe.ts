@@ -1,4 +1,5 @@
-import type { JobRow } from '../store/job-repo.ts';
+import type { Address } from '../core/types.ts';
+import type { JobRepo, JobRow } from '../store/job-repo.ts';
 import { formatLocal, isoInZone } from './local-time.ts';
 
 export { formatLocal } from './local-time.ts';
@@ -42,3 +43,23 @@ export function describeTime(at: number | null, timezone: string, now: number): 
 
 const clip = (text: string, max: number) =>
   text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+
+/** A chat's jobs as the commands show them (`/jobs`, `/status`), read from the job table. */
+export function createJobListing(deps: {
+  jobs: Pick<JobRepo, 'forAddress'>;
+  clock: { now(): number };
+  timezone: string;
+}) {
+  return {
+    /** The next time a job of this chat or topic runs (ms), if any. */
+    next(address: Address): number | undefined {
+      const times = deps.jobs
+        .forAddress(address)
+        .filter((job) => job.enabled && job.runningDueAt === null && job.nextRunAt !== null)
+        .map((job) => job.nextRunAt!);
+      return times.length > 0 ? Math.min(...times) : undefined;
+    },
+    describe: (address: Address): string =>
+      describeJobs(deps.jobs.forAddress(address), deps.timezone, deps.clock.now()),
+  };
+}

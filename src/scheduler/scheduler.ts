@@ -1,7 +1,7 @@
 import type { TimerHandle } from '../core/clock.ts';
 import type { Address } from '../core/types.ts';
 import type { JobRow, ManifestJob, RunOutcome } from '../store/job-repo.ts';
-import { describeJobs } from './describe.ts';
+import { createJobListing } from './describe.ts';
 import type { DueJob, Scheduler, SchedulerDeps } from './types.ts';
 
 export type { BoundRoute, DueJob, ManifestCron, Scheduler, SchedulerDeps } from './types.ts';
@@ -24,6 +24,7 @@ interface Item {
  */
 export function createScheduler(deps: SchedulerDeps): Scheduler {
   const { jobs, clock, log } = deps;
+  const listing = createJobListing({ jobs, clock, timezone: deps.timezone });
   const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
   let state: 'new' | 'started' | 'stopped' = 'new';
   let timer: TimerHandle | undefined;
@@ -260,21 +261,13 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       await draining;
     },
 
-    next(address) {
-      const times = jobs
-        .forAddress(address)
-        .filter((job) => job.enabled && job.runningDueAt === null && job.nextRunAt !== null)
-        .map((job) => job.nextRunAt!);
-      return times.length > 0 ? Math.min(...times) : undefined;
-    },
+    next: (address) => listing.next(address),
 
     list(address) {
       return jobs.forAddress(address);
     },
 
-    describe(address) {
-      return describeJobs(jobs.forAddress(address), deps.timezone, clock.now());
-    },
+    describe: (address) => listing.describe(address),
   };
 }
 

@@ -1,49 +1,31 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent, AgentEvent, UserInput } from '../agent/agent.ts';
+import type { AgentEvent, TurnInput, TurnResult } from '../agent/agent.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
-import type { Clock } from '../core/clock.ts';
-import type { EventBus } from '../core/events.ts';
-import type { ChatModel, Logger } from '../core/ports.ts';
-import type { Address, ChatType, InboundEvent } from '../core/types.ts';
-import type { MediaInputs } from '../inbound/media.ts';
+import type { ChatModel, ToolRunner, UserInput } from '../core/ports.ts';
+import type { Address, InboundEvent } from '../core/types.ts';
 import { answerParts } from '../outbound/compose.ts';
-import type { Outbox } from '../outbound/outboxes.ts';
-import { createStream, type StreamMode } from '../outbound/stream.ts';
+import { createStream, type Stream, type StreamMode } from '../outbound/stream.ts';
 import { keepTyping } from '../outbound/typing.ts';
 import type { Pack, Skill } from '../packs/loader.ts';
 import { packPromptSections } from '../packs/prompt.ts';
-import type { PackRegistry } from '../packs/registry.ts';
-import type { Route, Router } from '../routing/router.ts';
-import type { JobRepo } from '../store/job-repo.ts';
+import type { PackStorage } from '../packs/storage.ts';
+import type { Route } from '../routing/router.ts';
 import type { SessionRow } from '../store/session-repo.ts';
-import type { AskRegistry } from '../tools/asks.ts';
 import { createToolRunner, packTools } from '../tools/registry.ts';
+import type { PackCaps } from '../usage/quota.ts';
 import { turnInputs } from './inputs.ts';
 import type { Replies } from './replies.ts';
+import type { Conversing, Delivery, Runtime, Turns } from './services.ts';
 
 /** A scheduled run's answer that means "nothing to say this time": nothing is sent. */
 export const SILENT = '[SILENT]';
 
-export interface ChatTurnDeps {
-  clock: Clock;
-  log: Logger;
-  agent: Agent;
-  router: Router;
-  outbox: Outbox;
+export interface ChatTurnServices {
+  runtime: Runtime;
+  conversing: Pick<Conversing, 'router' | 'packs'>;
+  delivery: Pick<Delivery, 'outbox' | 'streamMode'>;
+  turns: Turns;
   replies: Replies;
-  transaction: <T>(fn: () => T) => T;
-  events: EventBus;
-  packs: PackRegistry;
-  asks: AskRegistry;
-  jobs: JobRepo;
-  timezone: string;
-  /** How a reply streams in a chat of this type on its channel (from what the channel can do). */
-  streamMode(address: Address, chatType: ChatType): StreamMode;
-  media: MediaInputs;
-  /** The model that answers a pack's turns (its manifest `model`, else the default). */
-  modelFor(pack: Pack | undefined): ChatModel;
-  /** Whether the fallback model (if any) takes images too. */
-  fallbackAcceptsImages: boolean;
 }
 
 export interface ChatTurn {
@@ -57,136 +39,214 @@ export interface ChatTurn {
   job?: { session: SessionRow };
 }
 
+/** Where the turn runs and who answers: found once, read by every step. */
+interface Routed {
+  turnId: string;
+  started: number;
+  address: Address;
+  route: Route;
+  pack: Pack | undefined;
+  storage: PackStorage | undefined;
+  model: ChatModel;
+  packCaps: PackCaps;
+  /** With several packs, a private reply says which pack gave it. */
+  badge: string;
+}
+
+/** What the user sees while the turn runs: typing and the streamed reply. */
+interface Live {
+  mode: StreamMode;
+  stream: Stream;
+  stopTyping(): void;
+}
+
 /**
- * One model turn for a conversation: the pack's prompt and tools, the streamed reply and
- * typing while it runs. The agent returns the answer; this stage stores it, writes its
- * delivery and acknowledges the turn's origins in one transaction, then sends it.
+ * One model turn for a conversation, in named steps: route (pack, session, model) → tools
+ * (the pack's, bound to this turn) → inputs (media normalized) → run (the agent, streaming
+ * as it writes) → commit (the answer stored, its delivery written and the turn's origins
+ * acknowledged in one transaction, then sent).
  */
 export async function runChatTurn(
-  deps: ChatTurnDeps,
+  services: ChatTurnServices,
   turn: ChatTurn,
 ): Promise<{ silent: boolean }> {
-  const { clock, outbox, packs } = deps;
-  const first = turn.events[0]!;
-  const { address } = first;
-  const turnId = randomUUID();
-  const started = clock.now();
-  const route = routeOf(deps, turn);
-  const pack = packs.get(turn.pack);
-  const storage = pack ? packs.storage(pack.name) : undefined;
-  const model = deps.modelFor(pack);
-  const packCaps = {
-    dailyTokens: pack?.manifest.quota?.daily_tokens,
-    dailyUsd: pack?.manifest.quota?.daily_usd,
-  };
-  // With several packs, a private reply says which pack gave it.
-  const badge =
-    pack && first.chatType === 'private' && packs.list().length >= 2
-      ? `\n\n— ${pack.displayName}`
-      : '';
-  const mode: StreamMode = turn.job ? 'none' : deps.streamMode(address, first.chatType);
-  const stopTyping = turn.job ? () => undefined : keepTyping(outbox, clock, address);
-  const stream = createStream({ outbox, clock, to: address, mode });
-  const tools =
-    pack && storage
-      ? createToolRunner(
-          packTools({
-            pack,
-            storage,
-            address,
-            senderId: turn.job ? undefined : first.senderId,
-            outbox,
-            asks: deps.asks,
-            jobs: deps.jobs,
-            clock,
-            timezone: deps.timezone,
-          }),
-          deps.log.child({ turnId, pack: pack.name }),
-        )
-      : undefined;
+  const routed = route(services, turn);
+  const live = startLive(services, turn, routed);
   try {
-    const scope = {
-      pack: turn.pack,
-      chatId: address.chatId,
-      threadId: address.threadId ?? null,
-      sessionId: route.session.id,
-      turnId,
-    };
-    const inputs =
-      turn.inputs ??
-      (await turnInputs(turn.events, deps.media, {
-        scope,
-        packCaps,
-        acceptsImages: model.info.acceptsImages && deps.fallbackAcceptsImages,
-        filesDir: storage?.filesDir,
-        signal: turn.signal,
-      }));
-    const input = {
-      session: route.session,
-      turnId,
-      pack: turn.pack,
-      packCaps,
-      tools,
-      model,
-      chatId: address.chatId,
-      threadId: address.threadId,
-      system: buildSystemPrompt({
-        now: clock.now(),
-        timezone: deps.timezone,
-        sections: pack && storage ? packPromptSections(pack, storage, turn.pinned) : [],
-      }),
-      inputs,
-      signal: turn.signal,
-      onEvent: (event: AgentEvent) => {
-        if (event.type === 'text') stream.push(event.delta);
-        else if (event.type === 'restart') stream.reset();
-      },
-    };
-    const result = await deps.agent.run(input);
-    stopTyping();
-    // A draft on its way leaves no message to edit: the final rows are written while it lands,
-    // and sent after it, so no draft shows after the reply. Edits must land first: `finish`
-    // edits the messages they showed.
-    const landed = stream.settle();
-    if (mode !== 'draft') await landed;
-    const silent = turn.job !== undefined && result.answer.trim() === SILENT;
-    const ids = deps.transaction(() => {
-      deps.agent.storeAnswer(input, result.answer);
-      const rows = silent
-        ? []
-        : stream.finish(answerParts(outbox.renderFor(address), result.answer, badge));
-      deps.replies.acknowledge(turn.events.map((e) => e.origin));
-      return rows;
-    });
-    await landed;
-    await outbox.dispatch(ids);
-    deps.events.emit({
-      type: 'turn_completed',
-      turnId,
-      address,
-      pack: route.pack,
-      sessionId: route.session.id,
-      source: turn.job ? 'schedule' : 'chat',
-      modelCalls: result.modelCalls,
-      timedOut: result.timedOut,
-      ms: clock.now() - started,
-    });
-    return { silent };
+    const tools = toolsFor(services, turn, routed);
+    const inputs = turn.inputs ?? (await inputsOf(services, turn, routed));
+    const run = await runAgent(services, turn, routed, { tools, inputs, live });
+    return await commit(services, turn, routed, live, run);
   } finally {
-    stopTyping();
-    await stream.settle();
+    live.stopTyping();
+    await live.stream.settle();
   }
+}
+
+/** Step 1: the session, the pack and its model, the caps that apply. */
+function route(services: ChatTurnServices, turn: ChatTurn): Routed {
+  const { packs } = services.conversing;
+  const first = turn.events[0]!;
+  const pack = packs.get(turn.pack);
+  return {
+    turnId: randomUUID(),
+    started: services.runtime.clock.now(),
+    address: first.address,
+    route: sessionOf(services, turn),
+    pack,
+    storage: pack ? packs.storage(pack.name) : undefined,
+    model: services.turns.modelFor(pack),
+    packCaps: {
+      dailyTokens: pack?.manifest.quota?.daily_tokens,
+      dailyUsd: pack?.manifest.quota?.daily_usd,
+    },
+    badge:
+      pack && first.chatType === 'private' && packs.list().length >= 2
+        ? `\n\n— ${pack.displayName}`
+        : '',
+  };
 }
 
 /**
  * The session the turn runs in: a job's own; for a skill command of a pack other than the
  * bound one, that pack's session (the conversation stays with its pack); else the route's.
  */
-function routeOf(deps: ChatTurnDeps, turn: ChatTurn): Route {
+function sessionOf(services: ChatTurnServices, turn: ChatTurn): Route {
+  const { router } = services.conversing;
   const { address } = turn.events[0]!;
   if (turn.job) return { pack: turn.pack, session: turn.job.session };
-  const bound = turn.pinned ? deps.router.boundPack(address) : undefined;
+  const bound = turn.pinned ? router.boundPack(address) : undefined;
   return bound !== undefined && bound !== turn.pack
-    ? deps.router.visit(address, turn.pack)
-    : deps.router.resolve(address, turn.pack);
+    ? router.visit(address, turn.pack)
+    : router.resolve(address, turn.pack);
+}
+
+/** Typing and the stream start before anything slow; a job shows neither. */
+function startLive(services: ChatTurnServices, turn: ChatTurn, routed: Routed): Live {
+  const { outbox, streamMode } = services.delivery;
+  const { clock } = services.runtime;
+  const to = routed.address;
+  const mode: StreamMode = turn.job ? 'none' : streamMode(to, turn.events[0]!.chatType);
+  return {
+    mode,
+    stream: createStream({ outbox, clock, to, mode }),
+    stopTyping: turn.job ? () => undefined : keepTyping(outbox, clock, to),
+  };
+}
+
+/** Step 2: the pack's tools, bound to this turn (none without a pack). */
+function toolsFor(
+  services: ChatTurnServices,
+  turn: ChatTurn,
+  routed: Routed,
+): ToolRunner | undefined {
+  const { pack, storage, address, turnId } = routed;
+  if (!pack || !storage) return undefined;
+  const tools = packTools({
+    pack,
+    storage,
+    address,
+    senderId: turn.job ? undefined : turn.events[0]!.senderId,
+    outbox: services.delivery.outbox,
+    asks: services.turns.asks,
+    jobs: services.turns.jobs,
+    clock: services.runtime.clock,
+    timezone: services.runtime.timezone,
+  });
+  return createToolRunner(tools, services.runtime.log.child({ turnId, pack: pack.name }));
+}
+
+/** Step 3: what the user sent, normalized (downloads, transcripts, photos, documents). */
+function inputsOf(services: ChatTurnServices, turn: ChatTurn, routed: Routed) {
+  return turnInputs(turn.events, services.turns.media, {
+    scope: scopeOf(turn, routed),
+    packCaps: routed.packCaps,
+    acceptsImages: routed.model.info.acceptsImages && services.turns.fallbackAcceptsImages,
+    filesDir: routed.storage?.filesDir,
+    signal: turn.signal,
+  });
+}
+
+const scopeOf = (turn: ChatTurn, routed: Routed) => ({
+  pack: turn.pack,
+  chatId: routed.address.chatId,
+  threadId: routed.address.threadId ?? null,
+  sessionId: routed.route.session.id,
+  turnId: routed.turnId,
+});
+
+/** Step 4: the agent's ReAct loop; its text streams to the chat as it is written. */
+async function runAgent(
+  services: ChatTurnServices,
+  turn: ChatTurn,
+  routed: Routed,
+  with_: { tools: ToolRunner | undefined; inputs: UserInput[]; live: Live },
+): Promise<{ input: TurnInput; result: TurnResult }> {
+  const { pack, storage, address } = routed;
+  const { stream } = with_.live;
+  const input: TurnInput = {
+    session: routed.route.session,
+    turnId: routed.turnId,
+    pack: turn.pack,
+    packCaps: routed.packCaps,
+    tools: with_.tools,
+    model: routed.model,
+    chatId: address.chatId,
+    threadId: address.threadId,
+    system: buildSystemPrompt({
+      now: services.runtime.clock.now(),
+      timezone: services.runtime.timezone,
+      sections: pack && storage ? packPromptSections(pack, storage, turn.pinned) : [],
+    }),
+    inputs: with_.inputs,
+    signal: turn.signal,
+    onEvent: (event: AgentEvent) => {
+      if (event.type === 'text') stream.push(event.delta);
+      else if (event.type === 'restart') stream.reset();
+    },
+  };
+  return { input, result: await services.turns.agent.run(input) };
+}
+
+/**
+ * Step 5: the answer stored, its rows written and the origins acknowledged in one
+ * transaction, then sent; `turn_completed` once it is committed.
+ */
+async function commit(
+  services: ChatTurnServices,
+  turn: ChatTurn,
+  routed: Routed,
+  live: Live,
+  { input, result }: { input: TurnInput; result: TurnResult },
+): Promise<{ silent: boolean }> {
+  const { outbox } = services.delivery;
+  const { agent, events } = services.turns;
+  live.stopTyping();
+  // A draft on its way leaves no message to edit: the final rows are written while it lands,
+  // and sent after it, so no draft shows after the reply. Edits must land first: `finish`
+  // edits the messages they showed.
+  const landed = live.stream.settle();
+  if (live.mode !== 'draft') await landed;
+  const silent = turn.job !== undefined && result.answer.trim() === SILENT;
+  const ids = services.runtime.transaction(() => {
+    agent.storeAnswer(input, result.answer);
+    const parts = answerParts(outbox.renderFor(routed.address), result.answer, routed.badge);
+    const rows = silent ? [] : live.stream.finish(parts);
+    services.replies.acknowledge(turn.events.map((e) => e.origin));
+    return rows;
+  });
+  await landed;
+  await outbox.dispatch(ids);
+  events.emit({
+    type: 'turn_completed',
+    turnId: routed.turnId,
+    address: routed.address,
+    pack: routed.route.pack,
+    sessionId: routed.route.session.id,
+    source: turn.job ? 'schedule' : 'chat',
+    modelCalls: result.modelCalls,
+    timedOut: result.timedOut,
+    ms: services.runtime.clock.now() - routed.started,
+  });
+  return { silent };
 }

@@ -1,19 +1,13 @@
 import type { Agent } from '../agent/agent.ts';
-import type { Clock } from '../core/clock.ts';
 import { ChannelError } from '../core/errors.ts';
-import type { Logger, ModelInfo } from '../core/ports.ts';
 import type { Address, InboundEvent } from '../core/types.ts';
 import { type OutboundText, plain } from '../outbound/compose.ts';
 import type { Skill } from '../packs/loader.ts';
-import type { PackRegistry } from '../packs/registry.ts';
 import type { RESERVED_COMMANDS } from '../packs/skill-command.ts';
 import { pickerMessage } from '../routing/picker.ts';
-import type { Router } from '../routing/router.ts';
 import { formatLocal } from '../scheduler/local-time.ts';
-import type { Calendar } from '../usage/calendar.ts';
-import type { Caps } from '../usage/quota.ts';
 import { usageReport } from '../usage/report.ts';
-import type { UsageTotals } from '../usage/totals.ts';
+import type { Conversing, Delivery, Reports, Runtime } from './services.ts';
 
 export type CommandEvent = Extract<InboundEvent, { kind: 'command' }>;
 
@@ -23,23 +17,14 @@ export type CommandOutcome =
   | { turn: { pack: string; text: string; pinned: Skill } };
 
 export interface CommandDeps {
+  runtime: Pick<Runtime, 'clock' | 'log' | 'timezone'>;
+  conversing: Pick<Conversing, 'router' | 'packs'>;
+  reports: Reports;
+  /** /compact summarizes through the agent. */
   agent: Agent;
-  totals: UsageTotals;
-  calendar: Calendar;
-  caps: Caps;
-  clock: Clock;
-  packs: PackRegistry;
-  router: Router;
-  /** This chat's scheduled jobs (for /jobs and /status). */
-  schedule?: {
-    describe(address: Address): string;
-    next(address: Address): number | undefined;
-  };
-  timezone: string;
   /** How to create a forum topic in `to`'s chat; undefined where its channel has no topics. */
-  topics(to: Address): ((name: string) => Promise<{ threadId: number }>) | undefined;
-  model: ModelInfo;
-  log: Logger;
+  topics: Delivery['topics'];
+  /** Turns waiting behind the running one in a conversation (for /status). */
   waiting(address: Address): number;
 }
 
@@ -64,7 +49,9 @@ export const TOPIC_RIGHTS_HELP =
 
 /** Runs a command; the caller sends the reply or runs the turn. */
 export function createCommands(deps: CommandDeps) {
-  const { packs, router } = deps;
+  const { packs, router } = deps.conversing;
+  const { clock, log, timezone } = deps.runtime;
+  const { reports } = deps;
   const activeOf = (event: CommandEvent): string | undefined =>
     router.activePack(event.address, event.topicName);
 
@@ -105,7 +92,7 @@ export function createCommands(deps: CommandDeps) {
     status: (event) => plain(statusText(event)),
     topics: (event) => createTopics(event),
     usage: (event) => plain(usageText(event)),
-    jobs: (event) => plain(deps.schedule?.describe(event.address) ?? 'No scheduled jobs here.'),
+    jobs: (event) => plain(reports.schedule?.describe(event.address) ?? 'No scheduled jobs here.'),
     compact: (event, signal) => compact(event, signal),
     // Handled before the queue (it must not wait behind the turn it stops); here it only
     // answers when nothing was running.
@@ -116,10 +103,10 @@ export function createCommands(deps: CommandDeps) {
     const active = activeOf(event);
     const pack = active ? packs.get(active) : undefined;
     return usageReport({
-      totals: deps.totals,
-      calendar: deps.calendar,
-      caps: deps.caps,
-      now: deps.clock.now(),
+      totals: reports.totals,
+      calendar: reports.calendar,
+      caps: reports.caps,
+      now: clock.now(),
       sessionId: router.currentSession(event.address),
       pack: pack && {
         name: pack.name,
@@ -143,7 +130,7 @@ export function createCommands(deps: CommandDeps) {
     const pack = packs.get(active);
     const summary = await deps.agent.compact({
       session: route.session,
-      turnId: `compact-${deps.clock.now()}`,
+      turnId: `compact-${clock.now()}`,
       pack: active,
       packCaps: {
         dailyTokens: pack?.manifest.quota?.daily_tokens,
@@ -180,7 +167,7 @@ export function createCommands(deps: CommandDeps) {
     const size = sessionId ? router.sessionSize(sessionId) : 0;
     return [
       `Pack: ${pack?.displayName ?? 'none chosen'}`,
-      `Model: ${deps.model.provider}:${deps.model.model}`,
+      `Model: ${reports.model.provider}:${reports.model.model}`,
       `Session: ${size} messages`,
       `Waiting turns: ${deps.waiting(event.address)}`,
       `Next job: ${nextJob(event.address)}`,
@@ -188,8 +175,8 @@ export function createCommands(deps: CommandDeps) {
   }
 
   function nextJob(address: Address): string {
-    const at = deps.schedule?.next(address);
-    return at === undefined ? 'none' : formatLocal(at, deps.timezone, deps.clock.now());
+    const at = reports.schedule?.next(address);
+    return at === undefined ? 'none' : formatLocal(at, timezone, clock.now());
   }
 
   async function createTopics(event: CommandEvent): Promise<OutboundText> {
@@ -206,7 +193,7 @@ export function createCommands(deps: CommandDeps) {
         router.resolve({ ...event.address, threadId }, pack.name);
         created.push(pack.displayName);
       } catch (error) {
-        deps.log.warn(
+        log.warn(
           { event: 'topics_failed', chatId: event.address.chatId, err: error },
           'creating a topic failed',
         );

@@ -79,8 +79,11 @@ describe('hyphenated skill names and their commands', () => {
   /** The command handler over one pack, with the stubs it reads for skill commands. */
   function commandsFor(p: Pack) {
     const deps = {
-      packs: { list: () => [p], get: (name: string) => (name === p.name ? p : undefined) },
-      router: { activePack: () => p.name },
+      conversing: {
+        packs: { list: () => [p], get: (name: string) => (name === p.name ? p : undefined) },
+        router: { activePack: () => p.name },
+      },
+      runtime: {},
     } as unknown as CommandDeps;
     return createCommands(deps);
   }

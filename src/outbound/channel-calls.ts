@@ -1,0 +1,37 @@
+import type { Channel } from '../core/ports.ts';
+import type { Address, ChatType } from '../core/types.ts';
+import type { Outbox } from './outboxes.ts';
+import { type StreamMode, streamModeFor } from './stream.ts';
+
+/**
+ * What only some channels can do, for the conversation's own channel: how a reply streams,
+ * answering a pressed button, creating a forum topic. Button answers and topics go through
+ * the outbox, so they count against the channel's limit like every call.
+ */
+export function createChannelCalls(
+  channelOf: (platform: string) => Channel | undefined,
+  outbox: Pick<Outbox, 'call' | 'callOptional'>,
+) {
+  return {
+    streamMode(address: Address, chatType: ChatType): StreamMode {
+      const channel = channelOf(address.platform);
+      return channel ? streamModeFor(channel, chatType) : 'none';
+    },
+
+    async answerButton(to: Address, callbackId: string, notice?: string): Promise<void> {
+      const channel = channelOf(to.platform);
+      const answer = channel?.answerCallback?.bind(channel);
+      if (!answer) return;
+      const chat = { platform: to.platform, chatId: 0 };
+      await outbox.callOptional(chat, 'answerCallback', () => answer(callbackId, notice));
+    },
+
+    topics(to: Address): ((name: string) => Promise<{ threadId: number }>) | undefined {
+      const channel = channelOf(to.platform);
+      const create = channel?.createTopic?.bind(channel);
+      if (!create) return undefined;
+      const chat = { platform: to.platform, chatId: to.chatId };
+      return (name) => outbox.call(chat, () => create(to.chatId, name));
+    },
+  };
+}

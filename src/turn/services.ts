@@ -1,0 +1,78 @@
+import type { Agent } from '../agent/agent.ts';
+import type { Clock } from '../core/clock.ts';
+import type { EventBus } from '../core/events.ts';
+import type { Acknowledge } from '../core/origin.ts';
+import type { ChatModel, Logger, ModelInfo } from '../core/ports.ts';
+import type { Address, ChatType } from '../core/types.ts';
+import type { MediaInputs } from '../inbound/media.ts';
+import type { Outbox } from '../outbound/outboxes.ts';
+import type { StreamMode } from '../outbound/stream.ts';
+import type { Pack } from '../packs/loader.ts';
+import type { PackRegistry } from '../packs/registry.ts';
+import type { Router } from '../routing/router.ts';
+import type { JobRepo } from '../store/job-repo.ts';
+import type { SessionRepo } from '../store/session-repo.ts';
+import type { AskRegistry } from '../tools/asks.ts';
+import type { Calendar } from '../usage/calendar.ts';
+import type { Caps } from '../usage/quota.ts';
+import type { UsageTotals } from '../usage/totals.ts';
+
+/**
+ * The services the pipeline's stages use, built once at the root (core-app.ts). Each stage
+ * takes the ones it touches, so its signature says what it may do.
+ */
+
+/** Time, logs, and the transaction every stage commits in. */
+export interface Runtime {
+  clock: Clock;
+  log: Logger;
+  transaction: <T>(fn: () => T) => T;
+  /** SATCHEL_TIMEZONE: the calendar day, cron schedules and times shown are read in it. */
+  timezone: string;
+}
+
+/** Which pack and session answer a conversation. */
+export interface Conversing {
+  router: Router;
+  packs: PackRegistry;
+  sessions: Pick<SessionRepo, 'jobSession'>;
+}
+
+/** Everything that reaches a chat, and the settling of what came from it. */
+export interface Delivery {
+  outbox: Outbox;
+  /** How each edge settles its events' origins (in the reply's transaction), by platform. */
+  acks(platform: string): Acknowledge | undefined;
+  /** How a reply streams in a chat of this type on its channel (from what it can do). */
+  streamMode(address: Address, chatType: ChatType): StreamMode;
+  /** Answers a pressed button (stops its spinner), with a short notice when given. */
+  answerButton(to: Address, callbackId: string, notice?: string): Promise<void>;
+  /** How to create a forum topic in `to`'s chat; undefined where its channel has no topics. */
+  topics(to: Address): ((name: string) => Promise<{ threadId: number }>) | undefined;
+}
+
+/** What a model turn runs on: the agent, the inputs it takes in, its tools' services. */
+export interface Turns {
+  agent: Agent;
+  media: MediaInputs;
+  /** The model that answers a pack's turns (its manifest `model`, else the default). */
+  modelFor(pack: Pack | undefined): ChatModel;
+  /** Whether the fallback model (if any) takes images too. */
+  fallbackAcceptsImages: boolean;
+  asks: AskRegistry;
+  jobs: JobRepo;
+  events: EventBus;
+}
+
+/** What the usage and status commands report. */
+export interface Reports {
+  totals: UsageTotals;
+  calendar: Calendar;
+  caps: Caps;
+  model: ModelInfo;
+  /** This chat's scheduled jobs (for /jobs and /status). */
+  schedule?: {
+    describe(address: Address): string;
+    next(address: Address): number | undefined;
+  };
+}
