@@ -15,8 +15,8 @@ import { createOutbox, type OutboxDeps } from './outbound/outbox.ts';
 import { streamModeFor } from './outbound/stream.ts';
 import { loadPacks } from './packs/loader.ts';
 import { createPackRegistry } from './packs/registry.ts';
-import { createTranscriber } from './providers/groq-stt.ts';
-import { createChatModel, createModelResolver } from './providers/index.ts';
+import { createChatModel, createModelResolver, createTranscriber } from './providers/index.ts';
+import { providerSecrets } from './providers/registry.ts';
 import { createVisionModel } from './providers/vision.ts';
 import { createRouter } from './routing/router.ts';
 import { scheduledRun } from './scheduler/run.ts';
@@ -77,9 +77,7 @@ export function createCore(config: CoreConfig, edge: CoreEdge, options: CoreOpti
   const clock = options.clock ?? systemClock;
   const secrets = [
     ...(edge.secrets ?? []),
-    config.providers.openai.apiKey,
-    config.providers.groq.apiKey,
-    config.providers.gemini.apiKey,
+    ...providerSecrets(config.providers),
     config.dashboard.token,
   ];
   const redact = createRedactor(secrets);

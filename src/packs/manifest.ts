@@ -1,5 +1,6 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { PROVIDER_NAMES } from '../providers/registry.ts';
 
 /** The core tools a pack may enable. */
 export const CORE_TOOLS = [
@@ -24,6 +25,9 @@ const skillName = z
   .string()
   .regex(SKILL_NAME, 'must match [a-z][a-z0-9_-]* (lowercase letters, digits, - and _)')
   .max(64, 'must be at most 64 characters');
+
+/** `model` or `provider:model`, where the provider is one satchel knows. */
+const MODEL_REF = new RegExp(`^((${PROVIDER_NAMES.join('|')}):)?[\\w.:/-]+$`);
 
 const FIVE_CRON_FIELDS = 'must be a 5-field cron expression, e.g. "0 8 * * *"';
 const cronExpression = z
@@ -118,7 +122,7 @@ export const manifestSchema = z
       .describe("Caps of this pack's own, on top of the global caps."),
     model: z
       .string()
-      .regex(/^((openai|gemini|groq):)?[\w.:/-]+$/, 'must be "model" or "provider:model"')
+      .regex(MODEL_REF, 'must be "model" or "provider:model"')
       .optional()
       .describe('Answer this pack\'s turns with another model: "model" or "provider:model".'),
   })
