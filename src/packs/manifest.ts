@@ -1,6 +1,5 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
-import { PROVIDER_NAMES } from '../providers/registry.ts';
 
 /** The core tools a pack may enable. */
 export const CORE_TOOLS = [
@@ -25,9 +24,6 @@ const skillName = z
   .string()
   .regex(SKILL_NAME, 'must match [a-z][a-z0-9_-]* (lowercase letters, digits, - and _)')
   .max(64, 'must be at most 64 characters');
-
-/** `model` or `provider:model`, where the provider is one satchel knows. */
-const MODEL_REF = new RegExp(`^((${PROVIDER_NAMES.join('|')}):)?[\\w.:/-]+$`);
 
 const FIVE_CRON_FIELDS = 'must be a 5-field cron expression, e.g. "0 8 * * *"';
 const cronExpression = z
@@ -122,7 +118,9 @@ export const manifestSchema = z
       .describe("Caps of this pack's own, on top of the global caps."),
     model: z
       .string()
-      .regex(MODEL_REF, 'must be "model" or "provider:model"')
+      // `provider:model` is one of these too: the provider is read where the model is made
+      // (providers/model-ref.ts), so this pattern need not list the providers.
+      .regex(/^[\w.:/-]+$/, 'must be "model" or "provider:model"')
       .optional()
       .describe('Answer this pack\'s turns with another model: "model" or "provider:model".'),
   })
