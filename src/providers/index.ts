@@ -10,8 +10,6 @@ import {
   specOf,
 } from './registry.ts';
 
-export { providerConfigured };
-
 /**
  * The chat model for a provider, with the configured keys and base URLs. Whether it takes
  * images inline comes from the model catalog: an unknown model is text-only.

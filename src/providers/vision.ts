@@ -1,8 +1,8 @@
 import type { ChatModel, ChatRequest } from '../core/ports.ts';
 import type { ImageInput } from '../core/types.ts';
-import { createChatModel, providerConfigured } from './index.ts';
+import { createChatModel } from './index.ts';
 import { parseModelRef } from './model-ref.ts';
-import { type ProviderSettings, specOf } from './registry.ts';
+import { type ProviderSettings, providerConfigured, specOf } from './registry.ts';
 
 export { parseModelRef };
 
