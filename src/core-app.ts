@@ -16,8 +16,8 @@ import type { OutboxDeps } from './outbound/outbox.ts';
 import { createOutboxes } from './outbound/outboxes.ts';
 import { loadPacks } from './packs/loader.ts';
 import { createPackRegistry } from './packs/registry.ts';
-import { createTranscriber } from './providers/groq-stt.ts';
-import { createChatModel, createModelResolver } from './providers/index.ts';
+import { createChatModel, createModelResolver, createTranscriber } from './providers/index.ts';
+import { providerSecrets } from './providers/registry.ts';
 import { createVisionModel } from './providers/vision.ts';
 import { createRouter } from './routing/router.ts';
 import { createJobListing } from './scheduler/describe.ts';
@@ -77,9 +77,7 @@ export function createCore(
   const clock = options.clock ?? systemClock;
   const secrets = [
     ...factories.flatMap((f) => f.secrets ?? []),
-    config.providers.openai.apiKey,
-    config.providers.groq.apiKey,
-    config.providers.gemini.apiKey,
+    ...providerSecrets(config.providers),
     config.dashboard.token,
   ];
   const redact = createRedactor(secrets);

@@ -3,17 +3,12 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../core/errors.ts';
+import { PROVIDERS, type Provider, type ProviderKeys, specOf } from '../providers/registry.ts';
 import { coreEnvSchema, telegramEnvSchema } from './schema.ts';
 
-export type Provider = 'openai' | 'gemini' | 'groq';
+export type { Provider, ProviderKeys };
 
 type Env = Record<string, string | undefined>;
-
-export interface ProviderKeys {
-  openai: { apiKey?: string; baseUrl?: string };
-  groq: { apiKey?: string; baseUrl?: string };
-  gemini: { apiKey?: string; baseUrl?: string };
-}
 
 /**
  * The configuration of satchel without its Telegram part: what the core (stores, packs,
@@ -96,11 +91,7 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
         : undefined,
       timeoutMs: e.LLM_TIMEOUT_MS,
     },
-    providers: {
-      openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
-      groq: { apiKey: e.GROQ_API_KEY, baseUrl: e.GROQ_BASE_URL },
-      gemini: { apiKey: e.GEMINI_API_KEY, baseUrl: e.GEMINI_BASE_URL },
-    },
+    providers: providerKeys(e),
     turnTimeoutMs: e.TURN_TIMEOUT_MS,
     sttModel: e.STT_MODEL,
     visionModel: e.VISION_MODEL,
@@ -164,11 +155,15 @@ export function loadConfig(cwd = process.cwd(), options: ParseOptions = {}): Cor
   return parseConfig(process.env, options);
 }
 
-const KEY_VARS = {
-  openai: ['OPENAI_API_KEY', 'OPENAI_BASE_URL'],
-  groq: ['GROQ_API_KEY', 'GROQ_BASE_URL'],
-  gemini: ['GEMINI_API_KEY', 'GEMINI_BASE_URL'],
-} as const;
+/** Each provider's key and base URL, read from the variables its registry entry names. */
+function providerKeys(env: Record<string, unknown>): ProviderKeys {
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const keys = PROVIDERS.map((p) => [
+    p.name,
+    { apiKey: text(env[p.env.apiKey]), baseUrl: text(env[p.env.baseUrl]) },
+  ]);
+  return Object.fromEntries(keys) as ProviderKeys;
+}
 
 /**
  * A chat provider (the primary, or the fallback) needs a key, unless it is a self-hosted
@@ -180,7 +175,7 @@ function requireProviderKey(
   env: Record<string, unknown>,
   variable: 'LLM_PROVIDER' | 'LLM_FALLBACK',
 ): void {
-  const [key, baseUrl] = KEY_VARS[provider];
+  const { apiKey: key, baseUrl } = specOf(provider).env;
   if (env[key] === undefined && env[baseUrl] === undefined) {
     const value = variable === 'LLM_FALLBACK' ? String(env.LLM_FALLBACK) : provider;
     throw new ConfigError(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PROVIDER_NAMES, PROVIDERS, STT_PROVIDER, specOf } from '../providers/registry.ts';
 
 const intFrom = (name: string, min: number, fallback: number) =>
   z
@@ -41,7 +42,16 @@ const url = (name: string) =>
     message: `${name} must be an http(s) URL`,
   });
 
-const provider = z.enum(['openai', 'gemini', 'groq']);
+/** The providers satchel knows, and each one's key and base URL (providers/registry.ts). */
+const provider = z.enum(PROVIDER_NAMES);
+const providerVars: Record<string, typeof optionalText> = Object.fromEntries(
+  PROVIDERS.flatMap((p) => [
+    [p.env.apiKey, optionalText],
+    [p.env.baseUrl, url(p.env.baseUrl)],
+  ]),
+);
+const fallbackRef = new RegExp(`^(${PROVIDER_NAMES.join('|')}):.+$`);
+const defaultSttModel = STT_PROVIDER && specOf(STT_PROVIDER).defaults.stt;
 
 /** Telegram's own Bot API server, used unless `TELEGRAM_API_ROOT` points elsewhere. */
 export const DEFAULT_TELEGRAM_API_ROOT = 'https://api.telegram.org';
@@ -103,18 +113,13 @@ const coreVars = {
   ),
   LLM_PROVIDER: optionalText.pipe(provider.optional()).transform((v) => v ?? 'openai'),
   LLM_MODEL: optionalText,
-  LLM_FALLBACK: optionalText.refine((v) => v === undefined || /^(openai|gemini|groq):.+$/.test(v), {
+  LLM_FALLBACK: optionalText.refine((v) => v === undefined || fallbackRef.test(v), {
     message: 'LLM_FALLBACK must look like "provider:model", e.g. "groq:llama-3.3-70b-versatile"',
   }),
   LLM_TIMEOUT_MS: intFrom('LLM_TIMEOUT_MS', 1, 120_000),
   TURN_TIMEOUT_MS: intFrom('TURN_TIMEOUT_MS', 1, 300_000),
-  OPENAI_API_KEY: optionalText,
-  OPENAI_BASE_URL: url('OPENAI_BASE_URL'),
-  GROQ_API_KEY: optionalText,
-  GROQ_BASE_URL: url('GROQ_BASE_URL'),
-  GEMINI_API_KEY: optionalText,
-  GEMINI_BASE_URL: url('GEMINI_BASE_URL'),
-  STT_MODEL: optionalText.transform((v) => v ?? 'whisper-large-v3-turbo'),
+  ...providerVars,
+  STT_MODEL: optionalText.transform((v) => v ?? defaultSttModel ?? ''),
   VISION_MODEL: optionalText,
   BATCH_WINDOW_MS: intFrom('BATCH_WINDOW_MS', 0, 800),
   QUOTA_DAILY_TOKENS: intFrom('QUOTA_DAILY_TOKENS', 0, 2_000_000),

@@ -11,6 +11,7 @@ import {
 } from '../core/errors.ts';
 import type { ChatModel, FileSource, Logger, Transcriber, UserInput } from '../core/ports.ts';
 import type { FileRef, ImageInput, InboundEvent } from '../core/types.ts';
+import { STT_PROVIDER, specOf } from '../providers/registry.ts';
 import { describeRequest } from '../providers/vision.ts';
 import type { Ledger, UsageScope } from '../usage/ledger.ts';
 import type { PackCaps, QuotaGate } from '../usage/quota.ts';
@@ -44,8 +45,9 @@ export interface MediaTurn {
 
 type Event<K extends InboundEvent['kind']> = Extract<InboundEvent, { kind: K }>;
 
-export const NO_STT =
-  'I cannot listen to voice messages here: speech-to-text is not set up (it needs GROQ_API_KEY). Please send it as text.';
+/** The variable that sets speech to text up: its provider's key (providers/registry.ts). */
+const STT_KEY = STT_PROVIDER ? ` (it needs ${specOf(STT_PROVIDER).env.apiKey})` : '';
+export const NO_STT = `I cannot listen to voice messages here: speech-to-text is not set up${STT_KEY}. Please send it as text.`;
 export const STT_FAILED =
   'I could not transcribe that voice message: the speech-to-text service failed. Please try again in a moment, or send it as text.';
 export const NOTHING_HEARD = 'I could not make out any words in that voice message.';

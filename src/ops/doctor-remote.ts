@@ -1,6 +1,7 @@
-import type { Config, Provider } from '../config/config.ts';
+import type { Config } from '../config/config.ts';
 import { ProviderError } from '../core/errors.ts';
 import { listModels } from '../providers/probe.ts';
+import { type Provider, specOf } from '../providers/registry.ts';
 import { probeToken } from '../telegram/probe.ts';
 import type { ModelUse } from '../usage/unknown-prices.ts';
 import { type Check, fail, pass } from './check.ts';
@@ -46,15 +47,10 @@ function settingOf(use: ModelUse['use']): string {
   return `the \`model\` in the pack.yml of ${use.slice('pack '.length)}`;
 }
 
-const BASE_URL: Record<Provider, string> = {
-  openai: 'OPENAI_BASE_URL',
-  groq: 'GROQ_BASE_URL',
-  gemini: 'GEMINI_BASE_URL',
-};
-
 /**
  * Each provider satchel will call, with one model-list request (no tokens spent): the key
- * is accepted, the host answers, and every model configured for it is on its list.
+ * is accepted, the host answers, and every model configured for it is on its list. The
+ * request is the provider's probe in the registry (providers/clients.ts).
  */
 export async function checkProviders(
   config: Config,
@@ -128,7 +124,7 @@ function providerFailure(
 }
 
 function baseUrlHint(provider: Provider): string {
-  return `${BASE_URL[provider]} if it is set (the server it names must be running)`;
+  return `${specOf(provider).env.baseUrl} if it is set (the server it names must be running)`;
 }
 
 function sample(names: readonly string[]): string {

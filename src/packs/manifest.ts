@@ -118,7 +118,9 @@ export const manifestSchema = z
       .describe("Caps of this pack's own, on top of the global caps."),
     model: z
       .string()
-      .regex(/^((openai|gemini|groq):)?[\w.:/-]+$/, 'must be "model" or "provider:model"')
+      // `provider:model` is one of these too: the provider is read where the model is made
+      // (providers/model-ref.ts), so this pattern need not list the providers.
+      .regex(/^[\w.:/-]+$/, 'must be "model" or "provider:model"')
       .optional()
       .describe('Answer this pack\'s turns with another model: "model" or "provider:model".'),
   })

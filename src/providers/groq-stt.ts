@@ -1,8 +1,6 @@
-import type { CoreConfig } from '../config/config.ts';
 import type { Transcriber } from '../core/ports.ts';
 import { lazyGroqClient, loadGroqSdk, mapGroqError } from './groq.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
-import { providerConfigured } from './index.ts';
 
 export interface GroqTranscriberOptions {
   apiKey?: string | undefined;
@@ -58,17 +56,4 @@ export function createGroqTranscriber(options: GroqTranscriberOptions): Transcri
  */
 export function whisperFileName(fileName: string): string {
   return fileName.replace(/\.oga$/i, '.ogg');
-}
-
-/**
- * The speech-to-text service: Groq Whisper with STT_MODEL. Undefined when Groq has neither a
- * key nor a base URL, so voice messages get a clear "not set up" answer.
- */
-export function createTranscriber(config: CoreConfig): Transcriber | undefined {
-  if (!providerConfigured(config, 'groq')) return undefined;
-  return createGroqTranscriber({
-    ...config.providers.groq,
-    model: config.sttModel,
-    timeoutMs: config.llm.timeoutMs,
-  });
 }

@@ -1,43 +1,31 @@
-import type { CoreConfig, Provider } from '../config/config.ts';
-import type { ChatModel } from '../core/ports.ts';
+import type { ChatModel, Transcriber } from '../core/ports.ts';
 import { modelAcceptsImages } from '../usage/models.ts';
-import { createGeminiChatModel } from './gemini.ts';
-import { createGroqChatModel } from './groq.ts';
+import { PROVIDER_CLIENTS } from './clients.ts';
 import { parseModelRef } from './model-ref.ts';
-import { createOpenAiChatModel } from './openai.ts';
-
-export const DEFAULT_CHAT_MODELS: Record<Provider, string> = {
-  openai: 'gpt-4.1-mini',
-  groq: 'llama-3.3-70b-versatile',
-  gemini: 'gemini-2.5-flash',
-};
+import {
+  type Provider,
+  type ProviderSettings,
+  providerConfigured,
+  STT_PROVIDER,
+  specOf,
+} from './registry.ts';
 
 /**
  * The chat model for a provider, with the configured keys and base URLs. Whether it takes
  * images inline comes from the model catalog: an unknown model is text-only.
  */
-export function createChatModel(config: CoreConfig, provider: Provider, model?: string): ChatModel {
-  const name = model ?? DEFAULT_CHAT_MODELS[provider];
-  const options = {
+export function createChatModel(
+  config: ProviderSettings,
+  provider: Provider,
+  model?: string,
+): ChatModel {
+  const name = model ?? specOf(provider).defaults.chat;
+  return PROVIDER_CLIENTS[provider].chatModel({
+    ...config.providers[provider],
     model: name,
     timeoutMs: config.llm.timeoutMs,
     acceptsImages: modelAcceptsImages(provider, name),
-  };
-  switch (provider) {
-    case 'openai':
-      return createOpenAiChatModel({ ...config.providers.openai, ...options });
-    case 'groq':
-      // baseUrl is Groq's host root: the SDK adds /openai/v1.
-      return createGroqChatModel({ ...config.providers.groq, ...options });
-    case 'gemini':
-      return createGeminiChatModel({ ...config.providers.gemini, ...options });
-  }
-}
-
-/** The provider can be called: it has a key, or a base URL (a compatible server or a proxy). */
-export function providerConfigured(config: CoreConfig, provider: Provider): boolean {
-  const { apiKey, baseUrl } = config.providers[provider];
-  return apiKey !== undefined || baseUrl !== undefined;
+  });
 }
 
 /**
@@ -45,7 +33,7 @@ export function providerConfigured(config: CoreConfig, provider: Provider): bool
  * a pack's manifest `model` answers that pack's turns. A reference to a provider without a
  * key or base URL falls back to the default model (packs are validated before a key is known).
  */
-export function createModelResolver(config: CoreConfig, defaultModel: ChatModel) {
+export function createModelResolver(config: ProviderSettings, defaultModel: ChatModel) {
   const made = new Map<string, ChatModel>();
   return (ref: string | undefined): ChatModel => {
     if (!ref) return defaultModel;
@@ -58,4 +46,19 @@ export function createModelResolver(config: CoreConfig, defaultModel: ChatModel)
     made.set(ref, chat);
     return chat;
   };
+}
+
+/**
+ * The speech-to-text service: the registry's speech-to-text provider with STT_MODEL.
+ * Undefined when that provider has neither a key nor a base URL, so voice messages get a
+ * clear "not set up" answer.
+ */
+export function createTranscriber(config: ProviderSettings): Transcriber | undefined {
+  const provider = STT_PROVIDER;
+  if (!provider || !providerConfigured(config, provider)) return undefined;
+  return PROVIDER_CLIENTS[provider].transcriber?.({
+    ...config.providers[provider],
+    model: config.sttModel,
+    timeoutMs: config.llm.timeoutMs,
+  });
 }

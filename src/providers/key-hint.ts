@@ -1,9 +1,4 @@
-/** The variables that hold each provider's key and base URL (see .env.example). */
-const KEY_VARIABLES: Record<string, { key: string; baseUrl: string }> = {
-  openai: { key: 'OPENAI_API_KEY', baseUrl: 'OPENAI_BASE_URL' },
-  groq: { key: 'GROQ_API_KEY', baseUrl: 'GROQ_BASE_URL' },
-  gemini: { key: 'GEMINI_API_KEY', baseUrl: 'GEMINI_BASE_URL' },
-};
+import { providerSpec } from './registry.ts';
 
 /** What to tell the owner when a provider refuses its key, and what to tell the user. */
 export interface KeyRefusal {
@@ -17,26 +12,27 @@ export interface KeyRefusal {
  * The owner's next step when `provider` answered `status` because of its key: 401 (or
  * `invalidKey`, for a provider that says so with another status) means the key is wrong or
  * revoked; 403 means the key may not do this (the model, the project, the region).
- * Undefined for any other status, and for a provider satchel has no variable for.
+ * The variables are the provider's in registry.ts. Undefined for any other status, and for a
+ * provider satchel does not know (another OpenAI-compatible API's name).
  */
 export function keyRefusal(
   provider: string,
   status: number | undefined,
   invalidKey = false,
 ): KeyRefusal | undefined {
-  const vars = KEY_VARIABLES[provider];
+  const vars = providerSpec(provider)?.env;
   if (!vars) return undefined;
   if (status === 401 || invalidKey)
     return {
       hint:
-        `check ${vars.key}: ${provider} refused it (a typo, or a revoked or expired key), ` +
+        `check ${vars.apiKey}: ${provider} refused it (a typo, or a revoked or expired key), ` +
         `and ${vars.baseUrl} if it points at another server`,
-      userMessage: `Sorry, ${provider} refused satchel's API key, so I cannot answer. The owner should check ${vars.key}.`,
+      userMessage: `Sorry, ${provider} refused satchel's API key, so I cannot answer. The owner should check ${vars.apiKey}.`,
     };
   if (status === 403)
     return {
-      hint: `check that the key in ${vars.key} may use this model (its project, plan or region)`,
-      userMessage: `Sorry, ${provider} does not let satchel's API key use this model. The owner should check ${vars.key} and the model setting.`,
+      hint: `check that the key in ${vars.apiKey} may use this model (its project, plan or region)`,
+      userMessage: `Sorry, ${provider} does not let satchel's API key use this model. The owner should check ${vars.apiKey} and the model setting.`,
     };
   return undefined;
 }

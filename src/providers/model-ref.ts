@@ -1,6 +1,4 @@
-import type { Provider } from '../config/config.ts';
-
-const PROVIDERS: readonly Provider[] = ['openai', 'gemini', 'groq'];
+import { isProvider, type Provider } from './registry.ts';
 
 /**
  * Reads a model setting: `provider:model`, or a bare model name for `provider`. Only a known
@@ -12,8 +10,8 @@ export function parseModelRef(
   provider: Provider,
 ): { provider: Provider; model: string } {
   const colon = value.indexOf(':');
-  const prefix = value.slice(0, colon) as Provider;
-  if (colon > 0 && PROVIDERS.includes(prefix) && colon < value.length - 1)
+  const prefix = value.slice(0, colon);
+  if (colon > 0 && isProvider(prefix) && colon < value.length - 1)
     return { provider: prefix, model: value.slice(colon + 1) };
   return { provider, model: value };
 }

@@ -1,35 +1,32 @@
-import type { Config } from '../config/config.ts';
 import { modelAcceptsImages } from '../usage/models.ts';
 import type { ModelUse } from '../usage/unknown-prices.ts';
-import { DEFAULT_CHAT_MODELS, providerConfigured } from './index.ts';
 import { parseModelRef } from './model-ref.ts';
-import { DEFAULT_VISION_MODELS } from './vision.ts';
+import { type ProviderSettings, providerConfigured, STT_PROVIDER, specOf } from './registry.ts';
+import { visionModelRef } from './vision.ts';
 
 /**
  * Every model the configuration will call, with what for: the chat model, LLM_FALLBACK, the
- * vision model (when a chat model cannot see images), Whisper (when Groq is set up) and
- * each pack's manifest `model` (when its provider is set up; otherwise the chat model
- * answers). Mirrors how createApp builds them.
+ * vision model (when a chat model cannot see images), speech to text (when its provider is
+ * set up) and each pack's manifest `model` (when its provider is set up; otherwise the chat
+ * model answers). Mirrors how createApp builds them.
  */
 export function modelsInUse(
-  config: Config,
+  config: ProviderSettings,
   packModels: readonly { pack: string; model: string | undefined }[] = [],
 ): ModelUse[] {
   const { provider } = config.llm;
   const uses: ModelUse[] = [
-    { provider, model: config.llm.model ?? DEFAULT_CHAT_MODELS[provider], use: 'chat' },
+    { provider, model: config.llm.model ?? specOf(provider).defaults.chat, use: 'chat' },
   ];
   const { fallback } = config.llm;
   if (fallback) uses.push({ ...fallback, use: 'fallback' });
   // Photos go inline only when the chat model and the fallback both see images.
   const inline = uses.every((u) => modelAcceptsImages(u.provider, u.model));
-  const vision = config.visionModel
-    ? parseModelRef(config.visionModel, provider)
-    : { provider, model: DEFAULT_VISION_MODELS[provider] };
-  if (!inline && providerConfigured(config, vision.provider))
+  const vision = visionModelRef(config);
+  if (!inline && vision && providerConfigured(config, vision.provider))
     uses.push({ ...vision, use: 'vision' });
-  if (providerConfigured(config, 'groq'))
-    uses.push({ provider: 'groq', model: config.sttModel, use: 'stt' });
+  if (STT_PROVIDER && providerConfigured(config, STT_PROVIDER))
+    uses.push({ provider: STT_PROVIDER, model: config.sttModel, use: 'stt' });
   for (const { pack, model } of packModels) {
     if (!model) continue;
     const ref = parseModelRef(model, provider);

@@ -1,30 +1,30 @@
-import type { CoreConfig, Provider } from '../config/config.ts';
 import type { ChatModel, ChatRequest } from '../core/ports.ts';
 import type { ImageInput } from '../core/types.ts';
-import { createChatModel, providerConfigured } from './index.ts';
+import { createChatModel } from './index.ts';
 import { parseModelRef } from './model-ref.ts';
-
-/** The vision model of each provider when VISION_MODEL does not name one. */
-export const DEFAULT_VISION_MODELS: Record<Provider, string> = {
-  openai: 'gpt-4.1-mini',
-  gemini: 'gemini-2.5-flash',
-  groq: 'meta-llama/llama-4-scout-17b-16e-instruct',
-};
+import { type ProviderSettings, providerConfigured, specOf } from './registry.ts';
 
 export { parseModelRef };
 
 /**
  * The model that describes photos for a chat model that cannot see: VISION_MODEL, else the
- * chat provider's default vision model. Undefined when that provider has no key or base URL.
+ * chat provider's default vision model (registry.ts). Undefined when that provider has no
+ * key or base URL, or no default vision model.
  * The model is returned even when the catalog does not know it as image-capable (its
  * `info.acceptsImages` says so): whether to use it is the caller's decision.
  */
-export function createVisionModel(config: CoreConfig): ChatModel | undefined {
-  const ref = config.visionModel
-    ? parseModelRef(config.visionModel, config.llm.provider)
-    : { provider: config.llm.provider, model: DEFAULT_VISION_MODELS[config.llm.provider] };
-  if (!providerConfigured(config, ref.provider)) return undefined;
+export function createVisionModel(config: ProviderSettings): ChatModel | undefined {
+  const ref = visionModelRef(config);
+  if (!ref || !providerConfigured(config, ref.provider)) return undefined;
   return createChatModel(config, ref.provider, ref.model);
+}
+
+/** Which model describes photos: VISION_MODEL, else the chat provider's default, if any. */
+export function visionModelRef(config: ProviderSettings) {
+  const { provider } = config.llm;
+  if (config.visionModel) return parseModelRef(config.visionModel, provider);
+  const model = specOf(provider).defaults.vision;
+  return model === undefined ? undefined : { provider, model };
 }
 
 export const DESCRIBE_SYSTEM_PROMPT = [

@@ -2,11 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.ts';
 import { AbortedError, ProviderError, ProviderTimeoutError } from '../../src/core/errors.ts';
 import type { AudioInput } from '../../src/core/ports.ts';
-import {
-  createGroqTranscriber,
-  createTranscriber,
-  whisperFileName,
-} from '../../src/providers/groq-stt.ts';
+import { createGroqTranscriber, whisperFileName } from '../../src/providers/groq-stt.ts';
+import { createTranscriber } from '../../src/providers/index.ts';
 import { FakeModel } from '../fakes/model-server.ts';
 
 let fake: FakeModel;

@@ -1,0 +1,34 @@
+import { describe, expect, it, vi } from 'vitest';
+
+/** Whether each optional SDK has been loaded in this test file's module graph. */
+const loaded = vi.hoisted(() => ({ gemini: false, groq: false }));
+vi.mock('@google/genai', async (original) => {
+  loaded.gemini = true;
+  return original();
+});
+vi.mock('groq-sdk', async (original) => {
+  loaded.groq = true;
+  return original();
+});
+
+describe('the provider registry', () => {
+  it('builds every provider, speech to text and the doctor without loading an SDK', async () => {
+    const { parseConfig } = await import('../../src/config/config.ts');
+    const { createChatModel, createTranscriber } = await import('../../src/providers/index.ts');
+    const { PROVIDER_NAMES } = await import('../../src/providers/registry.ts');
+    const { createVisionModel } = await import('../../src/providers/vision.ts');
+    await import('../../src/ops/doctor.ts');
+    const config = parseConfig({
+      TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi',
+      LLM_PROVIDER: 'gemini',
+      GEMINI_API_KEY: 'gm',
+      GROQ_API_KEY: 'gsk',
+    });
+
+    const models = PROVIDER_NAMES.map((provider) => createChatModel(config, provider));
+    expect(models.map((m) => m.info.provider)).toEqual(PROVIDER_NAMES);
+    expect(createTranscriber(config)?.info.provider).toBe('groq');
+    expect(createVisionModel(config)?.info.provider).toBe('gemini');
+    expect(loaded).toEqual({ gemini: false, groq: false });
+  });
+});
