@@ -217,7 +217,7 @@ export function createCore(config: CoreConfig, edge: CoreEdge, options: CoreOpti
     timezone: config.timezone,
     routes: () => router.boundConversations().filter((r) => r.platform === channel.platform),
     manifestJobs: (pack) => packs.get(pack)?.manifest.cron ?? [],
-    run: (job) => pipeline.runJob(scheduledRun(job)),
+    run: (job, started) => pipeline.runJob(scheduledRun(job, started)),
     onRan: (ran) => events.emit({ type: 'job_run', ...ran }),
   });
 

@@ -211,12 +211,13 @@ export function createJobRepo(db: Db, options: { timezone: string; platform?: st
     /**
      * Claims the run due at `dueAt`, durably, before it starts: the job must still be enabled
      * and due then, or be that very run left claimed by a crash (it is started again). The
-     * claimed row, or undefined when the job is gone, paused or moved.
+     * claimed row, or undefined when the job is gone, paused or moved. A claim is not an
+     * attempt: the run may still wait for its conversation when the process dies.
      */
     claim(id: string, dueAt: number): JobRow | undefined {
       return db
         .update(jobs)
-        .set({ runningDueAt: dueAt, runAttempts: sql`${jobs.runAttempts} + 1` })
+        .set({ runningDueAt: dueAt })
         .where(
           and(
             eq(jobs.id, id),
@@ -225,6 +226,17 @@ export function createJobRepo(db: Db, options: { timezone: string; platform?: st
         )
         .returning()
         .get() as JobRow | undefined;
+    },
+
+    /**
+     * Counts an attempt of the claimed run due at `dueAt`: its turn is starting. Only these
+     * count towards giving a run up, so a crash while a run merely waited costs it nothing.
+     */
+    startRun(id: string, dueAt: number): void {
+      db.update(jobs)
+        .set({ runAttempts: sql`${jobs.runAttempts} + 1` })
+        .where(and(eq(jobs.id, id), eq(jobs.runningDueAt, dueAt)))
+        .run();
     },
 
     /**

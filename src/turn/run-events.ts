@@ -142,6 +142,7 @@ export function createRunEvents(deps: RunEventsDeps) {
     try {
       const session = deps.jobSession(job, pack.name);
       const inputs = [{ content: job.prompt, sourceKey: sourceKey(event) }];
+      job.started?.();
       const { silent } = await deps.chatTurn({
         events: [event],
         pack: pack.name,
@@ -174,6 +175,8 @@ export interface ScheduledRun {
   prompt: string;
   /** The job's own session key (one per job). */
   sessionKey: string;
+  /** Called as its turn starts, in its lane: from then on a crash counts as an attempt. */
+  started?: () => void;
 }
 
 export type JobOutcome = 'delivered' | 'silent' | 'failed' | 'refused' | 'interrupted';
