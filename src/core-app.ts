@@ -141,7 +141,11 @@ export function createCore(config: CoreConfig, edge: CoreEdge, options: CoreOpti
   );
   const modelFor = createModelResolver(config, model);
   // The scheduler runs only this channel's jobs: another process serves the others.
-  const jobs = createJobRepo(store.db, { timezone: config.timezone, platform: channel.platform });
+  const jobs = createJobRepo(store.db, {
+    timezone: config.timezone,
+    platform: channel.platform,
+    maxJobs: config.maxJobs,
+  });
   const router = createRouter({
     sessions,
     packs,

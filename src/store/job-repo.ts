@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, gt, isNotNull, isNull, lte, min, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNotNull, isNull, lte, min, or, sql } from 'drizzle-orm';
+import { SatchelError } from '../core/errors.ts';
 import type { Address } from '../core/types.ts';
 import { nextRunAfter } from '../scheduler/next-run.ts';
 import type { Db } from './client.ts';
@@ -14,14 +15,32 @@ export type JobKind = JobRow['kind'];
 /** How a run ended, as `job_run` logs it. */
 export type RunOutcome = NonNullable<JobRow['lastOutcome']>;
 
+/** The default of MAX_JOBS: the most jobs one pack may have in one chat or topic. */
+export const DEFAULT_MAX_JOBS = 50;
+
+/** `create` would take a pack over its MAX_JOBS jobs in a chat or topic. */
+export class JobLimitError extends SatchelError {
+  constructor(
+    readonly limit: number,
+    readonly pack: string,
+  ) {
+    super('job_limit', `pack ${pack} already has ${limit} jobs in this chat (MAX_JOBS)`);
+  }
+}
+
 /**
  * Scheduled jobs. The `schedule` tool only ever sees its own pack's jobs in its own chat
  * (`list`, `find`, `setEnabled`, `remove`); the scheduler uses the rest. Cron times are
  * read in `timezone`. With `platform`, what the scheduler sees (due, claimed and manifest
- * jobs) is that channel's jobs only: each process runs the jobs it can deliver.
+ * jobs) is that channel's jobs only: each process runs the jobs it can deliver. `create`
+ * keeps each pack within `maxJobs` jobs per chat or topic (MAX_JOBS), its manifest's
+ * jobs included.
  */
-export function createJobRepo(db: Db, options: { timezone: string; platform?: string }) {
-  const { timezone, platform } = options;
+export function createJobRepo(
+  db: Db,
+  options: { timezone: string; platform?: string; maxJobs?: number },
+) {
+  const { timezone, platform, maxJobs = DEFAULT_MAX_JOBS } = options;
   const mine = platform === undefined ? undefined : eq(jobs.platform, platform);
   const listeners = new Set<() => void>();
   const changed = () => {
@@ -59,6 +78,10 @@ export function createJobRepo(db: Db, options: { timezone: string; platform?: st
       return () => listeners.delete(listener);
     },
 
+    /**
+     * Stores a tool job. Throws a JobLimitError when the pack already has `maxJobs` jobs in
+     * that chat or topic: counted and written in one transaction, so nothing slips past.
+     */
     create(
       fields: {
         pack: string;
@@ -91,7 +114,15 @@ export function createJobRepo(db: Db, options: { timezone: string; platform?: st
         runAttempts: 0,
         createdAt: now,
       };
-      db.insert(jobs).values(row).run();
+      db.transaction(
+        (tx) => {
+          const held =
+            tx.select({ n: count() }).from(jobs).where(owned(fields.pack, fields.to)).get()?.n ?? 0;
+          if (held >= maxJobs) throw new JobLimitError(maxJobs, fields.pack);
+          tx.insert(jobs).values(row).run();
+        },
+        { behavior: 'immediate' },
+      );
       changed();
       return row;
     },

@@ -95,6 +95,7 @@ export async function runChatTurn(
             storage,
             address,
             senderId: turn.job ? undefined : first.senderId,
+            inJobRun: turn.job !== undefined,
             outbox,
             asks: deps.asks,
             jobs: deps.jobs,
