@@ -149,6 +149,7 @@ export function createCore(
   const jobs = createJobRepo(store.db, {
     timezone: config.timezone,
     platforms: channels.map((c) => c.platform),
+    maxJobs: config.maxJobs,
   });
   const router = createRouter({
     sessions,
@@ -207,7 +208,7 @@ export function createCore(
     timezone: config.timezone,
     routes: () => router.boundConversations().filter((r) => channelOf(r.platform ?? '')),
     manifestJobs: (pack) => packs.get(pack)?.manifest.cron ?? [],
-    run: (job) => jobEdge.run(job),
+    run: (job, started) => jobEdge.run(job, started),
     onRan: (ran) => events.emit({ type: 'job_run', ...ran }),
   });
   // A conversation bound to a pack gets the pack's manifest jobs (after its turn's model

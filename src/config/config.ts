@@ -30,6 +30,8 @@ export interface CoreConfig {
   visionModel: string | undefined;
   batchWindowMs: number;
   quota: { dailyTokens: number; sessionTokens: number; dailyUsd: number };
+  /** MAX_JOBS: the most scheduled jobs one pack may have in one chat or topic. */
+  maxJobs: number;
   timezone: string;
   dashboard: { port: number; token: string };
   logLevel: string;
@@ -101,6 +103,7 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
       sessionTokens: e.QUOTA_SESSION_TOKENS,
       dailyUsd: e.QUOTA_DAILY_USD,
     },
+    maxJobs: e.MAX_JOBS,
     timezone: e.SATCHEL_TIMEZONE ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
     dashboard: {
       port: e.DASHBOARD_PORT,

@@ -125,6 +125,7 @@ const coreVars = {
   QUOTA_DAILY_TOKENS: intFrom('QUOTA_DAILY_TOKENS', 0, 2_000_000),
   QUOTA_SESSION_TOKENS: intFrom('QUOTA_SESSION_TOKENS', 0, 500_000),
   QUOTA_DAILY_USD: numberFrom('QUOTA_DAILY_USD', 0),
+  MAX_JOBS: intFrom('MAX_JOBS', 1, 50),
   SATCHEL_TIMEZONE: optionalText.refine(
     (v) => {
       if (v === undefined) return true;

@@ -22,6 +22,13 @@ export interface JobRan {
   ms: number;
 }
 
+/** A job's turn starts: from now on a crash interrupts a started run. */
+export interface JobStarted {
+  type: 'job_started';
+  jobId: string;
+  dueAt: number;
+}
+
 /** The pipeline is done with a job's run: its reply (if any) and acknowledgement committed. */
 export interface JobFinished {
   type: 'job_finished';
@@ -37,7 +44,7 @@ export interface ConversationBound {
   pack: string;
 }
 
-export type PipelineEvent = TurnCompleted | JobRan | JobFinished | ConversationBound;
+export type PipelineEvent = TurnCompleted | JobRan | JobStarted | JobFinished | ConversationBound;
 type Listener<E> = (event: E) => void;
 
 /**

@@ -99,6 +99,12 @@ export const manifestSchema = z
       )
       .default([])
       .describe('Jobs delivered to every chat and topic bound to this pack.'),
+    jobs_may_schedule: z
+      .boolean()
+      .default(false)
+      .describe(
+        "true: a scheduled job's own run may create jobs with the schedule tool (still at most MAX_JOBS per chat, one-shots at least a minute ahead). Off by default, so jobs cannot create jobs that create jobs.",
+      ),
     quota: z
       .object({
         daily_tokens: z
@@ -135,6 +141,12 @@ export const manifestSchema = z
           message: `"${job.skill}" is not one of this pack's skills`,
         });
     });
+    if (m.jobs_may_schedule && !m.tools.includes('schedule'))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['jobs_may_schedule'],
+        message: 'needs the `schedule` tool in `tools`: without it no run can create jobs',
+      });
     const ids = m.cron.map((job) => job.id);
     ids.forEach((id, i) => {
       if (ids.indexOf(id) !== i)

@@ -65,6 +65,8 @@ tools: [memory, skill_view, db_query, db_write, send_message, ask_user, schedule
 #   - id: morning-notes
 #     schedule: "0 8 * * *"
 #     skill: notes
+# Let a job's own run create jobs with the schedule tool (off: jobs cannot create jobs).
+# jobs_may_schedule: true
 # This pack's own daily caps, on top of the global ones.
 # quota:
 #   daily_tokens: 100000

@@ -49,7 +49,7 @@ export function validationReport(v: Validation): { ok: boolean; text: string } {
     `  skills: ${pack.skills.map((s) => (s.command ? `/${s.commandName}` : s.name)).join(', ')}`,
     `  owned tables: ${manifest.schema.owned_tables.join(', ') || 'none'}`,
     `  tools: ${manifest.tools.join(', ') || 'none'}`,
-    `  schedules: ${manifest.cron.map((c) => `${c.id} (${c.schedule})`).join(', ') || 'none'}`,
+    `  schedules: ${manifest.cron.map((c) => `${c.id} (${c.schedule})`).join(', ') || 'none'}${manifest.jobs_may_schedule ? '; jobs may create jobs' : ''}`,
     `  migrations: ${pack.migrations.map((m) => path.basename(m.file)).join(', ') || 'none'}`,
   ];
   const e = v.existing;

@@ -22,10 +22,13 @@ export interface JobEdgeDeps {
  * outcome once the pipeline is done with it (`job_finished`).
  */
 export function createJobEdge(deps: JobEdgeDeps) {
-  const waiting = new Map<string, (outcome: JobOutcome) => void>();
+  const waiting = new Map<string, { done(outcome: JobOutcome): void; started?(): void }>();
+  deps.events.on('job_started', ({ jobId, dueAt }) =>
+    waiting.get(runKey(jobId, dueAt))?.started?.(),
+  );
   deps.events.on('job_finished', ({ jobId, dueAt, outcome }) => {
     const key = runKey(jobId, dueAt);
-    waiting.get(key)?.(outcome);
+    waiting.get(key)?.done(outcome);
     waiting.delete(key);
   });
 
@@ -42,10 +45,15 @@ export function createJobEdge(deps: JobEdgeDeps) {
   return {
     edge,
 
-    /** Hands a claimed run to the pipeline; resolves with how it ended. */
-    run(job: DueJob): Promise<JobOutcome> {
+    /**
+     * Hands a claimed run to the pipeline; resolves with how it ended. `started` is called
+     * when its turn starts (an attempt that counts if a crash interrupts it).
+     */
+    run(job: DueJob, started?: () => void): Promise<JobOutcome> {
       const key = runKey(job.id, job.dueAt);
-      const done = new Promise<JobOutcome>((resolve) => waiting.set(key, resolve));
+      const done = new Promise<JobOutcome>((resolve) =>
+        waiting.set(key, { done: resolve, ...(started ? { started } : {}) }),
+      );
       deps.accept(jobEvent(job, key));
       return done;
     },

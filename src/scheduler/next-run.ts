@@ -43,6 +43,14 @@ export function parseSchedule(text: string, timezone: string, now: number): Pars
   const schedule = text.trim();
   if (/^\d{4}-\d{2}-\d{2}/.test(schedule)) return parseOnce(schedule, timezone, now);
   const fields = schedule.split(/\s+/);
+  // croner reads a 6th (and 7th) field as seconds (and years): repeating more often than
+  // once a minute is refused, whatever the seconds say (SPEC §8).
+  if (fields.length === 6 || fields.length === 7)
+    throw new ScheduleError(
+      `"${schedule}" has a seconds field, but a repeating job runs at most once a minute. ` +
+        'Write 5 fields, "minute hour day-of-month month day-of-week": "* * * * *" is every ' +
+        'minute, "*/5 * * * *" every five minutes.',
+    );
   let nextRunAt: number | null;
   try {
     if (fields.length !== 5) throw new Error(`it has ${fields.length} field(s), not 5`);

@@ -76,14 +76,23 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     }
   }
 
-  /** Claimed runs a crash interrupted: started once more; interrupted twice, given up. */
+  /**
+   * Claimed runs a crash interrupted: started once more; interrupted twice, given up. Only
+   * attempts whose turn started count: a run that merely waited for its turn still runs.
+   */
   function interruptedRuns(now: number): Item[] {
     const items: Item[] = [];
     for (const job of jobs.claimed()) {
       const dueAt = job.runningDueAt!;
       if (job.runAttempts < 2) {
         log.info(
-          { event: 'job_resumed', jobId: job.id, pack: job.pack, dueAt: iso(dueAt) },
+          {
+            event: 'job_resumed',
+            jobId: job.id,
+            pack: job.pack,
+            dueAt: iso(dueAt),
+            attempts: job.runAttempts,
+          },
           `job ${job.id} was interrupted; running it again`,
         );
         items.push({ job, dueAt });
@@ -190,7 +199,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     let outcome: RunOutcome | 'interrupted' = 'failed';
     let error: unknown;
     try {
-      outcome = await deps.run(current);
+      outcome = await deps.run(current, () => guard('start', () => jobs.startRun(job.id, dueAt)));
     } catch (thrown) {
       error = thrown;
     }

@@ -36,9 +36,10 @@ export interface SchedulerDeps {
    * Runs the job through the turn pipeline and acknowledges it (`jobs.finishRun`) in the
    * transaction that commits its reply. If it does not (it fails, throws, or refuses) the
    * scheduler acknowledges the run itself afterwards, so a run is never started twice
-   * unless the process died during it.
+   * unless the process died during it. It calls `started` when the job's turn starts (not
+   * while it waits for its conversation): only runs that started count as interrupted.
    */
-  run: (job: DueJob) => Promise<RunOutcome | 'interrupted'>;
+  run: (job: DueJob, started: () => void) => Promise<RunOutcome | 'interrupted'>;
   /** A run ended with an outcome (the `job_run` event's subscribers). */
   onRan?: (ran: { jobId: string; pack: string; outcome: RunOutcome; ms: number }) => void;
 }

@@ -1,5 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, min, or, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  count,
+  eq,
+  gt,
+  inArray,
+  isNotNull,
+  isNull,
+  lte,
+  min,
+  or,
+  sql,
+} from 'drizzle-orm';
+import { SatchelError } from '../core/errors.ts';
 import type { Address } from '../core/types.ts';
 import { nextRunAfter } from '../scheduler/next-run.ts';
 import type { Db } from './client.ts';
@@ -14,17 +28,32 @@ export type JobKind = JobRow['kind'];
 /** How a run ended, as `job_run` logs it. */
 export type RunOutcome = NonNullable<JobRow['lastOutcome']>;
 
+/** The default of MAX_JOBS: the most jobs one pack may have in one chat or topic. */
+export const DEFAULT_MAX_JOBS = 50;
+
+/** `create` would take a pack over its MAX_JOBS jobs in a chat or topic. */
+export class JobLimitError extends SatchelError {
+  constructor(
+    readonly limit: number,
+    readonly pack: string,
+  ) {
+    super('job_limit', `pack ${pack} already has ${limit} jobs in this chat (MAX_JOBS)`);
+  }
+}
+
 /**
  * Scheduled jobs. The `schedule` tool only ever sees its own pack's jobs in its own chat
  * (`list`, `find`, `setEnabled`, `remove`); the scheduler uses the rest. Cron times are
  * read in `timezone`. With `platforms`, what the scheduler sees (due, claimed and manifest
- * jobs) is those channels' jobs only: each process runs the jobs it can deliver.
+ * jobs) is those channels' jobs only: each process runs the jobs it can deliver. `create`
+ * keeps each pack within `maxJobs` jobs per chat or topic (MAX_JOBS), its manifest's
+ * jobs included.
  */
 export function createJobRepo(
   db: Db,
-  options: { timezone: string; platforms?: readonly string[] },
+  options: { timezone: string; platforms?: readonly string[]; maxJobs?: number },
 ) {
-  const { timezone, platforms } = options;
+  const { timezone, platforms, maxJobs = DEFAULT_MAX_JOBS } = options;
   const mine = platforms === undefined ? undefined : inArray(jobs.platform, [...platforms]);
   const listeners = new Set<() => void>();
   const changed = () => {
@@ -62,6 +91,10 @@ export function createJobRepo(
       return () => listeners.delete(listener);
     },
 
+    /**
+     * Stores a tool job. Throws a JobLimitError when the pack already has `maxJobs` jobs in
+     * that chat or topic: counted and written in one transaction, so nothing slips past.
+     */
     create(
       fields: {
         pack: string;
@@ -94,7 +127,15 @@ export function createJobRepo(
         runAttempts: 0,
         createdAt: now,
       };
-      db.insert(jobs).values(row).run();
+      db.transaction(
+        (tx) => {
+          const held =
+            tx.select({ n: count() }).from(jobs).where(owned(fields.pack, fields.to)).get()?.n ?? 0;
+          if (held >= maxJobs) throw new JobLimitError(maxJobs, fields.pack);
+          tx.insert(jobs).values(row).run();
+        },
+        { behavior: 'immediate' },
+      );
       changed();
       return row;
     },
@@ -214,12 +255,13 @@ export function createJobRepo(
     /**
      * Claims the run due at `dueAt`, durably, before it starts: the job must still be enabled
      * and due then, or be that very run left claimed by a crash (it is started again). The
-     * claimed row, or undefined when the job is gone, paused or moved.
+     * claimed row, or undefined when the job is gone, paused or moved. A claim is not an
+     * attempt: the run may still wait for its conversation when the process dies.
      */
     claim(id: string, dueAt: number): JobRow | undefined {
       return db
         .update(jobs)
-        .set({ runningDueAt: dueAt, runAttempts: sql`${jobs.runAttempts} + 1` })
+        .set({ runningDueAt: dueAt })
         .where(
           and(
             eq(jobs.id, id),
@@ -228,6 +270,17 @@ export function createJobRepo(
         )
         .returning()
         .get() as JobRow | undefined;
+    },
+
+    /**
+     * Counts an attempt of the claimed run due at `dueAt`: its turn is starting. Only these
+     * count towards giving a run up, so a crash while a run merely waited costs it nothing.
+     */
+    startRun(id: string, dueAt: number): void {
+      db.update(jobs)
+        .set({ runAttempts: sql`${jobs.runAttempts} + 1` })
+        .where(and(eq(jobs.id, id), eq(jobs.runningDueAt, dueAt)))
+        .run();
     },
 
     /**

@@ -168,7 +168,7 @@ export const jobs = sqliteTable(
     lastOutcome: text('last_outcome', { enum: ['delivered', 'silent', 'failed', 'refused'] }),
     /** The due time of a run that was started and not yet acknowledged (the durable claim). */
     runningDueAt: integer('running_due_at'),
-    /** How many times the claimed run was started; a run interrupted twice is given up. */
+    /** How many times the claimed run's turn started; a run interrupted twice is given up. */
     runAttempts: integer('run_attempts').notNull().default(0),
     createdAt: integer('created_at').notNull(),
   },

@@ -13,6 +13,11 @@ export interface TurnToolContext {
   address: Address;
   /** Who sent the turn's (first) message; undefined when no user started the turn. */
   senderId: number | undefined;
+  /**
+   * The turn is a scheduled job's own run: `schedule` refuses `create` there unless the
+   * pack's manifest sets `jobs_may_schedule`, so jobs cannot breed jobs.
+   */
+  inJobRun: boolean;
   outbox: Outbox;
   asks: AskRegistry;
   jobs: JobRepo;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { describeJobs, describeTime } from '../scheduler/describe.ts';
 import { type ParsedSchedule, parseSchedule, ScheduleError } from '../scheduler/next-run.ts';
+import { JobLimitError } from '../store/job-repo.ts';
 import type { TurnToolContext } from './context.ts';
 import { defineTool, ToolError } from './tool.ts';
 
@@ -18,13 +19,26 @@ const schema = z.object({
   prompt: z.string().max(2000).optional(),
 });
 
-/** `schedule`: this pack's scheduled jobs in this chat or topic (its manifest jobs too). */
+/** How soon a one-shot that a job's run creates may run: a chain of them is a repeating job. */
+const MIN_CHAIN_GAP_MS = 60_000;
+
+/**
+ * `schedule`: this pack's scheduled jobs in this chat or topic (its manifest jobs too).
+ * Creating is bounded (SPEC §8): at most MAX_JOBS jobs per pack and chat, a repeating job at
+ * most once a minute, and none from a job's own run unless the manifest allows it.
+ */
 export function createScheduleTool(
-  ctx: Pick<TurnToolContext, 'jobs' | 'pack' | 'address' | 'clock' | 'timezone'>,
+  ctx: Pick<TurnToolContext, 'jobs' | 'pack' | 'address' | 'clock' | 'timezone' | 'inJobRun'>,
 ) {
   const { jobs, pack, address, timezone } = ctx;
 
   function create(args: z.infer<typeof schema>): string {
+    if (ctx.inJobRun && !pack.manifest.jobs_may_schedule)
+      throw new ToolError(
+        "a scheduled job's run cannot create jobs (this pack's manifest does not set " +
+          'jobs_may_schedule: true). If a new job is needed, say so in your answer and the ' +
+          'user can ask for it in the chat.',
+      );
     if (!args.schedule)
       throw new ToolError(
         '"schedule" is required: a 5-field cron expression, or an ISO 8601 date-time with its offset',
@@ -40,20 +54,37 @@ export function createScheduleTool(
       if (error instanceof ScheduleError) throw new ToolError(error.message);
       throw error;
     }
-    const job = jobs.create(
-      {
-        pack: pack.name,
-        to: address,
-        ...parsed,
-        ...(args.skill ? { skill: args.skill } : {}),
-        ...(args.prompt ? { prompt: args.prompt } : {}),
-      },
-      now,
-    );
+    if (ctx.inJobRun && parsed.kind === 'once' && parsed.nextRunAt - now < MIN_CHAIN_GAP_MS)
+      throw new ToolError(
+        "a one-shot created by a scheduled job's run must be at least a minute ahead; give a later time",
+      );
+    const job = store(parsed, args, now);
     const when = describeTime(job.nextRunAt, timezone, now);
     return parsed.kind === 'once'
       ? `created job ${job.id}: it runs once, ${when}, and its answer is sent to this chat`
       : `created job ${job.id}: "${job.schedule}" in ${timezone}; its next run is ${when}, and its answers are sent to this chat`;
+  }
+
+  function store(parsed: ParsedSchedule, args: z.infer<typeof schema>, now: number) {
+    try {
+      return jobs.create(
+        {
+          pack: pack.name,
+          to: address,
+          ...parsed,
+          ...(args.skill ? { skill: args.skill } : {}),
+          ...(args.prompt ? { prompt: args.prompt } : {}),
+        },
+        now,
+      );
+    } catch (error) {
+      if (!(error instanceof JobLimitError)) throw error;
+      throw new ToolError(
+        `this pack already has ${error.limit} scheduled jobs in this chat, the most it may ` +
+          `have (MAX_JOBS = ${error.limit}). To free a slot, remove a job that is no longer ` +
+          'needed (action "remove" with its id; "list" shows them), or ask the user which one to drop.',
+      );
+    }
   }
 
   function setEnabled(id: string, enabled: boolean): string {

@@ -147,6 +147,7 @@ function toolsFor(
     storage,
     address,
     senderId: turn.job ? undefined : turn.events[0]!.senderId,
+    inJobRun: turn.job !== undefined,
     outbox: services.delivery.outbox,
     asks: services.turns.asks,
     jobs: services.turns.jobs,

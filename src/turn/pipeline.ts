@@ -54,6 +54,8 @@ export function createPipeline(services: PipelineServices) {
     conversations: () => conversations,
     transaction,
     chatTurn: (turn) => runChatTurn({ runtime, conversing, delivery, turns, replies }, turn),
+    jobStarted: (job) =>
+      turns.events.emit({ type: 'job_started', jobId: job.id, dueAt: job.dueAt }),
     jobSession: (job, address, pack) =>
       conversing.sessions.jobSession(job.sessionKey, pack, address, clock.now()),
   });

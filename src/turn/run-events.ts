@@ -34,6 +34,8 @@ export interface RunEventsDeps {
   commands: Commands;
   conversations: () => Conversations;
   transaction: <T>(fn: () => T) => T;
+  /** A job's turn starts (from now on a crash counts as an attempt of that run). */
+  jobStarted(job: JobRun): void;
   /** The session of a job (kind `job`), found or made. */
   jobSession(job: JobRun, address: Address, pack: string): SessionRow;
   /** Runs one model turn (see chat-turn.ts). */
@@ -140,6 +142,7 @@ export function createRunEvents(deps: RunEventsDeps) {
     try {
       const session = deps.jobSession(job, event.address, pack.name);
       const inputs = [{ content: job.prompt, sourceKey: sourceKey(event) }];
+      deps.jobStarted(job);
       const { silent } = await deps.chatTurn({
         events: [event],
         pack: pack.name,

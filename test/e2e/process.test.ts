@@ -152,6 +152,9 @@ describe('the real entry point', () => {
       SATCHEL_PACKS: fixturePacks(['alpha']),
       SATCHEL_TIMEZONE: 'UTC',
     };
+    const first = runSatchel(env, home);
+    // Due 3 s after the bot is up: a slow start must not put the reminder in the past.
+    await tg.waitForCall('getUpdates', undefined, 15_000);
     const due = new Date(Date.now() + 3000).toISOString();
     model.enqueue(
       {
@@ -165,7 +168,6 @@ describe('the real entry point', () => {
       { text: 'Scheduled.' },
       { text: 'never delivered', hang: true },
     );
-    const first = runSatchel(env, home);
     tg.text({ userId: ALLOWED_USER, text: 'remind me in a moment' });
     await model.waitForRequest(3, 15_000);
     first.child.kill('SIGKILL');

@@ -26,11 +26,15 @@ afterEach(async () => {
 });
 
 /** 10:00 UTC on a Monday; the alpha pack's manifest job runs daily at 08:00. */
-async function start(env: Record<string, string> = {}, extraManifest = '') {
+async function start(
+  env: Record<string, string> = {},
+  extraManifest = '',
+  shutdownGraceMs?: number,
+) {
   clock = new JumpClock(Date.UTC(2026, 10, 23, 10, 0, 0));
   h = await startHarness(
     { SATCHEL_PACKS: fixturePacks(['alpha'], extraManifest), ...env },
-    { app: { clock } },
+    { app: { clock, ...(shutdownGraceMs === undefined ? {} : { shutdownGraceMs }) } },
   );
 }
 
@@ -168,6 +172,63 @@ describe('schedules', () => {
     clock.advance(2 * 60_000);
     await expectRun('delivered');
     expect(h.tg.texts(ALLOWED_USER).slice(1)).toEqual(['a slow answer', 'Reminder: the fern.']);
+  });
+
+  it('still runs a one-shot that only waited for its chat during two shutdowns', async () => {
+    // Model calls hang until the shutdown cuts them; a start takes 0.2 s to give up on them.
+    await start({ LLM_TIMEOUT_MS: '600000' }, '', 200);
+    await remindAt('2026-11-23T10:01:00Z', 'Remind the user about the fern.');
+    const job = () =>
+      h.rows<{ running_due_at: number | null; run_attempts: number }>(
+        'SELECT running_due_at, run_attempts FROM jobs WHERE source = ?',
+        'tool',
+      );
+    /** The chat's turn hangs; the job falls due, is claimed and waits for the chat's lane. */
+    const waitBehindTheChat = async () => {
+      await vi.waitFor(() => expect(job()[0]?.running_due_at).not.toBeNull(), { timeout: 10_000 });
+      expect(job()).toEqual([{ running_due_at: Date.UTC(2026, 10, 23, 10, 1), run_attempts: 0 }]);
+    };
+    h.model.enqueue({ hang: true });
+    say('tell me something');
+    await h.model.waitForRequest(3);
+    clock.advance(2 * 60_000);
+    await waitBehindTheChat();
+    for (const _ of [1, 2]) {
+      // Cut off like a crash: the job stays claimed. The chat's turn, replayed at the start,
+      // takes the lane first and hangs again.
+      const asked = h.model.chatRequests().length;
+      h.model.enqueue({ hang: true });
+      await h.restart();
+      await h.model.waitForRequest(asked + 1);
+      await waitBehindTheChat();
+    }
+    h.model.enqueue({ text: 'Something.' }, { text: 'Reminder: the fern.' });
+    await h.restart();
+    await expectRun('delivered');
+    expect(h.tg.texts(ALLOWED_USER).slice(-2)).toEqual(['Something.', 'Reminder: the fern.']);
+    expect(job()).toEqual([]);
+  });
+
+  it('gives up a one-shot whose own turn was cut short twice, and sends nothing', async () => {
+    await start({ LLM_TIMEOUT_MS: '600000' }, '', 200);
+    await remindAt('2026-11-23T12:00:00Z', 'Remind the user about the fern.');
+    const attempts = () =>
+      h.rows('SELECT run_attempts FROM jobs WHERE source = ?', 'tool').map((r) => r.run_attempts);
+    h.model.enqueue({ hang: true });
+    clock.advance(3 * HOUR);
+    await h.model.waitForRequest(3);
+    expect(attempts()).toEqual([1]); // counted once its turn started
+    h.model.enqueue({ hang: true });
+    await h.restart();
+    await h.model.waitForRequest(4);
+    expect(h.logs('job_resumed')).toMatchObject([{ attempts: 1 }]);
+    expect(attempts()).toEqual([2]);
+    await h.restart();
+    await expectRun('failed');
+    expect(jobRuns().at(-1)).toMatchObject({ reason: 'interrupted twice' });
+    expect(h.model.chatRequests()).toHaveLength(4);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['I will remind you.']);
+    expect(attempts()).toEqual([]);
   });
 
   it('refuses a job over the daily cap and says so in the chat once', async () => {

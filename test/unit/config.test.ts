@@ -33,6 +33,7 @@ describe('configuration', () => {
     expect(config.dashboard.token).toMatch(/^[0-9a-f]{32}$/);
     expect(config.logLevel).toBe('info');
     expect(config.turnTimeoutMs).toBe(300_000);
+    expect(config.maxJobs).toBe(50);
     expect(config.home.endsWith('data')).toBe(true);
     expect(Object.isFrozen(config.llm)).toBe(true);
   });
@@ -68,6 +69,9 @@ describe('configuration', () => {
     [{ TURN_TIMEOUT_MS: '0' }, 'TURN_TIMEOUT_MS must be a whole number ≥ 1'],
     [{ TURN_TIMEOUT_MS: '5 min' }, 'TURN_TIMEOUT_MS must be a whole number ≥ 1'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ MAX_JOBS: '0' }, 'MAX_JOBS must be a whole number ≥ 1'],
+    [{ MAX_JOBS: '2.5' }, 'MAX_JOBS must be a whole number ≥ 1'],
+    [{ MAX_JOBS: 'lots' }, 'MAX_JOBS must be a whole number ≥ 1'],
   ])('names the variable in error %#', (override, expected) => {
     const env = { ...base, ...override } as Record<string, string>;
     if (!('TELEGRAM_BOT_TOKEN' in override) && Object.keys(override).length === 0)
@@ -104,6 +108,10 @@ describe('configuration', () => {
 
   it('reads TURN_TIMEOUT_MS', () => {
     expect(parseConfig({ ...base, TURN_TIMEOUT_MS: '90000' }).turnTimeoutMs).toBe(90_000);
+  });
+
+  it('reads MAX_JOBS', () => {
+    expect(parseConfig({ ...base, MAX_JOBS: ' 3 ' }).maxJobs).toBe(3);
   });
 });
 

@@ -42,7 +42,13 @@ describe('job repo', () => {
     const dueAt = Date.UTC(2026, 10, 23, 7, 0); // Mon 08:00 Berlin
     const job = cron('0 8 * * *', dueAt);
     expect(jobs.claim(job.id, dueAt + 1)).toBeUndefined(); // not the job's due time
-    expect(jobs.claim(job.id, dueAt)).toMatchObject({ runningDueAt: dueAt, runAttempts: 1 });
+    // A claim is not an attempt: only a run whose turn starts counts one.
+    expect(jobs.claim(job.id, dueAt)).toMatchObject({ runningDueAt: dueAt, runAttempts: 0 });
+    expect(jobs.claim(job.id, dueAt)).toMatchObject({ runningDueAt: dueAt, runAttempts: 0 });
+    jobs.startRun(job.id, dueAt + 1); // not the claimed run
+    expect(jobs.claimed()).toMatchObject([{ id: job.id, runAttempts: 0 }]);
+    jobs.startRun(job.id, dueAt);
+    expect(jobs.claimed()).toMatchObject([{ id: job.id, runAttempts: 1 }]);
     expect(jobs.due(dueAt + HOUR)).toEqual([]); // a running job is not due again
     expect(jobs.earliest()).toBeUndefined();
 

@@ -180,6 +180,34 @@ describe('pack validate reports every problem', () => {
     expect(report.text).toMatch(/^invalid pack \(7 problems\):\n/);
   });
 
+  it('checks jobs_may_schedule: it needs the schedule tool, and the report shows it', async () => {
+    const cwd = temp();
+    await packNew(cwd, './packs', 'demo');
+    const dir = path.join(cwd, 'packs', 'demo');
+    const manifest = path.join(dir, 'pack.yml');
+    const scaffolded = readFileSync(manifest, 'utf8');
+    expect(validationReport(validatePack(dir)).text).toContain('  schedules: none\n');
+
+    writeFileSync(
+      manifest,
+      scaffolded.replace('# jobs_may_schedule: true', 'jobs_may_schedule: true'),
+    );
+    const allowed = validationReport(validatePack(dir));
+    expect(allowed.ok).toBe(true);
+    expect(allowed.text).toContain('  schedules: none; jobs may create jobs\n');
+
+    writeFileSync(
+      manifest,
+      scaffolded
+        .replace(/^tools: .*$/m, 'tools: [memory, skill_view]')
+        .replace('# jobs_may_schedule: true', 'jobs_may_schedule: true'),
+    );
+    const line = scaffolded.split('\n').indexOf('# jobs_may_schedule: true') + 1;
+    expect(inspectPack(dir).problems.map(formatProblem)).toEqual([
+      `${manifest}: jobs_may_schedule: needs the \`schedule\` tool in \`tools\`: without it no run can create jobs (line ${line})`,
+    ]);
+  });
+
   it('shows the line of every YAML syntax error, in pack.yml and in SKILL.md frontmatter', async () => {
     const cwd = temp();
     await packNew(cwd, './packs', 'demo');

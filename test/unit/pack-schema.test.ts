@@ -26,6 +26,11 @@ describe('pack.schema.json', () => {
     expect(result.error?.issues ?? []).toEqual([]);
   });
 
+  it('accepts jobs_may_schedule: true', () => {
+    const manifest = { ...parseYaml(manifestOf('vocab')), jobs_may_schedule: true };
+    expect(fromJson.safeParse(manifest).error?.issues ?? []).toEqual([]);
+  });
+
   it.each([
     ['an unknown tool', { tools: ['memory', 'shell'] }, ['tools', 1]],
     ['an unknown field', { toolz: ['memory'] }, []],
@@ -42,6 +47,7 @@ describe('pack.schema.json', () => {
       ['cron', 0, 'schedule'],
     ],
     ['a negative quota', { quota: { daily_usd: -1 } }, ['quota', 'daily_usd']],
+    ['jobs_may_schedule not a boolean', { jobs_may_schedule: 'yes' }, ['jobs_may_schedule']],
   ])('rejects a manifest with %s', (_what, change, where) => {
     const broken = { ...parseYaml(manifestOf('vocab')), ...change };
     const result = fromJson.safeParse(broken);

@@ -102,7 +102,14 @@ describe('manifest schema', () => {
       description: 'd',
       skills: ['a'],
     });
-    expect(minimal).toMatchObject({ tools: [], cron: [], schema: { owned_tables: [] } });
+    expect(minimal).toMatchObject({
+      tools: [],
+      cron: [],
+      schema: { owned_tables: [] },
+      jobs_may_schedule: false,
+    });
+    const breeding = { ...valid, tools: ['schedule'], jobs_may_schedule: true };
+    expect(manifestSchema.parse(breeding).jobs_may_schedule).toBe(true);
   });
 
   it.each([
@@ -134,11 +141,18 @@ describe('manifest schema', () => {
     ],
     ['quota.daily_usd', { quota: { daily_usd: -1 } }, ''],
     ['model', { model: 'gpt 4' }, 'must be "model" or "provider:model"'],
+    ['jobs_may_schedule', { tools: ['schedule'], jobs_may_schedule: 'yes' }, 'expected boolean'],
+    [
+      'jobs_may_schedule',
+      { jobs_may_schedule: true },
+      'needs the `schedule` tool in `tools`: without it no run can create jobs',
+    ],
     ['(top level)', { toolz: ['memory'] }, 'toolz'],
   ])('rejects a bad %s', (field, change, problem) => {
-    const result = manifestSchema.safeParse({ ...valid, ...change });
+    const input = { ...valid, ...change };
+    const result = manifestSchema.safeParse(input);
     expect(result.success).toBe(false);
-    const issues = result.error!.issues.map(describeIssue);
+    const issues = result.error!.issues.map((issue) => describeIssue(issue, input));
     expect(issues.map((i) => i.field)).toContain(field);
     expect(issues.find((i) => i.field === field)?.problem).toContain(problem);
   });

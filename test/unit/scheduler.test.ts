@@ -318,12 +318,16 @@ describe('scheduler', () => {
     expect(second.runs).toHaveLength(1);
   });
 
-  it('gives up a run that was interrupted twice', async () => {
+  it('gives up a run whose turn was interrupted twice', async () => {
     const job = once(T0 + HOUR);
-    const hang = async () => new Promise<RunOutcome>(() => {});
-    scheduler({ run: hang }).start();
+    // The turn starts, then the process dies during it.
+    const dies = async (_job: DueJob, started: () => void) => {
+      started();
+      return new Promise<RunOutcome>(() => {});
+    };
+    scheduler({ run: dies }).start();
     clock.advance(HOUR);
-    scheduler({ run: hang }, new FakeClock(T0 + 2 * HOUR)).start();
+    scheduler({ run: dies }, new FakeClock(T0 + 2 * HOUR)).start();
     running.splice(0);
 
     const calls: Calls = { runs: [] };
@@ -331,7 +335,30 @@ describe('scheduler', () => {
     s.start();
     await s.idle();
     expect(calls.runs).toEqual([]);
-    expect(events('job_run')).toMatchObject([{ jobId: job.id, outcome: 'failed' }]);
+    expect(events('job_resumed')).toMatchObject([{ jobId: job.id, attempts: 1 }]);
+    expect(events('job_run')).toMatchObject([
+      { jobId: job.id, outcome: 'failed', reason: 'interrupted twice' },
+    ]);
+    expect(count()).toBe(0);
+  });
+
+  it('still runs a one-shot that was merely due during two crashes', async () => {
+    const job = once(T0 + HOUR);
+    // Claimed, waiting for its conversation (its turn never starts) when the process dies.
+    const waits = async () => new Promise<RunOutcome>(() => {});
+    scheduler({ run: waits }).start();
+    clock.advance(HOUR);
+    scheduler({ run: waits }, new FakeClock(T0 + 2 * HOUR)).start();
+    running.splice(0);
+    expect(jobs.claimed()).toMatchObject([{ id: job.id, runningDueAt: T0 + HOUR, runAttempts: 0 }]);
+
+    const calls: Calls = { runs: [] };
+    const restart = new FakeClock(T0 + 3 * HOUR);
+    const s = scheduler({ run: acking(calls, 'delivered', () => restart) }, restart);
+    s.start();
+    await s.idle();
+    expect(calls.runs).toMatchObject([{ id: job.id, dueAt: T0 + HOUR, prompt: 'Reminder' }]);
+    expect(events('job_run')).toMatchObject([{ jobId: job.id, outcome: 'delivered' }]);
     expect(count()).toBe(0);
   });
 

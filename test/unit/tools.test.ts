@@ -49,15 +49,23 @@ afterEach(() => {
   rmSync(home, { recursive: true, force: true });
 });
 
-function runner(to: Address = chat, clock: Clock = systemClock) {
+function runner(
+  to: Address = chat,
+  clock: Clock = systemClock,
+  options: { inJobRun?: boolean; maxJobs?: number } = {},
+) {
   const ctx = {
     pack,
     storage,
     address: to,
-    senderId: to.chatId,
+    senderId: options.inJobRun ? undefined : to.chatId,
+    inJobRun: options.inJobRun ?? false,
     outbox,
     asks: createAskRegistry(systemClock),
-    jobs: createJobRepo(core.db, { timezone: 'Europe/Berlin' }),
+    jobs: createJobRepo(core.db, {
+      timezone: 'Europe/Berlin',
+      ...(options.maxJobs ? { maxJobs: options.maxJobs } : {}),
+    }),
     clock,
     timezone: 'Europe/Berlin',
   };
@@ -275,7 +283,6 @@ describe('schedule', () => {
     expect(await create('daily')).toBe(
       'Error: "daily" is not a valid 5-field cron expression (it has 1 field(s), not 5). Write "minute hour day-of-month month day-of-week", e.g. "0 8 * * *" for every day at 08:00 (Europe/Berlin), or an ISO 8601 date-time with an offset for one run, e.g. "2026-11-23T18:00:00+01:00".',
     );
-    expect(await create('0 8 * * * *')).toMatch(/^Error: "0 8 \* \* \* \*" is not a valid 5-field/);
     expect(await create('61 * * * *')).toMatch(/Invalid value for minute/);
     expect(await create('0 0 30 2 *')).toBe('Error: "0 0 30 2 *" never falls due');
     expect(await create('0 9 * * *', 'beta_one')).toBe('Error: no skill "beta_one" in this pack');
@@ -283,6 +290,89 @@ describe('schedule', () => {
       'Error: give a "skill" or a "prompt" to run',
     );
     expect(core.sqlite.prepare('SELECT count(*) AS n FROM jobs').get()).toEqual({ n: 0 });
+  });
+
+  it('refuses a repeating job more often than once a minute; every minute is allowed', async () => {
+    const tools = runner(chat, clock);
+    const create = (schedule: string) =>
+      use(tools, 'schedule', { action: 'create', schedule, prompt: 'Ping' });
+    const seconds =
+      'has a seconds field, but a repeating job runs at most once a minute. Write 5 fields, "minute hour day-of-month month day-of-week": "* * * * *" is every minute, "*/5 * * * *" every five minutes.';
+    // croner itself would run these every 30 s, every second, and every hour at :08:00.
+    expect(await create('*/30 * * * * *')).toBe(`Error: "*/30 * * * * *" ${seconds}`);
+    expect(await create('* * * * * *')).toBe(`Error: "* * * * * *" ${seconds}`);
+    expect(await create('0 8 * * * *')).toBe(`Error: "0 8 * * * *" ${seconds}`);
+    expect(await create('0 0 * * * * *')).toBe(`Error: "0 0 * * * * *" ${seconds}`);
+    expect(core.sqlite.prepare('SELECT count(*) AS n FROM jobs').get()).toEqual({ n: 0 });
+    expect(await create('* * * * *')).toMatch(
+      /^created job \S+: "\* \* \* \* \*" in Europe\/Berlin; its next run is today 13:01 /,
+    );
+    expect(core.sqlite.prepare('SELECT schedule, kind FROM jobs').all()).toEqual([
+      { schedule: '* * * * *', kind: 'cron' },
+    ]);
+  });
+
+  it('keeps a pack within MAX_JOBS jobs per chat, and says how to free a slot', async () => {
+    const jobs = createJobRepo(core.db, { timezone: 'Europe/Berlin' });
+    jobs.syncManifest(
+      [
+        {
+          pack: 'alpha',
+          cronId: 'water-check',
+          to: chat,
+          schedule: '0 8 * * *',
+          skill: 'alpha_one',
+          enabled: true,
+        },
+      ],
+      clock.now(),
+    );
+    const tools = runner(chat, clock, { maxJobs: 3 });
+    const create = (on = tools) =>
+      use(on, 'schedule', { action: 'create', schedule: '0 9 * * *', prompt: 'Water' });
+    const ids = [await create(), await create()].map((r) => /created job (\S+):/.exec(r)?.[1]);
+    expect(ids).toHaveLength(2);
+    const full =
+      'Error: this pack already has 3 scheduled jobs in this chat, the most it may have (MAX_JOBS = 3). To free a slot, remove a job that is no longer needed (action "remove" with its id; "list" shows them), or ask the user which one to drop.';
+    expect(await create()).toBe(full);
+    const inChat = () =>
+      core.sqlite.prepare(
+        'SELECT count(*) AS n FROM jobs WHERE chat_id = 42 AND thread_id IS NULL',
+      );
+    expect(inChat().get()).toEqual({ n: 3 }); // the manifest's job counts too
+    // Another chat, and a topic of this one, have their own slots.
+    expect(await create(runner(otherChat, clock, { maxJobs: 3 }))).toMatch(/^created job/);
+    const inTopic = runner({ ...chat, threadId: 7 }, clock, { maxJobs: 3 });
+    expect(await create(inTopic)).toMatch(/^created job/);
+    expect(await create()).toBe(full);
+    // Removing one frees its slot.
+    expect(await use(tools, 'schedule', { action: 'remove', id: ids[0] })).toBe(
+      `job ${ids[0]} removed`,
+    );
+    expect(await create()).toMatch(/^created job/);
+    expect(inChat().get()).toEqual({ n: 3 });
+  });
+
+  it("refuses create in a job's own run unless the manifest sets jobs_may_schedule", async () => {
+    const run = runner(chat, clock, { inJobRun: true });
+    const create = (on: typeof run, schedule = '2026-11-22T13:30:00+01:00') =>
+      use(on, 'schedule', { action: 'create', schedule, prompt: 'Again' });
+    expect(await create(run)).toBe(
+      "Error: a scheduled job's run cannot create jobs (this pack's manifest does not set jobs_may_schedule: true). If a new job is needed, say so in your answer and the user can ask for it in the chat.",
+    );
+    expect(await use(run, 'schedule', { action: 'list' })).toBe('No scheduled jobs.');
+    // The same call from the user's own turn works.
+    expect(await create(runner(chat, clock))).toMatch(/^created job/);
+
+    pack = { ...pack, manifest: { ...pack.manifest, jobs_may_schedule: true } };
+    const allowed = runner(chat, clock, { inJobRun: true });
+    // A chain of one-shots is a repeating job: each link at least a minute ahead.
+    expect(await create(allowed, '2026-11-22T13:00:59+01:00')).toBe(
+      "Error: a one-shot created by a scheduled job's run must be at least a minute ahead; give a later time",
+    );
+    expect(await create(allowed, '2026-11-22T13:01:00+01:00')).toMatch(/^created job/);
+    expect(await create(allowed, '*/10 * * * *')).toMatch(/^created job/);
+    expect(core.sqlite.prepare('SELECT count(*) AS n FROM jobs').get()).toEqual({ n: 3 });
   });
 
   it("pauses the pack's own jobs but does not remove them", async () => {
