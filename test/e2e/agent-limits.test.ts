@@ -1,19 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type RecordedRequest, systemText } from '../fakes/model-server.ts';
-import {
-  ALLOWED_USER,
-  fixturePacks,
-  type Harness,
-  settled,
-  startHarness,
-} from '../support/harness.ts';
+import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 
-let h: Harness;
-afterEach(async () => {
-  await h?.close();
-});
-
-const say = (text: string) => h.tg.text({ userId: ALLOWED_USER, text });
+const h = harnessPerTest();
 
 describe('the quota gate', () => {
   it.each([
@@ -38,11 +27,11 @@ describe('the quota gate', () => {
   ])(
     'stops calls at %s and says which, how much and when it resets',
     async (_name, env, manifest, message) => {
-      h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha'], manifest), ...env });
+      await h.start({ SATCHEL_PACKS: fixturePacks(['alpha'], manifest), ...env });
       h.model.enqueue({ text: 'first', usage: { input: 80, output: 30 } });
-      say('one');
+      h.say('one');
       await settled(h, 1);
-      say('two');
+      h.say('two');
       await settled(h, 2);
 
       expect(h.model.chatRequests()).toHaveLength(1);
@@ -59,15 +48,15 @@ describe('the quota gate', () => {
   );
 
   it('/usage shows today, the pack and the session against the caps', async () => {
-    h = await startHarness({
+    await h.start({
       SATCHEL_PACKS: fixturePacks(['alpha'], 'quota:\n  daily_tokens: 5000\n'),
       QUOTA_DAILY_TOKENS: '1000',
       QUOTA_DAILY_USD: '2',
     });
     h.model.enqueue({ text: 'first', usage: { input: 80, output: 30 } });
-    say('one');
+    h.say('one');
     await settled(h, 1);
-    say('/usage');
+    h.say('/usage');
     await settled(h, 2);
     const report = h.tg.texts(ALLOWED_USER)[1]!;
     expect(report).toContain('1 model call(s)');
@@ -78,20 +67,20 @@ describe('the quota gate', () => {
   });
 
   it('caps a session and points to /compact', async () => {
-    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']), QUOTA_SESSION_TOKENS: '100' });
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']), QUOTA_SESSION_TOKENS: '100' });
     h.model.enqueue({ text: 'first', usage: { input: 80, output: 30 } });
-    say('one');
+    h.say('one');
     await settled(h, 1);
-    say('two');
+    h.say('two');
     await settled(h, 2);
     expect(h.tg.texts(ALLOWED_USER)[1]).toContain('session token cap is reached');
     expect(h.tg.texts(ALLOWED_USER)[1]).toContain('/compact');
 
     // /compact still works on the full session, and the fresh session can be used again.
     h.model.enqueue({ text: '- user said one and two', usage: { input: 40, output: 10 } });
-    say('/compact');
+    h.say('/compact');
     await settled(h, 3);
-    say('three');
+    h.say('three');
     await settled(h, 4);
     const texts = h.tg.texts(ALLOWED_USER);
     expect(texts[2]).toMatch(/^Compacted \d+ messages into a summary/);
@@ -119,7 +108,7 @@ describe('providers', () => {
   it.each(Object.keys(providerEnv) as (keyof typeof providerEnv)[])(
     '%s: a streamed turn with text and one tool call',
     async (provider) => {
-      h = await startHarness(({ model }) => ({
+      await h.start(({ model }) => ({
         SATCHEL_PACKS: fixturePacks(['alpha']),
         ...providerEnv[provider](model.url),
       }));
@@ -130,7 +119,7 @@ describe('providers', () => {
         },
         { text: 'Your notes say **ALPHA**.', chunks: 4 },
       );
-      say('what do you know about me?');
+      h.say('what do you know about me?');
       await settled(h, 1);
 
       const requests = h.model.chatRequests();
@@ -155,7 +144,7 @@ describe('history', () => {
   const isSummary = (r: RecordedRequest) => systemText(r).startsWith('You compress a conversation');
 
   it('compacts a long session once and reuses the summary', async () => {
-    h = await startHarness(
+    await h.start(
       { SATCHEL_PACKS: fixturePacks(['alpha']) },
       { app: { historyBudgetTokens: 400 } },
     );
@@ -165,7 +154,7 @@ describe('history', () => {
         : { text: `ok ${'x'.repeat(300)}` },
     );
     for (let i = 0; i < 6; i++) {
-      say(`message ${i} ${'fern '.repeat(60)}`);
+      h.say(`message ${i} ${'fern '.repeat(60)}`);
       await settled(h, i + 1);
     }
 
@@ -188,13 +177,13 @@ describe('history', () => {
   });
 
   it('/compact summarizes on demand and continues in a fresh session seeded with it', async () => {
-    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
-    say('my fern is called Fred');
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    h.say('my fern is called Fred');
     await settled(h, 1);
     h.model.enqueue({ text: '- The fern is called Fred' });
-    say('/compact');
+    h.say('/compact');
     await settled(h, 2);
-    say('what is my fern called?');
+    h.say('what is my fern called?');
     await settled(h, 3);
 
     expect(h.tg.texts(ALLOWED_USER)[1]).toBe(

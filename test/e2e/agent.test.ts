@@ -1,22 +1,13 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Database } from '../../src/store/sqlite.ts';
 import { NOT_SHOWN } from '../../src/tools/ask-user.ts';
 import { NOT_FOR_YOU } from '../../src/tools/asks.ts';
 import { lastUserText, type RecordedRequest } from '../fakes/model-server.ts';
-import {
-  ALLOWED_USER,
-  fixturePacks,
-  type Harness,
-  settled,
-  startHarness,
-} from '../support/harness.ts';
+import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 
-let h: Harness;
-afterEach(async () => {
-  await h?.close();
-});
+const h = harnessPerTest();
 
 /** Tool results the model received, in order (OpenAI format). */
 function toolResults(request: RecordedRequest): string[] {
@@ -25,11 +16,9 @@ function toolResults(request: RecordedRequest): string[] {
     .map((m) => m.content);
 }
 
-const say = (text: string) => h.tg.text({ userId: ALLOWED_USER, text });
-
 describe('the agent loop', () => {
   it('writes with db_write, reads with db_query, answers, and books three ledger rows', async () => {
-    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.model.enqueue(
       {
         toolCalls: [
@@ -46,7 +35,7 @@ describe('the agent loop', () => {
       },
       { text: 'You have a **fern**.', usage: { input: 180, output: 8 } },
     );
-    say('I bought a fern');
+    h.say('I bought a fern');
     await settled(h, 1);
 
     expect(h.tg.texts(ALLOWED_USER)).toEqual(['You have a <b>fern</b>.']);
@@ -90,12 +79,12 @@ describe('the agent loop', () => {
   });
 
   it('stores the message while the model thinks, before the turn’s tool call and answer', async () => {
-    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.model.enqueue(
       { toolCalls: [{ name: 'memory', arguments: { action: 'read' } }], delayMs: 1000 },
       { text: 'Noted.' },
     );
-    say('remember the fern');
+    h.say('remember the fern');
     const request = await h.model.waitForRequest(1);
     expect(lastUserText(request)).toBe('remember the fern');
     const stored = () => h.rows<{ role: string }>('SELECT role FROM messages ORDER BY id');
@@ -107,11 +96,11 @@ describe('the agent loop', () => {
   });
 
   it('sends a message the crashed run had stored once, not twice', async () => {
-    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
-    say('hello');
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    h.say('hello');
     await settled(h, 1);
     const [session] = h.rows<{ id: string }>('SELECT id FROM sessions');
-    const next = say('the pot is cracked') + 1;
+    const next = h.say('the pot is cracked') + 1;
     await settled(h, 2);
     // As if a run stored this update's message and died before it answered.
     h.exec(
@@ -131,7 +120,7 @@ describe('the agent loop', () => {
   });
 
   it('turns refused and hostile tool calls into errors the model reads, and goes on', async () => {
-    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.model.enqueue(
       {
         toolCalls: [
@@ -153,7 +142,7 @@ describe('the agent loop', () => {
       },
       { text: 'I could not do that.' },
     );
-    say('try everything');
+    h.say('try everything');
     await settled(h, 1);
 
     const results = toolResults(h.model.chatRequests()[1]!);
@@ -169,7 +158,7 @@ describe('the agent loop', () => {
   });
 
   it('asks with buttons and continues with the pressed option', async () => {
-    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.model.enqueue(
       {
         toolCalls: [
@@ -181,7 +170,7 @@ describe('the agent loop', () => {
       },
       { text: 'Fine, later.' },
     );
-    say('fern check');
+    h.say('fern check');
     const question = await h.tg.waitForCall('sendMessage', (c) => Boolean(c.params.reply_markup));
     expect(question.params.text).toBe('Water the fern now?');
     const [[, later]] = [question.params.reply_markup.inline_keyboard.flat()];
@@ -199,7 +188,7 @@ describe('the agent loop', () => {
   it('takes an answer only from the asker, in the chat and topic where it was asked', async () => {
     const colleague = 222;
     const group = -100777;
-    h = await startHarness({
+    await h.start({
       SATCHEL_PACKS: fixturePacks(['alpha']),
       ALLOWED_USER_IDS: `${ALLOWED_USER},${colleague}`,
     });
@@ -251,13 +240,13 @@ describe('the agent loop', () => {
   });
 
   it('/stop while a question waits ends the turn, with no call and no made-up answer', async () => {
-    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.model.enqueue({
       toolCalls: [{ name: 'ask_user', arguments: { question: 'Which?', options: ['A', 'B'] } }],
     });
-    say('pick for me');
+    h.say('pick for me');
     const question = await h.tg.waitForCall('sendMessage', (c) => Boolean(c.params.reply_markup));
-    say('/stop');
+    h.say('/stop');
     await settled(h, 2);
 
     expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('Stopped.');
@@ -272,7 +261,7 @@ describe('the agent loop', () => {
   });
 
   it('tells the model at once when the question could not be sent, instead of waiting', async () => {
-    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.tg.failWhen(
       'sendMessage',
       (p) => Boolean(p.reply_markup),
@@ -285,7 +274,7 @@ describe('the agent loop', () => {
       },
       { text: 'I will pick A myself.' },
     );
-    say('pick for me');
+    h.say('pick for me');
     await settled(h, 1);
 
     expect(toolResults(h.model.chatRequests()[1]!)).toEqual([`Error: ${NOT_SHOWN}`]);
@@ -293,7 +282,7 @@ describe('the agent loop', () => {
   });
 
   it('sends a keyboard with send_message; a press comes back as the user saying it', async () => {
-    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.model.enqueue(
       {
         toolCalls: [
@@ -306,7 +295,7 @@ describe('the agent loop', () => {
       { text: 'Tap one.' },
       { text: 'Cactus it is.' },
     );
-    say('show plants');
+    h.say('show plants');
     await settled(h, 1);
     const keyboard = h.tg.calls('sendMessage').find((c) => c.params.reply_markup)!;
     expect(keyboard.params.text).toBe('Which plant?');
@@ -323,7 +312,7 @@ describe('the agent loop', () => {
   });
 
   it('refuses a workspace symlink to the core database and a missing file, queueing nothing', async () => {
-    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     const files = path.join(h.home, 'packs', 'alpha', 'files');
     symlinkSync(path.join(h.home, 'satchel.db'), path.join(files, 'notes.db'));
     h.model.enqueue(
@@ -335,7 +324,7 @@ describe('the agent loop', () => {
       },
       { text: 'I cannot send those.' },
     );
-    say('send me the files');
+    h.say('send me the files');
     await settled(h, 1);
 
     expect(toolResults(h.model.chatRequests()[1]!)).toEqual([
@@ -348,15 +337,15 @@ describe('the agent loop', () => {
   });
 
   it('/stop aborts a slow stream, says so, and the queued message is answered', async () => {
-    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.model.enqueue(
       { text: 'a b c d e f g h i j', chunks: 10, chunkDelayMs: 400 },
       { text: 'second answer' },
     );
-    say('tell me a long story');
+    h.say('tell me a long story');
     await h.model.waitForRequest(1);
-    say('and then this');
-    say('/stop');
+    h.say('and then this');
+    h.say('/stop');
     const aborted = await h.model.waitForAbort();
     expect(lastUserText(aborted)).toBe('tell me a long story');
     await settled(h, 3);
@@ -369,7 +358,7 @@ describe('the agent loop', () => {
   });
 
   it('falls back once when the primary keeps answering 503', async () => {
-    h = await startHarness(
+    await h.start(
       ({ model }) => ({
         SATCHEL_PACKS: fixturePacks(['alpha']),
         LLM_FALLBACK: 'groq:llama-3.3-70b-versatile',
@@ -379,7 +368,7 @@ describe('the agent loop', () => {
     );
     h.model.failNext(3, 503, { provider: 'openai' });
     h.model.enqueue({ text: 'from the fallback' });
-    say('hello');
+    h.say('hello');
     await settled(h, 1);
 
     const providers = h.model.chatRequests().map((r) => r.provider);
@@ -396,16 +385,16 @@ describe('the agent loop', () => {
   });
 
   it('records a model without a known price as unpriced, never as $0', async () => {
-    h = await startHarness({
+    await h.start({
       SATCHEL_PACKS: fixturePacks(['alpha']),
       LLM_MODEL: 'mystery-model-7',
     });
-    say('hi');
+    h.say('hi');
     await settled(h, 1);
     expect(h.rows('SELECT cost_usd, price_known FROM usage_events')).toEqual([
       { cost_usd: null, price_known: 0 },
     ]);
-    say('/usage');
+    h.say('/usage');
     await settled(h, 2);
     expect(h.tg.texts(ALLOWED_USER).at(-1)).toContain('1 call(s) with unknown price');
   });

@@ -10,20 +10,15 @@ import type { CliIo } from '../../src/cli/command.ts';
 import { restoreCommand } from '../../src/cli/restore.ts';
 import { Database } from '../../src/store/sqlite.ts';
 import { userTexts } from '../fakes/model-server.ts';
-import {
-  ALLOWED_USER,
-  fixturePacks,
-  type Harness,
-  settled,
-  startHarness,
-} from '../support/harness.ts';
+import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 
 const temps: string[] = [];
-const harnesses: Harness[] = [];
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) await h.close();
+afterEach(() => {
   for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+// Registered after the temporary directories' hook, so it runs before it: the harnesses close
+// before the homes restored into those directories go.
+const harness = harnessPerTest();
 
 function tempDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'satchel-backup-test-'));
@@ -64,8 +59,7 @@ function rowsOf(file: string, sql: string): Record<string, unknown>[] {
 describe('satchel backup and restore', () => {
   it('a backup taken while the bot writes restores into a bot with the same sessions, ledger and pack data', async () => {
     const packs = fixturePacks(['alpha']);
-    const h = await startHarness({ SATCHEL_PACKS: packs });
-    harnesses.push(h);
+    const h = await harness.start({ SATCHEL_PACKS: packs });
     const packDir = path.join(h.home, 'packs', 'alpha');
     h.tg.text({ userId: ALLOWED_USER, text: 'my basil needs water' });
     await settled(h, 1);
@@ -143,11 +137,10 @@ describe('satchel backup and restore', () => {
     ]);
 
     // Telegram numbers updates on from where the first bot left off.
-    const h2 = await startHarness(
+    const h2 = await harness.start(
       { SATCHEL_HOME: restored, SATCHEL_PACKS: packs },
       { beforeStart: (tg) => tg.continueUpdateIdsFrom(100) },
     );
-    harnesses.push(h2);
     expect(h2.rows('SELECT * FROM sessions ORDER BY id').slice(0, before.sessions.length)).toEqual(
       before.sessions,
     );
@@ -167,8 +160,7 @@ describe('satchel backup and restore', () => {
   });
 
   it('writes an archive tar reads: a manifest first, then the databases and files', async () => {
-    const h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
-    harnesses.push(h);
+    const h = await harness.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     const archive = path.join(tempDir(), 'nightly.tar.gz');
     const { code } = await run(backupCommand, [archive], h.env, h.home);
     expect(code).toBe(0);
@@ -183,8 +175,7 @@ describe('satchel backup and restore', () => {
   });
 
   it('refuses to restore over data, and leaves it as it was', async () => {
-    const h = await startHarness();
-    harnesses.push(h);
+    const h = await harness.start();
     const archive = path.join(tempDir(), 'b.tar.gz');
     expect((await run(backupCommand, [archive], h.env, h.home)).code).toBe(0);
     const { code, err } = await run(restoreCommand, [archive], h.env, h.home);
@@ -195,8 +186,7 @@ describe('satchel backup and restore', () => {
   });
 
   it('refuses a damaged archive and writes nothing', async () => {
-    const h = await startHarness();
-    harnesses.push(h);
+    const h = await harness.start();
     const dir = tempDir();
     const archive = path.join(dir, 'b.tar.gz');
     expect((await run(backupCommand, [archive], h.env, h.home)).code).toBe(0);

@@ -7,13 +7,7 @@ import type { Logger } from '../../src/core/ports.ts';
 import { createDashboard, type Dashboard } from '../../src/dashboard/server.ts';
 import { type CoreReader, openCoreReader } from '../../src/store/read-only.ts';
 import type { UsageOverview } from '../../src/usage/overview.ts';
-import {
-  ALLOWED_USER,
-  fixturePacks,
-  type Harness,
-  settled,
-  startHarness,
-} from '../support/harness.ts';
+import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
 import {
   SEED_CAPS,
@@ -98,29 +92,27 @@ const get = (url: string, headers: Record<string, string> = {}) =>
 const bearer = { authorization: `Bearer ${TOKEN}` };
 
 describe('GET /api/usage after real turns', () => {
-  let h: Harness;
-  afterEach(async () => h?.close());
+  const h = harnessPerTest();
 
   it('matches the ledger rows exactly, flags the unpriced model and cuts days locally', async () => {
     // 23:50 on 22 November in Auckland (UTC+13); 10:50 UTC.
     const clock = new JumpClock(Date.UTC(2026, 10, 22, 10, 50));
     const zone = 'Pacific/Auckland';
-    h = await startHarness(
+    await h.start(
       { SATCHEL_PACKS: fixturePacks(['alpha']), SATCHEL_TIMEZONE: zone },
       { app: { clock } },
     );
-    const say = (text: string) => h.tg.text({ userId: ALLOWED_USER, text });
     h.model.enqueue({ text: 'one', usage: { input: 100, output: 20 } });
-    say('first');
+    h.say('first');
     await settled(h, 1);
     clock.advance(20 * 60_000); // 00:10 on the 23rd in Auckland, still the 22nd in UTC
     h.model.enqueue({ text: 'two', usage: { input: 300, cached: 100, output: 50 } });
-    say('second');
+    h.say('second');
     await settled(h, 2);
     h.env.LLM_MODEL = UNKNOWN_MODEL;
     await h.restart();
     h.model.enqueue({ text: 'three', usage: { input: 40, output: 4 } });
-    say('third');
+    h.say('third');
     await settled(h, 3);
 
     const rows = h.rows<{

@@ -4,22 +4,18 @@
  * an answer with nothing visible still reaches the user, shutdown holds its grace under a
  * long flood wait, and a crowd of strangers never delays the owner.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ALLOWED_USER, type Harness, STRANGER, settled, startHarness } from '../support/harness.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { ALLOWED_USER, harnessPerTest, STRANGER, settled } from '../support/harness.ts';
 
 const GROUP = -1001234;
 const FAST_RETRIES = { outbox: { retryDelaysMs: [20, 40], stallDelaysMs: [150] } };
-let h: Harness;
-
-afterEach(async () => {
-  await h?.close();
-});
+const h = harnessPerTest();
 
 const replies = () => h.tg.texts(ALLOWED_USER);
 
 describe('delivery faults', () => {
   it('delivers a reply held back by a 502 storm before the next one, without a restart', async () => {
-    h = await startHarness({}, { app: FAST_RETRIES });
+    await h.start({}, { app: FAST_RETRIES });
     h.tg.failAlways('sendMessage', { status: 502 });
 
     h.tg.text({ userId: ALLOWED_USER, text: 'A' });
@@ -35,7 +31,7 @@ describe('delivery faults', () => {
   });
 
   it('sends the final answer as a new message when the streamed one was deleted', async () => {
-    h = await startHarness();
+    await h.start();
     const answer = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
     h.model.enqueue({ text: answer, chunks: 4, chunkDelayMs: 400 });
     h.tg.failAlways('editMessageText', {
@@ -62,7 +58,7 @@ describe('delivery faults', () => {
     ['```\n```', '```\n```'],
     ['\u200b', '(no answer)'],
   ])('answers %j with something the user can see', async (answer, shown) => {
-    h = await startHarness();
+    await h.start();
     h.model.enqueue({ text: answer });
     h.tg.text({ userId: ALLOWED_USER, text: 'say nothing' });
     await settled(h, 1);
@@ -70,7 +66,7 @@ describe('delivery faults', () => {
   });
 
   it('holds the shutdown grace during a long flood wait and sends the reply once after a restart', async () => {
-    h = await startHarness({}, { app: { shutdownGraceMs: 1000 } });
+    await h.start({}, { app: { shutdownGraceMs: 1000 } });
     h.tg.fail('sendMessage', { status: 429, retryAfter: 60 });
     h.tg.text({ userId: ALLOWED_USER, text: 'hello' });
     await h.tg.waitForCall('sendMessage');
@@ -88,7 +84,7 @@ describe('delivery faults', () => {
   });
 
   it('answers the owner ahead of a crowd of strangers', async () => {
-    h = await startHarness({}, { app: { shutdownGraceMs: 500 } });
+    await h.start({}, { app: { shutdownGraceMs: 500 } });
     for (let i = 0; i < 40; i++) h.tg.text({ userId: STRANGER + i, text: 'let me in' });
     h.tg.text({ userId: ALLOWED_USER, text: 'mine' });
 

@@ -1,17 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { ALLOWED_USER, type Harness, settled, startHarness } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { ALLOWED_USER, harnessPerTest, settled } from '../support/harness.ts';
 
-let h: Harness;
-afterEach(async () => {
-  await h?.close();
-});
+const h = harnessPerTest();
 
 describe('errors the owner can act on', () => {
   it('a model key the provider refuses: the chat and the log name the variable to check', async () => {
-    h = await startHarness(
-      {},
-      { beforeStart: (_tg, model) => model.requireKey('openai', 'sk-other') },
-    );
+    await h.start({}, { beforeStart: (_tg, model) => model.requireKey('openai', 'sk-other') });
     h.tg.text({ userId: ALLOWED_USER, text: 'hello?' });
     await settled(h, 1);
     expect(h.tg.texts(ALLOWED_USER)).toEqual([

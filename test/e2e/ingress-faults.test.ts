@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Bot } from 'grammy';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
 import { createLogger } from '../../src/logging/logger.ts';
 import { openCoreStore } from '../../src/store/client.ts';
@@ -11,23 +11,11 @@ import { Database } from '../../src/store/sqlite.ts';
 import { createIngress } from '../../src/telegram/ingress.ts';
 import { TEST_TOKEN } from '../fakes/telegram-server.ts';
 import { silentHost } from '../support/dead-hosts.ts';
-import {
-  ALLOWED_USER,
-  type Harness,
-  type LogLine,
-  settled,
-  startHarness,
-} from '../support/harness.ts';
+import { ALLOWED_USER, harnessPerTest, type LogLine, settled } from '../support/harness.ts';
 
 const WARN = 40;
 const ERROR = 50;
-let h: Harness;
-
-afterEach(async () => {
-  const open = h;
-  h = undefined as unknown as Harness;
-  await open?.close();
-});
+const h = harnessPerTest();
 
 /** Waits for a debug `retry` line of `subject` with at least `attempt` failures behind it. */
 async function retried(subject: string, attempt: number, timeout = 10_000): Promise<void> {
@@ -48,7 +36,7 @@ function one(event: string): LogLine {
 
 describe('ingress when Telegram cannot be reached', () => {
   it('logs the outage once with its cause, then the recovery and who it connected as', async () => {
-    h = await startHarness(
+    await h.start(
       {},
       {
         beforeStart: (tg) => {
@@ -80,7 +68,7 @@ describe('ingress when Telegram cannot be reached', () => {
   });
 
   it('answers a message sent while polling failed, once, after Telegram comes back', async () => {
-    h = await startHarness();
+    await h.start();
     await vi.waitFor(() => expect(h.logs('tg_connected')).toHaveLength(1));
     h.tg.failAlways('getUpdates', { status: 'drop' });
     // The long poll already held open delivers this one; the polls after it fail.
@@ -135,7 +123,7 @@ describe('ingress stopped during start-up', () => {
 
 describe('ingress when the inbox cannot be written', () => {
   it('holds the offset until the update is stored, then answers it exactly once', async () => {
-    h = await startHarness();
+    await h.start();
     await vi.waitFor(() => expect(h.logs('tg_connected')).toHaveLength(1));
     h.exec(
       `CREATE TRIGGER inbox_full BEFORE INSERT ON inbound_updates
@@ -167,7 +155,7 @@ describe('ingress when the inbox cannot be written', () => {
 
 describe('ingress with malformed updates', () => {
   it('settles each malformed update with a log line and serves the next message', async () => {
-    h = await startHarness();
+    await h.start();
     const noChat = h.tg.pushUpdate({
       message: { message_id: 7, from: { id: ALLOWED_USER }, date: 0, text: 'lost chat' },
     });
@@ -191,7 +179,7 @@ describe('ingress with malformed updates', () => {
   });
 
   it('settles a malformed update left pending by an earlier run instead of replaying it', async () => {
-    h = await startHarness();
+    await h.start();
     await h.stop();
     const db = new Database(path.join(h.home, 'satchel.db'));
     db.prepare(
@@ -212,7 +200,7 @@ describe('ingress with malformed updates', () => {
 
 describe('start-up notes', () => {
   it('warns when ALLOWED_USER_IDS is empty, saying everyone is denied and how to fix it', async () => {
-    h = await startHarness({ ALLOWED_USER_IDS: '' });
+    await h.start({ ALLOWED_USER_IDS: '' });
     const warning = one('allowlist_empty');
     expect(warning.level).toBe(WARN);
     expect(warning.msg).toContain('ALLOWED_USER_IDS');
@@ -220,7 +208,7 @@ describe('start-up notes', () => {
   });
 
   it('does not warn about the allowlist when it names someone', async () => {
-    h = await startHarness();
+    await h.start();
     expect(h.logs('allowlist_empty')).toEqual([]);
   });
 });

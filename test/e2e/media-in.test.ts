@@ -5,29 +5,19 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { STOPPED } from '../../src/core/errors.ts';
 import { NO_STT, NO_VISION, STT_FAILED, VISION_FAILED } from '../../src/inbound/media.ts';
 import { EDIT_LABEL } from '../../src/turn/inputs.ts';
 import { imagesOf, lastUserText } from '../fakes/model-server.ts';
-import {
-  ALLOWED_USER,
-  fixturePacks,
-  type Harness,
-  settled,
-  startHarness,
-} from '../support/harness.ts';
+import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 
 const OTHER = 222;
-let h: Harness;
-
-afterEach(async () => {
-  await h?.close();
-});
+const h = harnessPerTest();
 
 /** A harness with Groq (speech-to-text) on the fake model server. */
 const withGroq = (extra: Record<string, string> = {}) =>
-  startHarness(({ model }) => ({
+  h.start(({ model }) => ({
     GROQ_API_KEY: 'gsk-test-groq-key-0123456789',
     GROQ_BASE_URL: model.url,
     ...extra,
@@ -42,7 +32,7 @@ const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4, 5, 6, 0xff, 0xd9])
 
 describe('voice', () => {
   it('transcribes a voice note as .ogg, answers it once, and books the audio seconds', async () => {
-    h = await withGroq();
+    await withGroq();
     h.tg.addFile('v1', Buffer.from('OggS fake opus bytes'), 'voice/file_7.oga');
     h.model.enqueueTranscription({ text: 'remind me to water the basil', duration: 4.5 });
     h.tg.voice({ userId: ALLOWED_USER, fileId: 'v1', duration: 5, caption: 'urgent' });
@@ -64,7 +54,7 @@ describe('voice', () => {
   });
 
   it('refuses a voice note over 20 MB without downloading, transcribing or asking the model', async () => {
-    h = await withGroq();
+    await withGroq();
     h.tg.voice({ userId: ALLOWED_USER, fileId: 'huge', fileSize: 21 * 2 ** 20 });
     await settled(h, 1);
     expect(replies()).toEqual(['That file is too big for me: I can take files up to 20 MB.']);
@@ -74,7 +64,7 @@ describe('voice', () => {
   });
 
   it('says speech-to-text is not set up when there is no Groq key, and asks no model', async () => {
-    h = await startHarness();
+    await h.start();
     h.tg.addFile('v1', Buffer.from('OggS'), 'voice/file_1.oga');
     h.tg.voice({ userId: ALLOWED_USER, fileId: 'v1' });
     await settled(h, 1);
@@ -84,7 +74,7 @@ describe('voice', () => {
   });
 
   it('neither downloads nor transcribes a voice note once the daily cap is reached', async () => {
-    h = await withGroq({ QUOTA_DAILY_TOKENS: '10' });
+    await withGroq({ QUOTA_DAILY_TOKENS: '10' });
     h.tg.text({ userId: ALLOWED_USER, text: 'use up the day' });
     await settled(h, 1);
     h.tg.addFile('v1', Buffer.from('OggS'), 'voice/file_1.oga');
@@ -96,7 +86,7 @@ describe('voice', () => {
   });
 
   it('says transcription failed when Whisper fails, books the failure, and asks no chat model', async () => {
-    h = await withGroq();
+    await withGroq();
     h.tg.addFile('v1', Buffer.from('OggS'), 'voice/file_1.oga');
     h.model.enqueueTranscription({ status: 500 });
     h.tg.voice({ userId: ALLOWED_USER, fileId: 'v1' });
@@ -107,7 +97,7 @@ describe('voice', () => {
   });
 
   it('stops a download in progress on /stop, and shows voice in /usage', async () => {
-    h = await withGroq();
+    await withGroq();
     h.tg.addFile('slow', Buffer.alloc(4 * 2 ** 20, 1), {
       filePath: 'voice/slow.oga',
       bytesPerSecond: 2 ** 20,
@@ -130,7 +120,7 @@ describe('voice', () => {
   });
 
   it("answers another chat while one chat's big voice note is still downloading", async () => {
-    h = await withGroq({ ALLOWED_USER_IDS: `${ALLOWED_USER},${OTHER}` });
+    await withGroq({ ALLOWED_USER_IDS: `${ALLOWED_USER},${OTHER}` });
     h.tg.addFile('big', Buffer.alloc(15 * 2 ** 20, 1), {
       filePath: 'voice/big.oga',
       bytesPerSecond: 8 * 2 ** 20,
@@ -150,7 +140,7 @@ describe('voice', () => {
 
 describe('photos', () => {
   it('passes a photo and its caption inline to a model that can see', async () => {
-    h = await startHarness();
+    await h.start();
     h.tg.addFile('p-small', JPEG, 'photos/small.jpg');
     h.tg.addFile('p-large', JPEG, 'photos/large.jpg');
     h.tg.photo({ userId: ALLOWED_USER, fileIds: ['p-small', 'p-large'], caption: 'what plant?' });
@@ -165,7 +155,7 @@ describe('photos', () => {
   });
 
   it('has the vision model describe a photo for a text-only model, and books it', async () => {
-    h = await startHarness({ LLM_MODEL: 'text-only-model' });
+    await h.start({ LLM_MODEL: 'text-only-model' });
     h.model.enqueue({ text: 'A basil plant with yellow leaves.' });
     h.tg.addFile('p1', JPEG, 'photos/p1.jpg');
     h.tg.photo({ userId: ALLOWED_USER, fileIds: ['p1'], caption: 'is it sick?' });
@@ -182,7 +172,7 @@ describe('photos', () => {
   });
 
   it('says so when the vision model fails or is not set up, and asks no chat model', async () => {
-    h = await startHarness({ LLM_MODEL: 'text-only-model' });
+    await h.start({ LLM_MODEL: 'text-only-model' });
     h.model.failNext(1, 400);
     h.tg.addFile('p1', JPEG, 'photos/p1.jpg');
     h.tg.photo({ userId: ALLOWED_USER, fileIds: ['p1'] });
@@ -191,7 +181,7 @@ describe('photos', () => {
     expect(ledger()).toMatchObject([{ kind: 'vision', ok: 0 }]);
     await h.close();
 
-    h = await startHarness({
+    await h.start({
       LLM_MODEL: 'text-only-model',
       VISION_MODEL: 'groq:meta-llama/llama-4-scout-17b-16e-instruct',
     });
@@ -203,7 +193,7 @@ describe('photos', () => {
   });
 
   it('answers an album of three photos once, with all three in one request', async () => {
-    h = await startHarness();
+    await h.start();
     for (const id of ['a', 'b', 'c']) h.tg.addFile(id, JPEG, `photos/${id}.jpg`);
     h.tg.album({ userId: ALLOWED_USER, fileIds: [['a'], ['b'], ['c']], caption: 'our garden' });
     await settled(h, 3);
@@ -216,7 +206,7 @@ describe('photos', () => {
   });
 
   it('keeps a reference to the photo in history, not its bytes', async () => {
-    h = await startHarness();
+    await h.start();
     h.tg.addFile('p1', JPEG, 'photos/p1.jpg');
     h.tg.photo({ userId: ALLOWED_USER, fileIds: ['p1'] });
     await settled(h, 1);
@@ -236,7 +226,7 @@ describe('photos', () => {
 
 describe('documents', () => {
   it('saves a text document in the pack workspace and gives the model its text', async () => {
-    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     const words = Buffer.from('word,meaning\nhaus,house\nbaum,tree\n');
     h.tg.addFile('d1', words, 'documents/file_1.csv');
     h.tg.addFile('d2', Buffer.from('other,list\n'), 'documents/file_2.csv');
@@ -266,7 +256,7 @@ describe('documents', () => {
 
 describe('edits and replies', () => {
   it('replaces a text still in the batch window with its edit', async () => {
-    h = await startHarness({ BATCH_WINDOW_MS: '400' });
+    await h.start({ BATCH_WINDOW_MS: '400' });
     h.tg.text({ userId: ALLOWED_USER, text: 'waht is 2+2' });
     h.tg.editedText({ userId: ALLOWED_USER, messageId: 1, text: 'what is 2+2' });
     await settled(h, 2);
@@ -275,7 +265,7 @@ describe('edits and replies', () => {
   });
 
   it('answers a later edit as a new message that says it is an edit', async () => {
-    h = await startHarness();
+    await h.start();
     h.tg.text({ userId: ALLOWED_USER, text: 'meet at 5' });
     await settled(h, 1);
     h.tg.editedText({ userId: ALLOWED_USER, messageId: 1, text: 'meet at 6' });
@@ -284,7 +274,7 @@ describe('edits and replies', () => {
   });
 
   it('gives the model the text a reply quotes', async () => {
-    h = await startHarness();
+    await h.start();
     h.tg.text({ userId: ALLOWED_USER, text: 'tell me a plant' });
     await settled(h, 1);
     const [answer] = h.tg.sent(ALLOWED_USER);
@@ -302,7 +292,7 @@ describe('edits and replies', () => {
 
 describe('everything else', () => {
   it('turns a location and a sticker into text, and says it cannot watch a video', async () => {
-    h = await startHarness();
+    await h.start();
     h.tg.location({ userId: ALLOWED_USER, latitude: 52.52, longitude: 13.405 });
     await settled(h, 1);
     h.tg.sticker({ userId: ALLOWED_USER, emoji: '🌱' });

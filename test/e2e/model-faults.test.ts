@@ -1,23 +1,13 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RetryPolicy } from '../../src/agent/retry.ts';
 import { type Clock, systemClock } from '../../src/core/clock.ts';
 import { GENERIC_FAILURE } from '../../src/core/errors.ts';
 import { lastUserText } from '../fakes/model-server.ts';
 import { FakeClock } from '../support/fake-clock.ts';
-import {
-  ALLOWED_USER,
-  fixturePacks,
-  type Harness,
-  settled,
-  startHarness,
-} from '../support/harness.ts';
+import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 
-let h: Harness;
-afterEach(async () => {
-  await h?.close();
-});
+const h = harnessPerTest();
 
-const say = (text: string) => h.tg.text({ userId: ALLOWED_USER, text });
 /** Retries without waiting, so a storm takes no time. */
 const noWait: RetryPolicy = { retries: 2, delayMs: () => 0 };
 const ledger = () =>
@@ -32,12 +22,9 @@ const withFallback = (url: string) => ({
 
 describe('a failing primary model', () => {
   it('is retried on a 503 storm and answers, with a ledger row per attempt', async () => {
-    h = await startHarness(
-      { SATCHEL_PACKS: fixturePacks(['alpha']) },
-      { app: { modelRetry: noWait } },
-    );
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) }, { app: { modelRetry: noWait } });
     h.model.failNext(2, 503);
-    say('hello');
+    h.say('hello');
     await settled(h, 1);
 
     expect(h.model.chatRequests()).toHaveLength(3);
@@ -56,9 +43,9 @@ describe('a failing primary model', () => {
         return systemClock.setTimeout(fn, ms === 17_000 ? 0 : ms);
       },
     };
-    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) }, { app: { clock } });
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) }, { app: { clock } });
     h.model.failNext(1, 429, { retryAfter: 17 });
-    say('hello');
+    h.say('hello');
     await settled(h, 1);
 
     expect(waits).toContain(17_000);
@@ -68,10 +55,10 @@ describe('a failing primary model', () => {
   });
 
   it('does not wait out a long Retry-After: the fallback answers at once', async () => {
-    h = await startHarness(({ model }) => withFallback(model.url));
+    await h.start(({ model }) => withFallback(model.url));
     h.model.failNext(1, 429, { retryAfter: 3600, provider: 'openai' });
     h.model.enqueue({ text: 'from the fallback' });
-    say('hello');
+    h.say('hello');
     await settled(h, 1);
 
     expect(h.model.chatRequests().map((r) => r.provider)).toEqual(['openai', 'groq']);
@@ -79,10 +66,10 @@ describe('a failing primary model', () => {
   });
 
   it('does not retry a call that timed out: the fallback answers next', async () => {
-    h = await startHarness(({ model }) => ({ ...withFallback(model.url), LLM_TIMEOUT_MS: '300' }));
+    await h.start(({ model }) => ({ ...withFallback(model.url), LLM_TIMEOUT_MS: '300' }));
     h.model.injectFaults(1, { delayMs: 60_000 }, { provider: 'openai' });
     h.model.enqueue({ text: 'from the fallback' });
-    say('hello');
+    h.say('hello');
     await settled(h, 1);
 
     expect(h.model.chatRequests().map((r) => r.provider)).toEqual(['openai', 'groq']);
@@ -91,14 +78,11 @@ describe('a failing primary model', () => {
   });
 
   it('fails the turn after two retries when there is no fallback; the next message works', async () => {
-    h = await startHarness(
-      { SATCHEL_PACKS: fixturePacks(['alpha']) },
-      { app: { modelRetry: noWait } },
-    );
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) }, { app: { modelRetry: noWait } });
     h.model.failNext(3, 503);
-    say('hello');
+    h.say('hello');
     await settled(h, 1);
-    say('again');
+    h.say('again');
     await settled(h, 2);
 
     expect(h.model.chatRequests()).toHaveLength(4);
@@ -108,14 +92,11 @@ describe('a failing primary model', () => {
 
   it('/stop during a backoff wait ends the turn at once, with no further call', async () => {
     const slow: RetryPolicy = { retries: 2, delayMs: () => 60_000 };
-    h = await startHarness(
-      { SATCHEL_PACKS: fixturePacks(['alpha']) },
-      { app: { modelRetry: slow } },
-    );
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) }, { app: { modelRetry: slow } });
     h.model.failNext(1, 503);
-    say('hello');
+    h.say('hello');
     await vi.waitFor(() => expect(h.logs('provider_retry')).toHaveLength(1));
-    say('/stop');
+    h.say('/stop');
     await settled(h, 2);
 
     expect(h.tg.texts(ALLOWED_USER)).toEqual(['Stopped.']);
@@ -142,7 +123,7 @@ describe('a broken answer', () => {
   it.each(['openai', 'groq', 'gemini'] as const)(
     '%s: a stream cut off before its finish and a garbled one are retried, booked as errors',
     async (provider) => {
-      h = await startHarness(
+      await h.start(
         ({ model }) => ({
           SATCHEL_PACKS: fixturePacks(['alpha']),
           ...providerEnv[provider](model.url),
@@ -152,7 +133,7 @@ describe('a broken answer', () => {
       h.model.injectFaults(1, { truncateAfter: 0 });
       h.model.injectFaults(1, { malformed: 'body' });
       h.model.enqueue({ text: 'the whole answer' });
-      say('hello');
+      h.say('hello');
       await settled(h, 1);
 
       expect(h.model.chatRequests().map((r) => r.provider)).toEqual([provider, provider, provider]);
@@ -164,12 +145,12 @@ describe('a broken answer', () => {
   );
 
   it('a stream cut off mid-answer is never delivered: the fallback answers instead', async () => {
-    h = await startHarness(({ model }) => withFallback(model.url));
+    await h.start(({ model }) => withFallback(model.url));
     h.model.enqueue(
       { text: 'this answer is cut off in the middle', chunks: 6, truncateAfter: 2 },
       { text: 'the whole answer' },
     );
-    say('hello');
+    h.say('hello');
     await settled(h, 1);
 
     // Text had already streamed, so the primary is not asked again.
@@ -182,12 +163,9 @@ describe('a broken answer', () => {
   });
 
   it('a stream with a line that is not JSON fails the turn when nothing else can answer', async () => {
-    h = await startHarness(
-      { SATCHEL_PACKS: fixturePacks(['alpha']) },
-      { app: { modelRetry: noWait } },
-    );
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) }, { app: { modelRetry: noWait } });
     h.model.injectFaults(3, { text: 'some words here', malformed: 'sse' });
-    say('hello');
+    h.say('hello');
     await settled(h, 1);
 
     expect(h.tg.texts(ALLOWED_USER)).toEqual([GENERIC_FAILURE]);
@@ -202,9 +180,9 @@ describe('the turn deadline (TURN_TIMEOUT_MS)', () => {
   const note = '(I stopped here: the answer took longer than 1 second.)';
 
   it('ends a stream that never finishes with the text so far and a note', async () => {
-    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']), TURN_TIMEOUT_MS: '1000' });
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']), TURN_TIMEOUT_MS: '1000' });
     h.model.enqueue({ text: words, chunks: 200, chunkDelayMs: 50 }, { text: 'next answer' });
-    say('tell me everything');
+    h.say('tell me everything');
     const aborted = await h.model.waitForAbort();
     expect(lastUserText(aborted)).toBe('tell me everything');
     await settled(h, 1);
@@ -219,14 +197,14 @@ describe('the turn deadline (TURN_TIMEOUT_MS)', () => {
     expect(ledger()).toEqual([{ provider: 'openai', ok: 0, error: 'deadline' }]);
     expect(h.logs('turn_deadline')).toHaveLength(1);
 
-    say('and now?');
+    h.say('and now?');
     await settled(h, 2);
     expect(h.tg.texts(ALLOWED_USER)).toEqual([answer, 'next answer']);
   });
 
   it('does not count the time a question waits for the user', async () => {
     const clock = new FakeClock(Date.now());
-    h = await startHarness(
+    await h.start(
       { SATCHEL_PACKS: fixturePacks(['alpha']), TURN_TIMEOUT_MS: '600' },
       { app: { clock } },
     );
@@ -234,7 +212,7 @@ describe('the turn deadline (TURN_TIMEOUT_MS)', () => {
       { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which?', options: ['A', 'B'] } }] },
       { text: 'you chose well' },
     );
-    say('pick one');
+    h.say('pick one');
     const question = await h.tg.waitForCall('sendMessage', (c) => c.params.text === 'Which?');
     // The user takes far longer than the whole turn may take; the turn still goes on. (Less
     // than the long poll's own deadline, which runs on the same clock.)
@@ -249,11 +227,11 @@ describe('the turn deadline (TURN_TIMEOUT_MS)', () => {
   });
 
   it('stops a /compact whose summary never finishes, and says so', async () => {
-    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']), TURN_TIMEOUT_MS: '1000' });
-    say('hello');
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']), TURN_TIMEOUT_MS: '1000' });
+    h.say('hello');
     await settled(h, 1);
     h.model.injectFaults(1, { trickle: true, chunkDelayMs: 50 });
-    say('/compact');
+    h.say('/compact');
     await settled(h, 2);
 
     expect(h.tg.texts(ALLOWED_USER)).toEqual([

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { GENERIC_FAILURE } from '../../src/core/errors.ts';
 import { TOPIC_RIGHTS_HELP } from '../../src/turn/commands.ts';
 import { lastUserText, systemText, userTexts } from '../fakes/model-server.ts';
@@ -8,17 +8,12 @@ import {
   ALLOWED_USER,
   FIXTURE_PACKS,
   fixturePacks,
-  type Harness,
+  harnessPerTest,
   settled,
-  startHarness,
 } from '../support/harness.ts';
 
 const GROUP = -100777;
-let h: Harness;
-
-afterEach(async () => {
-  await h?.close();
-});
+const h = harnessPerTest();
 
 const inTopic = (threadId: number, text: string) => ({
   userId: ALLOWED_USER,
@@ -42,7 +37,7 @@ async function pickPack(text: string, pack: string): Promise<void> {
 
 describe('packs and routing', () => {
   it('asks which pack first, then answers the parked message with the chosen pack only', async () => {
-    h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
+    await h.start({ SATCHEL_PACKS: FIXTURE_PACKS });
     h.tg.text({ userId: ALLOWED_USER, text: 'hello there' });
     const picker = await h.tg.waitForCall('sendMessage');
 
@@ -84,7 +79,7 @@ describe('packs and routing', () => {
   });
 
   it('when the parked message fails after the pick, says so once and does not replay it', async () => {
-    h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
+    await h.start({ SATCHEL_PACKS: FIXTURE_PACKS });
     h.tg.text({ userId: ALLOWED_USER, text: 'hello there' });
     const picker = await h.tg.waitForCall('sendMessage');
     h.model.failNext(3, 500); // the first try and both retries
@@ -104,7 +99,7 @@ describe('packs and routing', () => {
   });
 
   it('/pack switches to the other pack and its own session', async () => {
-    h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
+    await h.start({ SATCHEL_PACKS: FIXTURE_PACKS });
     await pickPack('books please', 'beta');
     await settled(h, 2);
     h.tg.text({ userId: ALLOWED_USER, text: '/pack' });
@@ -131,7 +126,7 @@ describe('packs and routing', () => {
   });
 
   it('keeps forum topics bound to different packs apart', async () => {
-    h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
+    await h.start({ SATCHEL_PACKS: FIXTURE_PACKS });
     h.model.setDefault((req) => ({ text: `re: ${lastUserText(req)}` }));
     h.tg.topicCreated({ userId: ALLOWED_USER, chatId: GROUP, threadId: 10, name: 'alpha garden' });
     h.tg.topicCreated({ userId: ALLOWED_USER, chatId: GROUP, threadId: 20, name: 'BETA' });
@@ -160,7 +155,7 @@ describe('packs and routing', () => {
   });
 
   it('binds a topic on first contact from the topic name quoted in the message', async () => {
-    h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
+    await h.start({ SATCHEL_PACKS: FIXTURE_PACKS });
     h.tg.text({
       ...inTopic(30, 'hi from the garden'),
       replyTo: { message_id: 30, forum_topic_created: { name: 'Alpha Garden', icon_color: 1 } },
@@ -172,7 +167,7 @@ describe('packs and routing', () => {
   });
 
   it('/new starts a fresh session and keeps the old one', async () => {
-    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.tg.text({ userId: ALLOWED_USER, text: 'remember the fern' });
     await settled(h, 1);
     h.tg.text({ userId: ALLOWED_USER, text: '/new' });
@@ -195,7 +190,7 @@ describe('packs and routing', () => {
   });
 
   it('repoints a route whose session belongs to another key', async () => {
-    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
     const now = Date.now();
     h.exec(
       "INSERT INTO sessions (id, key, pack, address, kind, created_at) VALUES ('foreign', 'tg:5:beta', 'beta', 'tg:5', 'chat', ?)",
@@ -224,7 +219,7 @@ describe('packs and routing', () => {
   });
 
   it('/topics creates the missing topics and binds them', async () => {
-    h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
+    await h.start({ SATCHEL_PACKS: FIXTURE_PACKS });
     h.tg.topicCreated({ userId: ALLOWED_USER, chatId: GROUP, threadId: 10, name: 'Alpha Garden' });
     h.tg.text({
       userId: ALLOWED_USER,
@@ -254,7 +249,7 @@ describe('packs and routing', () => {
   });
 
   it('/topics explains what is missing without the right to manage topics', async () => {
-    h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
+    await h.start({ SATCHEL_PACKS: FIXTURE_PACKS });
     h.tg.fail('createForumTopic', {
       status: 400,
       description: 'Bad Request: not enough rights to create a topic',
@@ -272,7 +267,7 @@ describe('packs and routing', () => {
   });
 
   it('registers core and skill commands, and a skill command pins its skill', async () => {
-    h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
+    await h.start({ SATCHEL_PACKS: FIXTURE_PACKS });
     const menu = (await h.tg.waitForCall('setMyCommands')).params.commands.map(
       (c: { command: string }) => c.command,
     );
@@ -299,7 +294,7 @@ describe('packs and routing', () => {
   });
 
   it("runs another pack's skill command in that pack and stays with the bound pack", async () => {
-    h = await startHarness({ SATCHEL_PACKS: FIXTURE_PACKS });
+    await h.start({ SATCHEL_PACKS: FIXTURE_PACKS });
     await pickPack('/pack', 'beta');
     await settled(h, 2);
 
@@ -323,7 +318,7 @@ describe('packs and routing', () => {
   });
 
   it('starts and serves when Telegram rejects the command menu', async () => {
-    h = await startHarness(
+    await h.start(
       { SATCHEL_PACKS: FIXTURE_PACKS },
       {
         beforeStart: (tg) =>
@@ -345,7 +340,7 @@ describe('packs and routing', () => {
       path.join(dir, 'beta', 'pack.yml'),
       'name: beta\nversion: one\ndisplay_name: Beta\ndescription: x\nskills: [beta_one]\n',
     );
-    h = await startHarness({ SATCHEL_PACKS: dir });
+    await h.start({ SATCHEL_PACKS: dir });
     const [broken] = h.logs('pack_invalid');
     expect(broken?.msg).toContain(path.join(dir, 'beta', 'pack.yml'));
     expect(broken?.msg).toContain('version: must be a version like 1.0.0');

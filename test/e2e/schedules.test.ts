@@ -4,26 +4,16 @@
  * lane, its own session, the quota gate, the ledger — and delivers into the chat or topic
  * that owns it.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type RecordedRequest, systemText, userTexts } from '../fakes/model-server.ts';
-import {
-  ALLOWED_USER,
-  fixturePacks,
-  type Harness,
-  settled,
-  startHarness,
-} from '../support/harness.ts';
+import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
 
 const HOUR = 3_600_000;
 const GROUP = -1009876;
 const TOPIC = 77;
-let h: Harness;
+const h = harnessPerTest();
 let clock: JumpClock;
-
-afterEach(async () => {
-  await h?.close();
-});
 
 /** 10:00 UTC on a Monday; the alpha pack's manifest job runs daily at 08:00. */
 async function start(
@@ -32,13 +22,12 @@ async function start(
   shutdownGraceMs?: number,
 ) {
   clock = new JumpClock(Date.UTC(2026, 10, 23, 10, 0, 0));
-  h = await startHarness(
+  await h.start(
     { SATCHEL_PACKS: fixturePacks(['alpha'], extraManifest), ...env },
     { app: { clock, ...(shutdownGraceMs === undefined ? {} : { shutdownGraceMs }) } },
   );
 }
 
-const say = (text: string) => h.tg.text({ userId: ALLOWED_USER, text });
 const allText = (req: RecordedRequest) => userTexts(req).join('\n');
 const jobRuns = () => h.logs('job_run');
 
@@ -48,7 +37,7 @@ async function remindAt(iso: string, prompt: string) {
     { toolCalls: [{ name: 'schedule', arguments: { action: 'create', schedule: iso, prompt } }] },
     { text: 'I will remind you.' },
   );
-  say('remind me at 18:00 to water the fern');
+  h.say('remind me at 18:00 to water the fern');
   await settled(h, 1);
 }
 
@@ -80,9 +69,9 @@ describe('schedules', () => {
   it("lists the chat's jobs with /jobs and names the next one in /status", async () => {
     await start();
     await remindAt('2026-11-23T18:00:00+00:00', 'Remind the user to water the fern.');
-    say('/jobs');
+    h.say('/jobs');
     await settled(h, 2);
-    say('/status');
+    h.say('/status');
     await settled(h, 3);
     const [, jobs, status] = h.tg.texts(ALLOWED_USER);
     expect(jobs).toContain('water the fern');
@@ -102,7 +91,7 @@ describe('schedules', () => {
 
   it("runs a pack's daily job on two days; the second run remembers the first, not the chat", async () => {
     await start();
-    say('hello from the chat');
+    h.say('hello from the chat');
     await settled(h, 1);
 
     h.model.enqueue({ text: 'Day one: the fern is thirsty.' });
@@ -125,7 +114,7 @@ describe('schedules', () => {
 
   it("delivers a pack's manifest job to each chat and topic bound to the pack", async () => {
     await start();
-    say('hi');
+    h.say('hi');
     h.tg.text({
       userId: ALLOWED_USER,
       chatId: GROUP,
@@ -166,7 +155,7 @@ describe('schedules', () => {
     await start();
     await remindAt('2026-11-23T10:01:00Z', 'Remind the user about the fern.');
     h.model.enqueue({ text: 'a slow answer', delayMs: 800 }, { text: 'Reminder: the fern.' });
-    say('tell me something slowly');
+    h.say('tell me something slowly');
     await h.model.waitForRequest(3);
     // Due while the chat's turn runs (and well inside that turn's own deadline).
     clock.advance(2 * 60_000);
@@ -244,7 +233,7 @@ describe('schedules', () => {
 
   it("answers with the pack's own model when its manifest names one", async () => {
     await start({}, 'model: gpt-4.1-nano\n');
-    say('hello');
+    h.say('hello');
     await settled(h, 1);
     expect(h.model.chatRequests()[0]?.model).toBe('gpt-4.1-nano');
     expect(h.rows('SELECT model FROM usage_events')).toEqual([{ model: 'gpt-4.1-nano' }]);

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { htmlToPlainText } from '../../src/telegram/plain-text.ts';
 import type { ApiCall } from '../fakes/telegram-server.ts';
-import { ALLOWED_USER, fixturePacks, type Harness, startHarness } from '../support/harness.ts';
+import { ALLOWED_USER, fixturePacks, type Harness, harnessPerTest } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
 
 const GROUP = -1001234;
@@ -10,16 +10,12 @@ const TOPIC = 42;
 const SECOND = 1000;
 /** Noon UTC: no timer of the fixture pack's daily 08:00 job is anywhere near due. */
 const NOON = Date.UTC(2026, 10, 23, 12, 0, 0);
-let h: Harness;
+const h = harnessPerTest();
 let clock: JumpClock;
-
-afterEach(async () => {
-  await h?.close();
-});
 
 async function start(env: Record<string, string> = {}): Promise<void> {
   clock = new JumpClock(NOON);
-  h = await startHarness(env, { app: { clock } });
+  await h.start(env, { app: { clock } });
 }
 
 async function turnDone(harness: Harness): Promise<void> {

@@ -1,17 +1,13 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { GENERIC_FAILURE, STOPPED } from '../../src/core/errors.ts';
 import { notAuthorized } from '../../src/telegram/gate.ts';
 import { BUSY } from '../../src/turn/conversations.ts';
 import { lastUserText, systemText, userTexts } from '../fakes/model-server.ts';
-import { ALLOWED_USER, type Harness, STRANGER, settled, startHarness } from '../support/harness.ts';
+import { ALLOWED_USER, harnessPerTest, STRANGER, settled } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
 
 const OTHER_USER = 222;
-let h: Harness;
-
-afterEach(async () => {
-  await h?.close();
-});
+const h = harnessPerTest();
 
 /** Waits until the batcher holds a 400 ms window open past `after`; returns when it ends. */
 async function batchWindowEndingAfter(clock: JumpClock, after: number): Promise<number> {
@@ -27,7 +23,7 @@ async function batchWindowEndingAfter(clock: JumpClock, after: number): Promise<
 
 describe('the turn spine, end to end', () => {
   it('answers an allowed text once, and stores the messages and a usage row', async () => {
-    h = await startHarness();
+    await h.start();
     h.model.enqueue({ text: 'Hello **there**', usage: { input: 42, cached: 2, output: 7 } });
 
     h.tg.text({ userId: ALLOWED_USER, text: 'hi satchel' });
@@ -74,7 +70,7 @@ describe('the turn spine, end to end', () => {
   });
 
   it('gives a denied user one short reply and does nothing else', async () => {
-    h = await startHarness();
+    await h.start();
     h.tg.addFile('voice-1', Buffer.from('OggS fake voice'));
 
     h.tg.text({ userId: STRANGER, text: 'hello?' });
@@ -103,7 +99,7 @@ describe('the turn spine, end to end', () => {
 
   it('batches texts sent 100 ms apart into one turn, and runs a command after it', async () => {
     const clock = new JumpClock();
-    h = await startHarness({ BATCH_WINDOW_MS: '400' }, { app: { clock } });
+    await h.start({ BATCH_WINDOW_MS: '400' }, { app: { clock } });
     h.model.enqueue({ text: 'got all three', delayMs: 300 });
 
     // Each text reaches the batcher and restarts its 400 ms window; 100 ms of app time pass
@@ -128,7 +124,7 @@ describe('the turn spine, end to end', () => {
   });
 
   it('/stop in the batch window drops the texts still gathering, before any model call', async () => {
-    h = await startHarness({ BATCH_WINDOW_MS: '500' });
+    await h.start({ BATCH_WINDOW_MS: '500' });
     h.tg.text({ userId: ALLOWED_USER, text: 'delete everything' });
     h.tg.text({ userId: ALLOWED_USER, text: '/stop' });
     await settled(h, 2);
@@ -143,7 +139,7 @@ describe('the turn spine, end to end', () => {
   });
 
   it('on shutdown starts no waiting turn; it is answered once after the restart', async () => {
-    h = await startHarness();
+    await h.start();
     h.model.enqueue({ text: 'first answer', delayMs: 400 });
     h.tg.text({ userId: ALLOWED_USER, text: 'p0' });
     await h.model.waitForRequest(1);
@@ -161,7 +157,7 @@ describe('the turn spine, end to end', () => {
   });
 
   it("does not hold chat B behind chat A's slow answer", async () => {
-    h = await startHarness({ ALLOWED_USER_IDS: `${ALLOWED_USER},${OTHER_USER}` });
+    await h.start({ ALLOWED_USER_IDS: `${ALLOWED_USER},${OTHER_USER}` });
     h.model.setDefault((request) =>
       lastUserText(request).includes('slow')
         ? { text: 'slow answer', delayMs: 1500 }
@@ -182,7 +178,7 @@ describe('the turn spine, end to end', () => {
   });
 
   it('lets five prompts wait behind a running turn and says it is busy beyond that', async () => {
-    h = await startHarness();
+    await h.start();
     h.model.enqueue({ text: 'first answer', delayMs: 1000 });
     h.tg.text({ userId: ALLOWED_USER, text: 'p0' });
     await h.model.waitForRequest(1);
@@ -204,7 +200,7 @@ describe('the turn spine, end to end', () => {
   });
 
   it('tells the user about a model error, keeps their message and answers the next one', async () => {
-    h = await startHarness(
+    await h.start(
       { LLM_TIMEOUT_MS: '1000' },
       { app: { modelRetry: { retries: 2, delayMs: () => 0 } } },
     );

@@ -32,6 +32,7 @@ export interface Harness {
   stop(): Promise<void>;
   /** Stops the app (graceful) if running and starts a new one on the same home and fakes. */
   restart(): Promise<void>;
+  /** Stops the app and the fakes and removes the home; again, it does nothing. */
   close(): Promise<void>;
 }
 
@@ -76,6 +77,7 @@ export async function startHarness(
   };
   let app = await boot();
   let running = true;
+  let closed = false;
 
   const harness: Harness = {
     tg,
@@ -101,6 +103,8 @@ export async function startHarness(
       running = true;
     },
     async close() {
+      if (closed) return;
+      closed = true;
       if (running) await app.stop();
       running = false;
       await tg.stop();
@@ -109,6 +113,62 @@ export async function startHarness(
     },
   };
   return harness;
+}
+
+/** The harness of the test running now: see `harnessPerTest`. */
+export interface TestHarness extends Harness {
+  /** Starts a harness (as `startHarness`) that this object stands for until the next start. */
+  start(...args: Parameters<typeof startHarness>): Promise<Harness>;
+  /** Sends `text` from the allowed user in their private chat; returns its update_id. */
+  say(text: string): number;
+}
+
+/**
+ * The preamble of an end-to-end test file: `const h = harnessPerTest();` at its top, then
+ * `await h.start(env)` in each test, which the harness's members then reach. Every harness
+ * a test started is closed after it, whether it passed or not.
+ */
+export function harnessPerTest(): TestHarness {
+  let started: Harness[] = [];
+  afterEach(async () => {
+    const open = started;
+    started = [];
+    for (const harness of open) await harness.close();
+  });
+  const current = (): Harness => {
+    const last = started.at(-1);
+    if (!last) throw new Error('harnessPerTest: the test has not started a harness');
+    return last;
+  };
+  return {
+    async start(...args) {
+      const harness = await startHarness(...args);
+      started.push(harness);
+      return harness;
+    },
+    say: (text) => current().tg.text({ userId: ALLOWED_USER, text }),
+    get tg() {
+      return current().tg;
+    },
+    get model() {
+      return current().model;
+    },
+    get home() {
+      return current().home;
+    },
+    get env() {
+      return current().env;
+    },
+    get app() {
+      return current().app;
+    },
+    logs: (event) => current().logs(event),
+    rows: <T>(sql: string, ...params: unknown[]) => current().rows<T>(sql, ...params),
+    exec: (sql, ...params) => current().exec(sql, ...params),
+    stop: () => current().stop(),
+    restart: () => current().restart(),
+    close: () => current().close(),
+  };
 }
 
 /** Waits until `updates` stored updates are done and nothing is left to send. */

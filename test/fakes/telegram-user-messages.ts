@@ -1,0 +1,138 @@
+/**
+ * Updates from users, as Telegram sends them: texts (commands get their entity), button presses,
+ * edits, forum topics, and the shared things (location, venue, contact). Media are in
+ * telegram-user-media.ts. Each builder queues its update and returns its update_id.
+ */
+import {
+  type Chats,
+  ICON_COLOR,
+  type MessageOpts,
+  thread,
+  type UserRef,
+  user,
+} from './telegram-chats.ts';
+import type { UpdateQueue } from './telegram-updates.ts';
+import { unixNow } from './telegram-wire.ts';
+
+export class UserMessages {
+  private nextCallbackId = 1;
+
+  constructor(
+    private readonly chats: Chats,
+    private readonly updates: UpdateQueue,
+  ) {}
+
+  /**
+   * A text message. `replyTo` sets `reply_to_message` verbatim; `replyToMessageId` (see
+   * MessageOpts) replies to a message sent earlier in the chat, by the user or the bot.
+   */
+  text(o: UserRef & MessageOpts & { text: string; replyTo?: object }): number {
+    const message = this.chats.userMessage(o);
+    message.text = o.text;
+    if (o.text.startsWith('/')) {
+      const length = o.text.split(/\s/, 1)[0]!.length;
+      message.entities = [{ type: 'bot_command', offset: 0, length }];
+    }
+    if (o.replyTo) message.reply_to_message = o.replyTo;
+    return this.updates.pushUpdate({ message });
+  }
+
+  /** A press on a button of the bot's message `messageId` (default: its last in the chat). */
+  callback(o: UserRef & { data: string; messageId?: number; threadId?: number }): number {
+    const chatId = o.chatId ?? o.userId;
+    const chat = this.chats.chat(chatId, o.userId);
+    const messageId = o.messageId ?? this.chats.lastBotMessageId(chatId) ?? 1;
+    const stored = this.chats.botMessage(chatId, messageId)?.message;
+    const message = {
+      ...(stored ?? { message_id: messageId, from: this.chats.me(), chat, date: unixNow() }),
+    };
+    if (o.threadId !== undefined) Object.assign(message, thread(o.threadId));
+    return this.updates.pushUpdate({
+      callback_query: {
+        id: `cb${this.nextCallbackId++}`,
+        from: user(o.userId),
+        chat_instance: `ci${chatId}`,
+        data: o.data,
+        message,
+      },
+    });
+  }
+
+  editedText(o: UserRef & { messageId: number; text: string }): number {
+    const chatId = o.chatId ?? o.userId;
+    const edited_message = {
+      message_id: o.messageId,
+      from: user(o.userId),
+      chat: this.chats.chat(chatId, o.userId),
+      date: unixNow() - 60,
+      edit_date: unixNow(),
+      text: o.text,
+    };
+    this.chats.editUserText(chatId, o.messageId, o.text);
+    return this.updates.pushUpdate({ edited_message });
+  }
+
+  topicCreated(o: { userId: number; chatId: number; threadId: number; name: string }): number {
+    const chat = this.chats.chat(o.chatId, o.userId, 'supergroup', true);
+    const message = {
+      message_id: o.threadId, // the topic's id is the id of its creation message
+      from: user(o.userId),
+      chat,
+      date: unixNow(),
+      ...thread(o.threadId),
+      forum_topic_created: { name: o.name, icon_color: ICON_COLOR },
+    };
+    this.chats.keepUserMessage(message);
+    return this.updates.pushUpdate({ message });
+  }
+
+  location(
+    o: UserRef &
+      MessageOpts & {
+        latitude: number;
+        longitude: number;
+        horizontalAccuracy?: number;
+        livePeriod?: number;
+      },
+  ): number {
+    const message = this.chats.userMessage(o);
+    message.location = {
+      latitude: o.latitude,
+      longitude: o.longitude,
+      ...(o.horizontalAccuracy === undefined ? {} : { horizontal_accuracy: o.horizontalAccuracy }),
+      ...(o.livePeriod === undefined ? {} : { live_period: o.livePeriod }),
+    };
+    return this.updates.pushUpdate({ message });
+  }
+
+  /** A venue; like Telegram, the message also carries the venue's `location`. */
+  venue(
+    o: UserRef &
+      MessageOpts & { latitude: number; longitude: number; title: string; address: string },
+  ): number {
+    const message = this.chats.userMessage(o);
+    const location = { latitude: o.latitude, longitude: o.longitude };
+    message.venue = { location, title: o.title, address: o.address };
+    message.location = { ...location };
+    return this.updates.pushUpdate({ message });
+  }
+
+  contact(
+    o: UserRef &
+      MessageOpts & {
+        phoneNumber: string;
+        firstName: string;
+        lastName?: string;
+        contactUserId?: number;
+      },
+  ): number {
+    const message = this.chats.userMessage(o);
+    message.contact = {
+      phone_number: o.phoneNumber,
+      first_name: o.firstName,
+      ...(o.lastName === undefined ? {} : { last_name: o.lastName }),
+      ...(o.contactUserId === undefined ? {} : { user_id: o.contactUserId }),
+    };
+    return this.updates.pushUpdate({ message });
+  }
+}
