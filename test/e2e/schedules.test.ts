@@ -178,7 +178,7 @@ describe('schedules', () => {
       expect(job()).toEqual([{ running_due_at: Date.UTC(2026, 10, 23, 10, 1), run_attempts: 0 }]);
     };
     h.model.enqueue({ hang: true });
-    say('tell me something');
+    h.say('tell me something');
     await h.model.waitForRequest(3);
     clock.advance(2 * 60_000);
     await waitBehindTheChat();
