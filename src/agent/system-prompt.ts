@@ -7,7 +7,7 @@ export interface PromptContext {
 }
 
 const CORE = [
-  'You are satchel, a personal assistant the user talks to in Telegram.',
+  'You are satchel, a personal assistant the user talks to in a chat.',
   'Answer in the language of the user. Be direct and brief; expand only when asked.',
   'Format with plain Markdown: **bold**, _italic_, `code`, fenced code blocks, links and lists.',
   'Do not use HTML, and do not use Markdown tables unless the user asks for a table.',

@@ -12,10 +12,13 @@ export const ALBUM_WINDOW_MS = 800;
 
 type Album = Extract<InboundEvent, { kind: 'album' }>;
 
+/** What an open batch gathers: texts, one album's photos, or documents sent together. */
+type Gathering = 'texts' | 'files' | { album: string };
+
 interface OpenBatch {
-  /** Texts, or the one album being gathered. */
+  /** Texts, the one album being gathered, or documents. */
   events: InboundEvent[];
-  album?: string;
+  gathering: Gathering;
   windowMs: number;
   deadline: number;
   timer: TimerHandle;
@@ -24,9 +27,11 @@ interface OpenBatch {
 /**
  * Adaptive batching. Texts of one conversation that arrive within `windowMs` of each other
  * are emitted together; each text restarts the window, but a batch never stays open longer
- * than 4 windows. The photos of an album are gathered the same way into one event. An edit
- * of a text still in the batch replaces it. Anything else first flushes the conversation's
- * open batch, so order is kept. `windowMs` 0 emits every text at once.
+ * than 4 windows. The photos of an album are gathered the same way into one event, and
+ * documents sent together (a selection of files arrives as one update each) into one turn,
+ * both over the album window even with text batching off. An edit of a text still in the
+ * batch replaces it. Anything else first flushes the conversation's open batch, so order is
+ * kept. `windowMs` 0 emits every text at once.
  */
 export function createBatcher(options: {
   windowMs: number;
@@ -52,34 +57,36 @@ export function createBatcher(options: {
     batch.timer = clock.setTimeout(() => flush(key), wait);
   };
 
-  const start = (key: string, event: InboundEvent, window: number, album?: string) => {
+  const start = (key: string, event: InboundEvent, window: number, gathering: Gathering) => {
     const batch: OpenBatch = {
       events: [event],
+      gathering,
       windowMs: window,
       deadline: clock.now() + MAX_WINDOWS * window,
       timer: clock.setTimeout(() => flush(key), window),
-      ...(album === undefined ? {} : { album }),
     };
     open.set(key, batch);
   };
 
-  function pushText(key: string, event: InboundEvent): void {
+  /** Adds `event` to the open batch when it gathers the same, else starts a new one. */
+  function pushGathered(key: string, event: InboundEvent, gathering: 'texts' | 'files'): void {
     const batch = open.get(key);
-    if (batch && batch.album === undefined) {
+    if (batch?.gathering === gathering) {
       batch.events.push(event);
       arm(key, batch);
       return;
     }
     flush(key);
-    start(key, event, windowMs);
+    start(key, event, gathering === 'texts' ? windowMs : albumWindowMs, gathering);
   }
 
   function pushAlbum(key: string, event: Album): void {
     const batch = open.get(key);
-    const gathered = batch?.album === event.groupId ? (batch.events[0] as Album) : undefined;
+    const same = typeof batch?.gathering === 'object' && batch.gathering.album === event.groupId;
+    const gathered = same ? (batch!.events[0] as Album) : undefined;
     if (!batch || !gathered) {
       flush(key);
-      start(key, event, albumWindowMs, event.groupId);
+      start(key, event, albumWindowMs, { album: event.groupId });
       return;
     }
     batch.events[0] = {
@@ -111,7 +118,8 @@ export function createBatcher(options: {
       const key = addressKey(event.address);
       if (event.kind === 'album') pushAlbum(key, event);
       else if (event.kind === 'edited' && replaceWaiting(key, event)) return;
-      else if (event.kind === 'text' && windowMs > 0) pushText(key, event);
+      else if (event.kind === 'text' && windowMs > 0) pushGathered(key, event, 'texts');
+      else if (event.kind === 'document') pushGathered(key, event, 'files');
       else {
         flush(key);
         emit([event]);

@@ -243,7 +243,7 @@ const IMAGE_TYPES: Record<string, string> = {
   '.gif': 'image/gif',
 };
 
-/** Telegram names a photo's file `photos/file_N.jpg`; documents keep their extension. */
+/** A photo's remote name may have no image extension (then it is a JPEG); documents keep theirs. */
 function imageType(remotePath: string): string {
   return IMAGE_TYPES[path.extname(remotePath).toLowerCase()] ?? 'image/jpeg';
 }

@@ -40,7 +40,7 @@ const ORDER: readonly Priority[] = ['message', 'side', 'stranger'];
  * The global rate limiter: at most `perWindow` calls in any sliding window, with no spacing
  * inside that budget (a quiet bot adds no wait, and a burst goes out at once). A call holds
  * its slot while it runs and for one window after it ended, so however long a request takes
- * to reach Telegram, no window there sees more than `perWindow` calls. When the
+ * to reach the platform, no window there sees more than `perWindow` calls. When the
  * budget is spent, waiting calls are granted in priority order, first come first served
  * within a priority. Strangers have their own small budget and can never use the slots
  * reserved for allowed users, so a crowd of them never delays an allowed user's reply;

@@ -28,9 +28,18 @@ export interface ConversationsDeps {
 
 type JobEvent = Extract<InboundEvent, { kind: 'job' }>;
 
+const FILE_KINDS: ReadonlySet<InboundEvent['kind']> = new Set([
+  'voice',
+  'photo',
+  'album',
+  'document',
+]);
+const carriesFile = (event: InboundEvent) => FILE_KINDS.has(event.kind);
+
 /**
  * The conversations: texts gather in the batcher, then each conversation's turns run one
- * after another in its own lane (at most five wait; beyond that the user hears "busy").
+ * after another in its own lane (at most five wait; beyond that a text or command is
+ * answered "busy", while files always wait their turn).
  * Messages that wait for a pack to be picked are parked here. A job's run waits in its
  * conversation's lane too, but is never refused as busy: it was claimed, and is owed a run.
  */
@@ -48,14 +57,20 @@ export function createConversations(deps: ConversationsDeps) {
       return;
     }
     const key = addressKey(first.address);
-    const outcome = actors.submit(key, (signal) =>
-      // Even the failure reply can fail (the database is gone at shutdown): log, never throw.
+    // Even the failure reply can fail (the database is gone at shutdown): log, never throw.
+    const turn = (signal: AbortSignal) =>
       deps
         .run(events, signal)
         .catch((error: unknown) =>
           log.error({ event: 'turn_unhandled', address: key, err: error }, 'turn failed twice'),
-        ),
-    );
+        );
+    // Files are never refused as "busy" (SPEC §2 step 8): they wait their turn, their
+    // updates pending in the durable inbox meanwhile.
+    if (events.some(carriesFile)) {
+      background(log, 'turn_unhandled', actors.run(key, turn));
+      return;
+    }
+    const outcome = actors.submit(key, turn);
     if (outcome === 'busy') {
       log.warn({ event: 'turn_rejected_busy', address: key }, 'conversation queue full');
       const origins = events.map((e) => e.origin);

@@ -8,8 +8,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STOPPED } from '../../src/core/errors.ts';
 import { NO_STT, NO_VISION, STT_FAILED, VISION_FAILED } from '../../src/inbound/media.ts';
+import { BUSY } from '../../src/turn/conversations.ts';
 import { EDIT_LABEL } from '../../src/turn/inputs.ts';
-import { imagesOf, lastUserText } from '../fakes/model-server.ts';
+import { imagesOf, lastUserText, userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 
 const OTHER = 222;
@@ -251,6 +252,31 @@ describe('documents', () => {
     const said = lastUserText(h.model.chatRequests()[0]!);
     expect(said).toContain('words.csv');
     expect(said).toContain('haus,house');
+  });
+});
+
+describe('a burst of documents', () => {
+  it('keeps all 20 documents sent at once, answered in one turn, and never says busy', async () => {
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    for (let i = 1; i <= 20; i++) {
+      h.tg.addFile(`b${i}`, Buffer.from(`note ${i}\n`), `documents/file_${i}.txt`);
+      h.tg.document({
+        userId: ALLOWED_USER,
+        fileId: `b${i}`,
+        fileName: `note-${i}.txt`,
+        mimeType: 'text/plain',
+      });
+    }
+    await settled(h, 20);
+
+    const files = path.join(h.home, 'packs', 'alpha', 'files');
+    for (let i = 1; i <= 20; i++)
+      expect(readFileSync(path.join(files, `note-${i}.txt`), 'utf8')).toBe(`note ${i}\n`);
+    expect(h.tg.texts(ALLOWED_USER)).not.toContain(BUSY);
+    // Files sent together join one turn: one model request carries all twenty.
+    expect(h.model.chatRequests()).toHaveLength(1);
+    const said = userTexts(h.model.chatRequests()[0]!).join('\n');
+    for (let i = 1; i <= 20; i++) expect(said).toContain(`note-${i}.txt`);
   });
 });
 

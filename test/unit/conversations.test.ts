@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import type { Origin } from '../../src/core/origin.ts';
+import type { InboundEvent } from '../../src/core/types.ts';
+import type { OutboundText } from '../../src/outbound/compose.ts';
+import { BUSY, createConversations } from '../../src/turn/conversations.ts';
+import type { Replies } from '../../src/turn/replies.ts';
+import { FakeClock } from '../support/fake-clock.ts';
+
+const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
+let nextKey = 1;
+const event = (payload: Partial<InboundEvent> & Pick<InboundEvent, 'kind'>): InboundEvent =>
+  ({
+    origin: { platform: 'mem', keys: [String(nextKey++)] },
+    address: { platform: 'mem', chatId: 1 },
+    chatType: 'private',
+    senderId: 1,
+    receivedAt: 0,
+    ...payload,
+  }) as InboundEvent;
+const text = (body: string) =>
+  event({ kind: 'text', text: body } as Partial<InboundEvent> & { kind: 'text' });
+const document = (name: string) =>
+  event({
+    kind: 'document',
+    file: { fileId: name },
+    name,
+    mimeType: 'text/plain',
+    caption: '',
+  } as Partial<InboundEvent> & { kind: 'document' });
+
+/** The conversations over a turn that waits until `release`, recording what ran and what was said. */
+function rig() {
+  const clock = new FakeClock();
+  const ran: string[][] = [];
+  const said: string[] = [];
+  const releases: Array<() => void> = [];
+  const replies = {
+    reply: async (_to: unknown, message: OutboundText | undefined, _origins: Origin[]) => {
+      if (message) said.push(message.text);
+    },
+    settle: () => {},
+    acknowledge: () => {},
+  } as unknown as Replies;
+  const conversations = createConversations({
+    clock,
+    log: silent,
+    batchWindowMs: 0,
+    replies,
+    run: (events) => {
+      ran.push(
+        events.map((e) => (e.kind === 'document' ? e.name : e.kind === 'text' ? e.text : e.kind)),
+      );
+      return new Promise<void>((resolve) => releases.push(resolve));
+    },
+    runJob: async () => 'delivered',
+    jobDone: () => {},
+  });
+  return { clock, conversations, ran, said, releases };
+}
+
+describe('the conversation lane', () => {
+  it('answers a sixth waiting text "busy", but never refuses files: they wait their turn', async () => {
+    const { clock, conversations, ran, said, releases } = rig();
+    conversations.push(text('running'));
+    for (let i = 1; i <= 5; i++) conversations.push(text(`waiting ${i}`));
+    conversations.push(text('one too many'));
+    expect(said).toEqual([BUSY]);
+
+    // Three separate bursts of files, each past the album window: three more turns wait.
+    for (const burst of [['a.txt', 'b.txt'], ['c.txt'], ['d.txt', 'e.txt']]) {
+      for (const name of burst) conversations.push(document(name));
+      clock.advance(1000);
+    }
+    expect(said).toEqual([BUSY]);
+
+    // Everything that waited runs, in order, the files gathered by burst.
+    for (let i = 0; i < 9; i++) {
+      await Promise.resolve();
+      releases.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(ran).toEqual([
+      ['running'],
+      ['waiting 1'],
+      ['waiting 2'],
+      ['waiting 3'],
+      ['waiting 4'],
+      ['waiting 5'],
+      ['a.txt', 'b.txt'],
+      ['c.txt'],
+      ['d.txt', 'e.txt'],
+    ]);
+  });
+});
