@@ -54,6 +54,9 @@ export function createApp(config: Config, options: AppOptions = {}) {
     log,
     // The command menu goes up once Telegram answers, however long that takes.
     onConnected: () => background(log, 'tg_set_commands_failed', registerCommands()),
+    // Telegram answers again after an outage: replies held back go out now, not at the end
+    // of their backoff wait (SPEC §4: within 3 s).
+    onReachable: () => core.outbox.retryNow(),
     onEvent: (event: InboundEvent) => pipeline.accept(event),
     ...(options.onFatal ? { onStopped: options.onFatal } : {}),
   };
