@@ -6,6 +6,7 @@ import { createDashboard } from './dashboard/server.ts';
 import { health } from './ops/health.ts';
 import { modelsInUse } from './providers/models-in-use.ts';
 import { openCoreReader } from './store/read-only.ts';
+import { TELEGRAM_PLATFORM } from './telegram/channel.ts';
 import { telegramEdge } from './telegram/edge.ts';
 import { createIngress } from './telegram/ingress.ts';
 import { createWebhookIngress } from './telegram/webhook.ts';
@@ -40,6 +41,9 @@ export function createApp(config: Config, options: AppOptions = {}) {
     log,
     // The command menu goes up once Telegram answers, however long that takes.
     onConnected: () => background(log, 'tg_set_commands_failed', registerCommands()),
+    // Telegram answers again after an outage: replies held back go out now, not at the end
+    // of their backoff wait (SPEC §4: within 3 s).
+    onReachable: () => core.outbox.retryNow(TELEGRAM_PLATFORM),
     onEvent: (event: InboundEvent) => pipeline.accept(event),
     ...(options.onFatal ? { onStopped: options.onFatal } : {}),
   };

@@ -2,14 +2,16 @@ import { createApp } from './app.ts';
 import { loadConfig } from './config/config.ts';
 import { ConfigError } from './core/errors.ts';
 
-/** Exit codes of a forced exit (a second signal): 128 + the signal's number, as shells do. */
+/** Exit codes of a forced exit (a third signal): 128 + the signal's number, as shells do. */
 const FORCED_EXIT_CODE: Record<ShutdownSignal, number> = { SIGINT: 130, SIGTERM: 143 };
 type ShutdownSignal = 'SIGINT' | 'SIGTERM';
 
 /**
  * The entry point: configuration first (fail fast), then signal handling, then the app.
  * The first SIGINT/SIGTERM stops gracefully, also while start-up is still trying to reach
- * Telegram; a second one exits at once with a non-zero code.
+ * Telegram. One more signal during that drain is ignored: a wrapper such as `npm start`
+ * passes Ctrl-C on to us while the terminal sends it too, so one press arrives twice. The
+ * signal after that exits at once with a non-zero code.
  */
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -35,9 +37,18 @@ async function main(): Promise<void> {
       },
     );
   };
+  let ignoredOne = false;
   const onSignal = (signal: ShutdownSignal) => {
     if (!stopping) {
       shutdown(signal);
+      return;
+    }
+    if (!ignoredOne) {
+      ignoredOne = true;
+      app.log.warn(
+        { event: 'shutdown_signal_ignored', signal },
+        `${signal} again: still stopping (one more exits at once)`,
+      );
       return;
     }
     app.log.warn({ event: 'shutdown_forced', signal }, `${signal} again: exiting now`);

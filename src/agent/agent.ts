@@ -14,6 +14,7 @@ import type { ChatMessage, ImageInput, ToolCall } from '../core/types.ts';
 import type { SessionRepo, SessionRow } from '../store/session-repo.ts';
 import type { Ledger } from '../usage/ledger.ts';
 import type { PackCaps, QuotaGate } from '../usage/quota.ts';
+import { cutAnswer } from './cut-answer.ts';
 import { DEFAULT_TURN_TIMEOUT_MS, type Deadline, deadlineNote, startDeadline } from './deadline.ts';
 import { compactionCut, estimateTokens, repairHistory, shortenOldToolResults } from './history.ts';
 import { type CallScope, createModelCaller, type ModelCall } from './model-call.ts';
@@ -200,7 +201,15 @@ export function createAgent(deps: AgentDeps) {
         const answer = await loop(input, deadline, turn);
         return { answer, modelCalls: turn.calls, timedOut: false };
       } catch (error) {
-        if (!deadline.expired()) throw error;
+        if (!deadline.expired()) {
+          const answer = cutAnswer(error, turn.partial);
+          if (answer === undefined) throw error;
+          log.warn(
+            { event: 'answer_cut', turnId: input.turnId, err: error },
+            'the answer broke off after part of it was shown; answering with that part',
+          );
+          return { answer, modelCalls: turn.calls, timedOut: false };
+        }
         log.warn(
           { event: 'turn_deadline', turnId: input.turnId, ms: turnTimeoutMs, err: error },
           'turn deadline passed; answering with what it has',

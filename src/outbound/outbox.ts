@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { type Clock, sleep } from '../core/clock.ts';
+import type { Clock } from '../core/clock.ts';
 import { ChannelError } from '../core/errors.ts';
 import type { Channel, Logger } from '../core/ports.ts';
 import { createSerialQueues } from '../core/serial-queues.ts';
@@ -11,6 +11,7 @@ import { createDelivery } from './delivery.ts';
 import { createLimiter, type Priority } from './limiter.ts';
 import { createLive } from './live.ts';
 import { createSenders, type RowPayload } from './senders.ts';
+import { createWakeWaits } from './wake-waits.ts';
 
 export interface OutboxDeps {
   repo: OutboxRepo;
@@ -73,6 +74,8 @@ export function createOutbox(deps: OutboxDeps) {
   const waiters = new Map<number, Set<(sent: boolean) => void>>();
   /** Rows queued in a lane now, so a row is never queued twice. */
   const queued = new Map<number, Promise<boolean>>();
+  /** Where stalled chats wait for their next round; retryNow ends the waits early. */
+  const stallWaits = createWakeWaits(clock, shutdown.signal);
   let closed = false;
 
   /** Sends one row; 'deferred' when the channel could not take it now (it stays pending). */
@@ -122,18 +125,18 @@ export function createOutbox(deps: OutboxDeps) {
       if (row?.status !== 'pending') return row?.status === 'sent';
       const outcome = await attempt(row, priority);
       if (outcome !== 'deferred') {
-        if (stalled.delete(row.chatId))
+        if (stalled.delete(row.chatId)) {
           log.info({ event: sendRecovered, chatId: row.chatId }, 'chat reachable again');
+          // The channel takes messages again: the other stalled chats need not wait either.
+          stallWaits.wakeAll();
+        }
         return outcome === 'sent';
       }
       if (closed) break;
       stall(row.chatId);
       const delay = stallDelays[Math.min(round, stallDelays.length - 1)] ?? 60_000;
-      try {
-        await sleep(clock, delay, shutdown.signal);
-      } catch {
-        break;
-      }
+      // Woken because the channel answers again: a new failure backs off from the start.
+      if (await stallWaits.wait(delay)) round = -1;
     }
     return false;
   }
@@ -236,6 +239,17 @@ export function createOutbox(deps: OutboxDeps) {
     /** Sends every row of this channel left unsent by an earlier run, in the order written. */
     resumeUnsent: async (): Promise<void> => {
       await dispatch(repo.unsent(channel.platform).map((row) => row.id));
+    },
+
+    /**
+     * The channel answers again (the ingress heard from it after an outage): chats held back
+     * by a failed send try again now instead of at the end of their backoff wait. Cheap when
+     * nothing is held back.
+     */
+    retryNow(): void {
+      const woken = stallWaits.wakeAll();
+      if (woken > 0)
+        log.info({ event: 'outbox_retry_now', chats: woken }, 'channel reachable: retrying now');
     },
 
     /**

@@ -230,9 +230,9 @@ export function mapGeminiError(error: unknown, signal: AbortSignal): unknown {
       cause: error,
     });
   }
-  // fetch() rejects with TypeError 'fetch failed' when the host cannot be reached, and a
-  // broken body stream with TypeError 'terminated'.
-  if (error instanceof TypeError && /fetch failed|terminated|network/i.test(error.message)) {
+  // fetch() rejects with TypeError 'fetch failed' when the host cannot be reached. A body
+  // cut mid-stream ('terminated') is a broken answer, mapped below.
+  if (error instanceof TypeError && /fetch failed|network/i.test(error.message)) {
     return new ProviderError(PROVIDER, `${PROVIDER} unreachable: ${error.message}`, {
       transient: true,
       cause: error,

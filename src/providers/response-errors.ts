@@ -19,10 +19,50 @@ export class IncompleteResponse extends Error {
 const UNPARSABLE = /Incomplete JSON segment|exception parsing stream chunk/i;
 
 /**
+ * How a connection cut while the answer streams surfaces: node:http's `Error('aborted')`
+ * (ECONNRESET) under openai and groq-sdk, undici's `TypeError('terminated')` (its cause
+ * UND_ERR_SOCKET "other side closed") under @google/genai, a stream pipeline's "Premature
+ * close" behind a decompressor, or a socket error that reached the body as it is.
+ */
+const CUT_CODES = new Set([
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'ERR_STREAM_PREMATURE_CLOSE',
+]);
+const CUT_MESSAGE = /^(aborted|terminated|premature close)$/i;
+
+/**
+ * The connection broke while the response was read: a reset, a closed socket, a body that
+ * ended mid-chunk. Only the error and its direct cause are looked at; an abort of our own
+ * (the signal, an AbortError) is the caller's to recognize first.
+ */
+export function isCutConnection(error: unknown): boolean {
+  if (!(error instanceof Error) || error.name === 'AbortError') return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && CUT_CODES.has(code)) return true;
+  if (CUT_MESSAGE.test(error.message)) return true;
+  const cause = error.cause as { code?: unknown } | undefined;
+  return typeof cause?.code === 'string' && CUT_CODES.has(cause.code);
+}
+
+/**
  * A broken or cut-off 200 response as a transient ProviderError (another try may well get a
- * whole answer); undefined for any other error.
+ * whole answer): a stream that ended early, a connection cut mid-stream, a body that does not
+ * parse. Undefined for any other error.
  */
 export function mapBrokenResponse(provider: string, error: unknown): ProviderError | undefined {
+  if (isCutConnection(error)) {
+    return new ProviderError(
+      provider,
+      `${provider} connection broke mid-answer: ${describe(error)}`,
+      {
+        transient: true,
+        cause: error,
+      },
+    );
+  }
   if (error instanceof IncompleteResponse) {
     return new ProviderError(provider, `${provider} answer broke off: ${error.message}`, {
       transient: true,
@@ -37,6 +77,14 @@ export function mapBrokenResponse(provider: string, error: unknown): ProviderErr
     });
   }
   return undefined;
+}
+
+/** "aborted (ECONNRESET)": the message and, when it has one, the code. */
+function describe(error: unknown): string {
+  const { message, code } = error as Error & { code?: unknown };
+  const cause = (error as Error).cause as { code?: unknown } | undefined;
+  const named = typeof code === 'string' ? code : cause?.code;
+  return typeof named === 'string' && named !== message ? `${message} (${named})` : message;
 }
 
 /**

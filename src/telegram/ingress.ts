@@ -27,6 +27,8 @@ export interface IngressDeps {
   onStopped?(error: unknown): void;
   /** Telegram answered for the first time (see createUpdateSupplier). */
   onConnected?(): void;
+  /** Telegram answered again after it could not be reached (see createUpdateSupplier). */
+  onReachable?(): void;
 }
 
 /**
@@ -59,6 +61,7 @@ export function createIngress(deps: IngressDeps) {
         clock,
         log,
         ...(deps.onConnected ? { onConnected: deps.onConnected } : {}),
+        ...(deps.onReachable ? { onReachable: deps.onReachable } : {}),
       });
       const source = createSource({
         supply: async (batchSize, signal) => {
@@ -87,8 +90,9 @@ export function createIngress(deps: IngressDeps) {
 
     /**
      * Read-only, for `/healthz`: whether the poller runs, when Telegram last answered a
-     * getUpdates (each long poll ends within about 30 s, so this stays fresh while polling
-     * works) and when an update last came in (undefined: none since start).
+     * getUpdates (the first poll is short, so this is set as soon as polling works; each
+     * long poll ends within about 30 s, so it stays fresh while polling works) and when an
+     * update last came in (undefined: none since start).
      */
     status(): { polling: boolean; lastFetchAt?: number; lastUpdateAt?: number } {
       return {

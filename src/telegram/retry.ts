@@ -18,6 +18,8 @@ export interface OutageEvents {
   up: { event: string; msg: string };
   /** One line an operator can act on. */
   cause(error: unknown): string;
+  /** Called after the recovery line: what waited for the other side can go now. */
+  onRecovered?(): void;
 }
 
 export function createOutageLog(log: Logger, clock: Clock, events: OutageEvents): OutageLog {
@@ -44,9 +46,17 @@ export function createOutageLog(log: Logger, clock: Clock, events: OutageEvents)
         events.up.msg,
       );
       failures = 0;
+      events.onRecovered?.();
     },
   };
 }
+
+/**
+ * Backoff while Telegram cannot be reached: 0.5 s doubling to at most 2 s, so the first try
+ * after an outage of any length comes within 2 s of its end (SPEC §4: pending replies go out
+ * within 3 s). A try costs one small request.
+ */
+export const TELEGRAM_BACKOFF = { initialDelayMs: 500, maxDelayMs: 2_000 } as const;
 
 export interface RetryOptions {
   clock: Clock;

@@ -5,14 +5,13 @@ import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
 import type { InboxRepo, StoredUpdate } from '../store/inbox-repo.ts';
 import { failureCause, isFatalPollingError, TelegramApiError } from './errors.ts';
-import { createOutageLog, retryUntilDone } from './retry.ts';
+import { createOutageLog, retryUntilDone, TELEGRAM_BACKOFF } from './retry.ts';
 import { updateIdOf } from './update-schema.ts';
 
 /** Long-poll timeout of getUpdates, in seconds. */
 const POLL_TIMEOUT_SEC = 30;
 /** How long a call may go unanswered (a host that accepts and never answers) before a retry. */
 const ANSWER_SLACK_MS = 15_000;
-const TELEGRAM_BACKOFF = { initialDelayMs: 500, maxDelayMs: 60_000 };
 const STORAGE_BACKOFF = { initialDelayMs: 500, maxDelayMs: 30_000 };
 /** The update kinds satchel asks Telegram for (long polling and the webhook alike). */
 export const ALLOWED_UPDATES = ['message', 'edited_message', 'callback_query'] as const;
@@ -30,6 +29,8 @@ export interface UpdateSupplierDeps {
   log: Logger;
   /** Telegram answered getMe: calls that need Telegram (the command menu) can go now. */
   onConnected?(): void;
+  /** Telegram answered again after failing: what waited for it (the outbox) can go now. */
+  onReachable?(): void;
 }
 
 /**
@@ -38,20 +39,26 @@ export interface UpdateSupplierDeps {
  * - The offset only moves past updates that are stored: while the inbox cannot be written
  *   (disk full, I/O error) the batch is retried with backoff and no getUpdates is made, so
  *   Telegram never forgets an update satchel has not stored.
- * - Telegram failures are retried with backoff, logged once when they start
- *   (`tg_unreachable`) and once when they end (`tg_reachable`); a rejected token or a
- *   second poller is rethrown, which stops polling for good.
+ * - Telegram failures are retried with backoff (at most 2 s apart), logged once when they
+ *   start (`tg_unreachable`) and once when they end (`tg_reachable`, then `onReachable`); a
+ *   rejected token or a second poller is rethrown, which stops polling for good.
+ * - The first poll and the first after a failure are short (timeout 0): a long poll says
+ *   that Telegram answers only when it ends, up to 30 s later; a short one says it at once
+ *   (start-up is healthy, an outage's end is noticed).
  * - Every wait and every call ends promptly when the runner's signal aborts (shutdown).
  */
 export function createUpdateSupplier(deps: UpdateSupplierDeps) {
   const { bot, inbox, clock, log } = deps;
   let offset = 0;
   let connected = false;
+  /** The next getUpdates returns at once (timeout 0): the first one, and after a failure. */
+  let shortPoll = true;
   const telegram = createOutageLog(log, clock, {
     subject: 'telegram',
     down: { event: 'tg_unreachable', level: 'warn', msg: 'cannot reach Telegram; retrying' },
     up: { event: 'tg_reachable', msg: 'Telegram is reachable again' },
     cause: failureCause,
+    ...(deps.onReachable ? { onRecovered: deps.onReachable } : {}),
   });
   const storage = createOutageLog(log, clock, {
     subject: 'inbox',
@@ -64,13 +71,8 @@ export function createUpdateSupplier(deps: UpdateSupplierDeps) {
     cause: (error) => (error instanceof Error ? error.message : String(error)),
   });
 
-  const callTelegram = <T>(
-    method: string,
-    deadlineMs: number,
-    signal: AbortSignal,
-    call: (signal: AbortSignal) => Promise<T>,
-  ): Promise<T> =>
-    retryUntilDone(() => withDeadline(clock, method, deadlineMs, signal, call), {
+  const callTelegram = <T>(signal: AbortSignal, attempt: () => Promise<T>): Promise<T> =>
+    retryUntilDone(attempt, {
       clock,
       signal,
       outage: telegram,
@@ -80,8 +82,8 @@ export function createUpdateSupplier(deps: UpdateSupplierDeps) {
     });
 
   async function connect(signal: AbortSignal): Promise<void> {
-    const me = await callTelegram('getMe', ANSWER_SLACK_MS, signal, (s) =>
-      bot.api.getMe(apiSignal(s)),
+    const me = await callTelegram(signal, () =>
+      withDeadline(clock, 'getMe', ANSWER_SLACK_MS, signal, (s) => bot.api.getMe(apiSignal(s))),
     );
     bot.botInfo = me;
     connected = true;
@@ -92,6 +94,26 @@ export function createUpdateSupplier(deps: UpdateSupplierDeps) {
     deps.onConnected?.();
   }
 
+  /** One getUpdates: short when `shortPoll` says so, which a failure sets again. */
+  async function poll(limit: number, signal: AbortSignal): Promise<unknown[]> {
+    const timeout = shortPoll ? 0 : POLL_TIMEOUT_SEC;
+    const params = { offset, limit, timeout, allowed_updates: ALLOWED_UPDATES };
+    try {
+      const fetched: unknown[] = await withDeadline(
+        clock,
+        'getUpdates',
+        timeout * 1000 + ANSWER_SLACK_MS,
+        signal,
+        (s) => bot.api.getUpdates(params, apiSignal(s)),
+      );
+      shortPoll = false;
+      return fetched;
+    } catch (error) {
+      shortPoll = true;
+      throw error;
+    }
+  }
+
   return async function supply(batchSize: number, runnerSignal: RunnerSignal): Promise<Update[]> {
     const signal = nativeSignal(runnerSignal);
     // The next long poll waits for the next task: the turns the last batch started run on to
@@ -99,16 +121,8 @@ export function createUpdateSupplier(deps: UpdateSupplierDeps) {
     // 0.4 ms before each model call). Updates that come meanwhile are in the next answer.
     await nextTask();
     if (!connected) await connect(signal);
-    const params = {
-      offset,
-      limit: Math.max(1, Math.min(batchSize, 100)),
-      timeout: POLL_TIMEOUT_SEC,
-      allowed_updates: ALLOWED_UPDATES,
-    };
-    const deadline = POLL_TIMEOUT_SEC * 1000 + ANSWER_SLACK_MS;
-    const fetched: unknown[] = await callTelegram('getUpdates', deadline, signal, (s) =>
-      bot.api.getUpdates(params, apiSignal(s)),
-    );
+    const limit = Math.max(1, Math.min(batchSize, 100));
+    const fetched = await callTelegram(signal, () => poll(limit, signal));
     const storable = keepStorable(fetched, log);
     const fresh = await retryUntilDone(() => inbox.record(storable, clock.now()), {
       clock,

@@ -9,7 +9,7 @@ import type { InboundEvent } from '../core/types.ts';
 import type { InboxRepo } from '../store/inbox-repo.ts';
 import { createConsumer } from './consume.ts';
 import { failureCause } from './errors.ts';
-import { createOutageLog, retryUntilDone } from './retry.ts';
+import { createOutageLog, retryUntilDone, TELEGRAM_BACKOFF } from './retry.ts';
 import { updateIdOf } from './update-schema.ts';
 import { ALLOWED_UPDATES } from './update-supplier.ts';
 
@@ -27,6 +27,11 @@ export interface WebhookIngressDeps {
   onStopped?(error: unknown): void;
   /** Telegram answered getMe and took the webhook. */
   onConnected?(): void;
+  /**
+   * Telegram is heard from again: it answered after failing, or an update came in. What
+   * waits for Telegram (the outbox) can go now.
+   */
+  onReachable?(): void;
 }
 
 /**
@@ -50,6 +55,8 @@ export function createWebhookIngress(deps: WebhookIngressDeps) {
   bot.use((ctx) => {
     const updateId = updateIdOf(ctx.update);
     if (updateId === undefined) return; // grammY does not pass an update without one
+    // Telegram calls us, so it is likely up: replies held back by an outage go now.
+    deps.onReachable?.();
     // Throws when the inbox cannot be written: the request fails and Telegram retries it.
     const fresh = inbox.record([{ updateId, payload: ctx.update }], clock.now());
     lastUpdateAt = clock.now();
@@ -84,13 +91,13 @@ export function createWebhookIngress(deps: WebhookIngressDeps) {
       down: { event: 'tg_unreachable', level: 'warn', msg: 'cannot reach Telegram; retrying' },
       up: { event: 'tg_reachable', msg: 'Telegram is reachable again' },
       cause: failureCause,
+      ...(deps.onReachable ? { onRecovered: deps.onReachable } : {}),
     });
     const options = {
       clock,
       signal: stopping.signal,
       outage,
-      initialDelayMs: 500,
-      maxDelayMs: 60_000,
+      ...TELEGRAM_BACKOFF,
       isFatal: (error: unknown) =>
         error instanceof GrammyError &&
         error.error_code >= 400 &&

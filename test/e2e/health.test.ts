@@ -124,6 +124,18 @@ describe('/healthz', () => {
     expect(body).toMatchObject({ ok: false, polling: false });
   });
 
+  it('is healthy as soon as polling is up on an idle bot, not when its first long poll ends', async () => {
+    await ingress.start();
+    // No update comes: the long poll is held open, as for a quiet bot.
+    await vi.waitFor(() => expect(tg.pendingPolls()).toBe(1), { timeout: 5000 });
+    const { status, body } = await get();
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ ok: true, polling: true, last_update_age_ms: null });
+    expect(body.last_poll_age_ms).toBeLessThan(5000);
+    // The first poll only asked what was there (timeout 0); the one held open is a long one.
+    expect(tg.calls('getUpdates').map((c) => Number(c.params.timeout))).toEqual([0, 30]);
+  });
+
   it('says the database is not writable while another process holds its write lock', async () => {
     await ingress.start();
     tg.text({ userId: ALLOWED_USER, text: 'hello' });

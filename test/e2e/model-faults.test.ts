@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { CUT_NOTE } from '../../src/agent/cut-answer.ts';
 import type { RetryPolicy } from '../../src/agent/retry.ts';
 import { type Clock, systemClock } from '../../src/core/clock.ts';
 import { GENERIC_FAILURE } from '../../src/core/errors.ts';
@@ -141,6 +142,69 @@ describe('a broken answer', () => {
       const rows = ledger();
       expect(rows.map((r) => r.ok)).toEqual([0, 0, 1]);
       expect(rows[0]?.error).toMatch(/broke off/);
+    },
+  );
+
+  it.each(['openai', 'groq', 'gemini'] as const)(
+    '%s: a connection reset before the first word is retried, then failed over',
+    async (provider) => {
+      await h.start(
+        ({ model }) => ({
+          SATCHEL_PACKS: fixturePacks(['alpha']),
+          ...providerEnv[provider](model.url),
+          LLM_FALLBACK: 'openai:gpt-4.1',
+        }),
+        { app: { modelRetry: noWait } },
+      );
+      // The primary's three tries are all cut after the stream's head, before any text.
+      h.model.injectFaults(3, { text: 'never shown', resetAfter: 0 }, { provider });
+      h.model.enqueue({ text: 'from the fallback' });
+      h.say('hello');
+      await settled(h, 1);
+
+      expect(h.model.chatRequests().map((r) => r.model)).toEqual([
+        ...Array(3).fill(h.model.chatRequests()[0]?.model),
+        'gpt-4.1',
+      ]);
+      expect(h.tg.texts(ALLOWED_USER)).toEqual(['from the fallback']);
+      const rows = ledger();
+      expect(rows.map((r) => r.ok)).toEqual([0, 0, 0, 1]);
+      expect(rows[0]?.error).toMatch(/connection broke mid-answer/);
+      expect(h.logs('provider_retry')).toHaveLength(2);
+      expect(h.logs('provider_failover')).toHaveLength(1);
+    },
+  );
+
+  it.each(['openai', 'groq', 'gemini'] as const)(
+    '%s: a connection reset after text reached the user ends the turn with that text, marked as cut',
+    async (provider) => {
+      await h.start(
+        ({ model }) => ({
+          SATCHEL_PACKS: fixturePacks(['alpha']),
+          ...providerEnv[provider](model.url),
+        }),
+        { app: { modelRetry: noWait } },
+      );
+      h.model.enqueue(
+        { text: 'The first part of a long answer', chunks: 3, resetAfter: 1 },
+        { text: 'next answer' },
+      );
+      h.say('tell me');
+      await settled(h, 1);
+
+      const partial = 'The first part';
+      expect(h.tg.texts(ALLOWED_USER)).toEqual([`${partial}\n\n${CUT_NOTE}`]);
+      // Not retried: a second try would show the answer twice.
+      expect(h.model.chatRequests()).toHaveLength(1);
+      expect(h.rows("SELECT content FROM messages WHERE role = 'assistant'")).toEqual([
+        { content: `${partial}\n\n${CUT_NOTE}` },
+      ]);
+      expect(ledger().map((r) => r.ok)).toEqual([0]);
+      expect(h.logs('answer_cut')).toHaveLength(1);
+
+      h.say('and now?');
+      await settled(h, 2);
+      expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('next answer');
     },
   );
 

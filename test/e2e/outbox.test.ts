@@ -457,6 +457,44 @@ describe('the outbox, end to end against the fake Bot API', () => {
       expect(rig.logs('tg_send_failed')).toHaveLength(1);
     });
 
+    it('sends stalled chats at once when the channel answers again (retryNow), not at the end of their wait', async () => {
+      const clock = new JumpClock();
+      const rig = await startRig({ clock, retryDelaysMs: [], stallDelaysMs: [60_000] });
+      rig.tg.failAlways('sendMessage', { status: 502 });
+      const sends = [CHAT_A, CHAT_B].map((chat) => rig.outbox.send(to(chat), plain(`to ${chat}`)));
+      // Both chats are held back: their callers hear "not yet", each waits out its round.
+      expect(await Promise.all(sends)).toEqual([false, false]);
+      expect(clock.pendingTimers().filter((t) => t.ms === 60_000)).toHaveLength(2);
+
+      rig.tg.clearFaults();
+      rig.outbox.retryNow();
+      await vi.waitFor(() => expect(rig.rows().map((r) => r.status)).toEqual(['sent', 'sent']), {
+        interval: 10,
+      });
+      expect(rig.tg.texts(CHAT_A)).toEqual([`to ${CHAT_A}`]);
+      expect(rig.tg.texts(CHAT_B)).toEqual([`to ${CHAT_B}`]);
+      expect(clock.pendingTimers().filter((t) => t.ms === 60_000)).toEqual([]);
+      expect(rig.logs('outbox_retry_now')).toMatchObject([{ chats: 2 }]);
+    });
+
+    it('a stalled chat that gets through takes the other stalled chats with it', async () => {
+      const clock = new JumpClock();
+      const rig = await startRig({ clock, retryDelaysMs: [], stallDelaysMs: [10_000] });
+      rig.tg.failAlways('sendMessage', { status: 502 });
+      expect(await rig.outbox.send(to(CHAT_A), plain('a'))).toBe(false);
+      clock.advance(5_000);
+      // B's wait ends 5 s after A's.
+      expect(await rig.outbox.send(to(CHAT_B), plain('b'))).toBe(false);
+
+      rig.tg.clearFaults();
+      clock.advance(5_000);
+      await vi.waitFor(() => expect(rig.rows().map((r) => r.status)).toEqual(['sent', 'sent']), {
+        interval: 10,
+      });
+      expect(rig.tg.texts(CHAT_B)).toEqual(['b']);
+      expect(rig.logs('tg_send_recovered').map((l) => l.chatId)).toEqual([CHAT_A, CHAT_B]);
+    });
+
     it('gives up on a file that cannot be read at once, and goes on with the chat', async () => {
       const rig = await startRig();
       const missing = path.join(rig.home, 'files', 'gone.png');

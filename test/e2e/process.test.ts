@@ -271,7 +271,27 @@ describe('the real entry point', () => {
     expect(run.stdout()).toContain('"event":"satchel_stopped"');
   });
 
-  it('exits at once, non-zero, on a second signal while shutdown waits for a turn', async () => {
+  it('survives a doubled Ctrl-C (as under npm start): the turn finishes, is delivered, exit 0', async () => {
+    const { tg, model } = await fakes();
+    const home = tempHome();
+    model.enqueue({ text: 'worth the wait', delayMs: 3000 });
+    const run = runSatchel(satchelEnv(tg, model, home), home);
+    tg.text({ userId: ALLOWED_USER, text: 'one more thing' });
+    await model.waitForRequest(1, 15_000);
+
+    // npm passes the terminal's SIGINT on to its child, which the terminal signalled too: the
+    // second comes once the drain has begun (sent at once, the OS would merge the two).
+    run.child.kill('SIGINT');
+    await logged(run, 'satchel_stopping');
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+    expect(tg.texts(ALLOWED_USER)).toEqual(['worth the wait']);
+    expect((await logged(run, 'shutdown_signal_ignored')).signal).toBe('SIGINT');
+    expect(run.stdout()).toContain('"event":"satchel_stopped"');
+    expect(run.stdout()).not.toContain('"event":"shutdown_forced"');
+  });
+
+  it('exits at once, non-zero, on a third signal while shutdown waits for a turn', async () => {
     const { tg, model } = await fakes();
     const home = tempHome();
     model.enqueue({ text: 'never finished', hang: true });
@@ -282,6 +302,8 @@ describe('the real entry point', () => {
 
     run.child.kill('SIGTERM');
     await logged(run, 'satchel_stopping');
+    run.child.kill('SIGINT');
+    await logged(run, 'shutdown_signal_ignored');
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(130);
     expect(run.stdout()).toContain('"event":"shutdown_forced"');

@@ -23,6 +23,8 @@ let ingress: WebhookIngress;
 let events: InboundEvent[];
 let lines: Record<string, unknown>[];
 let url: string;
+/** How often the ingress said Telegram is heard from (the app then flushes the outbox). */
+let reachable: number;
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -39,6 +41,7 @@ beforeEach(async () => {
   inbox = createInboxRepo(store.db);
   events = [];
   lines = [];
+  reachable = 0;
   const port = await freePort();
   url = `http://127.0.0.1:${port}/tg/updates`;
   ingress = createWebhookIngress({
@@ -58,6 +61,7 @@ beforeEach(async () => {
         Date.now(),
       );
     },
+    onReachable: () => reachable++,
   });
 });
 
@@ -126,6 +130,16 @@ describe('webhook mode', () => {
     expect(stored()).toEqual([]);
     expect(events).toEqual([]);
     expect(JSON.stringify(lines)).not.toContain(SECRET);
+    // A forged request says nothing about Telegram: the outbox is not sent on by it.
+    expect(reachable).toBe(0);
+  });
+
+  it('takes an update from Telegram as word that it is reachable: held-back replies go now', async () => {
+    await started();
+    expect(reachable).toBe(0);
+    tg.text({ userId: ALLOWED_USER, text: 'hello again' });
+    await vi.waitFor(() => expect(events).toHaveLength(1));
+    expect(reachable).toBe(1);
   });
 
   it('answers only POSTs at the URL’s path', async () => {

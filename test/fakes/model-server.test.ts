@@ -332,6 +332,27 @@ describe('FakeModel faults', () => {
     expect(fake.chatRequests()[0]?.aborted).toBe(false);
   });
 
+  it('resets the connection mid-stream after N content chunks, not as a client abort', async () => {
+    fake.enqueue({ text: 'a b c d', chunks: 4, resetAfter: 1 }, { text: 'x', resetAfter: 0 });
+    const reader = (await openAiStream()).body!.getReader();
+    let raw = '';
+    const cut = await (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return undefined;
+        raw += new TextDecoder().decode(value);
+      }
+    })().catch((error: unknown) => error);
+    expect(cut).toBeInstanceOf(Error);
+    const chunks = dataLines(raw).map((l) => JSON.parse(l));
+    expect(chunks.map((c) => c.choices[0].delta.content)).toEqual(['', 'a ']);
+    // Before any content, a Gemini stream has sent its status and headers, then breaks.
+    const gemini = await geminiStream();
+    expect(gemini.status).toBe(200);
+    await expect(gemini.text()).rejects.toThrow(TypeError);
+    expect(fake.chatRequests().map((r) => r.aborted)).toEqual([false, false]);
+  });
+
   it('trickles a word at a time until the client goes away', async () => {
     fake.enqueue({ trickle: true, chunkDelayMs: 5, text: 'start ' });
     const ac = new AbortController();

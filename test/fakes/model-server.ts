@@ -12,9 +12,9 @@
  *
  * Usage numbers follow the providers: `input` is the whole prompt count, `cached` a subset of it.
  *
- * Faults: a scripted reply can cut its stream short (`truncateAfter`), break its JSON
- * (`malformed`), drop the connection (`drop`), trickle forever (`trickle`) or fail with a
- * status and a Retry-After (`status`, `retryAfter`). `injectFaults` / `failNext` put faults in
+ * Faults: a scripted reply can cut its stream short (`truncateAfter`), reset its connection
+ * mid-stream (`resetAfter`), break its JSON (`malformed`), drop the connection (`drop`),
+ * trickle forever (`trickle`) or fail with a status and a Retry-After (`status`, `retryAfter`). `injectFaults` / `failNext` put faults in
  * front of the queued replies ("the next 3 chat requests get 503").
  *
  * Keys: `requireKey(provider, key)` makes every request to that provider with another key fail
@@ -69,6 +69,11 @@ export interface ScriptedReply {
    * reason and no [DONE]. Not streamed: half the JSON body.
    */
   truncateAfter?: number;
+  /**
+   * Streamed replies only: this many content chunks are sent (0: none, only the headers and
+   * OpenAI's role chunk), then the connection is reset mid-response.
+   */
+  resetAfter?: number;
   /**
    * A 200 whose content is broken: `sse` puts a data line that is not JSON after the first
    * event (a whole reply: the body is garbage either way); `body` sends garbage in place of

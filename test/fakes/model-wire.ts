@@ -35,6 +35,7 @@ export interface StreamFaults {
   chunkDelayMs?: number | undefined;
   hang?: boolean | undefined;
   truncateAfter?: number | undefined;
+  resetAfter?: number | undefined;
   malformed?: 'sse' | 'body' | undefined;
   trickle?: boolean | undefined;
 }
@@ -78,8 +79,9 @@ function* dataLines(events: StreamEvents, faults: StreamFaults): Generator<strin
     yield* content.map((e) => JSON.stringify(e));
     for (let i = 1; ; i++) yield JSON.stringify(events.extra(`w${i} `));
   }
-  if (faults.truncateAfter !== undefined) {
-    const kept = [...events.head, ...events.body.slice(0, faults.truncateAfter)];
+  const cutAfter = faults.resetAfter ?? faults.truncateAfter;
+  if (cutAfter !== undefined) {
+    const kept = [...events.head, ...events.body.slice(0, cutAfter)];
     yield* kept.map((e) => JSON.stringify(e));
     return;
   }
@@ -90,7 +92,8 @@ function* dataLines(events: StreamEvents, faults: StreamFaults): Generator<strin
 
 /**
  * Writes a reply as server-sent events. `done` ends an OpenAI-style stream with [DONE]; a
- * truncated, broken-off or trickling stream never gets it.
+ * truncated, broken-off or trickling stream never gets it, and a reset one ends with its
+ * connection destroyed (a TCP reset) once what it sent has been handed to the socket.
  */
 export async function streamSse(
   ctx: Ctx,
@@ -104,19 +107,38 @@ export async function streamSse(
     connection: 'keep-alive',
   });
   if (faults.malformed === 'body') return void ctx.res.end(GARBAGE_BODY);
+  // The head goes out even when no line follows it: the reset comes mid-response.
+  if (faults.resetAfter !== undefined) await write(ctx, '');
   const delay = faults.chunkDelayMs ?? (faults.trickle ? TRICKLE_DELAY_MS : 0);
   let index = 0;
   for (const line of dataLines(events, faults)) {
     if (ctx.closed) return;
     if (index > 0) await pause(ctx, delay);
     if (ctx.closed) return;
-    ctx.res.write(`data: ${line}\n\n`);
+    const written = write(ctx, `data: ${line}\n\n`);
+    // A stream about to be reset waits for each line to leave, so what it sent arrives.
+    if (faults.resetAfter !== undefined) await written;
     if (index++ === events.head.length) ctx.firstContentAt ??= preciseNow();
     if (faults.hang) return pause(ctx, Number.POSITIVE_INFINITY);
   }
   if (ctx.closed) return;
+  if (faults.resetAfter !== undefined) return reset(ctx);
   const finished = done && faults.truncateAfter === undefined;
   ctx.res.end(finished ? 'data: [DONE]\n\n' : undefined);
+}
+
+/** Writes `text`; resolves once it is handed to the socket (or failed to be). */
+function write(ctx: Ctx, text: string): Promise<void> {
+  return new Promise((resolve) => ctx.res.write(text, () => resolve()));
+}
+
+/**
+ * Cuts the connection mid-response as a proxy or a crashed upstream does: a TCP reset, so
+ * the client sees ECONNRESET, "aborted" or "terminated", never a clean end.
+ */
+function reset(ctx: Ctx): void {
+  ctx.dropped = true;
+  ctx.res.socket?.resetAndDestroy();
 }
 
 /** A whole (non-streamed) JSON reply; `truncate` cuts it in half, `malformed` sends garbage. */

@@ -1,10 +1,10 @@
 /**
  * The fault-injection run: three chats send twenty messages each while the fake Telegram and
  * model servers fail on a schedule — 5xx and 429 storms, dropped connections, lost
- * responses, cut-off and malformed streams, a model that hangs, a failing long poll. Without
- * a restart, every message must be answered, in order per chat; only a lost response (the
- * call was carried out, its answer never arrived) may cause a duplicate, and those are
- * counted. The figures are printed for the record.
+ * responses, cut-off, reset and malformed streams, a model that hangs, a failing long
+ * poll. Without a restart, every message must be answered, in order per chat; only a lost
+ * response (the call was carried out, its answer never arrived) may cause a duplicate, and
+ * those are counted. The figures are printed for the record.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RetryPolicy } from '../../src/agent/retry.ts';
@@ -41,6 +41,9 @@ const SCHEDULE: Fault[] = [
   modelFault(22, 'malformed JSON in the stream', 1, (m) => m.injectFaults(1, { malformed: 'sse' })),
   tgFault(26, 'sendMessage response lost', 'sendMessage', { status: 'lost' }, 1),
   modelFault(30, 'model connection dropped', 2, (m) => m.injectFaults(2, { drop: true })),
+  modelFault(32, 'model stream reset before its first word', 2, (m) =>
+    m.injectFaults(2, { resetAfter: 0 }),
+  ),
   tgFault(34, 'getUpdates 502 storm', 'getUpdates', { status: 502 }, 3),
   modelFault(38, 'model 429 storm with Retry-After', 2, (m) =>
     m.failNext(2, 429, { retryAfter: 1 }),

@@ -7,7 +7,11 @@ import type { ChatMessage } from '../../src/core/types.ts';
 import { createGeminiChatModel, toGeminiContents } from '../../src/providers/gemini.ts';
 import { createGroqChatModel } from '../../src/providers/groq.ts';
 import { createOpenAiChatModel } from '../../src/providers/openai.ts';
-import { retryAfterFromHeaders } from '../../src/providers/response-errors.ts';
+import {
+  isCutConnection,
+  mapBrokenResponse,
+  retryAfterFromHeaders,
+} from '../../src/providers/response-errors.ts';
 import {
   FakeModel,
   lastUserText,
@@ -249,6 +253,21 @@ describe.each(adapters)('$provider adapter', (adapter) => {
     expect(error).toMatchObject({ provider: adapter.provider, transient: true });
   });
 
+  it.each([0, 2])(
+    'maps a connection reset after %i content chunks to a transient ProviderError',
+    async (chunks) => {
+      fake.enqueue({ text: 'one two three four five six', chunks: 6, resetAfter: chunks });
+      const deltas: string[] = [];
+      const error = await failure(
+        adapter.make().complete(ask('x'), { signal: signal(), onText: (d) => deltas.push(d) }),
+      );
+      expect(deltas.join('')).toBe(['', 'one ', 'one two '][chunks]);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error).toMatchObject({ provider: adapter.provider, transient: true });
+      expect((error as Error).message).toMatch(/connection broke mid-answer/);
+    },
+  );
+
   it('maps a dropped connection to a transient ProviderError', async () => {
     fake.enqueue({ drop: true });
     const error = await failure(adapter.make().complete(ask('x'), { signal: signal() }));
@@ -419,6 +438,33 @@ describe('gemini specifics', () => {
     });
     const response = await model.complete(ask('x'), { signal: signal() });
     expect(response.usage).toEqual({ inputTokens: 3, cachedInputTokens: 1, outputTokens: 42 });
+  });
+});
+
+describe('a connection cut mid-answer', () => {
+  const premature = Object.assign(new Error('Premature close'), {
+    code: 'ERR_STREAM_PREMATURE_CLOSE',
+  });
+  const undiciCut = new TypeError('terminated', {
+    cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+  });
+  const reset = Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+
+  it('is recognized however the stack reports it', () => {
+    for (const error of [premature, undiciCut, reset]) expect(isCutConnection(error)).toBe(true);
+    const ours = Object.assign(new Error('This operation was aborted'), { name: 'AbortError' });
+    for (const error of [ours, new SyntaxError('Unexpected token'), new Error('boom')])
+      expect(isCutConnection(error)).toBe(false);
+  });
+
+  it('becomes a transient ProviderError naming the code', () => {
+    expect(mapBrokenResponse('openai', undiciCut)).toMatchObject({
+      transient: true,
+      message: 'openai connection broke mid-answer: terminated (UND_ERR_SOCKET)',
+    });
+    expect(mapBrokenResponse('groq', reset)?.message).toBe(
+      'groq connection broke mid-answer: aborted (ECONNRESET)',
+    );
   });
 });
 
