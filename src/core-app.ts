@@ -6,7 +6,7 @@ import type { CoreConfig } from './config/config.ts';
 import { type Clock, sleep, systemClock } from './core/clock.ts';
 import type { Edge } from './core/edge.ts';
 import { createEventBus } from './core/events.ts';
-import type { Logger } from './core/ports.ts';
+import type { ChatModel, Logger } from './core/ports.ts';
 import { createRedactor } from './core/redact.ts';
 import { addressKey } from './core/types.ts';
 import { createMediaInputs } from './inbound/media.ts';
@@ -49,6 +49,11 @@ export interface CoreOptions {
   modelRetry?: RetryPolicy;
   /** How long shutdown waits for running turns and outboxes (default 10 s). */
   shutdownGraceMs?: number;
+  /**
+   * The chat model instead of the configured one: the turn stages' tests script it in
+   * process, with no HTTP.
+   */
+  chatModel?: ChatModel;
   /** Outbox timings (tests shorten the retry waits). */
   outbox?: Pick<OutboxDeps, 'retryDelaysMs' | 'stallDelaysMs'>;
 }
@@ -106,7 +111,8 @@ export function createCore(
   });
   const channelOf = (platform: string) => edges.get(platform)?.channel;
   const sessions = createSessionRepo(store.db, redact);
-  const model = createChatModel(config, config.llm.provider, config.llm.model);
+  const model =
+    options.chatModel ?? createChatModel(config, config.llm.provider, config.llm.model);
   const fallback = config.llm.fallback
     ? createChatModel(config, config.llm.fallback.provider, config.llm.fallback.model)
     : undefined;
