@@ -113,14 +113,11 @@ export async function readFirstEntry(
 export function createHeaderCheck(limits: ArchiveLimits): (entry: ReadEntry) => ArchiveHeader {
   let index = 0;
   let total = 0;
-  const files = new Set<string>();
-  const dirs = new Set<string>();
+  const layout = createLayout();
   return (entry) => {
     const name = entry.path.replace(/\/+$/, '');
     const refuse = (why: string) => new ArchiveError(`"${printable(name)}": ${why}`);
-    if (index >= limits.maxEntries)
-      throw new ArchiveError(`more than ${limits.maxEntries} entries`);
-    const type = FILE_TYPES.has(entry.type)
+    const type: ArchiveHeader['type'] | undefined = FILE_TYPES.has(entry.type)
       ? 'file'
       : entry.type === 'Directory'
         ? 'directory'
@@ -129,27 +126,43 @@ export function createHeaderCheck(limits: ArchiveLimits): (entry: ReadEntry) => 
       throw refuse(`a ${entry.type} entry; only regular files and directories are accepted`);
     const unsafe = unsafeArchivePath(name);
     if (unsafe) throw refuse(`${unsafe}; every entry must stay inside the archive's directory`);
-    const size = type === 'file' ? entry.size : 0;
-    if (size > limits.maxEntryBytes)
-      throw refuse(`${size} bytes, over the limit of ${limits.maxEntryBytes} for one file`);
-    total += size;
-    if (total > limits.maxTotalBytes)
-      throw refuse(`the files reach ${total} bytes, over the limit of ${limits.maxTotalBytes}`);
-    if (files.has(name) || (type === 'file' && dirs.has(name)))
-      throw refuse('it appears twice (or as both a file and a directory)');
-    const parents = name
-      .split('/')
-      .slice(0, -1)
-      .map((_, i, all) => all.slice(0, i + 1).join('/'));
-    if (parents.some((p) => files.has(p)))
-      throw refuse('a file stands where its directory should be');
-    for (const parent of parents) dirs.add(parent);
-    if (type === 'file') files.add(name);
-    else dirs.add(name);
-    const header = { path: name, type, size, index: index++ } satisfies ArchiveHeader;
+    const header: ArchiveHeader = {
+      path: name,
+      type,
+      size: type === 'file' ? entry.size : 0,
+      index,
+    };
     const rule = limits.accept?.(header);
     if (rule) throw refuse(rule);
+    if (++index > limits.maxEntries)
+      throw new ArchiveError(`more than ${limits.maxEntries} entries`);
+    if (header.size > limits.maxEntryBytes)
+      throw refuse(`${header.size} bytes, over the limit of ${limits.maxEntryBytes} for one file`);
+    total += header.size;
+    if (total > limits.maxTotalBytes)
+      throw refuse(`the files reach ${total} bytes, over the limit of ${limits.maxTotalBytes}`);
+    const clash = layout.add(name, type);
+    if (clash) throw refuse(clash);
     return header;
+  };
+}
+
+/** The names seen so far: each once, and never both a file and a directory. */
+function createLayout() {
+  const files = new Set<string>();
+  const dirs = new Set<string>();
+  return {
+    /** Why `name` cannot be added, or undefined once it is. */
+    add(name: string, type: 'file' | 'directory'): string | undefined {
+      if (files.has(name) || (type === 'file' && dirs.has(name)))
+        return 'it appears twice (or as both a file and a directory)';
+      const segments = name.split('/');
+      const parents = segments.slice(0, -1).map((_, i) => segments.slice(0, i + 1).join('/'));
+      if (parents.some((p) => files.has(p))) return 'a file stands where its directory should be';
+      for (const parent of parents) dirs.add(parent);
+      (type === 'file' ? files : dirs).add(name);
+      return undefined;
+    },
   };
 }
 

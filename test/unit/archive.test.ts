@@ -19,6 +19,7 @@ import {
   readFirstEntry,
   writeArchive,
 } from '../../src/backup/archive.ts';
+import { paxEntry, tarEntry, tarGz } from '../support/tar-entries.ts';
 
 const temps: string[] = [];
 afterEach(() => {
@@ -36,48 +37,10 @@ const LIMITS: ExtractOptions = {
   maxTotalBytes: 4 * 1024 * 1024,
 };
 
-/**
- * One tar entry made by hand, so hostile archives do not depend on the code under test:
- * a ustar header (type, name, link, size as given) and `data`, padded to 512 bytes.
- * `size` may claim more than `data` holds.
- */
-function entry(
-  name: string,
-  o: { type?: string; data?: Buffer | string; size?: number; link?: string } = {},
-): Buffer {
-  const data = Buffer.from(o.data ?? '');
-  const header = Buffer.alloc(512);
-  header.write(name, 0, 100, 'utf8');
-  header.write('0000644\0', 100);
-  header.write('0000000\0', 108);
-  header.write('0000000\0', 116);
-  header.write(`${(o.size ?? data.length).toString(8).padStart(11, '0')}\0`, 124);
-  header.write('00000000000\0', 136);
-  header.fill(' ', 148, 156);
-  header.write(o.type ?? '0', 156);
-  header.write(o.link ?? '', 157, 100, 'utf8');
-  header.write('ustar\u000000', 257);
-  let sum = 0;
-  for (const byte of header) sum += byte;
-  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-  return Buffer.concat([header, data, Buffer.alloc((512 - (data.length % 512)) % 512)]);
-}
-
-/** A pax `path` record followed by the entry it names (for names ustar cannot hold). */
-function paxEntry(name: string, data: string): Buffer {
-  const body = ` path=${name}\n`;
-  let length = Buffer.byteLength(body) + 2;
-  length = Buffer.byteLength(body) + String(length).length;
-  return Buffer.concat([
-    entry('PaxHeader', { type: 'x', data: `${length}${body}` }),
-    entry('x', { data }),
-  ]);
-}
-
 /** The entries as a .tar.gz in a fresh directory; its path. */
 function archiveOf(...entries: Buffer[]): string {
   const file = path.join(tempDir(), 'a.tar.gz');
-  writeFileSync(file, gzipSync(Buffer.concat([...entries, Buffer.alloc(1024)])));
+  writeFileSync(file, tarGz(...entries));
   return file;
 }
 
@@ -138,8 +101,8 @@ describe('writeArchive and extractSafely', () => {
 
   it('reads what GNU tar writes, pax names included', async () => {
     const archive = archiveOf(
-      entry('dir/', { type: '5' }),
-      entry('dir/a', { data: 'A' }),
+      tarEntry('dir/', { type: '5' }),
+      tarEntry('dir/a', { data: 'A' }),
       paxEntry('ü/b\u2028c', 'B'),
     );
     const into = path.join(tempDir(), 'out');
@@ -163,16 +126,16 @@ describe('writeArchive and extractSafely', () => {
 
 describe('extractSafely refuses hostile archives and writes nothing', () => {
   it('an absolute path', async () => {
-    await refused(archiveOf(entry('/tmp/satchel-escaped', { data: 'x' })), /an absolute path/);
+    await refused(archiveOf(tarEntry('/tmp/satchel-escaped', { data: 'x' })), /an absolute path/);
   });
 
   it('a path with ".." anywhere', async () => {
-    await refused(archiveOf(entry('files/../../escaped', { data: 'x' })), /"\.\." segment/);
-    await refused(archiveOf(entry('..\\escaped', { data: 'x' })), /"\.\." segment/);
+    await refused(archiveOf(tarEntry('files/../../escaped', { data: 'x' })), /"\.\." segment/);
+    await refused(archiveOf(tarEntry('..\\escaped', { data: 'x' })), /"\.\." segment/);
   });
 
   it('links, devices and FIFOs, even after good files', async () => {
-    const good = entry('good.txt', { data: 'fine' });
+    const good = tarEntry('good.txt', { data: 'fine' });
     const cases: [string, string][] = [
       ['2', 'SymbolicLink'],
       ['1', 'Link'],
@@ -182,22 +145,22 @@ describe('extractSafely refuses hostile archives and writes nothing', () => {
     ];
     for (const [type, name] of cases)
       await refused(
-        archiveOf(good, entry('evil', { type, link: type < '3' ? '/etc/passwd' : '' })),
+        archiveOf(good, tarEntry('evil', { type, link: type < '3' ? '/etc/passwd' : '' })),
         new RegExp(`"evil": a ${name} entry; only regular files and directories`),
       );
   });
 
   it('a file over the size limit, on its header: a claimed 3 GiB is never read', async () => {
     // 1 KiB of data behind a header that claims 3 GiB: refused for its size, not its end.
-    const bomb = entry('big.db', { data: Buffer.alloc(1024), size: 3 * 1024 ** 3 });
+    const bomb = tarEntry('big.db', { data: Buffer.alloc(1024), size: 3 * 1024 ** 3 });
     await refused(
-      archiveOf(entry('a', { data: 'a' }), bomb),
+      archiveOf(tarEntry('a', { data: 'a' }), bomb),
       /"big\.db": 3221225472 bytes, over the limit of 1048576/,
     );
   });
 
   it('files that together pass the total, or too many entries', async () => {
-    const three = ['a', 'b', 'c'].map((n) => entry(n, { data: Buffer.alloc(400) }));
+    const three = ['a', 'b', 'c'].map((n) => tarEntry(n, { data: Buffer.alloc(400) }));
     await refused(archiveOf(...three), /"c": the files reach 1200 bytes, over the limit of 1000/, {
       ...LIMITS,
       maxTotalBytes: 1000,
@@ -207,11 +170,11 @@ describe('extractSafely refuses hostile archives and writes nothing', () => {
 
   it('a name given twice, or a file where a directory should be', async () => {
     await refused(
-      archiveOf(entry('a', { data: '1' }), entry('a', { data: '2' })),
+      archiveOf(tarEntry('a', { data: '1' }), tarEntry('a', { data: '2' })),
       /"a": it appears twice/,
     );
     await refused(
-      archiveOf(entry('a', { data: '1' }), entry('a/b', { data: '2' })),
+      archiveOf(tarEntry('a', { data: '1' }), tarEntry('a/b', { data: '2' })),
       /a file stands where/,
     );
   });
@@ -222,7 +185,7 @@ describe('extractSafely refuses hostile archives and writes nothing', () => {
     writeFileSync(junk, Buffer.from('not an archive at all, '.repeat(40)));
     await refused(junk, /checksum|invalid|bad|unrecognized/i);
     const whole = gzipSync(
-      Buffer.concat([entry('a', { data: Buffer.alloc(100_000, 7) }), Buffer.alloc(1024)]),
+      Buffer.concat([tarEntry('a', { data: Buffer.alloc(100_000, 7) }), Buffer.alloc(1024)]),
     );
     const cut = path.join(dir, 'cut.tar.gz');
     writeFileSync(cut, whole.subarray(0, whole.length - 40));
@@ -230,7 +193,7 @@ describe('extractSafely refuses hostile archives and writes nothing', () => {
   });
 
   it('what the caller’s rule or check refuses', async () => {
-    const archive = archiveOf(entry('a', { data: 'a' }), entry('b', { data: 'b' }));
+    const archive = archiveOf(tarEntry('a', { data: 'a' }), tarEntry('b', { data: 'b' }));
     await refused(archive, /"b": not wanted/, {
       ...LIMITS,
       accept: (e) => (e.path === 'b' ? 'not wanted' : undefined),
@@ -248,9 +211,9 @@ describe('extractSafely refuses hostile archives and writes nothing', () => {
   it('a target that is not empty', async () => {
     const into = tempDir();
     writeFileSync(path.join(into, 'kept'), 'mine');
-    await expect(extractSafely(archiveOf(entry('a', { data: 'a' })), into, LIMITS)).rejects.toThrow(
-      /must be a new or empty directory/,
-    );
+    await expect(
+      extractSafely(archiveOf(tarEntry('a', { data: 'a' })), into, LIMITS),
+    ).rejects.toThrow(/must be a new or empty directory/);
     expect(readdirSync(into)).toEqual(['kept']);
     expect(existsSync(path.join(into, 'a'))).toBe(false);
   });
