@@ -55,7 +55,7 @@ export function unsafeArchivePath(name: string): string | undefined {
   const segments = name.split('/');
   if (segments.some((s) => s === '' || s === '.' || s === '..'))
     return 'an empty, "." or ".." segment';
-  if (name.split('\\').some((s) => s === '..')) return 'a ".." segment';
+  if (name.split(/[\\/]/).some((s) => s === '..')) return 'a ".." segment';
   return undefined;
 }
 

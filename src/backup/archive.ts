@@ -54,6 +54,8 @@ export async function writeArchive(
 export interface ExtractOptions extends ArchiveLimits {
   /** The files the archive holds, checked by the caller before anything is written: throw to refuse. */
   verify?(files: readonly ArchiveFile[]): void;
+  /** Bytes free on the file system holding `dir` (default: statfs); for tests. */
+  freeSpace?(dir: string): Promise<number>;
 }
 
 /**
@@ -75,7 +77,7 @@ export async function extractSafely(
   const files = await inspectArchive(file, options);
   options.verify?.(files);
   const total = files.reduce((n, f) => n + f.size, 0);
-  await requireSpace(path.dirname(path.resolve(dir)), total);
+  await requireSpace(path.dirname(path.resolve(dir)), total, options.freeSpace ?? statfsFree);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   try {
     await unpack(file, dir, options);
@@ -149,15 +151,26 @@ async function requireEmpty(dir: string): Promise<void> {
     throw new ArchiveError(`${dir} must be a new or empty directory to extract into`);
 }
 
-/** Refuses when the file system holding `dir` has less than `bytes` free (and a margin). */
-async function requireSpace(dir: string, bytes: number): Promise<void> {
+/**
+ * Refuses when the file system holding `dir` has less than `bytes` free, and a margin: an
+ * extraction must not fill the disk a running satchel writes to.
+ */
+async function requireSpace(
+  dir: string,
+  bytes: number,
+  freeSpace: (dir: string) => Promise<number>,
+): Promise<void> {
   const existing = await nearestExisting(dir);
-  const fs = await statfs(existing);
-  const free = fs.bavail * fs.bsize;
+  const free = await freeSpace(existing);
   if (bytes + 16 * 1024 * 1024 > free)
     throw new ArchiveError(
       `extracting needs ${bytes} bytes, but only ${free} are free in ${existing}`,
     );
+}
+
+async function statfsFree(dir: string): Promise<number> {
+  const fs = await statfs(dir);
+  return fs.bavail * fs.bsize;
 }
 
 async function nearestExisting(dir: string): Promise<string> {

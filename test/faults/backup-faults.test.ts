@@ -138,6 +138,19 @@ describe('backups of hostile names', () => {
     expect(Object.keys(kept(after)).length).toBe(HOSTILE_NAMES.length + 2);
     expect(kept(after)).toEqual(kept(before));
   });
+
+  it('a name a restore would refuse is refused by the backup, which says which file to rename', async () => {
+    const h = await startHarness({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    harnesses.push(h);
+    writeFileSync(path.join(h.home, 'packs', 'alpha', 'files', '..\\up.txt'), 'x');
+    const dir = tempDir();
+    const io = recordingIo({ SATCHEL_HOME: h.home }, dir);
+    expect(await backupCommand.run([path.join(dir, 'b.tar.gz')], io)).toBe(1);
+    expect(io.err()).toBe(
+      'satchel backup: "packs/alpha/files/..\\\\up.txt" cannot be backed up: rename it, then retry\n',
+    );
+    expect(readdirSync(dir)).toEqual([]);
+  });
 });
 
 describe('restore refuses a bad archive in one sentence and writes nothing', () => {

@@ -208,6 +208,14 @@ describe('extractSafely refuses hostile archives and writes nothing', () => {
     expect(readdirSync(parent)).toEqual([]);
   });
 
+  it('an archive that would not fit the free space', async () => {
+    const archive = archiveOf(tarEntry('a', { data: Buffer.alloc(1000) }));
+    await refused(archive, /extracting needs 1000 bytes, but only 16778215 are free/, {
+      ...LIMITS,
+      freeSpace: async () => 16 * 1024 * 1024 + 999, // one byte short, with the margin
+    });
+  });
+
   it('a target that is not empty', async () => {
     const into = tempDir();
     writeFileSync(path.join(into, 'kept'), 'mine');
