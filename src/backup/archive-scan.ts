@@ -96,7 +96,8 @@ export async function readFirstEntry(
     maxEntryBytes: maxBytes,
     maxTotalBytes: maxBytes,
   });
-  await parseArchive(file, undefined, (entry, stop) => {
+  // No ratio limit: the entry is bounded by maxBytes, and reading stops after it.
+  await parseArchive(file, Number.POSITIVE_INFINITY, (entry, stop) => {
     const { path, type } = check(entry);
     if (type !== 'file') throw new ArchiveError(`"${path}" comes first, and it is not a file`);
     const chunks: Buffer[] = [];
@@ -208,7 +209,8 @@ function parseArchive(
   });
 }
 
-function describe(error: unknown): string {
+/** An error's message without tar's code prefix. */
+export function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.replace(/^TAR_[A-Z_]+: /, '');
 }

@@ -8,6 +8,7 @@ import {
   type ArchiveFile,
   type ArchiveLimits,
   createHeaderCheck,
+  describe,
   inspectArchive,
   printable,
   sha256Of,
@@ -184,9 +185,4 @@ async function nearestExisting(dir: string): Promise<string> {
       return at;
     if (path.dirname(at) === at) return at;
   }
-}
-
-function describe(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/^TAR_[A-Z_]+: /, '');
 }
