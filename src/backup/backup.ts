@@ -1,18 +1,14 @@
-import { createWriteStream } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
 import { Database } from '../store/sqlite.ts';
+import { ArchiveError, sha256Of, writeArchive } from './archive.ts';
 import {
   type BackupManifest,
+  isBackupPath,
   MANIFEST_FORMAT,
   MANIFEST_NAME,
   MANIFEST_VERSION,
-  sha256Of,
 } from './manifest.ts';
-import { type TarEntry, tarChunks } from './tar-write.ts';
 
 /** A pack's notes, beside its database and files/. */
 const PACK_NOTES = ['USER.md', 'MEMORY.md'];
@@ -42,9 +38,12 @@ export async function createBackup(options: { home: string; archive: string; now
     throw new BackupError(`${home} holds no satchel data (no satchel.db): check SATCHEL_HOME`);
   await mkdir(path.dirname(archive), { recursive: true });
   const staging = await mkdtemp(path.join(path.dirname(archive), '.satchel-backup-'));
-  const partial = `${archive}.partial`;
   try {
     const { files, packs } = await stage(home, staging);
+    const odd = files.find((file) => !isBackupPath(file));
+    // Refused here rather than written into an archive that a restore would refuse.
+    if (odd !== undefined)
+      throw new BackupError(`${JSON.stringify(odd)} cannot be backed up: rename it, then retry`);
     const manifest: BackupManifest = {
       format: MANIFEST_FORMAT,
       version: MANIFEST_VERSION,
@@ -57,15 +56,13 @@ export async function createBackup(options: { home: string; archive: string; now
       ),
     };
     await writeFile(path.join(staging, MANIFEST_NAME), `${JSON.stringify(manifest, null, 2)}\n`);
-    const entries = await tarEntries(staging, [MANIFEST_NAME, ...files]);
-    // 0600: a backup holds every conversation.
-    const out = createWriteStream(partial, { mode: 0o600 });
-    await pipeline(Readable.from(tarChunks(entries)), createGzip(), out);
-    await rename(partial, archive);
+    // Readable by its owner only: a backup holds every conversation.
+    await writeArchive(archive, staging, [MANIFEST_NAME, ...files]).catch((error: unknown) => {
+      throw error instanceof ArchiveError ? new BackupError(error.message) : error;
+    });
     return { archive, files, bytes: (await stat(archive)).size, packs } satisfies BackupResult;
   } finally {
     await rm(staging, { recursive: true, force: true });
-    await rm(partial, { force: true });
   }
 }
 
@@ -131,21 +128,6 @@ async function copyTree(home: string, staging: string, relative: string): Promis
     }
   }
   return copied.sort();
-}
-
-async function tarEntries(root: string, files: readonly string[]): Promise<TarEntry[]> {
-  return Promise.all(
-    files.map(async (name) => {
-      const info = await stat(path.join(root, name));
-      return {
-        name,
-        type: 'file' as const,
-        source: path.join(root, name),
-        size: info.size,
-        mtimeMs: info.mtimeMs,
-      };
-    }),
-  );
 }
 
 async function subdirectories(dir: string): Promise<string[]> {

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { unsafeArchivePath } from './archive-scan.ts';
 
 /** The archive's first entry: what it holds, so a restore can prove it got all of it. */
 export const MANIFEST_NAME = 'satchel-backup.json';
@@ -15,20 +14,43 @@ export interface BackupManifest {
   files: { path: string; size: number; sha256: string }[];
 }
 
-export async function sha256Of(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+/**
+ * Where a backup's files may go inside SATCHEL_HOME. Any name below `files/` is accepted
+ * (with `s`, `.` matches line separators too): whatever a backup holds must restore.
+ */
+const BACKUP_PATH =
+  /^(satchel\.db|packs\/[^/]+\/(pack\.db|USER\.md|MEMORY\.md|files\/.+)|media\/files\/.+)$/su;
+
+/** Whether `name` is a path a satchel backup may hold. */
+export function isBackupPath(name: string): boolean {
+  return BACKUP_PATH.test(name) && unsafeArchivePath(name) === undefined;
 }
 
 /** Reads a manifest; throws when it is not one satchel wrote (or a newer one). */
 export function parseManifest(text: string): BackupManifest {
-  const value = JSON.parse(text) as Partial<BackupManifest>;
-  if (value.format !== MANIFEST_FORMAT || !Array.isArray(value.files))
+  let value: Partial<BackupManifest>;
+  try {
+    value = JSON.parse(text) as Partial<BackupManifest>;
+  } catch {
+    throw new Error(`${MANIFEST_NAME} is not JSON`);
+  }
+  if (value?.format !== MANIFEST_FORMAT || !Array.isArray(value.files))
     throw new Error(`${MANIFEST_NAME} is not a satchel backup manifest`);
   if (typeof value.version !== 'number' || value.version > MANIFEST_VERSION)
     throw new Error(
       `this backup was written by a newer satchel (format ${value.version}); update satchel first`,
     );
+  const seen = new Set<string>();
+  for (const file of value.files) {
+    const ok =
+      typeof file?.path === 'string' &&
+      isBackupPath(file.path) &&
+      !seen.has(file.path) &&
+      Number.isSafeInteger(file.size) &&
+      file.size >= 0 &&
+      /^[0-9a-f]{64}$/.test(String(file.sha256));
+    if (!ok) throw new Error(`${MANIFEST_NAME} lists a file satchel would not write`);
+    seen.add(file.path);
+  }
   return value as BackupManifest;
 }

@@ -1,14 +1,18 @@
-import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
 import { Database } from '../store/sqlite.ts';
-import { type BackupManifest, MANIFEST_NAME, parseManifest } from './manifest.ts';
-import { readTar } from './tar-read.ts';
+import {
+  ArchiveError,
+  type ArchiveFile,
+  type ExtractOptions,
+  extractSafely,
+  readFirstEntry,
+} from './archive.ts';
 
+import { type BackupManifest, MANIFEST_NAME, parseManifest } from './manifest.ts';
+
+/** A restore refused or failed; the message says what is wrong in one sentence. */
 export class RestoreError extends Error {}
 
 export interface RestoreResult {
@@ -18,42 +22,46 @@ export interface RestoreResult {
   packs: string[];
 }
 
-/** Where an archive's entries may go inside SATCHEL_HOME. */
-const ALLOWED =
-  /^(satchel\.db|packs\/[^/]+\/(pack\.db|USER\.md|MEMORY\.md|files(\/.+)?)|media\/files(\/.+)?)$/;
+/** A manifest lists each file in ~200 bytes: this is room for a few hundred thousand. */
+const MANIFEST_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * Restores a `satchel backup` archive into `home`, which must not exist or be empty (never
- * over a live SATCHEL_HOME). Extracts into a sibling directory first; checks every file
- * against the manifest (present, size, SHA-256, nothing extra) and each database's
- * integrity; only then moves it into place. A failed restore leaves `home` as it was.
+ * over a live SATCHEL_HOME). Reads the manifest (the archive's first entry), then reads the
+ * whole archive without writing: every entry must be a file the manifest lists, with the
+ * size it lists (checked on its header, before its bytes), and the SHA-256 it lists. Only
+ * then is it extracted, into a sibling directory; each database's integrity is checked;
+ * and it is moved into place. A failed restore leaves `home` as it was.
  */
 export async function restoreBackup(options: { archive: string; home: string }) {
   const home = path.resolve(options.home);
+  const archive = path.resolve(options.archive);
   await requireEmpty(home);
-  await mkdir(path.dirname(home), { recursive: true });
-  const staging = await mkdtemp(path.join(path.dirname(home), `.${path.basename(home)}-restore-`));
+  if (!(await exists(archive))) throw new RestoreError(`${archive} does not exist`);
+  const manifest = await readManifest(archive);
+  const suffix = randomBytes(4).toString('hex');
+  const staging = path.join(path.dirname(home), `.${path.basename(home)}-restore-${suffix}`);
   try {
-    const { manifest, hashes } = await extract(options.archive, staging);
-    verify(manifest, hashes);
+    await mkdir(path.dirname(home), { recursive: true });
+    await extractSafely(archive, staging, limitsOf(manifest));
     for (const file of manifest.files.filter((f) => f.path.endsWith('.db')))
       checkDatabase(path.join(staging, file.path), file.path);
     await rm(path.join(staging, MANIFEST_NAME));
     if (await exists(home)) await rmdir(home);
     await rename(staging, home);
-    const packs = [
-      ...new Set(manifest.files.flatMap((f) => /^packs\/([^/]+)\//.exec(f.path)?.[1] ?? [])),
-    ];
-    return {
-      home,
-      createdAt: manifest.created_at,
-      files: manifest.files.length,
-      packs,
-    } satisfies RestoreResult;
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
-    throw error;
+    throw toRestoreError(error, archive);
   }
+  const packs = [
+    ...new Set(manifest.files.flatMap((f) => /^packs\/([^/]+)\//.exec(f.path)?.[1] ?? [])),
+  ];
+  return {
+    home,
+    createdAt: manifest.created_at,
+    files: manifest.files.length,
+    packs,
+  } satisfies RestoreResult;
 }
 
 async function requireEmpty(home: string): Promise<void> {
@@ -66,65 +74,86 @@ async function requireEmpty(home: string): Promise<void> {
     );
 }
 
-/** Writes each entry under `root` and hashes it; the manifest is read from its own entry. */
-async function extract(archive: string, root: string) {
-  const hashes = new Map<string, { size: number; sha256: string }>();
-  let manifest: BackupManifest | undefined;
-  const source = createReadStream(archive).pipe(createGunzip());
+/** The manifest, which satchel writes as the archive's first entry. */
+async function readManifest(archive: string): Promise<BackupManifest & { bytes: number }> {
+  let first: Awaited<ReturnType<typeof readFirstEntry>>;
   try {
-    for await (const entry of readTar(source)) {
-      if (entry.type === 'directory') continue;
-      const name = entry.name;
-      if (name !== MANIFEST_NAME && (!ALLOWED.test(name) || name.split('/').includes('..')))
-        throw new RestoreError(`${archive}: unexpected entry "${name}": not a satchel backup`);
-      const target = path.join(root, name);
-      await mkdir(path.dirname(target), { recursive: true });
-      const hash = createHash('sha256');
-      let size = 0;
-      const tap = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          hash.update(chunk);
-          size += chunk.length;
-          done(null, chunk);
-        },
-      });
-      await pipeline(entry.content, tap, createWriteStream(target, { mode: 0o600 }));
-      if (name === MANIFEST_NAME) manifest = parseManifest(await readFile(target, 'utf8'));
-      else hashes.set(name, { size, sha256: hash.digest('hex') });
-    }
+    first = await readFirstEntry(archive, MANIFEST_MAX_BYTES);
   } catch (error) {
-    if (error instanceof RestoreError) throw error;
-    throw new RestoreError(
-      `${archive} cannot be read as a satchel backup: ${error instanceof Error ? error.message : error}`,
-    );
-  } finally {
-    source.destroy();
+    throw toRestoreError(error, archive);
   }
-  if (!manifest) throw new RestoreError(`${archive} has no ${MANIFEST_NAME}: not a satchel backup`);
-  return { manifest, hashes };
+  if (first?.path !== MANIFEST_NAME)
+    throw new RestoreError(
+      `${archive} is not a satchel backup: it does not start with ${MANIFEST_NAME}`,
+    );
+  try {
+    return { ...parseManifest(first.content.toString('utf8')), bytes: first.content.length };
+  } catch (error) {
+    throw new RestoreError(`${archive} is not a satchel backup: ${(error as Error).message}`);
+  }
 }
 
-function verify(manifest: BackupManifest, hashes: Map<string, { size: number; sha256: string }>) {
+/** Every entry is the manifest or a file it lists, of the size it lists; nothing else. */
+function limitsOf(manifest: BackupManifest & { bytes: number }): ExtractOptions {
+  const sizes = new Map(manifest.files.map((f) => [f.path, f.size]));
+  const largest = manifest.files.reduce((n, f) => Math.max(n, f.size), manifest.bytes);
+  const total = manifest.files.reduce((n, f) => n + f.size, manifest.bytes);
+  return {
+    maxEntries: manifest.files.length + 1,
+    maxEntryBytes: largest,
+    maxTotalBytes: total,
+    // Each entry is bounded by its manifest size instead: a database of empty pages may
+    // compress better than tar's default ratio allows.
+    maxRatio: Number.POSITIVE_INFINITY,
+    accept({ path: name, type, size, index }) {
+      if (index === 0)
+        return name === MANIFEST_NAME && size === manifest.bytes ? undefined : 'not the manifest';
+      if (type !== 'file') return 'a directory entry, which satchel does not write';
+      const listed = sizes.get(name);
+      if (listed === undefined) return 'its manifest does not list it: not a satchel backup';
+      if (size !== listed) return `${size} bytes, but its manifest says ${listed}: it is damaged`;
+      return undefined;
+    },
+    verify: (files) => verify(manifest, files),
+  };
+}
+
+function verify(manifest: BackupManifest, files: readonly ArchiveFile[]) {
+  const hashes = new Map(files.map((f) => [f.path, f]));
   for (const file of manifest.files) {
     const got = hashes.get(file.path);
     if (!got) throw new RestoreError(`the archive is incomplete: ${file.path} is missing`);
     if (got.size !== file.size || got.sha256 !== file.sha256)
       throw new RestoreError(`the archive is damaged: ${file.path} does not match its checksum`);
   }
-  const listed = new Set(manifest.files.map((f) => f.path));
-  for (const name of hashes.keys())
-    if (!listed.has(name))
-      throw new RestoreError(`the archive holds ${name}, which its manifest does not list`);
 }
 
+/** Opens the database and runs SQLite's integrity check; any failure is one sentence. */
 function checkDatabase(file: string, name: string): void {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+  let result: string;
   try {
-    const result = String(db.pragma('integrity_check', { simple: true }));
-    if (result !== 'ok') throw new RestoreError(`${name} fails its integrity check: ${result}`);
-  } finally {
-    db.close();
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      result = String(db.pragma('integrity_check', { simple: true }));
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    result = (error as Error).message;
   }
+  if (result !== 'ok')
+    throw new RestoreError(
+      `${name} in this backup is not a usable database (${result}); nothing was restored — ` +
+        'use an older backup',
+    );
+}
+
+function toRestoreError(error: unknown, archive: string): RestoreError {
+  if (error instanceof RestoreError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof ArchiveError)
+    return new RestoreError(`${archive} cannot be restored: ${message}`);
+  return new RestoreError(`the restore failed: ${message}`);
 }
 
 async function exists(file: string): Promise<boolean> {

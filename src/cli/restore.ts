@@ -7,8 +7,9 @@ const HELP = `Usage: satchel restore <archive> [--home DIR]
 
 Restores an archive written by \`satchel backup\` into SATCHEL_HOME, or into DIR with
 --home. The target must not exist or be empty: a restore never overwrites data. To replace
-a damaged home, stop satchel, move the directory aside, then restore. Every file is checked
-against the archive's manifest (size and SHA-256) and every database's integrity before
+a damaged home, stop satchel, move the directory aside, then restore. The whole archive is
+checked against its manifest (each file's size and SHA-256; nothing else, no links, no paths
+outside the target) before anything is written, and every database's integrity before
 anything is moved into place; a failed restore leaves the target as it was.
 
 Then start satchel with SATCHEL_HOME pointing at the restored directory: it has the same

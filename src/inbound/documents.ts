@@ -14,15 +14,21 @@ const TEXT_TYPES = new Set([
 ]);
 const TEXT_EXTENSIONS = new Set(['.txt', '.md', '.markdown', '.csv', '.tsv', '.json']);
 
+/** The longest file name most file systems (ext4, APFS, NTFS) and tar readers take. */
+export const MAX_NAME_BYTES = 255;
+/** A longer "extension" is part of the name: it is cut like the rest. */
+const MAX_EXT_BYTES = 16;
+
 /**
- * Saves `data` in `dir` under the user's file name made safe (no directories, no control
- * characters), never overwriting a file: a taken name becomes `name (2).ext`, `name (3).ext`…
- * Returns the name it was saved under.
+ * Saves `data` in `dir` under the user's file name made safe (see `safeName`), never
+ * overwriting a file: a taken name becomes `name (2).ext`, `name (3).ext`… Returns the name
+ * it was saved under.
  */
 export function saveUnique(dir: string, wanted: string, data: Buffer): string {
-  const { name, ext } = path.parse(safeName(wanted));
+  const { name, ext } = splitExtension(safeName(wanted));
   for (let n = 1; ; n++) {
-    const candidate = n === 1 ? `${name}${ext}` : `${name} (${n})${ext}`;
+    const suffix = `${n === 1 ? '' : ` (${n})`}${ext}`;
+    const candidate = `${fitBytes(name, MAX_NAME_BYTES - bytes(suffix))}${suffix}`;
     try {
       // 'wx' fails when the file exists, so two documents of one name never race.
       writeFileSync(path.join(dir, candidate), data, { flag: 'wx' });
@@ -45,12 +51,51 @@ export function inlineText(name: string, mimeType: string, data: Buffer): string
   }
 }
 
-function safeName(wanted: string): string {
+/**
+ * Characters removed from a saved name: controls (C0, DEL, C1), line and paragraph
+ * separators, format characters (bidi overrides and isolates, zero-width ones, BOM), and
+ * lone surrogates (no valid UTF-8). Each breaks some file system, archive, terminal or
+ * listing, or makes a name look like another.
+ */
+const UNSAFE_CHARACTERS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+
+/**
+ * The user's file name made safe on every file system and in every archive: no
+ * directories, none of UNSAFE_CHARACTERS, at most MAX_NAME_BYTES of UTF-8 (cut at a
+ * character boundary, keeping the extension); `file` when nothing is left.
+ */
+export function safeName(wanted: string): string {
   const base = path
     .basename(wanted.replaceAll('\\', '/'))
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
-    .replace(/[\u0000-\u001f\u007f/]/g, '')
+    .replace(UNSAFE_CHARACTERS, '')
+    .replaceAll('/', '')
     .trim();
   const name = base === '' || base === '.' || base === '..' ? 'file' : base;
-  return name.length > 120 ? name.slice(name.length - 120) : name;
+  const { name: stem, ext } = splitExtension(name);
+  return `${fitBytes(stem, MAX_NAME_BYTES - bytes(ext))}${ext}`;
+}
+
+/** `name.ext` as its stem and `.ext`; a long or odd "extension" stays in the stem. */
+function splitExtension(name: string): { name: string; ext: string } {
+  const { name: stem, ext } = path.parse(name);
+  return stem !== '' && ext.length > 1 && bytes(ext) <= MAX_EXT_BYTES && !/\s/.test(ext)
+    ? { name: stem, ext }
+    : { name, ext: '' };
+}
+
+/** The longest start of `text` of at most `max` bytes of UTF-8, cut between graphemes. */
+function fitBytes(text: string, max: number): string {
+  if (bytes(text) <= max) return text;
+  let out = '';
+  let used = 0;
+  for (const { segment } of new Intl.Segmenter('und', { granularity: 'grapheme' }).segment(text)) {
+    used += bytes(segment);
+    if (used > max) break;
+    out += segment;
+  }
+  return out.trimEnd() || 'file';
+}
+
+function bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
 }

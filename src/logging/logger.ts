@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 import type { Logger } from '../core/ports.ts';
+import { redactSecretShapes } from '../core/redact.ts';
 
 /** Keys whose values are secrets wherever they appear in a log object. */
 const REDACT_PATHS = [
@@ -20,8 +21,9 @@ const REDACT_PATHS = [
 
 /**
  * The pino logger. Besides redacting secret keys, every string that contains one of
- * `secrets` (bot token, API keys) has it replaced, so a token inside a URL or an error
- * message never reaches the log. An error, wherever it sits in the log object, is logged
+ * `secrets` (bot token, API keys) or anything shaped like a secret (any bot token, `sk-…`,
+ * `gsk_…`, `AIza…`, a Bearer credential) has it replaced, message included, so a token
+ * inside a URL, an error message or a user's text never reaches the log. An error, wherever it sits in the log object, is logged
  * with its class (`type`), message, stack, own fields and `cause` chain.
  */
 export function createLogger(options: {
@@ -46,6 +48,12 @@ export function createLogger(options: {
       // `scrub` while still Error instances; `err` only passes through what scrub made.
       serializers: { err: serializeError },
       formatters: { log: (object) => scrub(object, secrets) as Record<string, unknown> },
+      hooks: {
+        logMethod(args, method) {
+          const scrubbed = args.map((arg) => (typeof arg === 'string' ? scrub(arg, secrets) : arg));
+          return method.apply(this, scrubbed as Parameters<typeof method>);
+        },
+      },
     },
     format === 'pretty' ? prettyStream(options.destination, tty) : options.destination,
   );
@@ -96,7 +104,8 @@ export function scrub(value: unknown, secrets: readonly string[], depth = 0): un
   if (depth > 8) return value;
   if (value instanceof Error) return scrub(serializeError(value), secrets, depth + 1);
   if (typeof value === 'string') {
-    return secrets.reduce((text, secret) => text.split(secret).join('[redacted]'), value);
+    const known = secrets.reduce((text, secret) => text.split(secret).join('[redacted]'), value);
+    return redactSecretShapes(known);
   }
   if (Array.isArray(value)) return value.map((v) => scrub(v, secrets, depth + 1));
   // What JSON would print for a URL, a Date, …, scrubbed (its own fields would be empty).

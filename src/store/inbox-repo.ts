@@ -1,4 +1,5 @@
 import { and, eq, gte, inArray, sql } from 'drizzle-orm';
+import { redactSecretShapesIn } from '../core/redact.ts';
 import type { Db } from './client.ts';
 import { inboundUpdates } from './schema.ts';
 
@@ -26,12 +27,15 @@ export function createInboxRepo(db: Db) {
   return {
     /**
      * Writes the updates in one transaction and returns those seen for the first time;
-     * an update id already stored (processed or in flight) is left out.
+     * an update id already stored (processed or in flight) is left out. What is stored has
+     * anything shaped like a secret redacted (a token the user pasted): the conversation
+     * keeps the text, the raw copy does not. An update replayed after a crash carries the
+     * redacted form.
      */
     record(updates: StoredUpdate[], now: number): StoredUpdate[] {
       return db.transaction(() =>
         updates.filter((u) => {
-          const payload = JSON.stringify(u.payload);
+          const payload = JSON.stringify(redactSecretShapesIn(u.payload));
           const result = insert.run({ updateId: u.updateId, payload, receivedAt: now });
           return result.changes === 1;
         }),

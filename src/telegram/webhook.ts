@@ -12,6 +12,7 @@ import { failureCause } from './errors.ts';
 import { createOutageLog, retryUntilDone, TELEGRAM_BACKOFF } from './retry.ts';
 import { updateIdOf } from './update-schema.ts';
 import { ALLOWED_UPDATES } from './update-supplier.ts';
+import { answer, limitedHttpAdapter, WebhookRequestError } from './webhook-body.ts';
 
 const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -40,8 +41,9 @@ export interface WebhookIngressDeps {
  * X-Telegram-Bot-Api-Secret-Token header (a wrong or missing one gets 401 and nothing runs),
  * and the update is written to the durable inbox before the 200 goes back, so Telegram
  * forgets only what is stored. A repeated delivery of a stored update id is answered 200 and
- * ignored; a failed write answers 500 and Telegram delivers again. Same interface as
- * createIngress (start, stop, status).
+ * ignored; a failed write answers 500 and Telegram delivers again. A body over 1 MB is
+ * answered 413, and one that is not a JSON object (bad JSON, `null`) 400, before grammY
+ * sees it. Same interface as createIngress (start, stop, status).
  */
 export function createWebhookIngress(deps: WebhookIngressDeps) {
   const { bot, inbox, clock, log, webhook } = deps;
@@ -67,7 +69,7 @@ export function createWebhookIngress(deps: WebhookIngressDeps) {
     // The answer to Telegram does not wait for the turn.
     background(log, 'tg_update_failed', consume(ctx.update, updateId));
   });
-  const callback = webhookCallback(bot, 'http', { secretToken: webhook.secret });
+  const callback = webhookCallback(bot, limitedHttpAdapter(), { secretToken: webhook.secret });
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
     if ((req.url ?? '').split('?')[0] !== path) {
@@ -79,9 +81,19 @@ export function createWebhookIngress(deps: WebhookIngressDeps) {
       return;
     }
     callback(req, res).catch((error: unknown) => {
+      if (error instanceof WebhookRequestError) return refuse(req, res, error);
       log.error({ event: 'tg_webhook_request_failed', err: error }, 'webhook request failed');
-      if (!res.headersSent) res.writeHead(error instanceof SyntaxError ? 400 : 500).end();
+      if (!res.headersSent) res.writeHead(500).end();
     });
+  }
+
+  /** 400 or 413, and one log line. */
+  function refuse(req: IncomingMessage, res: ServerResponse, error: WebhookRequestError): void {
+    log.warn(
+      { event: 'tg_webhook_request_refused', status: error.status, reason: error.message },
+      `webhook request refused: ${error.message}`,
+    );
+    answer(req, res, error.status, error.message);
   }
 
   /** getMe, then setWebhook, retried until Telegram answers; a final refusal stops. */

@@ -21,7 +21,8 @@ type Args = z.infer<typeof schema>;
 /**
  * `send_message`: an extra message to the current chat, through the outbox like everything
  * else. Files come from a URL or from the pack's `files/` workspace, never elsewhere (not
- * through a symlink either), and must exist as regular files before anything is queued. The
+ * through a symlink or a hard link either), and must exist as regular files before anything
+ * is queued. The
  * result says what the channel could not send as asked.
  */
 export function createSendMessageTool(
@@ -88,7 +89,8 @@ const OUTSIDE = '"path" must be a file inside the pack workspace (files/)';
 
 /**
  * The real path of `requested` (relative to the workspace), refused unless it is a regular
- * file whose real location, symlinks resolved, is inside the workspace's real location.
+ * file with no other hard link whose real location, symlinks resolved, is inside the
+ * workspace's real location.
  */
 async function workspaceFile(filesDir: string, requested: string): Promise<string> {
   if (requested.includes('\0')) throw new ToolError('"path" must not contain a NUL byte');
@@ -108,6 +110,10 @@ async function workspaceFile(filesDir: string, requested: string): Promise<strin
   if (info.isDirectory())
     throw new ToolError(`"${requested}" is a directory, not a file; give the path of a file`);
   if (!info.isFile()) throw new ToolError(`"${requested}" is not a regular file`);
+  // A hard link is the same file under another name, which may be outside the workspace
+  // (satchel.db, a key): like a symlink out, it is refused.
+  if (info.nlink > 1)
+    throw new ToolError(`"${requested}" is a hard link to a file with other names; it is not sent`);
   return real;
 }
 

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { backupCommand } from '../../src/cli/backup.ts';
@@ -200,6 +201,21 @@ describe('satchel backup and restore', () => {
     expect(code).toBe(1);
     expect(err).toContain('the archive is damaged: satchel.db does not match its checksum');
     expect(readdirSync(dir).sort()).toEqual(['b.tar.gz', 'damaged.tar']);
+  });
+
+  it('restores a backup written by an earlier satchel, with its hand-written tar', async () => {
+    const fixture = fileURLToPath(
+      new URL('../fixtures/backups/hand-written-tar.tar.gz', import.meta.url),
+    );
+    const target = path.join(tempDir(), 'home');
+    const { code, out } = await run(restoreCommand, [fixture, '--home', target], {}, tempDir());
+    expect(code).toBe(0);
+    expect(out).toContain('Restored the backup of 2025-06-01T03:00:00.000Z');
+    expect(rowsOf(path.join(target, 'satchel.db'), 'SELECT text FROM notes')).toEqual([
+      { text: 'from the old format' },
+    ]);
+    const long = path.join(target, 'packs', 'alpha', 'files', 'ü', `${'long-'.repeat(30)}.txt`);
+    expect(readFileSync(long, 'utf8')).toBe('kept\n');
   });
 
   it('says so when SATCHEL_HOME holds no satchel data', async () => {

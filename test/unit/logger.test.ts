@@ -34,6 +34,25 @@ describe('logging', () => {
     expect(second.err.message).toBe('POST http://127.0.0.1:8081/bot[redacted]/x');
   });
 
+  it('redacts secrets it was not told about by their shape, in fields and in the message', () => {
+    const { log, lines } = capture();
+    const pasted = `7012345678:AAH${'x'.repeat(32)}`;
+    const groq = 'gsk_0123456789abcdefghijABCDEFGHIJ';
+    log.info({ text: `here is my bot token ${pasted}`, error: `401 for ${groq}` }, `saw ${pasted}`);
+    log.warn({ event: 'probe' }, 'header was Authorization: Bearer abcdefgh12345678');
+    const all = lines.join('\n');
+    expect(all).not.toContain(pasted);
+    expect(all).not.toContain(groq);
+    expect(all).not.toContain('abcdefgh12345678');
+    const [first, second] = lines.map((l) => JSON.parse(l));
+    expect(first).toMatchObject({
+      text: 'here is my bot token [redacted]',
+      error: '401 for [redacted]',
+      msg: 'saw [redacted]',
+    });
+    expect(second.msg).toBe('header was Authorization: Bearer [redacted]');
+  });
+
   it('keeps debug lines out at info', () => {
     const { log, lines } = capture('info');
     log.debug({ text: 'private words' }, 'message text');

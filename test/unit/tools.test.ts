@@ -1,4 +1,12 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -161,6 +169,17 @@ describe('send_message', () => {
     expect(sent).toEqual([
       { kind: 'photo', source: { path: realpathSync(path.join(files, 'chart.png')) } },
     ]);
+  });
+
+  it('refuses a hard link like a symlink: the same file may live outside the workspace', async () => {
+    const tools = runner();
+    const files = storage.filesDir;
+    writeFileSync(path.join(home, 'secret.env'), 'OPENAI_API_KEY=sk-x');
+    linkSync(path.join(home, 'secret.env'), path.join(files, 'notes.txt'));
+    expect(await use(tools, 'send_message', { kind: 'document', path: 'notes.txt' })).toBe(
+      'Error: "notes.txt" is a hard link to a file with other names; it is not sent',
+    );
+    expect(sent).toEqual([]);
   });
 
   it('refuses a missing file, a directory or a NUL byte at once, before anything is queued', async () => {

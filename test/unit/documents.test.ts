@@ -1,0 +1,60 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_NAME_BYTES, safeName, saveUnique } from '../../src/inbound/documents.ts';
+
+const temps: string[] = [];
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const bytes = (text: string) => Buffer.byteLength(text);
+
+describe('the name a document is saved under', () => {
+  it.each([
+    ['line and paragraph separators', 'a\u2028b\u2029c.txt', 'abc.txt'],
+    ['a bidi override that fakes the extension', 'invoice\u202Efdp.exe', 'invoicefdp.exe'],
+    ['bidi isolates and marks', '\u2066x\u2067y\u2068z\u2069\u200f.md', 'xyz.md'],
+    ['C0 controls, DEL and C1 controls', 'a\tb\nc\r\0d\u007f\u0085\u009b.csv', 'abcd.csv'],
+    ['zero-width characters, the BOM and a soft hyphen', '\ufeffz\u200bw\u00ad.txt', 'zw.txt'],
+    ['a lone surrogate', 'half\ud800.txt', 'half.txt'],
+    ['directories, either separator', '../../etc/passwd', 'passwd'],
+    ['a Windows path', 'C:\\Users\\me\\notes.txt', 'notes.txt'],
+    ['nothing left', '\u202E\u2028', 'file'],
+    ['dots only', '..', 'file'],
+  ])('drops %s', (_what, wanted, saved) => {
+    expect(safeName(wanted)).toBe(saved);
+  });
+
+  it('keeps every other character: accents, CJK, emoji, spaces', () => {
+    expect(safeName('Ärger über 🌿 語 (draft).md')).toBe('Ärger über 🌿 語 (draft).md');
+  });
+
+  it('is at most 255 bytes of UTF-8, cut between characters, keeping the extension', () => {
+    const cjk = safeName(`${'語'.repeat(130)}.pdf`); // 394 bytes
+    expect(cjk).toBe(`${'語'.repeat(83)}.pdf`);
+    const emoji = safeName(`${'🌿'.repeat(100)}.txt`);
+    expect(emoji).toBe(`${'🌿'.repeat(62)}.txt`);
+    // A letter and its combining accent stay together.
+    const accents = safeName(`${'e\u0301'.repeat(100)}.md`);
+    expect(accents).toBe(`${'e\u0301'.repeat(84)}.md`);
+    const oddExtension = safeName(`${'a'.repeat(300)}.${'b'.repeat(300)}`);
+    expect(oddExtension).toBe('a'.repeat(255));
+    for (const name of [cjk, emoji, accents, oddExtension])
+      expect(bytes(name)).toBeLessThanOrEqual(MAX_NAME_BYTES);
+  });
+
+  it('saves a 130-character CJK name, twice, without ENAMETOOLONG', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'satchel-docs-'));
+    temps.push(dir);
+    const wanted = `${'報告書'.repeat(43)}報.pdf`;
+    const first = saveUnique(dir, wanted, Buffer.from('one'));
+    const second = saveUnique(dir, wanted, Buffer.from('two'));
+    expect(first).toBe(`${'報告書'.repeat(27)}報告.pdf`); // 253 bytes
+    expect(second).toBe(`${'報告書'.repeat(27)}報 (2).pdf`); // 254 bytes
+    expect(bytes(second)).toBeLessThanOrEqual(MAX_NAME_BYTES);
+    expect(readdirSync(dir).sort()).toEqual([first, second].sort());
+    expect(readFileSync(path.join(dir, second), 'utf8')).toBe('two');
+  });
+});
