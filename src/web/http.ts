@@ -48,6 +48,7 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     response.write('retry: 1000\n\n');
     send('snapshot', conversation.snapshot());
     const stop = conversation.subscribe((update) => {
+      // A page gone without a close event: throwing unsubscribes it (transcript.ts).
       if (response.writableEnded || response.destroyed) throw new Error('page gone');
       send(update.type, update);
     });
