@@ -111,8 +111,7 @@ export function createCore(
   });
   const channelOf = (platform: string) => edges.get(platform)?.channel;
   const sessions = createSessionRepo(store.db, redact);
-  const model =
-    options.chatModel ?? createChatModel(config, config.llm.provider, config.llm.model);
+  const model = options.chatModel ?? createChatModel(config, config.llm.provider, config.llm.model);
   const fallback = config.llm.fallback
     ? createChatModel(config, config.llm.fallback.provider, config.llm.fallback.model)
     : undefined;

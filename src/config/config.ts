@@ -42,7 +42,8 @@ export interface CoreConfig {
 /** satchel's whole configuration, read once from the environment and frozen. */
 export interface Config extends CoreConfig {
   telegram: {
-    token: string;
+    /** Unset: no bot; `npm start` runs the web chat and the dashboard alone (SPEC §16). */
+    token: string | undefined;
     apiRoot: string;
     allowedUserIds: readonly number[];
     /** Webhook mode (TELEGRAM_WEBHOOK_URL); long polling when undefined. */
@@ -127,6 +128,11 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
 /** Webhook mode needs its secret: without it anyone who finds the URL could post updates. */
 function webhookConfig(e: z.infer<typeof telegramEnvSchema>): WebhookConfig | undefined {
   if (!e.TELEGRAM_WEBHOOK_URL) return undefined;
+  if (!e.TELEGRAM_BOT_TOKEN)
+    throw new ConfigError(
+      'Invalid configuration:\n- TELEGRAM_BOT_TOKEN is required with TELEGRAM_WEBHOOK_URL: ' +
+        'create a bot with @BotFather and paste its token',
+    );
   if (!e.TELEGRAM_WEBHOOK_SECRET)
     throw new ConfigError(
       'Invalid configuration:\n- TELEGRAM_WEBHOOK_SECRET is required with TELEGRAM_WEBHOOK_URL: ' +

@@ -56,19 +56,21 @@ const defaultSttModel = STT_PROVIDER && specOf(STT_PROVIDER).defaults.stt;
 /** Telegram's own Bot API server, used unless `TELEGRAM_API_ROOT` points elsewhere. */
 export const DEFAULT_TELEGRAM_API_ROOT = 'https://api.telegram.org';
 
-/** The Telegram variables: only the bot needs them (`satchel chat` does not). */
+/**
+ * The Telegram variables: only the bot reads them (`satchel chat` does not). Without a token
+ * satchel runs the web chat alone (SPEC §16); a token given must look like one.
+ */
 const telegramVars = {
   TELEGRAM_BOT_TOKEN: z.preprocess(
     (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
     z
-      .string({
-        error: 'TELEGRAM_BOT_TOKEN is required: create a bot with @BotFather and paste its token',
-      })
+      .string()
       .trim()
       .regex(
         /^\d+:[\w-]{5,}$/,
         'TELEGRAM_BOT_TOKEN looks malformed: expected "<digits>:<letters>" as BotFather gives it',
-      ),
+      )
+      .optional(),
   ),
   TELEGRAM_API_ROOT: url('TELEGRAM_API_ROOT').transform((v) =>
     (v ?? DEFAULT_TELEGRAM_API_ROOT).replace(/\/+$/, ''),

@@ -4,8 +4,21 @@ import { MAX_DAYS, type UsageOverview } from '../usage/overview.ts';
 import { cookieName, loopbackHost, presentedToken, sessionCookie } from './auth.ts';
 import type { Asset } from './page.ts';
 
+/**
+ * Routes another part of satchel serves on the dashboard's server (the web chat), behind
+ * the same host check and token. The security headers are set on `response` already.
+ */
+export interface Mount {
+  /** The paths it answers: this one and everything under it (`/chat`, `/chat/…`). */
+  readonly path: string;
+  /** `via`: how the token came — a cookie (a browser: check for forged requests) or Bearer. */
+  handle(request: IncomingMessage, response: ServerResponse, via: 'cookie' | 'bearer'): void;
+}
+
 export interface HandlerDeps {
   assets: ReadonlyMap<string, Asset>;
+  /** Routes served beside the dashboard's own (any method). */
+  mounts?: readonly Mount[] | undefined;
   usage(days: number | undefined): UsageOverview;
   /** Constant-time token check. */
   check(candidate: string | undefined): boolean;
@@ -58,9 +71,15 @@ const UNAUTHORIZED = text(
  */
 export function createHandler(deps: HandlerDeps) {
   return (request: IncomingMessage, response: ServerResponse): void => {
-    let reply: Reply;
+    let reply: Reply | Mounted;
     try {
       reply = route(deps, request);
+      if (typeof reply === 'function') {
+        for (const [name, value] of Object.entries(SECURITY_HEADERS))
+          response.setHeader(name, value);
+        reply(response);
+        return;
+      }
     } catch (error) {
       deps.log.error({ event: 'dashboard_error', err: error }, 'dashboard request failed');
       reply = text(500, 'Internal error');
@@ -77,10 +96,16 @@ export function createHandler(deps: HandlerDeps) {
   };
 }
 
-function route(deps: HandlerDeps, request: IncomingMessage): Reply {
+/** A request a mount answers itself, once the token is checked. */
+type Mounted = (response: ServerResponse) => void;
+
+function route(deps: HandlerDeps, request: IncomingMessage): Reply | Mounted {
   const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-  if (request.method !== 'GET' && request.method !== 'HEAD')
-    return text(405, 'Method not allowed', { allow: 'GET, HEAD' });
+  const mount = deps.mounts?.find(
+    (m) => url.pathname === m.path || url.pathname.startsWith(`${m.path}/`),
+  );
+  const read = request.method === 'GET' || request.method === 'HEAD';
+  if (!read && !mount) return text(405, 'Method not allowed', { allow: 'GET, HEAD' });
   if (!loopbackHost(request)) return text(403, 'Forbidden host');
   if (url.pathname === '/healthz' && deps.health) {
     // A supervisor reads the status: 503 when something is wrong.
@@ -89,7 +114,7 @@ function route(deps: HandlerDeps, request: IncomingMessage): Reply {
   }
 
   const cookie = cookieName(request.socket.localPort ?? 0);
-  const queryToken = url.searchParams.get('token');
+  const queryToken = read ? url.searchParams.get('token') : null;
   if (queryToken !== null) {
     if (!deps.check(queryToken)) return UNAUTHORIZED;
     url.searchParams.delete('token');
@@ -99,6 +124,10 @@ function route(deps: HandlerDeps, request: IncomingMessage): Reply {
     });
   }
   if (!deps.check(presentedToken(request, cookie))) return UNAUTHORIZED;
+  if (mount) {
+    const via = request.headers.authorization === undefined ? 'cookie' : 'bearer';
+    return (response) => mount.handle(request, response, via);
+  }
 
   if (url.pathname === '/api/usage') return usage(deps, url);
   const asset = deps.assets.get(url.pathname);

@@ -8,7 +8,7 @@ import { createCalendar } from '../usage/calendar.ts';
 import { usageOverview } from '../usage/overview.ts';
 import type { Caps } from '../usage/quota.ts';
 import { tokenChecker } from './auth.ts';
-import { createHandler } from './handler.ts';
+import { createHandler, type Mount } from './handler.ts';
 import { loadPage } from './page.ts';
 
 /** The only address the dashboard listens on. */
@@ -22,19 +22,24 @@ export interface DashboardDeps {
   log: Logger;
   /** What `GET /healthz` answers (no token needed); no such route without it. */
   health?: () => object;
+  /** Routes served beside the dashboard, behind its token (the web chat's `/chat`). */
+  mounts?: readonly Mount[];
 }
 
 export interface Dashboard {
   /**
-   * Listens on 127.0.0.1. Resolves with the URL to open (token included) or, when the
-   * port is taken or cannot be used, logs why and resolves undefined: the bot runs on
-   * without its dashboard.
+   * Listens on 127.0.0.1. Resolves with the URL to open (token included; `urlFor` gives
+   * another page's, such as `/chat`) or, when the port is taken or cannot be used, logs why
+   * and resolves undefined: the bot runs on without its dashboard.
    */
-  start(): Promise<{ url: string } | undefined>;
+  start(): Promise<{ url: string; urlFor(path: string): string } | undefined>;
   stop(): Promise<void>;
 }
 
-/** The local cost dashboard: the page, `GET /api/usage` and, optionally, `/healthz`. */
+/**
+ * The local cost dashboard: the page, `GET /api/usage`, optionally `/healthz`, and the
+ * routes mounted beside it (the web chat).
+ */
 export function createDashboard(deps: DashboardDeps): Dashboard {
   const { config, log } = deps;
   const aggregates = createUsageAggregates(deps.db);
@@ -45,6 +50,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
       usageOverview({ aggregates, calendar, caps: config.caps, now: deps.clock.now(), days }),
     check: tokenChecker(config.token),
     health: deps.health,
+    mounts: deps.mounts,
     log,
   });
   let server: Server | undefined;
@@ -74,7 +80,9 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
       );
       const base = `http://${DASHBOARD_HOST}:${port}/`;
       log.info({ event: 'dashboard_started', url: base }, `dashboard on ${base}`);
-      return { url: `${base}?token=${encodeURIComponent(config.token)}` };
+      const urlFor = (path: string) =>
+        `${base}${path.replace(/^\//, '')}?token=${encodeURIComponent(config.token)}`;
+      return { url: urlFor('/'), urlFor };
     },
 
     async stop() {

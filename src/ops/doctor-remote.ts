@@ -4,12 +4,21 @@ import { listModels } from '../providers/probe.ts';
 import { type Provider, specOf } from '../providers/registry.ts';
 import { probeToken } from '../telegram/probe.ts';
 import type { ModelUse } from '../usage/unknown-prices.ts';
-import { type Check, fail, pass } from './check.ts';
+import { type Check, fail, pass, warn } from './check.ts';
 
-/** The token (`getMe` against TELEGRAM_API_ROOT), and a webhook that would stop polling. */
+/**
+ * The token (`getMe` against TELEGRAM_API_ROOT), and a webhook that would stop polling.
+ * Without a token satchel runs the web chat alone: worth knowing, not a failure.
+ */
 export async function checkToken(config: Config, timeoutMs: number): Promise<Check> {
+  const { token } = config.telegram;
+  if (token === undefined)
+    return warn(
+      'Telegram: not configured (TELEGRAM_BOT_TOKEN is not set); satchel runs the web chat alone',
+      'To talk on Telegram too, create a bot with @BotFather and put its token in TELEGRAM_BOT_TOKEN.',
+    );
   const probe = await probeToken({
-    token: config.telegram.token,
+    token,
     apiRoot: config.telegram.apiRoot,
     signal: AbortSignal.timeout(timeoutMs),
   });
@@ -29,6 +38,9 @@ export async function checkToken(config: Config, timeoutMs: number): Promise<Che
 /** The allowlist: empty denies everyone, which is never what a new owner wants. */
 export function checkAllowlist(config: Config): Check {
   const ids = config.telegram.allowedUserIds;
+  // The web chat needs none: the dashboard's token lets the owner in.
+  if (config.telegram.token === undefined && ids.length === 0)
+    return pass('allowlist: empty (not needed for the web chat)');
   if (ids.length > 0)
     return pass(`allowlist: ${ids.length} user${ids.length === 1 ? '' : 's'} (${ids.join(', ')})`);
   return fail(

@@ -8,8 +8,8 @@ import type { Database } from '../store/sqlite.ts';
  */
 export interface Health {
   ok: boolean;
-  /** How updates come in: long polling (the default) or the webhook. */
-  mode: 'polling' | 'webhook';
+  /** How updates come in: long polling (the default), the webhook, or none (no Telegram). */
+  mode: 'polling' | 'webhook' | 'none';
   /** Updates can come in: the polling loop runs, or the webhook listens and is registered. */
   polling: boolean;
   /** Since Telegram last answered a getUpdates; null before the first answer (and for a webhook). */
@@ -26,15 +26,15 @@ export interface HealthDeps {
   /** The core database connection (the app's own: its lock is probed, nothing is written). */
   sqlite: Database;
   clock: Clock;
-  /** The ingress's `status()` (long polling or the webhook). */
-  ingress: {
-    status(): {
-      polling: boolean;
-      lastFetchAt?: number;
-      lastUpdateAt?: number;
-      mode?: 'polling' | 'webhook';
-    };
-  };
+  /** The ingress's `status()` (long polling or the webhook); none without Telegram. */
+  ingress?: { status(): IngressStatus };
+}
+
+interface IngressStatus {
+  polling: boolean;
+  lastFetchAt?: number;
+  lastUpdateAt?: number;
+  mode?: Health['mode'];
 }
 
 /**
@@ -43,14 +43,17 @@ export interface HealthDeps {
  */
 export const POLL_STALE_MS = 90_000;
 
+/** What a satchel without Telegram (the web chat alone) reports for its ingress. */
+const NO_TELEGRAM: IngressStatus = { polling: false, mode: 'none' };
+
 /**
  * The health snapshot: healthy while updates can come in (polling runs and Telegram answered
- * recently, or the webhook is up) and the database takes writes. Cheap (one count, one lock
- * probe) and never throws.
+ * recently, or the webhook is up; without Telegram there is nothing to wait for) and the
+ * database takes writes. Cheap (one count, one lock probe) and never throws.
  */
 export function health(deps: HealthDeps): Health {
   const now = deps.clock.now();
-  const status = deps.ingress.status();
+  const status = deps.ingress?.status() ?? NO_TELEGRAM;
   const age = (at: number | undefined) => (at === undefined ? null : Math.max(0, now - at));
   const lastPoll = age(status.lastFetchAt);
   const writable = dbWritable(deps.sqlite);
@@ -58,7 +61,7 @@ export function health(deps: HealthDeps): Health {
   // A webhook waits for Telegram to call: a quiet one is not a stale one.
   const fresh = mode === 'webhook' || (lastPoll !== null && lastPoll < POLL_STALE_MS);
   return {
-    ok: status.polling && writable && fresh,
+    ok: writable && (mode === 'none' || (status.polling && fresh)),
     mode,
     polling: status.polling,
     last_poll_age_ms: lastPoll,

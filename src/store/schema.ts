@@ -16,6 +16,30 @@ export const inboundUpdates = sqliteTable(
   (t) => [index('inbound_updates_status').on(t.status, t.receivedAt)],
 );
 
+/**
+ * The durable inbox of edges other than Telegram (the web chat): what a user typed or
+ * pressed, written before it is handled and marked done in its reply's transaction. `key`
+ * is the edge's own origin key, unique within its `platform`.
+ */
+export const edgeInbox = sqliteTable(
+  'edge_inbox',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    platform: text('platform').notNull(),
+    key: text('key').notNull(),
+    payload: text('payload').notNull(),
+    receivedAt: integer('received_at').notNull(),
+    status: text('status', { enum: ['pending', 'done'] })
+      .notNull()
+      .default('pending'),
+    doneAt: integer('done_at'),
+  },
+  (t) => [
+    uniqueIndex('edge_inbox_key').on(t.platform, t.key),
+    index('edge_inbox_pending').on(t.platform, t.status, t.receivedAt),
+  ],
+);
+
 /** Binds a conversation address to its active pack and session. */
 export const conversationRoutes = sqliteTable('conversation_routes', {
   address: text('address').primaryKey(),

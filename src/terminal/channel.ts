@@ -1,7 +1,11 @@
+import { ChannelError } from '../core/errors.ts';
 import type { Channel, InlineButton, MediaMessage, SendTextOptions } from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
 import { continuation, stablePrefix } from './live-text.ts';
 import { terminalRenderer } from './render.ts';
+
+/** Characters that show nothing. */
+const INVISIBLE = /[\s\u00a0\u200b-\u200d\u2060\ufeff]/g;
 
 /** The one conversation of `satchel chat`. */
 export const LOCAL_ADDRESS: Address = { platform: 'local', chatId: 1 };
@@ -74,6 +78,9 @@ export function createTerminalChannel(write: (text: string) => void): TerminalCh
     async sendText(_to: Address, text: string, opts: SendTextOptions) {
       // Its own rendering is plain text already (render.ts).
       const plain = text;
+      // As every channel does: a message of nothing is a bug upstream, never printed.
+      if (plain.replace(INVISIBLE, '') === '')
+        throw new ChannelError('refused', 'sendText', 'the message is empty');
       const messageId = ++lastId;
       if (drafted !== undefined && drafted.length > plain.length && drafted.startsWith(plain)) {
         // A long reply's first part, shown whole (and more) by its drafts: the next part

@@ -16,8 +16,8 @@ export interface TurnUsage extends Omit<UsageSums, 'input_tokens' | 'output_toke
   topic: number | null;
   /** From the start of the turn's first paid call to the end of its last. */
   latency_ms: number;
-  /** `schedule` for a turn of a job's session, else `chat`. */
-  source: 'chat' | 'schedule';
+  /** `schedule` for a turn of a job's session, `web` for one of the web chat, else `chat`. */
+  source: 'chat' | 'schedule' | 'web';
 }
 
 /** Ledger rows read at a time while looking for the latest turns. */
@@ -56,6 +56,8 @@ export function createUsageAggregates(db: Db) {
           topic: sql<number | null>`max(${u.threadId})`,
           ...sumColumns,
           job: sql<number>`coalesce(max(${sessions.kind} = 'job'), 0)`,
+          // A session's address starts with its platform (`web:<chatId>`, core/types.ts).
+          web: sql<number>`coalesce(max(${sessions.address} like 'web:%'), 0)`,
         })
         .from(u)
         .leftJoin(sessions, sql`${sessions.id} = ${u.sessionId}`)
@@ -63,11 +65,11 @@ export function createUsageAggregates(db: Db) {
         .groupBy(u.turnId)
         .orderBy(sql`started_at desc`)
         .all();
-      return rows.map(({ ended_at, job, input_tokens, output_tokens, ...row }) => ({
+      return rows.map(({ ended_at, job, web, input_tokens, output_tokens, ...row }) => ({
         ...row,
         tokens: input_tokens + output_tokens,
         latency_ms: Math.max(0, ended_at - row.started_at),
-        source: job ? 'schedule' : 'chat',
+        source: job ? 'schedule' : web ? 'web' : 'chat',
       }));
     },
   };

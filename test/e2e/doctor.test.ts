@@ -112,6 +112,17 @@ describe('satchel doctor against the fakes', () => {
     expect(code).toBe(1);
   });
 
+  it('says Telegram is not configured without a token, calls no Bot API, and exits 0', async () => {
+    const { code, out, lines } = await doctor({ TELEGRAM_BOT_TOKEN: '', ALLOWED_USER_IDS: '' });
+    const { fix } = item(lines, '!', 'Telegram: not configured');
+    expect(fix).toContain('TELEGRAM_BOT_TOKEN');
+    item(lines, '✓', 'allowlist: empty (not needed for the web chat)');
+    item(lines, '✓', 'openai: key accepted');
+    expect(out).not.toMatch(/^✗/m);
+    expect(code).toBe(0);
+    expect(tg.calls()).toEqual([]);
+  });
+
   it('reports a webhook left set, which would stop long polling', async () => {
     await fetch(`${tg.apiRoot}/bot${TEST_TOKEN}/setWebhook?url=https://old.example/hook`);
     const { code, lines } = await doctor();

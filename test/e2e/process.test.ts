@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Database } from '../../src/store/sqlite.ts';
 import { FakeModel } from '../fakes/model-server.ts';
 import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
+import { ChatClient, shownText } from '../support/chat-client.ts';
 import { spawnNode } from '../support/child.ts';
 import { refusingRoot, silentHost } from '../support/dead-hosts.ts';
 import { ALLOWED_USER, fixturePacks, TEST_OPENAI_KEY } from '../support/harness.ts';
@@ -310,14 +311,40 @@ describe('the real entry point', () => {
     expect(run.stdout()).not.toContain('"event":"satchel_stopped"');
   });
 
-  it.each([
-    ['missing', {}],
-    ['malformed', { TELEGRAM_BOT_TOKEN: 'not-a-token' }],
-  ])('refuses to start with a %s TELEGRAM_BOT_TOKEN and names it', async (_label, extra) => {
+  it('refuses to start with a malformed TELEGRAM_BOT_TOKEN and names it', async () => {
     const home = tempHome();
-    const run = runSatchel({ OPENAI_API_KEY: TEST_OPENAI_KEY, ...extra }, home);
+    const run = runSatchel(
+      { OPENAI_API_KEY: TEST_OPENAI_KEY, TELEGRAM_BOT_TOKEN: 'not-a-token' },
+      home,
+    );
     expect(await run.exited).toBe(1);
     expect(run.stderr()).toContain('TELEGRAM_BOT_TOKEN');
     expect(run.stderr()).not.toContain('not-a-token');
+  });
+
+  it('without TELEGRAM_BOT_TOKEN runs the web chat alone: prints its address, answers, calls no Bot API', async () => {
+    const { tg, model } = await fakes();
+    const home = tempHome();
+    const { TELEGRAM_BOT_TOKEN: _, ...env } = satchelEnv(tg, model, home);
+    const run = runSatchel({ ...env, DASHBOARD_PORT: '0' }, home);
+    let address = '';
+    await vi.waitFor(
+      () => {
+        address = /satchel web chat: (\S+)/.exec(run.stderr())?.[1] ?? '';
+        expect(address).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/chat\?token=\w+$/);
+      },
+      { timeout: 15_000, interval: 50 },
+    );
+    const chat = await ChatClient.open(address);
+    await chat.connect();
+    cleanups.push(() => chat.close());
+    await chat.send('hello from the browser');
+    expect((await chat.waitForBot(1, 15_000)).map(shownText)).toEqual([
+      'echo: hello from the browser',
+    ]);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+    expect(tg.calls()).toEqual([]);
+    expect(run.stdout()).toContain('"event":"telegram_off"');
   });
 });

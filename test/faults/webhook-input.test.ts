@@ -49,7 +49,10 @@ beforeEach(async () => {
     webhook: { url: url.href, secret: SECRET, host: '127.0.0.1', port },
     onEvent: (event) => {
       events.push(event);
-      if (event.origin.source === 'update') inbox.markDone(event.origin.updateIds, Date.now());
+      inbox.markDone(
+        event.origin.keys.map((key) => Number(key.slice('update:'.length))),
+        Date.now(),
+      );
     },
   });
   await ingress.start();

@@ -58,7 +58,6 @@ describe('configuration', () => {
   });
 
   it.each([
-    [{}, 'TELEGRAM_BOT_TOKEN is required'],
     [{ TELEGRAM_BOT_TOKEN: 'oops' }, 'TELEGRAM_BOT_TOKEN looks malformed'],
     [{ ALLOWED_USER_IDS: '12,@bob' }, 'ALLOWED_USER_IDS has "@bob"'],
     [{ LLM_PROVIDER: 'claude' }, 'LLM_PROVIDER'],
@@ -74,9 +73,18 @@ describe('configuration', () => {
     [{ MAX_JOBS: 'lots' }, 'MAX_JOBS must be a whole number ≥ 1'],
   ])('names the variable in error %#', (override, expected) => {
     const env = { ...base, ...override } as Record<string, string>;
-    if (!('TELEGRAM_BOT_TOKEN' in override) && Object.keys(override).length === 0)
-      delete env.TELEGRAM_BOT_TOKEN;
     expect(errorOf(env)).toContain(expected);
+  });
+
+  it('runs without TELEGRAM_BOT_TOKEN (the web chat alone), and still reads the allowlist', () => {
+    const web = parseConfig({ OPENAI_API_KEY: 'sk-test', ALLOWED_USER_IDS: '42, 7' });
+    expect(web.telegram.token).toBeUndefined();
+    expect(web.telegram.allowedUserIds).toEqual([42, 7]);
+    expect(parseConfig({ ...base, TELEGRAM_BOT_TOKEN: '  ' }).telegram.token).toBeUndefined();
+    // A webhook needs a bot.
+    expect(
+      errorOf({ OPENAI_API_KEY: 'sk-test', TELEGRAM_WEBHOOK_URL: 'https://x.example/t' }),
+    ).toContain('TELEGRAM_BOT_TOKEN is required with TELEGRAM_WEBHOOK_URL');
   });
 
   it("requires the chosen provider's key unless a compatible base URL is set", () => {
@@ -122,8 +130,9 @@ describe('.env.example', () => {
     expect(Object.keys(example).sort()).toEqual(Object.keys(envSchema.shape).sort());
   });
 
-  it('is a valid configuration once the token and a key are filled in', () => {
-    expect(errorOf(example as Record<string, string>)).toContain('TELEGRAM_BOT_TOKEN is required');
+  it('is a valid configuration once a model key is filled in', () => {
+    expect(errorOf(example as Record<string, string>)).toContain('OPENAI_API_KEY is required');
+    expect(parseConfig({ ...example, OPENAI_API_KEY: 'sk-test' }).telegram.token).toBeUndefined();
     const config = parseConfig({ ...example, ...base });
     expect(config.batchWindowMs).toBe(800);
     expect(config.telegram.allowedUserIds).toEqual([]);
@@ -138,9 +147,9 @@ describe('.env.example', () => {
     expect(chat.llm.provider).toBe('openai');
     expect(Object.isFrozen(chat)).toBe(true);
     expect(() => parseConfig({}, { telegram: false })).toThrow(/OPENAI_API_KEY is required/);
-    // The bot still needs the token, and says so first.
-    expect(errorOf({ OPENAI_API_KEY: 'sk-test', BATCH_WINDOW_MS: 'soon' })).toMatch(
-      /^Invalid configuration:\n- TELEGRAM_BOT_TOKEN is required.*\n- BATCH_WINDOW_MS/,
-    );
+    // The bot reads a given token, and refuses a malformed one first.
+    expect(
+      errorOf({ OPENAI_API_KEY: 'sk-test', TELEGRAM_BOT_TOKEN: 'x', BATCH_WINDOW_MS: 'soon' }),
+    ).toMatch(/^Invalid configuration:\n- TELEGRAM_BOT_TOKEN looks malformed.*\n- BATCH_WINDOW_MS/);
   });
 });

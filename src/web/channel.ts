@@ -1,0 +1,128 @@
+import { ChannelError } from '../core/errors.ts';
+import type { Channel, InlineButton, MediaMessage, SendTextOptions } from '../core/ports.ts';
+import { type Address, addressKey } from '../core/types.ts';
+import { markupProblem, visibleText } from './markup.ts';
+import { webRenderer } from './render.ts';
+import { type Body, createTranscript, type Entry, type Transcript } from './transcript.ts';
+
+/** The platform of the web chat's addresses and origins. */
+export const WEB_PLATFORM = 'web';
+
+/** How many entries of a conversation a page that (re)connects is shown. */
+const TRANSCRIPT_LIMIT = 200;
+
+/** Characters that show nothing: a message of only these is refused, as a chat would. */
+const INVISIBLE = /[\s\u00a0\u200b-\u200d\u2060\ufeff]/g;
+
+export interface WebChannel extends Channel {
+  /** The conversation at `to` as its pages show it. */
+  conversation(to: Address): Transcript;
+  /** Shows a line the owner typed (before it is handled, so the page shows it at once). */
+  showTyped(to: Address, text: string): void;
+}
+
+/**
+ * The web chat as a channel: what it sends goes into the conversation's transcript and out
+ * to every page listening (http.ts streams it as server-sent events). Text in its own
+ * markup is checked first (markup.ts): anything else is `bad_markup`, and the outbox sends
+ * the plain words instead, so nothing but that markup reaches a page. Drafts stream a
+ * reply; buttons are shown under their message and pressed from the page. Photos, audio and
+ * documents are declared unsupported (the outbox degrades them to text); there are no chat
+ * actions or topics. Message ids start at the clock's time so a restart never reuses one an
+ * outbox row still names.
+ */
+export function createWebChannel(now: () => number): WebChannel {
+  const conversations = new Map<string, Transcript>();
+  let lastId = now();
+
+  const conversation = (to: Address): Transcript => {
+    const key = addressKey(to);
+    let found = conversations.get(key);
+    if (!found) {
+      found = createTranscript(TRANSCRIPT_LIMIT);
+      conversations.set(key, found);
+    }
+    return found;
+  };
+
+  /** The body of a text, or the ChannelError the channel refuses it with. */
+  function bodyOf(method: string, text: string, formatted: boolean): Body {
+    const visible = formatted ? visibleText(text) : text;
+    if (visible.replace(INVISIBLE, '') === '')
+      throw new ChannelError('refused', method, 'the message is empty');
+    if (!formatted) return { text };
+    const problem = markupProblem(text);
+    if (problem) throw new ChannelError('bad_markup', method, problem);
+    return { html: text };
+  }
+
+  const botEntry = (id: number, body: Body, keyboard?: InlineButton[][]): Entry => ({
+    kind: 'bot',
+    id,
+    ...body,
+    ...(keyboard?.length ? { buttons: keyboard } : {}),
+  });
+
+  const channel: WebChannel = {
+    platform: WEB_PLATFORM,
+    capabilities: { photo: false, audio: false, voice: false, document: false, keyboard: true },
+    render: webRenderer,
+
+    async sendText(to: Address, text: string, options: SendTextOptions) {
+      const body = bodyOf('sendText', text, options.formatted);
+      const messageId = ++lastId;
+      conversation(to).add(botEntry(messageId, body, options.keyboard));
+      return { messageId };
+    },
+
+    // Not reached while the capabilities say no: degrade turns media into text first.
+    async sendMedia(to: Address, media: MediaMessage) {
+      const caption = media.caption
+        ? bodyOf('sendMedia', media.caption.text, media.caption.formatted)
+        : undefined;
+      const label = `[${media.kind}]`;
+      const body: Body =
+        caption && 'html' in caption
+          ? { html: `${label} ${caption.html}` }
+          : { text: caption ? `${label} ${caption.text}` : label };
+      const messageId = ++lastId;
+      conversation(to).add(botEntry(messageId, body, media.keyboard));
+      return { messageId };
+    },
+
+    async editText(to: Address, messageId: number, text: string, options: SendTextOptions) {
+      const transcript = conversation(to);
+      const shown = transcript.find(messageId);
+      if (shown?.kind !== 'bot') throw new ChannelError('gone', 'editText', 'no such message');
+      const entry = botEntry(
+        messageId,
+        bodyOf('editText', text, options.formatted),
+        options.keyboard,
+      );
+      if (JSON.stringify(entry) === JSON.stringify(shown))
+        throw new ChannelError('not_modified', 'editText', 'the message shows this already');
+      transcript.replace(entry);
+    },
+
+    async deleteMessage(to: Address, messageId: number) {
+      if (conversation(to).find(messageId)?.kind !== 'bot' || !conversation(to).remove(messageId))
+        throw new ChannelError('gone', 'deleteMessage', 'no such message');
+    },
+
+    async sendDraft(to: Address, _draftId: number, text: string, options: { formatted: boolean }) {
+      conversation(to).draft(bodyOf('sendDraft', text, options.formatted));
+    },
+
+    async answerCallback(_callbackId: string, text?: string) {
+      // The press names no conversation: the notice goes to every page (there is one owner).
+      if (text) for (const transcript of conversations.values()) transcript.notice(text);
+    },
+
+    conversation,
+
+    showTyped(to: Address, text: string) {
+      conversation(to).add({ kind: 'user', id: ++lastId, text });
+    },
+  };
+  return channel;
+}

@@ -1,0 +1,45 @@
+// The chat's markup, rebuilt with DOM calls: the server sends a small, escaped HTML subset
+// (src/web/markup.ts), and the page still trusts none of it. It is parsed into an inert
+// document (no script runs, nothing loads), then only the allowed elements are made anew;
+// any other element keeps only its words, and a link keeps only an http(s) or mailto target.
+
+const TAGS = 'B STRONG I EM U S DEL CODE PRE BLOCKQUOTE A';
+const ALLOWED = new Set(TAGS.split(' '));
+const SCHEMES = new Set(['http:', 'https:', 'mailto:']);
+
+function safeHref(href) {
+  try {
+    return SCHEMES.has(new URL(href).protocol) ? href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function rebuild(source) {
+  const out = document.createDocumentFragment();
+  for (const node of source.childNodes) {
+    if (node.nodeType === Node.TEXT_NODE) out.append(document.createTextNode(node.data));
+    else if (node.nodeType !== Node.ELEMENT_NODE) continue;
+    else if (!ALLOWED.has(node.tagName)) out.append(document.createTextNode(node.textContent));
+    else {
+      const element = document.createElement(node.tagName.toLowerCase());
+      if (node.tagName === 'A') {
+        const href = safeHref(node.getAttribute('href') ?? '');
+        if (href) {
+          element.href = href;
+          element.target = '_blank';
+          element.rel = 'noopener noreferrer';
+        }
+      }
+      element.append(rebuild(node));
+      out.append(element);
+    }
+  }
+  return out;
+}
+
+/** The nodes that show `html`, built one by one. */
+export function fromMarkup(html) {
+  const inert = new DOMParser().parseFromString(html, 'text/html');
+  return rebuild(inert.body);
+}

@@ -1,0 +1,100 @@
+import type { InlineButton } from '../core/ports.ts';
+
+/** What a message shows: the web chat's markup (markup.ts), or plain text. */
+export type Body = { html: string } | { text: string };
+
+/** One line of the conversation: what the owner typed, or what satchel sent. */
+export type Entry =
+  | { kind: 'user'; id: number; text: string }
+  | ({ kind: 'bot'; id: number; buttons?: InlineButton[][] } & Body);
+
+/** What the page is told, as it happens (one server-sent event each). */
+export type ChatUpdate =
+  | { type: 'entry'; entry: Entry }
+  | { type: 'edit'; entry: Entry }
+  | { type: 'delete'; id: number }
+  /** The reply being written: replaces the live bubble until a message takes its place. */
+  | ({ type: 'draft' } & Body)
+  /** A short notice (a pressed button's answer). */
+  | { type: 'notice'; text: string };
+
+/** What a page that (re)connects is shown first. */
+export interface Snapshot {
+  entries: Entry[];
+  draft?: Body;
+}
+
+export type Listener = (update: ChatUpdate) => void;
+
+/**
+ * One conversation as the page shows it: the last `limit` entries (older ones are
+ * forgotten: the page shows the recent conversation, the sessions keep the rest), the draft
+ * being written, and the pages listening. A new message from satchel ends the draft.
+ */
+export function createTranscript(limit: number) {
+  const entries: Entry[] = [];
+  const listeners = new Set<Listener>();
+  let draft: Body | undefined;
+
+  // A page that went away must not fail the message for the others (or for the outbox).
+  const emit = (update: ChatUpdate) => {
+    for (const listener of listeners) {
+      try {
+        listener(update);
+      } catch {
+        listeners.delete(listener);
+      }
+    }
+  };
+  const indexOf = (id: number) => entries.findIndex((e) => e.id === id);
+
+  return {
+    find: (id: number): Entry | undefined => entries[indexOf(id)],
+
+    add(entry: Entry): void {
+      entries.push(entry);
+      if (entries.length > limit) entries.splice(0, entries.length - limit);
+      if (entry.kind === 'bot') draft = undefined;
+      emit({ type: 'entry', entry });
+    },
+
+    /** Replaces an entry; false when it is not (or no longer) shown. */
+    replace(entry: Entry): boolean {
+      const at = indexOf(entry.id);
+      if (at < 0) return false;
+      entries[at] = entry;
+      emit({ type: 'edit', entry });
+      return true;
+    },
+
+    /** Removes an entry; false when it is not (or no longer) shown. */
+    remove(id: number): boolean {
+      const at = indexOf(id);
+      if (at < 0) return false;
+      entries.splice(at, 1);
+      emit({ type: 'delete', id });
+      return true;
+    },
+
+    draft(body: Body): void {
+      draft = body;
+      emit({ type: 'draft', ...body });
+    },
+
+    notice(text: string): void {
+      emit({ type: 'notice', text });
+    },
+
+    snapshot(): Snapshot {
+      return { entries: [...entries], ...(draft ? { draft } : {}) };
+    },
+
+    /** Calls `listener` with every update from now on; returns how to stop. */
+    subscribe(listener: Listener): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+export type Transcript = ReturnType<typeof createTranscript>;

@@ -1,0 +1,234 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { lastUserText } from '../fakes/model-server.ts';
+import { ChatClient, shownText } from '../support/chat-client.ts';
+import {
+  ALLOWED_USER,
+  fixturePacks,
+  type Harness,
+  type startHarness as StartHarness,
+  startHarness,
+} from '../support/harness.ts';
+
+let h: Harness | undefined;
+let chat: ChatClient | undefined;
+let printed: string[] = [];
+
+afterEach(async () => {
+  chat?.close();
+  chat = undefined;
+  await h?.close();
+  h = undefined;
+});
+
+type Options = NonNullable<Parameters<typeof StartHarness>[1]>;
+
+/** The app on the fakes, and a client signed in with the chat address it printed. */
+async function start(env: Record<string, string> = {}, app: Options['app'] = {}) {
+  printed = [];
+  h = await startHarness(env, { app: { announce: (line) => printed.push(line), ...app } });
+  return connect();
+}
+
+async function connect(): Promise<ChatClient> {
+  const line = printed.findLast((l) => l.startsWith('satchel web chat: '));
+  expect(line).toMatch(/^satchel web chat: http:\/\/127\.0\.0\.1:\d+\/chat\?token=/);
+  chat?.close();
+  chat = await ChatClient.open(line!.slice('satchel web chat: '.length));
+  await chat.connect();
+  return chat;
+}
+
+/** Calls the fake Telegram got that reach a chat (anything but connecting and polling). */
+const telegramChatCalls = () => h!.tg.calls().filter((c) => c.params.chat_id !== undefined);
+
+describe('the web chat beside the Telegram bot', () => {
+  it('streams an answer as drafts, then the final message; books the turn as web; sends nothing to Telegram', async () => {
+    const c = await start();
+    const answer = 'Lima is the **capital** of Peru, on the Pacific coast.';
+    h!.model.enqueue({ text: answer, chunks: 4, chunkDelayMs: 250 });
+    await c.send('what is the capital of Peru?');
+
+    const [reply] = await c.waitForBot(1);
+    expect(reply!.html).toBe('Lima is the <b>capital</b> of Peru, on the Pacific coast.');
+    // The line typed shows first, then drafts that grow, then the answer.
+    const types = c.events.map((e) => e.type);
+    expect(types[0]).toBe('snapshot');
+    expect(c.events[1]).toMatchObject({
+      type: 'entry',
+      data: { entry: { kind: 'user', text: 'what is the capital of Peru?' } },
+    });
+    const drafts = c.events.filter((e) => e.type === 'draft').map((e) => shownText(e.data));
+    expect(drafts.length).toBeGreaterThan(0);
+    expect(drafts[0]!.length).toBeLessThan(shownText(reply!).length);
+    for (const draft of drafts) expect(shownText(reply!).startsWith(draft)).toBe(true);
+    expect(types.lastIndexOf('draft')).toBeLessThan(types.lastIndexOf('entry'));
+
+    expect(lastUserText(h!.model.chatRequests()[0]!)).toBe('what is the capital of Peru?');
+    expect(h!.rows('SELECT kind, chat_id, ok FROM usage_events')).toEqual([
+      { kind: 'llm', chat_id: ALLOWED_USER, ok: 1 },
+    ]);
+    expect(h!.rows('SELECT status FROM edge_inbox')).toEqual([{ status: 'done' }]);
+    const usage = await fetch(new URL('/api/usage', c.base), { headers: { cookie: c.cookie } });
+    const overview = (await usage.json()) as { recent_turns: { source: string; chat: number }[] };
+    expect(overview.recent_turns).toMatchObject([{ source: 'web', chat: ALLOWED_USER }]);
+    expect(telegramChatCalls()).toEqual([]);
+    // Telegram still works beside it, and its turns stay `chat`.
+    h!.tg.text({ userId: ALLOWED_USER, text: 'and on Telegram?' });
+    await h!.tg.waitForCall('sendMessage');
+    expect(h!.tg.texts(ALLOWED_USER)).toEqual(['echo: and on Telegram?']);
+    expect(c.botEntries()).toHaveLength(1);
+  });
+
+  it('runs commands and the pack picker, with buttons that press', async () => {
+    const c = await start({ SATCHEL_PACKS: fixturePacks(['alpha', 'beta']) });
+    await c.send('hello there');
+    const [picker] = await c.waitForBot(1);
+    expect(shownText(picker!)).toBe('Which pack should answer here?');
+    const buttons = picker!.buttons!.flat();
+    expect(buttons.map((b) => b.text)).toEqual(['Alpha Garden', 'Beta Books']);
+
+    // A button the page does not show cannot be pressed.
+    const forged = await c.post('press', { message: picker!.id, data: 'pack:nope' });
+    expect(forged.status).toBe(409);
+    await c.press(picker!.id, buttons[1]!.data);
+    // The picker turns into the choice, and the parked line is answered by that pack.
+    const [, answer] = await c.waitForBot(2);
+    expect(shownText(answer!)).toBe('echo: hello there\n\n— Beta Books');
+    const edit = c.events.find((e) => e.type === 'edit')?.data.entry;
+    expect(edit).toEqual({ kind: 'bot', id: picker!.id, html: 'Pack: <b>Beta Books</b>' });
+
+    await c.send('/help');
+    const [help] = (await c.waitForBot(3)).slice(2);
+    expect(shownText(help!)).toContain('/pack');
+    expect(h!.rows("SELECT count(*) AS n FROM edge_inbox WHERE status = 'pending'")).toEqual([
+      { n: 0 },
+    ]);
+    expect(telegramChatCalls()).toEqual([]);
+  });
+
+  it('shows the recent conversation to a page that connects later', async () => {
+    const c = await start();
+    await c.send('first line');
+    await c.waitForBot(1);
+    const later = await ChatClient.open(printed.findLast((l) => l.includes('/chat?'))!.slice(18));
+    await later.connect();
+    try {
+      const [snapshot] = later.events;
+      expect(snapshot!.type).toBe('snapshot');
+      expect(snapshot!.data.entries.map((e: { kind: string }) => e.kind)).toEqual(['user', 'bot']);
+      expect(shownText(snapshot!.data.entries[1])).toBe('echo: first line');
+    } finally {
+      later.close();
+    }
+  });
+
+  it('answers a line typed before a crash once, after the restart', async () => {
+    const c = await start({}, { shutdownGraceMs: 300 });
+    h!.model.enqueue({ hang: true });
+    await c.send('are you there?');
+    await h!.model.waitForRequest(1);
+    await h!.stop();
+    expect(h!.logs('satchel_stopped')).toMatchObject([{ clean: false }]);
+
+    h!.model.enqueue({ text: 'Here now.' });
+    await h!.restart();
+    const again = await connect();
+    const replies = await again.waitForBot(1);
+    expect(replies.map(shownText)).toEqual(['Here now.']);
+    // The new run shows the line it replayed, and the answer.
+    expect(again.entries().map((e) => e.kind)).toEqual(['user', 'bot']);
+    expect(h!.rows('SELECT status FROM edge_inbox')).toEqual([{ status: 'done' }]);
+    expect(h!.rows("SELECT content FROM messages WHERE role = 'user'")).toEqual([
+      { content: 'are you there?' },
+    ]);
+    expect(h!.model.chatRequests()).toHaveLength(2);
+  });
+});
+
+describe('the web chat alone, without TELEGRAM_BOT_TOKEN', () => {
+  it('answers, reports healthy, and makes no Bot API call at all', async () => {
+    const c = await start({ TELEGRAM_BOT_TOKEN: '' });
+    await c.send('hi');
+    expect((await c.waitForBot(1)).map(shownText)).toEqual(['echo: hi']);
+    const health = await fetch(new URL('/healthz', c.base));
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ ok: true, mode: 'none', db_writable: true });
+    expect(h!.logs('telegram_off')).toHaveLength(1);
+    await h!.stop();
+    expect(h!.tg.calls()).toEqual([]);
+  });
+});
+
+describe('the web chat keeps others out', () => {
+  it('answers 401 and no data without the token', async () => {
+    const c = await start();
+    await c.send('secret plans');
+    await c.waitForBot(1);
+    for (const [method, path] of [
+      ['GET', '/chat'],
+      ['GET', '/chat/events'],
+      ['GET', '/chat/chat.js'],
+      ['POST', '/chat/send'],
+      ['POST', '/chat/press'],
+    ] as const) {
+      const response = await fetch(new URL(path, c.base), {
+        method,
+        headers: { 'content-type': 'application/json', origin: c.base.origin },
+        ...(method === 'POST' ? { body: '{"text":"let me in"}' } : {}),
+      });
+      expect(response.status, `${method} ${path}`).toBe(401);
+      expect(await response.text()).not.toContain('secret');
+    }
+    const wrong = await fetch(new URL('/chat/events', c.base), {
+      headers: { cookie: c.cookie.replace(/=.*/, '=wrong') },
+    });
+    expect(wrong.status).toBe(401);
+    expect(h!.model.chatRequests()).toHaveLength(1);
+  });
+
+  it('refuses a POST another site could forge', async () => {
+    const c = await start();
+    const cases: Record<string, string>[] = [
+      { origin: 'http://evil.example' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'content-type': 'text/plain' },
+    ];
+    for (const headers of cases)
+      expect(
+        (await c.post('send', { text: 'forged' }, headers)).status,
+        JSON.stringify(headers),
+      ).toBe(403);
+    // A script with the token in a header (no cookie) is no browser being tricked.
+    const bearer = await fetch(new URL('/chat/send', c.base), {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${h!.env.DASHBOARD_TOKEN ?? tokenOf(printed)}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ text: 'from a script' }),
+    });
+    expect(bearer.status).toBe(202);
+    const replies = await c.waitForBot(1);
+    expect(replies.map(shownText)).toEqual(['echo: from a script']);
+    expect(h!.model.chatRequests().map(lastUserText)).toEqual(['from a script']);
+  });
+
+  it('shows markup in a model answer as text', async () => {
+    const c = await start();
+    const hostile =
+      'Look: <script>alert(1)</script> <img src=x onerror="alert(2)"> [x](javascript:alert(3))';
+    h!.model.enqueue({ text: hostile });
+    await c.send('be nasty');
+    const [reply] = await c.waitForBot(1);
+    expect(reply!.html).not.toMatch(/<(script|img)|javascript:|href/i);
+    expect(shownText(reply!)).toBe(
+      'Look: <script>alert(1)</script> <img src=x onerror="alert(2)"> x',
+    );
+  });
+});
+
+function tokenOf(lines: string[]): string {
+  const line = lines.findLast((l) => l.includes('?token='))!;
+  return decodeURIComponent(line.slice(line.indexOf('?token=') + 7));
+}
