@@ -7,7 +7,7 @@ export interface TurnCompleted {
   address: Address;
   pack: string;
   sessionId: string;
-  source: 'chat' | 'schedule' | 'web';
+  source: 'chat' | 'schedule';
   modelCalls: number;
   timedOut: boolean;
   ms: number;
