@@ -2,6 +2,7 @@ import type { Channel, InlineButton, MediaMessage, SendTextOptions } from '../co
 import type { Address } from '../core/types.ts';
 import { continuation, stablePrefix } from './live-text.ts';
 import { terminalRenderer } from './render.ts';
+import { PLAIN_STYLE, type TerminalStyle } from './tty.ts';
 
 /** The one conversation of `satchel chat`. */
 export const LOCAL_ADDRESS: Address = { platform: 'local', chatId: 1 };
@@ -33,7 +34,10 @@ export interface TerminalChannel extends Channel {
  * numbered options. Photos, audio and documents are declared unsupported, so the outbox
  * degrades them to text; there are no edits, deletions, chat actions or topics.
  */
-export function createTerminalChannel(write: (text: string) => void): TerminalChannel {
+export function createTerminalChannel(
+  write: (text: string) => void,
+  style: Pick<TerminalStyle, 'note'> = PLAIN_STYLE,
+): TerminalChannel {
   let lastId = 0;
   /** The last character printed: a new message starts on a line of its own. */
   let atLineStart = true;
@@ -62,7 +66,8 @@ export function createTerminalChannel(write: (text: string) => void): TerminalCh
     channel.onOptions?.(options);
   }
 
-  const hint = (buttons: InlineButton[]) => `(type a number, 1–${buttons.length}, to choose)\n`;
+  const hint = (buttons: InlineButton[]) =>
+    `${style.note(`(type a number, 1–${buttons.length}, to choose)`)}\n`;
   const printed = (plain: string, keyboard: InlineButton[][] | undefined) =>
     JSON.stringify([plain, keyboard ?? null]);
 
@@ -137,7 +142,7 @@ export function createTerminalChannel(write: (text: string) => void): TerminalCh
 
     note(text: string) {
       newLine();
-      out(`${text}\n`);
+      out(`${style.note(text)}\n`);
     },
 
     echoed() {
