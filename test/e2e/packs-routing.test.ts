@@ -343,7 +343,7 @@ describe('packs and routing', () => {
     await h.start({ SATCHEL_PACKS: dir });
     const [broken] = h.logs('pack_invalid');
     expect(broken?.msg).toContain(path.join(dir, 'beta', 'pack.yml'));
-    expect(broken?.msg).toContain('version: must be a version like 1.0.0');
+    expect(broken?.msg).toContain('line 2: `version` — must be a version like 1.0.0');
 
     h.tg.text({ userId: ALLOWED_USER, text: 'hi' });
     await settled(h, 1);
