@@ -51,7 +51,7 @@ describe('what the log shows at info', () => {
     await settled(h, 1);
     const lines = atInfo(h.logs().slice(before));
     expect(lines.map((l) => l.event)).toEqual(['provider_error']);
-    expect((lines[0]?.err as { hint?: string }).hint).toMatch(/^check OPENAI_API_KEY/);
+    expect((lines[0]?.err as { hint?: string } | undefined)?.hint).toMatch(/^check OPENAI_API_KEY/);
     expect(h.logs().some(hasStack)).toBe(false);
   });
 
