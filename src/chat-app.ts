@@ -9,6 +9,7 @@ import { sleep } from './core/clock.ts';
 import { type CoreOptions, createCore } from './core-app.ts';
 import { createTerminalChannel, LOCAL_ADDRESS, type ShownOptions } from './terminal/channel.ts';
 import { createTerminalInput } from './terminal/input.ts';
+import { createPromptedOutput, PLAIN_STYLE, type TerminalStyle } from './terminal/tty.ts';
 
 export interface ChatOptions extends CoreOptions {
   /** Lines typed by the user. */
@@ -19,7 +20,13 @@ export interface ChatOptions extends CoreOptions {
   errors: NodeJS.WritableStream;
   /** The pack (name or display name) the conversation is bound to at start. */
   pack?: string;
+  /** Colour and a prompt (on a terminal: tty.ts styleFor); plain text without. */
+  style?: TerminalStyle;
 }
+
+/** How to leave, said at the start. */
+export const LEAVE_HINT =
+  '/help lists the commands. Ctrl-C stops an answer; press it twice, type /exit or press Ctrl-D to leave.';
 
 /** Options of an `ask_user` question: nobody can answer them once the input has ended. */
 const isQuestion = (options: ShownOptions) =>
@@ -31,7 +38,9 @@ const isQuestion = (options: ShownOptions) =>
  * same SATCHEL_HOME. Logs go to SATCHEL_HOME/logs/chat.log: the terminal is the conversation.
  */
 export function createChat(config: CoreConfig, options: ChatOptions) {
-  const terminal = createTerminalChannel((text) => options.output.write(text));
+  const style = options.style ?? PLAIN_STYLE;
+  const screen = createPromptedOutput((text) => options.output.write(text), style.prompt);
+  const terminal = createTerminalChannel((text) => screen.write(text), style);
   const logDestination =
     options.logDestination ??
     pino.destination({ dest: path.join(config.home, 'logs', 'chat.log'), mkdir: true, sync: true });
@@ -41,16 +50,19 @@ export function createChat(config: CoreConfig, options: ChatOptions) {
     [{ connect: () => ({ platform: terminal.platform, channel: terminal }) }],
     { ...options, logDestination },
   );
+  let inputEnded = false;
+  let quit: () => void = () => {};
+  const quitting = new Promise<'quit'>((resolve) => {
+    quit = () => resolve('quit');
+  });
   const input = createTerminalInput({
     address: LOCAL_ADDRESS,
     clock: core.clock,
     accept: (event) => core.pipeline.accept(event),
     choose: (number) => terminal.choose(number),
-  });
-  let inputEnded = false;
-  let quit: () => void = () => {};
-  const quitting = new Promise<'quit'>((resolve) => {
-    quit = () => resolve('quit');
+    optionCount: () => terminal.options?.buttons.length ?? 0,
+    notice: (text) => terminal.note(text),
+    exit: () => quit(),
   });
   // A question shown once the input has ended can never be answered: stop its turn.
   terminal.onOptions = (shown) => {
@@ -84,7 +96,7 @@ export function createChat(config: CoreConfig, options: ChatOptions) {
         : 'no pack chosen yet';
     const model = pack?.manifest.model ?? `${core.model.provider}:${core.model.model}`;
     terminal.note(`satchel chat · ${using} · ${model}`);
-    terminal.note('/help lists the commands. Ctrl-C stops an answer, Ctrl-D quits.');
+    terminal.note(LEAVE_HINT);
   }
 
   /** The input ended: what was typed is answered (a question nobody can answer is stopped). */
@@ -111,7 +123,10 @@ export function createChat(config: CoreConfig, options: ChatOptions) {
       core.scheduler.start();
       const lines = createInterface({ input: options.input, crlfDelay: Number.POSITIVE_INFINITY });
       const ended = once(lines, 'close').then(() => 'ended' as const);
-      lines.on('line', (line) => input.line(line));
+      lines.on('line', (line) => {
+        screen.lineTyped(line.trim() === '');
+        input.line(line);
+      });
       // Several packs and none bound yet: the picker, before the first question.
       if (!core.router.activePack(LOCAL_ADDRESS)) input.command('pack');
       if ((await Promise.race([ended, quitting])) === 'ended')

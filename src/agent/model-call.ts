@@ -88,11 +88,6 @@ export function createModelCaller(deps: ModelCallerDeps) {
     } catch (error) {
       const latencyMs = clock.now() - started;
       deps.ledger.record({ ...entry, latencyMs, ok: false, error: failureLabel(error, call) });
-      if (error instanceof ProviderError)
-        log.warn(
-          { event: 'provider_error', provider: error.provider, status: error.status, err: error },
-          'model call failed',
-        );
       throw error;
     }
   }
@@ -107,6 +102,8 @@ export function createModelCaller(deps: ModelCallerDeps) {
       } catch (error) {
         const wait = streamed.value ? undefined : retryWait(error, retry);
         if (wait === undefined) throw error;
+        // Expected and handled: one line at warn; the error's details only at debug.
+        logProviderError(error, 'debug');
         log.warn(
           {
             event: 'provider_retry',
@@ -114,6 +111,7 @@ export function createModelCaller(deps: ModelCallerDeps) {
             status: (error as ProviderError).status,
             retry: retry + 1,
             waitMs: wait,
+            reason: (error as ProviderError).message,
           },
           'retrying the model call',
         );
@@ -139,24 +137,42 @@ export function createModelCaller(deps: ModelCallerDeps) {
     });
   }
 
+  /** `provider_error` for a failed call: at warn when it ends the turn's try of a model. */
+  function logProviderError(error: unknown, level: 'warn' | 'debug'): void {
+    if (!(error instanceof ProviderError)) return;
+    log[level](
+      { event: 'provider_error', provider: error.provider, status: error.status, err: error },
+      'model call failed',
+    );
+  }
+
   return async function callModel(call: ModelCall): Promise<ChatResponse> {
     try {
       return await primary(call);
     } catch (error) {
       const { fallback } = deps;
-      if (!fallback || !(error instanceof ProviderError) || !error.transient) throw error;
+      const failover = fallback && error instanceof ProviderError && error.transient;
+      // The failover line says it; without one, this is the line that does.
+      logProviderError(error, failover ? 'debug' : 'warn');
+      if (!failover) throw error;
       log.warn(
         {
           event: 'provider_failover',
           from: `${(call.model ?? deps.model).info.provider}:${(call.model ?? deps.model).info.model}`,
           to: `${fallback.info.provider}:${fallback.info.model}`,
           status: error.status,
+          reason: error.message,
         },
         'primary model failed; using the fallback',
       );
       call.onRestart?.();
       checkQuota(call.scope);
-      return attempt(fallback, call, { value: false });
+      try {
+        return await attempt(fallback, call, { value: false });
+      } catch (fallbackError) {
+        logProviderError(fallbackError, 'warn');
+        throw fallbackError;
+      }
     }
   };
 }

@@ -2,6 +2,7 @@ import { createChat } from '../chat-app.ts';
 import { type CoreConfig, parseConfig } from '../config/config.ts';
 import { withEnvFile } from '../config/env-file.ts';
 import { ConfigError } from '../core/errors.ts';
+import { styleFor } from '../terminal/tty.ts';
 import { noMoreThan, parseCommandArgs } from './args.ts';
 import type { CliCommand } from './command.ts';
 
@@ -18,13 +19,35 @@ Options:
 
 In the chat: /help lists the commands, /new starts a fresh session, and when numbered
 options are shown, typing a number chooses one. Ctrl-C stops the answer in progress;
-Ctrl-D (end of input) lets it finish and quits. Logs go to SATCHEL_HOME/logs/chat.log.
+Ctrl-C twice or /exit leaves; Ctrl-D (end of input) lets the answer finish and quits. On a
+terminal the prompt and notes are coloured (not when piped, nor with NO_COLOR set). Logs
+go to SATCHEL_HOME/logs/chat.log.
 
 Exit codes: 0 after the end of input, 1 bad configuration or unknown pack, 2 bad
 arguments.`;
 
 /** Ctrl-C signals closer together than this are one press. */
 const SAME_INTERRUPT_MS = 300;
+/** A second Ctrl-C press within this long of the first leaves the chat. */
+export const LEAVE_INTERRUPT_MS = 2_000;
+
+/**
+ * What a Ctrl-C at `now` (ms) does: one press stops the answer; a second press soon after
+ * leaves. Under npx or npm run the child gets each press twice (from the terminal, and
+ * forwarded by npm): signals within SAME_INTERRUPT_MS are one press.
+ */
+export function createInterrupts(chat: { interrupt(): void; quit(): void }) {
+  let lastSignal = Number.NEGATIVE_INFINITY;
+  let lastPress = Number.NEGATIVE_INFINITY;
+  return (now: number): void => {
+    const samePress = now - lastSignal < SAME_INTERRUPT_MS;
+    lastSignal = now;
+    if (samePress) return;
+    if (now - lastPress < LEAVE_INTERRUPT_MS) chat.quit();
+    else chat.interrupt();
+    lastPress = now;
+  };
+}
 
 /** `satchel chat`: a conversation on stdin and stdout until the input ends. */
 export const chatCommand: CliCommand = {
@@ -48,17 +71,12 @@ export const chatCommand: CliCommand = {
       input: io.stdin,
       output: io.stdout,
       errors: io.stderr,
+      style: styleFor(io.stdout as { isTTY?: boolean }, io.env),
       ...(values.pack === undefined ? {} : { pack: values.pack }),
     });
-    // Ctrl-C stops the answer, not the chat; SIGTERM ends the chat gracefully. Under npx or
-    // npm run the child gets Ctrl-C twice (from the terminal, and forwarded by npm): once
-    // is enough.
-    let lastInterrupt = Number.NEGATIVE_INFINITY;
-    const interrupt = () => {
-      const now = performance.now();
-      if (now - lastInterrupt >= SAME_INTERRUPT_MS) chat.interrupt();
-      lastInterrupt = now;
-    };
+    // Ctrl-C stops the answer, twice leaves; SIGTERM ends the chat gracefully.
+    const press = createInterrupts(chat);
+    const interrupt = () => press(performance.now());
     const terminate = () => chat.quit();
     process.on('SIGINT', interrupt);
     process.on('SIGTERM', terminate);

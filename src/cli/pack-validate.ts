@@ -26,7 +26,7 @@ export const packValidateCommand: CliCommand = {
     noMoreThan(positionals, 1);
     const env = withEnvFile(io.env, io.cwd);
     const home = path.resolve(io.cwd, envSchema.shape.SATCHEL_HOME.parse(env.SATCHEL_HOME));
-    const report = validationReport(validatePack(path.resolve(io.cwd, dir), home));
+    const report = validationReport(validatePack(path.resolve(io.cwd, dir), home, env));
     (report.ok ? io.stdout : io.stderr).write(`${report.text}\n`);
     return report.ok ? 0 : 1;
   },

@@ -3,7 +3,13 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../core/errors.ts';
-import { PROVIDERS, type Provider, type ProviderKeys, specOf } from '../providers/registry.ts';
+import {
+  PROVIDER_NAMES,
+  PROVIDERS,
+  type Provider,
+  type ProviderKeys,
+  specOf,
+} from '../providers/registry.ts';
 import { coreEnvSchema, telegramEnvSchema } from './schema.ts';
 
 export type { Provider, ProviderKeys };
@@ -78,11 +84,16 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
     ...(tg?.success === false ? tg.error.issues : []),
     ...(result.success ? [] : result.error.issues),
   ];
-  if (issues.length > 0 || !result.success) throw invalid(issues);
+  // Every problem in one round: the schema's, the missing keys and the webhook's secret.
+  const problems = [
+    ...issues.map(issueLine),
+    ...missingProviderKeys(env),
+    ...(tg === undefined ? [] : missingWebhookNeeds(env)),
+  ];
+  if (problems.length > 0 || !result.success)
+    throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   const e = result.data;
-  requireProviderKey(e.LLM_PROVIDER, e, 'LLM_PROVIDER');
   const [fallbackProvider, ...fallbackModel] = e.LLM_FALLBACK?.split(':') ?? [];
-  if (fallbackProvider) requireProviderKey(fallbackProvider as Provider, e, 'LLM_FALLBACK');
   const core: CoreConfig = {
     home: path.resolve(e.SATCHEL_HOME),
     packDirs: e.SATCHEL_PACKS.map((p) => path.resolve(p)),
@@ -127,17 +138,9 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
 
 /** Webhook mode needs its secret: without it anyone who finds the URL could post updates. */
 function webhookConfig(e: z.infer<typeof telegramEnvSchema>): WebhookConfig | undefined {
-  if (!e.TELEGRAM_WEBHOOK_URL) return undefined;
-  if (!e.TELEGRAM_BOT_TOKEN)
-    throw new ConfigError(
-      'Invalid configuration:\n- TELEGRAM_BOT_TOKEN is required with TELEGRAM_WEBHOOK_URL: ' +
-        'create a bot with @BotFather and paste its token',
-    );
-  if (!e.TELEGRAM_WEBHOOK_SECRET)
-    throw new ConfigError(
-      'Invalid configuration:\n- TELEGRAM_WEBHOOK_SECRET is required with TELEGRAM_WEBHOOK_URL: ' +
-        'set it to a random string of letters and digits (e.g. `openssl rand -hex 32`)',
-    );
+  // Without its token or secret parseConfig has already refused (missingWebhookNeeds).
+  if (!e.TELEGRAM_WEBHOOK_URL || !e.TELEGRAM_BOT_TOKEN || !e.TELEGRAM_WEBHOOK_SECRET)
+    return undefined;
   return {
     url: e.TELEGRAM_WEBHOOK_URL,
     secret: e.TELEGRAM_WEBHOOK_SECRET,
@@ -146,13 +149,34 @@ function webhookConfig(e: z.infer<typeof telegramEnvSchema>): WebhookConfig | un
   };
 }
 
-/** The error for every problem found: each names its variable and how to fix it. */
-function invalid(issues: readonly z.core.$ZodIssue[]): ConfigError {
-  const lines = issues.map((issue) => {
-    const name = String(issue.path[0] ?? 'config');
-    return issue.message.includes(name) ? `- ${issue.message}` : `- ${name}: ${issue.message}`;
-  });
-  return new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+/** A schema problem as a line of the error: it names its variable and how to fix it. */
+function issueLine(issue: z.core.$ZodIssue): string {
+  const name = String(issue.path[0] ?? 'config');
+  return issue.message.includes(name) ? `- ${issue.message}` : `- ${name}: ${issue.message}`;
+}
+
+const blank = (value: string | undefined) => value === undefined || value.trim() === '';
+
+/**
+ * Webhook mode needs a bot, and its secret: without the secret anyone who finds the URL
+ * could post updates.
+ */
+function missingWebhookNeeds(env: Env): string[] {
+  if (blank(env.TELEGRAM_WEBHOOK_URL)) return [];
+  return [
+    ...(blank(env.TELEGRAM_BOT_TOKEN)
+      ? [
+          '- TELEGRAM_BOT_TOKEN is required with TELEGRAM_WEBHOOK_URL: ' +
+            'create a bot with @BotFather and paste its token',
+        ]
+      : []),
+    ...(blank(env.TELEGRAM_WEBHOOK_SECRET)
+      ? [
+          '- TELEGRAM_WEBHOOK_SECRET is required with TELEGRAM_WEBHOOK_URL: ' +
+            'set it to a random string of letters and digits (e.g. `openssl rand -hex 32`)',
+        ]
+      : []),
+  ];
 }
 
 /** Reads `.env` from the working directory when present, then parses process.env. */
@@ -177,20 +201,27 @@ function providerKeys(env: Record<string, unknown>): ProviderKeys {
 /**
  * A chat provider (the primary, or the fallback) needs a key, unless it is a self-hosted
  * compatible server (a base URL). Checked at start-up: a fallback without a key would
- * otherwise fail exactly when it is needed.
+ * otherwise fail exactly when it is needed. Read from the raw environment, so a missing key
+ * is reported with any other problem (an unknown provider is the schema's to report).
  */
-function requireProviderKey(
-  provider: Provider,
-  env: Record<string, unknown>,
-  variable: 'LLM_PROVIDER' | 'LLM_FALLBACK',
-): void {
-  const { apiKey: key, baseUrl } = specOf(provider).env;
-  if (env[key] === undefined && env[baseUrl] === undefined) {
-    const value = variable === 'LLM_FALLBACK' ? String(env.LLM_FALLBACK) : provider;
-    throw new ConfigError(
-      `Invalid configuration:\n- ${key} is required when ${variable}=${value}: set it, or point ${baseUrl} at a compatible server`,
-    );
-  }
+function missingProviderKeys(env: Env): string[] {
+  const primary = env.LLM_PROVIDER?.trim() || 'openai';
+  const fallback = env.LLM_FALLBACK?.trim();
+  const fallbackProvider = fallback?.includes(':') ? fallback.split(':')[0] : undefined;
+  const wanted: [string, 'LLM_PROVIDER' | 'LLM_FALLBACK', string][] = [
+    [primary, 'LLM_PROVIDER', primary],
+    ...(fallbackProvider && fallback
+      ? [[fallbackProvider, 'LLM_FALLBACK', fallback] as [string, 'LLM_FALLBACK', string]]
+      : []),
+  ];
+  return wanted.flatMap(([provider, variable, value]) => {
+    if (!(PROVIDER_NAMES as readonly string[]).includes(provider)) return [];
+    const { apiKey: key, baseUrl } = specOf(provider as Provider).env;
+    if (!blank(env[key]) || !blank(env[baseUrl])) return [];
+    return [
+      `- ${key} is required when ${variable}=${value}: set it, or point ${baseUrl} at a compatible server`,
+    ];
+  });
 }
 
 function deepFreeze<T>(value: T): T {

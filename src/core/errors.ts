@@ -19,6 +19,13 @@ export class SatchelError extends Error {
 }
 
 export const GENERIC_FAILURE = 'Sorry, something went wrong with that message.';
+/**
+ * What the user is told when the model provider could not be reached or kept failing (a
+ * network error, 5xx, 429, a timeout or a broken answer, after the retries and the fallback).
+ * Their message is kept in the conversation, so the next one is answered with it in view.
+ */
+export const PROVIDER_UNAVAILABLE =
+  'The model provider did not answer, so I could not reply. Please write again in a moment.';
 /** What the user is told when /stop ended their turn. */
 export const STOPPED = 'Stopped.';
 
@@ -49,14 +56,19 @@ export class ProviderError extends SatchelError {
       transient: boolean;
       retryAfterMs?: number;
       cause?: unknown;
-      /** What the user is told; the generic apology unless the owner can act on it. */
+      /**
+       * What the user is told: by default that the provider did not answer when the failure is
+       * transient, the generic apology otherwise.
+       */
       userMessage?: string;
       hint?: string;
     },
   ) {
+    const userMessage =
+      options.userMessage ?? (options.transient ? PROVIDER_UNAVAILABLE : undefined);
     super('provider_error', message, {
       cause: options.cause,
-      ...(options.userMessage ? { userMessage: options.userMessage } : {}),
+      ...(userMessage ? { userMessage } : {}),
     });
     this.provider = provider;
     this.status = options.status;

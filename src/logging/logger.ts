@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import { prettyFactory } from 'pino-pretty';
+import { ChannelError, ProviderError } from '../core/errors.ts';
 import type { Logger } from '../core/ports.ts';
 import { redactSecretShapes } from '../core/redact.ts';
 
@@ -70,7 +71,8 @@ export function chooseLogFormat(setting: LogFormat | undefined, tty: boolean): L
  * pino-pretty's formatter as a synchronous destination in this process (not a worker
  * transport), so lines keep their order with the rest of the output and nothing is lost on
  * exit. It formats what pino wrote, after redaction and scrubbing: secrets never reach it.
- * The event name leads the message; pid and hostname are left out.
+ * The event name leads the message; pid and hostname are left out; each event is one line
+ * (an error's stack, when it has one, follows it).
  */
 function prettyStream(
   destination: pino.DestinationStream | undefined,
@@ -80,6 +82,7 @@ function prettyStream(
     colorize,
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: 'pid,hostname,event',
+    singleLine: true,
     messageFormat: '{if event}[{event}] {end}{msg}',
   });
   const out = destination ?? pino.destination({ dest: 1, sync: true });
@@ -96,7 +99,23 @@ export function serializeError(value: unknown): unknown {
   const out: Record<string, unknown> = { ...pino.stdSerializers.errWithCause(value) };
   // A cause that is not an Error (a status object, a string) is kept as it is.
   if (out.cause === undefined && value.cause !== undefined) out.cause = value.cause;
+  if (isExpected(value)) dropStacks(out);
   return out;
+}
+
+/**
+ * Failures that are part of normal operation (a provider's 429 or outage, a refused key, a
+ * Telegram flood wait): their message says all, so they are logged without stack traces.
+ */
+function isExpected(error: Error): boolean {
+  return error instanceof ProviderError || error instanceof ChannelError;
+}
+
+function dropStacks(serialized: Record<string, unknown>, depth = 0): void {
+  delete serialized.stack;
+  const cause = serialized.cause;
+  if (depth < 8 && cause && typeof cause === 'object')
+    dropStacks(cause as Record<string, unknown>, depth + 1);
 }
 
 /** `value` with every secret replaced in its strings, and errors serialized. */

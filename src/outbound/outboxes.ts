@@ -59,6 +59,9 @@ export function createOutboxes(deps: OutboxesDeps) {
       of(to).writeEdit(to, messageId, part),
     writeDelete: (to: Address, messageId: number) => of(to).writeDelete(to, messageId),
     dispatch,
+    /** The channel's id of the message a row became; undefined until it is sent. */
+    messageIdOf: (rowId: number): number | undefined =>
+      deps.repo.get(rowId)?.messageId ?? undefined,
     send: (to: Address, message: Parameters<ChannelOutbox['send']>[1], options?: DispatchOptions) =>
       of(to).send(to, message, options),
     chatAction: (to: Address, action: Parameters<ChannelOutbox['chatAction']>[1]) =>

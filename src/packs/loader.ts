@@ -6,6 +6,7 @@ import { describeIssue, fieldPath, type Manifest, manifestSchema, SKILL_NAME } f
 import { type Migration, readMigrations } from './migrations.ts';
 import { PackError, type PackProblem } from './problems.ts';
 import { loadSkill, type Skill } from './skills.ts';
+import { didYouMean } from './suggest.ts';
 import { readYaml, type YamlSource } from './yaml-source.ts';
 
 export { PackError, type PackProblem } from './problems.ts';
@@ -113,12 +114,10 @@ function readManifest(dir: string, problems: PackProblem[]): FoundManifest {
     return none;
   }
   const source = readYaml(text);
-  if (source.errors.length > 0) {
-    problems.push(
-      ...source.errors.map((e) => ({ file, field: '(yaml)', problem: e.message, line: e.line })),
-    );
-    return { ...none, source };
-  }
+  problems.push(
+    ...source.errors.map((e) => ({ file, field: '(yaml)', problem: e.message, line: e.line })),
+  );
+  if (source.value === undefined) return { ...none, source };
   const raw = (source.value ?? {}) as Record<string, unknown>;
   const parsed = manifestSchema.safeParse(raw);
   if (!parsed.success)
@@ -159,16 +158,18 @@ function issueProblems(
   raw: unknown,
   source: YamlSource,
 ): PackProblem[] {
-  if (issue.code === 'unrecognized_keys')
+  if (issue.code === 'unrecognized_keys') {
+    const known = Object.keys(manifestSchema.shape);
     return issue.keys.map((key) => ({
       file,
       field: fieldPath([...issue.path, key]),
       problem:
         issue.path.length === 0
-          ? `unknown field; pack.yml has: ${Object.keys(manifestSchema.shape).join(', ')}`
+          ? `unknown field${didYouMean(key, known)}; pack.yml has: ${known.join(', ')}`
           : 'unknown field',
       line: source.lineOf(issue.path, key),
     }));
+  }
   return [{ file, ...describeIssue(issue, raw), line: source.lineOf(issue.path) }];
 }
 

@@ -1,5 +1,6 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { didYouMean } from './suggest.ts';
 
 /** The core tools a pack may enable. */
 export const CORE_TOOLS = [
@@ -29,17 +30,21 @@ const FIVE_CRON_FIELDS = 'must be a 5-field cron expression, e.g. "0 8 * * *"';
 const cronExpression = z
   .string()
   .regex(/^\s*\S+(\s+\S+){4}\s*$/, { message: FIVE_CRON_FIELDS, abort: true })
-  .refine(
-    (expression) => {
-      try {
-        new Cron(expression, { paused: true });
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { message: FIVE_CRON_FIELDS },
-  );
+  .superRefine((expression, ctx) => {
+    const reason = cronProblem(expression);
+    // The parser's own reason ("... out of range"), so the author sees which field is wrong.
+    if (reason) ctx.addIssue({ code: 'custom', message: `invalid cron expression: ${reason}` });
+  });
+
+/** Why croner refuses `expression`, or undefined when it takes it. */
+export function cronProblem(expression: string): string | undefined {
+  try {
+    new Cron(expression, { paused: true });
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message.replace(/^CronPattern: /, '') : String(error);
+  }
+}
 
 /**
  * `pack.yml`. Unknown keys are rejected so a typo is an error, not a silent default. The
@@ -190,11 +195,17 @@ export function describeIssue(
   issue: z.core.$ZodIssue,
   input?: unknown,
 ): { field: string; problem: string } {
-  const missing =
-    issue.code === 'invalid_type' &&
-    input !== undefined &&
-    valueAt(input, issue.path) === undefined;
-  return { field: fieldPath(issue.path), problem: missing ? 'is required' : issue.message };
+  const value = input === undefined ? undefined : valueAt(input, issue.path);
+  const field = fieldPath(issue.path);
+  if (issue.code === 'invalid_type' && input !== undefined && value === undefined)
+    return { field, problem: 'is required' };
+  if (issue.code === 'invalid_value' && typeof value === 'string') {
+    const options = issue.values.map(String);
+    const noun = issue.path[0] === 'tools' ? 'tool' : 'value';
+    const hint = didYouMean(value, options) || ` (one of: ${options.join(', ')})`;
+    return { field, problem: `unknown ${noun} \`${value}\`${hint}` };
+  }
+  return { field, problem: issue.message };
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {

@@ -9,9 +9,15 @@ export interface PackProblem {
   line?: number | undefined;
 }
 
-/** `file: field: problem (line N)`: one line per problem, for logs and `pack validate`. */
+/**
+ * "`pack.yml` line 12: `tools[3]` — unknown tool `db_qurey` (did you mean `db_query`?)": one
+ * line per problem, for logs and `pack validate`. A field in parentheses (`(yaml)`,
+ * `(file)`, `(sql)`) names a kind of problem, not a field, and is written as it is.
+ */
 export function formatProblem(p: PackProblem): string {
-  return `${p.file}: ${p.field}: ${p.problem}${p.line ? ` (line ${p.line})` : ''}`;
+  const where = `\`${p.file}\`${p.line ? ` line ${p.line}` : ''}`;
+  const field = p.field.startsWith('(') ? p.field : `\`${p.field}\``;
+  return `${where}: ${field} — ${p.problem}`;
 }
 
 /**

@@ -1,11 +1,16 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { isProvider, PROVIDER_NAMES, type Provider, specOf } from '../providers/registry.ts';
 import { checkExistingDatabase } from './check-database.ts';
 import { inspectPack, type Pack } from './loader.ts';
 import { formatProblem, type PackProblem } from './problems.ts';
+import { didYouMean } from './suggest.ts';
+import { readYaml } from './yaml-source.ts';
 
 /** What `satchel pack validate` found. */
 export interface Validation {
+  /** The pack's folder: the report names its files relative to it. */
+  dir?: string;
   pack: Pack | undefined;
   /** Every problem, the pack's own and those its migrations meet on the existing data. */
   problems: PackProblem[];
@@ -18,18 +23,72 @@ export interface Validation {
  * pending migrations on an in-memory copy of the pack's existing database there, so a
  * migration that would fail on real data is found before a start skips the pack.
  */
-export function validatePack(dir: string, home?: string): Validation {
-  const { pack, problems } = inspectPack(dir);
-  if (!pack || !home) return { pack, problems };
+export function validatePack(
+  dir: string,
+  home?: string,
+  env: Record<string, string | undefined> = {},
+): Validation {
+  const inspected = inspectPack(dir);
+  const modelProblem = unknownProvider(dir, env);
+  const pack = modelProblem ? undefined : inspected.pack;
+  const problems = [...inspected.problems, ...(modelProblem ? [modelProblem] : [])];
+  if (!pack || !home) return { dir, pack, problems };
   const dbFile = path.join(home, 'packs', pack.name, 'pack.db');
-  if (!existsSync(dbFile)) return { pack, problems };
+  if (!existsSync(dbFile)) return { dir, pack, problems };
   const result = checkExistingDatabase(dbFile, pack);
   return {
+    dir,
     pack: result.problems.length > 0 ? undefined : pack,
     problems: result.problems.map((p) => ({ ...p, problem: `on ${dbFile}: ${p.problem}` })),
     existing: { dbFile, from: result.from, to: result.to },
   };
 }
+
+/**
+ * `model: nosuch:gpt-9` names a provider satchel does not know. At run time such a value is
+ * a model name of the default provider (`llava:13b` on a self-hosted, OpenAI-compatible
+ * server), so it is refused here only when that provider is not pointed at another server.
+ */
+function unknownProvider(
+  dir: string,
+  env: Record<string, string | undefined>,
+): PackProblem | undefined {
+  const file = path.join(dir, 'pack.yml');
+  if (!existsSync(file)) return undefined;
+  // Read on its own, so it is reported with the pack's other problems, in one round.
+  const source = readYaml(readFileSync(file, 'utf8'));
+  const value = (source.value as { model?: unknown } | null | undefined)?.model;
+  const model = typeof value === 'string' ? value : undefined;
+  const colon = model?.indexOf(':') ?? -1;
+  if (!model || colon <= 0) return undefined;
+  const prefix = model.slice(0, colon);
+  if (isProvider(prefix)) return undefined;
+  const fallback: Provider = isProvider(env.LLM_PROVIDER ?? '')
+    ? (env.LLM_PROVIDER as Provider)
+    : 'openai';
+  if (env[specOf(fallback).env.baseUrl]?.trim()) return undefined;
+  return {
+    file,
+    field: 'model',
+    problem:
+      `unknown provider \`${prefix}\`${didYouMean(prefix, PROVIDER_NAMES)}: ` +
+      `use one of ${PROVIDER_NAMES.join(', ')}, as "provider:model"`,
+    line: source.lineOf(['model']),
+  };
+}
+
+/** A problem whose file is named from the pack's folder (`pack.yml`, `skills/x/SKILL.md`). */
+function relativeTo(dir: string | undefined, p: PackProblem): PackProblem {
+  if (!dir) return p;
+  const relative = path.relative(dir, p.file);
+  return relative && !relative.startsWith('..') ? { ...p, file: relative } : p;
+}
+
+/** Problems by file, then by line, as an author fixes them top to bottom. */
+const inOrder = (problems: PackProblem[]): PackProblem[] =>
+  [...problems].sort(
+    (a, b) => a.file.localeCompare(b.file) || (a.line ?? Infinity) - (b.line ?? Infinity),
+  );
 
 const pad = (n: number) => String(n).padStart(4, '0');
 
@@ -40,7 +99,9 @@ export function validationReport(v: Validation): { ok: boolean; text: string } {
     const count = v.problems.length === 1 ? '1 problem' : `${v.problems.length} problems`;
     return {
       ok: false,
-      text: `invalid pack (${count}):\n${v.problems.map(formatProblem).join('\n')}`,
+      text: `invalid pack (${count}):\n${inOrder(v.problems.map((p) => relativeTo(v.dir, p)))
+        .map(formatProblem)
+        .join('\n')}`,
     };
   }
   const { manifest } = pack;

@@ -8,7 +8,7 @@ export interface YamlError {
 
 /** A parsed YAML text that remembers where each value was written. */
 export interface YamlSource {
-  /** The value, or undefined when the text has syntax errors. */
+  /** The value, or undefined when the text has syntax errors (other than duplicate keys). */
   value: unknown;
   errors: YamlError[];
   /**
@@ -35,8 +35,11 @@ export function readYaml(text: string, lineOffset = 0): YamlSource {
     ),
     line: error.linePos ? error.linePos[0].line + lineOffset : undefined,
   }));
+  // A duplicate key leaves a whole document (the last value wins), so the rest of it can
+  // still be checked in the same round; any other syntax error leaves no value.
+  const whole = doc.errors.every((error) => error.code === 'DUPLICATE_KEY');
   return {
-    value: errors.length > 0 ? undefined : doc.toJS(),
+    value: whole ? doc.toJS() : undefined,
     errors,
     lineOf: (path, key) => lineAt(offsetOf(doc, path, key)),
   };

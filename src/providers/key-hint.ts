@@ -27,12 +27,12 @@ export function keyRefusal(
       hint:
         `check ${vars.apiKey}: ${provider} refused it (a typo, or a revoked or expired key), ` +
         `and ${vars.baseUrl} if it points at another server`,
-      userMessage: `Sorry, ${provider} refused satchel's API key, so I cannot answer. The owner should check ${vars.apiKey}.`,
+      userMessage: `The API key was refused by ${provider}, so I cannot answer — the owner should check ${vars.apiKey} and run \`npx satchel doctor\`.`,
     };
   if (status === 403)
     return {
       hint: `check that the key in ${vars.apiKey} may use this model (its project, plan or region)`,
-      userMessage: `Sorry, ${provider} does not let satchel's API key use this model. The owner should check ${vars.apiKey} and the model setting.`,
+      userMessage: `The API key may not use this model at ${provider}, so I cannot answer — the owner should check ${vars.apiKey} and the model setting, and run \`npx satchel doctor\`.`,
     };
   return undefined;
 }

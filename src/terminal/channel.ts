@@ -3,6 +3,7 @@ import type { Channel, InlineButton, MediaMessage, SendTextOptions } from '../co
 import type { Address } from '../core/types.ts';
 import { continuation, stablePrefix } from './live-text.ts';
 import { terminalRenderer } from './render.ts';
+import { PLAIN_STYLE, type TerminalStyle } from './tty.ts';
 
 /** Characters that show nothing. */
 const INVISIBLE = /[\s\u00a0\u200b-\u200d\u2060\ufeff]/g;
@@ -37,7 +38,10 @@ export interface TerminalChannel extends Channel {
  * numbered options. Photos, audio and documents are declared unsupported, so the outbox
  * degrades them to text; there are no edits, deletions, chat actions or topics.
  */
-export function createTerminalChannel(write: (text: string) => void): TerminalChannel {
+export function createTerminalChannel(
+  write: (text: string) => void,
+  style: Pick<TerminalStyle, 'note'> = PLAIN_STYLE,
+): TerminalChannel {
   let lastId = 0;
   /** The last character printed: a new message starts on a line of its own. */
   let atLineStart = true;
@@ -66,7 +70,8 @@ export function createTerminalChannel(write: (text: string) => void): TerminalCh
     channel.onOptions?.(options);
   }
 
-  const hint = (buttons: InlineButton[]) => `(type a number, 1–${buttons.length}, to choose)\n`;
+  const hint = (buttons: InlineButton[]) =>
+    `${style.note(`(type a number, 1–${buttons.length}, to choose)`)}\n`;
   const printed = (plain: string, keyboard: InlineButton[][] | undefined) =>
     JSON.stringify([plain, keyboard ?? null]);
 
@@ -144,7 +149,7 @@ export function createTerminalChannel(write: (text: string) => void): TerminalCh
 
     note(text: string) {
       newLine();
-      out(`${text}\n`);
+      out(`${style.note(text)}\n`);
     },
 
     echoed() {

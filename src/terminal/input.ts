@@ -8,7 +8,16 @@ export interface TerminalInputDeps {
   accept(event: InboundEvent): void;
   /** The option numbered `number` of those shown last, taken; undefined when there is none. */
   choose(number: number): { messageId: number; data: string } | undefined;
+  /** How many options are shown and not chosen yet (0 when none). */
+  optionCount(): number;
+  /** Prints a line of satchel's own (a typed number that names no option). */
+  notice(text: string): void;
+  /** `/exit` (or `/quit`): leave the chat. */
+  exit(): void;
 }
+
+/** Typed to leave the chat; handled here, never sent to the pipeline. */
+export const EXIT_COMMANDS: readonly string[] = ['exit', 'quit'];
 
 /** `/name` or `/name@bot`, then the arguments, as Telegram reads a command. */
 const COMMAND = /^\/([A-Za-z0-9_]+)(?:@\w+)?(?:\s+([\s\S]*))?$/;
@@ -42,13 +51,23 @@ export function createTerminalInput(deps: TerminalInputDeps) {
   }
 
   return {
-    /** Takes one typed line; a blank one is ignored. */
+    /**
+     * Takes one typed line; a blank one is ignored. While options are shown, a number
+     * outside them is refused with a notice rather than sent as text.
+     */
     line(text: string): void {
       const typed = text.trim();
       if (typed === '') return;
-      const choice = /^\d{1,3}$/.test(typed) ? deps.choose(Number(typed)) : undefined;
+      const number = /^\d{1,3}$/.test(typed) ? Number(typed) : undefined;
+      const count = deps.optionCount();
+      if (number !== undefined && count > 0 && (number < 1 || number > count)) {
+        deps.notice(`There is no option ${number}: type a number from 1 to ${count}.`);
+        return;
+      }
+      const choice = number === undefined ? undefined : deps.choose(number);
       const command = COMMAND.exec(typed);
-      if (choice) {
+      if (command && EXIT_COMMANDS.includes(command[1]!.toLowerCase())) deps.exit();
+      else if (choice) {
         const { messageId, data } = choice;
         send({ kind: 'callback', callbackId: `${messageId}:${typed}`, data }, { messageId });
       } else if (command)

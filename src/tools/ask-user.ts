@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { escapeMarkdown } from '../outbound/compose.ts';
 import type { TurnToolContext } from './context.ts';
 import { defineTool, ToolError } from './tool.ts';
 
@@ -7,20 +8,22 @@ export const ASK_TIMEOUT_MS = 10 * 60 * 1000;
 export const NOT_SHOWN =
   'the question could not be sent to the user (Telegram refused it), so there is no answer';
 export const NO_ANSWER = 'no answer (the user did not press a button within 10 minutes)';
+/** Shown under a question whose time ran out (its buttons are gone). */
+export const NOT_ANSWERED_NOTE = '(not answered)';
 
 const schema = z.object({
   question: z.string().min(1),
   options: z.array(z.string().min(1).max(40)).min(2).max(8),
 });
 
+type AskContext = Pick<TurnToolContext, 'outbox' | 'address' | 'asks' | 'senderId'>;
+
 /**
  * `ask_user`: a question with inline buttons; the turn waits for the press. Only a press in
- * this chat (and topic) by the sender of the turn's message answers it.
+ * this chat (and topic) by the sender of the turn's message answers it. Once answered (or
+ * timed out) the question is edited to show the choice, without its buttons.
  */
-export function createAskUserTool(
-  ctx: Pick<TurnToolContext, 'outbox' | 'address' | 'asks' | 'senderId'>,
-  timeoutMs = ASK_TIMEOUT_MS,
-) {
+export function createAskUserTool(ctx: AskContext, timeoutMs = ASK_TIMEOUT_MS) {
   return defineTool({
     name: 'ask_user',
     waitsForUser: true,
@@ -32,18 +35,39 @@ export function createAskUserTool(
       const keyboard = options.map((text, i) => [{ text, data: ctx.asks.data(id, i) }]);
       const asked = { address: ctx.address, userId: ctx.senderId };
       const answer = ctx.asks.wait(id, options, asked, timeoutMs, signal);
-      const shown = await ctx.outbox.send(ctx.address, {
-        text: question,
-        format: 'markdown',
-        keyboard,
-      });
+      const rows = ctx.outbox.write(ctx.address, { text: question, format: 'markdown', keyboard });
+      const shown = await ctx.outbox.dispatch(rows);
       if (!shown) {
         ctx.asks.cancel(id);
         await answer;
         throw new ToolError(NOT_SHOWN);
       }
       const chosen = await answer;
+      await showChoice(ctx, rows, question, chosen);
       return chosen === undefined ? NO_ANSWER : `The user chose: ${chosen}`;
     },
   });
+}
+
+/**
+ * Replaces the question's buttons with the choice, so an answered question cannot be
+ * pressed again. Only a question shown as one message is edited (a longer one keeps its
+ * buttons; a press of them is answered "already answered"). Not stored: the edit is for the
+ * eye only, and a channel without edits (the terminal) skips it; a failed one is logged.
+ */
+async function showChoice(
+  ctx: AskContext,
+  rows: number[],
+  question: string,
+  chosen: string | undefined,
+): Promise<void> {
+  const messageId = rows.length === 1 ? ctx.outbox.messageIdOf(rows[0] as number) : undefined;
+  if (messageId === undefined) return;
+  const note =
+    chosen === undefined ? escapeMarkdown(NOT_ANSWERED_NOTE) : `→ **${escapeMarkdown(chosen)}**`;
+  const parts = ctx.outbox
+    .renderFor(ctx.address)
+    .text({ text: `${question}\n\n${note}`, format: 'markdown' });
+  const [part] = parts;
+  if (part && parts.length === 1) await ctx.outbox.editLive(ctx.address, messageId, part);
 }

@@ -6,6 +6,8 @@ import { type Address, addressKey } from '../core/types.ts';
 
 /** What the presser is told when nobody waits for the answer any more. */
 export const EXPIRED = 'This question has expired.';
+/** What the presser is told when the question was answered already (a second tap). */
+export const ALREADY_ANSWERED = 'This question has already been answered.';
 /** What the presser is told when the question was asked elsewhere or of someone else. */
 export const NOT_FOR_YOU = 'This question is not for you.';
 
@@ -34,6 +36,13 @@ interface Pending {
  */
 export function createAskRegistry(clock: Clock) {
   const pending = new Map<string, Pending>();
+  // Recently answered questions, so a second tap hears "already answered", not "expired".
+  // Bounded: only the latest matter (the buttons are removed once the answer is shown).
+  const answered = new Set<string>();
+  const remember = (id: string) => {
+    answered.add(id);
+    if (answered.size > MAX_ANSWERED) answered.delete(answered.values().next().value as string);
+  };
 
   return {
     /** Button data for option `index` of question `id` (well under Telegram's 64 bytes). */
@@ -80,13 +89,17 @@ export function createAskRegistry(clock: Clock) {
     answer(press: { question: string; option: number }, from: Press): string | undefined {
       const question = pending.get(press.question);
       const option = question?.options[press.option];
-      if (!question || option === undefined) return EXPIRED;
+      if (!question || option === undefined)
+        return answered.has(press.question) ? ALREADY_ANSWERED : EXPIRED;
       if (!isAsked(question.to, from)) return NOT_FOR_YOU;
+      remember(press.question);
       question.settle(option);
       return undefined;
     },
   };
 }
+
+const MAX_ANSWERED = 256;
 
 function isAsked(to: Asked, from: Press): boolean {
   if (addressKey(to.address) !== addressKey(from.address)) return false;

@@ -78,7 +78,7 @@ export function createCommands(deps: CommandDeps) {
         return pickerMessage(packs.list(), `${hello} Which pack should I use here?`);
       return plain(`${hello} Send me a message to get started, or /help to see what I can do.`);
     },
-    help: (event) => plain(helpText(activeOf(event))),
+    help: (event) => plain(helpText(activeOf(event), event.address)),
     new: (event) => {
       const pack = activeOf(event);
       if (!pack) return pickerMessage(packs.list(), 'Choose a pack first:');
@@ -149,8 +149,12 @@ export function createCommands(deps: CommandDeps) {
     );
   }
 
-  function helpText(active: string | undefined): string {
-    const lines = ['Commands:', ...Object.entries(CORE_COMMANDS).map(([c, d]) => `/${c} — ${d}`)];
+  function helpText(active: string | undefined, address: Address): string {
+    // Only what works here: /topics needs a channel with topics (not the terminal).
+    const shown = Object.entries(CORE_COMMANDS).filter(
+      ([c]) => c !== 'topics' || deps.topics(address),
+    );
+    const lines = ['Commands:', ...shown.map(([c, d]) => `/${c} — ${d}`)];
     const pack = active ? packs.get(active) : undefined;
     if (pack) {
       lines.push('', `${pack.displayName} can:`);

@@ -1,4 +1,5 @@
 import { decodeButton } from '../core/button-data.ts';
+import { ProviderError } from '../core/errors.ts';
 import type { Logger } from '../core/ports.ts';
 import {
   type Address,
@@ -84,6 +85,10 @@ export function createRunEvents(deps: RunEventsDeps) {
         return;
       }
       if (outcome.kind === 'stopped') log.info({ event: 'turn_stopped', address }, 'turn stopped');
+      // A provider's failure was logged as provider_error (at warn) already: expected, and
+      // told to the user; a bug is an error with its stack.
+      else if (error instanceof ProviderError)
+        log.debug({ event: 'turn_failed', address, err: error }, 'turn failed');
       else log.error({ event: 'turn_failed', address, err: error }, 'turn failed');
       await replies.reply(first.address, plain(outcome.reply), origins);
     }

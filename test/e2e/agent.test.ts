@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Database } from '../../src/store/sqlite.ts';
 import { NOT_SHOWN } from '../../src/tools/ask-user.ts';
-import { NOT_FOR_YOU } from '../../src/tools/asks.ts';
+import { ALREADY_ANSWERED, NOT_FOR_YOU } from '../../src/tools/asks.ts';
 import { lastUserText, type RecordedRequest } from '../fakes/model-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 
@@ -183,6 +183,23 @@ describe('the agent loop', () => {
 
     expect(toolResults(h.model.chatRequests()[1]!)).toEqual(['The user chose: Later']);
     expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('Fine, later.');
+    // The question now shows the choice, and its buttons are gone.
+    const [edit] = h.tg.calls('editMessageText');
+    expect(edit?.params).toMatchObject({
+      message_id: question.result.message_id,
+      text: 'Water the fern now?\n\n→ <b>Later</b>',
+    });
+    expect(edit?.params.reply_markup).toBeUndefined();
+
+    // A second tap (an old client still showing the buttons) hears it was answered.
+    h.tg.callback({
+      userId: ALLOWED_USER,
+      data: later.callback_data,
+      messageId: question.result.message_id,
+    });
+    const answers = await h.tg.waitForCalls('answerCallbackQuery', 2);
+    expect(answers.at(-1)?.params.text).toBe(ALREADY_ANSWERED);
+    expect(h.model.chatRequests()).toHaveLength(2);
   });
 
   it('takes an answer only from the asker, in the chat and topic where it was asked', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { CUT_NOTE } from '../../src/agent/cut-answer.ts';
 import type { RetryPolicy } from '../../src/agent/retry.ts';
 import { type Clock, systemClock } from '../../src/core/clock.ts';
-import { GENERIC_FAILURE } from '../../src/core/errors.ts';
+import { PROVIDER_UNAVAILABLE } from '../../src/core/errors.ts';
 import { lastUserText } from '../fakes/model-server.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
@@ -87,7 +87,7 @@ describe('a failing primary model', () => {
     await settled(h, 2);
 
     expect(h.model.chatRequests()).toHaveLength(4);
-    expect(h.tg.texts(ALLOWED_USER)).toEqual([GENERIC_FAILURE, 'echo: again']);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual([PROVIDER_UNAVAILABLE, 'echo: again']);
     expect(ledger().map((r) => r.ok)).toEqual([0, 0, 0, 1]);
   });
 
@@ -232,7 +232,7 @@ describe('a broken answer', () => {
     h.say('hello');
     await settled(h, 1);
 
-    expect(h.tg.texts(ALLOWED_USER)).toEqual([GENERIC_FAILURE]);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual([PROVIDER_UNAVAILABLE]);
     const rows = ledger();
     expect(rows.map((r) => r.ok)).toEqual([0, 0, 0]);
     expect(rows[0]?.error).toMatch(/malformed/);

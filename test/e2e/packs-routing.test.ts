@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { GENERIC_FAILURE } from '../../src/core/errors.ts';
+import { PROVIDER_UNAVAILABLE } from '../../src/core/errors.ts';
 import { TOPIC_RIGHTS_HELP } from '../../src/turn/commands.ts';
 import { lastUserText, systemText, userTexts } from '../fakes/model-server.ts';
 import {
@@ -90,12 +90,12 @@ describe('packs and routing', () => {
     });
     await settled(h, 2);
 
-    expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe(GENERIC_FAILURE);
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe(PROVIDER_UNAVAILABLE);
     expect(h.rows("SELECT 1 FROM inbound_updates WHERE status != 'done'")).toHaveLength(0);
     await h.restart();
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(h.model.chatRequests()).toHaveLength(3);
-    expect(h.tg.texts(ALLOWED_USER).filter((t) => t === GENERIC_FAILURE)).toHaveLength(1);
+    expect(h.tg.texts(ALLOWED_USER).filter((t) => t === PROVIDER_UNAVAILABLE)).toHaveLength(1);
   });
 
   it('/pack switches to the other pack and its own session', async () => {
@@ -343,7 +343,7 @@ describe('packs and routing', () => {
     await h.start({ SATCHEL_PACKS: dir });
     const [broken] = h.logs('pack_invalid');
     expect(broken?.msg).toContain(path.join(dir, 'beta', 'pack.yml'));
-    expect(broken?.msg).toContain('version: must be a version like 1.0.0');
+    expect(broken?.msg).toContain('line 2: `version` — must be a version like 1.0.0');
 
     h.tg.text({ userId: ALLOWED_USER, text: 'hi' });
     await settled(h, 1);

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { GENERIC_FAILURE, STOPPED } from '../../src/core/errors.ts';
+import { PROVIDER_UNAVAILABLE, STOPPED } from '../../src/core/errors.ts';
 import { notAuthorized } from '../../src/telegram/gate.ts';
 import { BUSY } from '../../src/turn/conversations.ts';
 import { lastUserText, systemText, userTexts } from '../fakes/model-server.ts';
@@ -216,7 +216,11 @@ describe('the turn spine, end to end', () => {
     await h.tg.waitForCalls('sendMessage', 3);
     await settled(h, 3);
 
-    expect(h.tg.texts(ALLOWED_USER)).toEqual([GENERIC_FAILURE, GENERIC_FAILURE, 'back to normal']);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual([
+      PROVIDER_UNAVAILABLE,
+      PROVIDER_UNAVAILABLE,
+      'back to normal',
+    ]);
     expect(userTexts(h.model.chatRequests()[4]!)).toEqual(['first try', 'second try', 'third try']);
     expect(h.logs('provider_error')).toHaveLength(4);
     expect(h.logs('turn_failed')).toHaveLength(2);

@@ -170,6 +170,6 @@ describe('satchel pack validate', () => {
     );
     const run = satchel('pack', 'validate', dir);
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain(`${path.join(dir, 'pack.yml')}: tools[0]: `);
+    expect(run.stderr).toContain('`pack.yml` line 6: `tools[0]` — unknown tool `shell`');
   });
 });

@@ -99,6 +99,23 @@ describe('configuration', () => {
     expect(local.providers.openai.baseUrl).toBe('http://localhost:11434/v1');
   });
 
+  it('reports every problem in one round: bad values, missing keys and the webhook secret', () => {
+    const message = errorOf({
+      TELEGRAM_BOT_TOKEN: base.TELEGRAM_BOT_TOKEN,
+      SATCHEL_TIMEZONE: 'Mars/Olympus',
+      LLM_FALLBACK: 'groq:llama-3.3-70b-versatile',
+      TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/hook',
+    });
+    const lines = message.split('\n').slice(1);
+    expect(lines).toHaveLength(4);
+    expect(lines).toEqual([
+      expect.stringContaining('SATCHEL_TIMEZONE'),
+      expect.stringContaining('OPENAI_API_KEY is required when LLM_PROVIDER=openai'),
+      expect.stringContaining('GROQ_API_KEY is required when LLM_FALLBACK=groq:'),
+      expect.stringContaining('TELEGRAM_WEBHOOK_SECRET is required with TELEGRAM_WEBHOOK_URL'),
+    ]);
+  });
+
   it("requires the fallback provider's key too, at start-up", () => {
     const fallback = { ...base, LLM_FALLBACK: 'groq:llama-3.3-70b-versatile' };
     expect(errorOf(fallback)).toContain(

@@ -62,7 +62,9 @@ describe('log format', () => {
     expect(text).toMatch(
       /^\[\d\d:\d\d:\d\d\.\d{3}\] .*INFO.*: .*\[tg_connected\] connected as @bot/,
     );
-    expect(text).toContain('username: "bot"');
+    // One line per event, fields included, so a busy bot's terminal stays readable.
+    expect(text).toContain('"username":"bot"');
+    expect(text.trim().split('\n')).toHaveLength(1);
     expect(text).not.toContain('hostname');
   });
 
@@ -90,6 +92,7 @@ describe('log format', () => {
     );
     const text = out();
     expect(text).toContain('[provider_error] model call failed');
+    expect(text).not.toContain('    at ');
     expect(text).toContain('401 with key [redacted]');
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(KEY);

@@ -128,7 +128,9 @@ describe('satchel pack list', () => {
     const out = io.out();
     expect(out).toContain('  demo  0.1.0  Demo\n    skills: /notes\n');
     expect(out).toContain('  vocab  1.0.0  Vocabulary Trainer\n    skills: /add_words, /review');
-    expect(out).toMatch(/ {2}broken {2}BROKEN\n {4}pack\.yml: tools\[0\]: .+ \(line \d+\)\n/);
+    expect(out).toMatch(
+      / {2}broken {2}BROKEN\n {4}`pack\.yml` line \d+: `tools\[0\]` — unknown tool `shell` .+\n/,
+    );
     expect(out).toContain('4 pack(s) load, 1 broken');
   });
 });
@@ -162,15 +164,17 @@ describe('pack validate reports every problem', () => {
     const lines = problems.map((p) => formatProblem({ ...p, file: path.relative(dir, p.file) }));
     expect(lines).toEqual(
       expect.arrayContaining([
-        'pack.yml: version: must be a version like 1.0.0 (line 2)',
-        expect.stringMatching(/^pack\.yml: tools\[1\]: .+ \(line 8\)$/),
+        '`pack.yml` line 2: `version` — must be a version like 1.0.0',
         expect.stringMatching(
-          /^pack\.yml: toolz: unknown field; pack.yml has: name, version, .+ \(line 9\)$/,
+          /^`pack\.yml` line 8: `tools\[1\]` — unknown tool `shell` \(one of: memory, .+\)$/,
         ),
-        'skills/notes/SKILL.md: description: is required (line 2)',
-        expect.stringMatching(/^skills\/notes\/SKILL\.md: command: .+ \(line 3\)$/),
-        'skills/missing/SKILL.md: (file): skill "missing" has no SKILL.md',
-        'pack.yml: schema.owned_tables: ghosts not created by schema.sql (line 7)',
+        expect.stringMatching(
+          /^`pack\.yml` line 9: `toolz` — unknown field \(did you mean `tools`\?\); pack.yml has: name, version, .+$/,
+        ),
+        '`skills/notes/SKILL.md` line 2: `description` — is required',
+        expect.stringMatching(/^`skills\/notes\/SKILL\.md` line 3: `command` — .+$/),
+        '`skills/missing/SKILL.md`: (file) — skill "missing" has no SKILL.md',
+        '`pack.yml` line 7: `schema.owned_tables` — ghosts not created by schema.sql',
       ]),
     );
     expect(lines).toHaveLength(7);
@@ -204,7 +208,7 @@ describe('pack validate reports every problem', () => {
     );
     const line = scaffolded.split('\n').indexOf('# jobs_may_schedule: true') + 1;
     expect(inspectPack(dir).problems.map(formatProblem)).toEqual([
-      `${manifest}: jobs_may_schedule: needs the \`schedule\` tool in \`tools\`: without it no run can create jobs (line ${line})`,
+      `\`${manifest}\` line ${line}: \`jobs_may_schedule\` — needs the \`schedule\` tool in \`tools\`: without it no run can create jobs`,
     ]);
   });
 
@@ -218,8 +222,8 @@ describe('pack validate reports every problem', () => {
     );
     const manifest = inspectPack(dir).problems.map(formatProblem);
     expect(manifest).toEqual([
-      `${path.join(dir, 'pack.yml')}: (yaml): Map keys must be unique (line 3)`,
-      expect.stringMatching(/: \(yaml\): Flow sequence .+ \(line 5\)$/),
+      `\`${path.join(dir, 'pack.yml')}\` line 3: (yaml) — Map keys must be unique`,
+      expect.stringMatching(/ line 5: \(yaml\) — Flow sequence .+$/),
     ]);
 
     await packNew(cwd, './packs', 'other');
@@ -231,5 +235,45 @@ describe('pack validate reports every problem', () => {
     expect(inspectPack(other).problems.map((p) => [p.field, p.line])).toEqual([
       ['(frontmatter)', 4],
     ]);
+  });
+});
+
+describe('pack validate says what is wrong, for people, in one round', () => {
+  it('a typo with its likely fix, the cron parser’s reason, an unknown provider and a duplicate key, together', async () => {
+    const cwd = temp();
+    await packNew(cwd, './packs', 'demo');
+    const dir = path.join(cwd, 'packs', 'demo');
+    writeFileSync(
+      path.join(dir, 'pack.yml'),
+      [
+        'name: demo', // 1
+        'version: 1.0.0', // 2
+        'display_name: Demo', // 3
+        'description: Notes.', // 4
+        'skills: [notes]', // 5
+        'tools: [memory, skill_view, db_qurey]', // 6
+        'model: opnai:gpt-4.1', // 7
+        'cron:', // 8
+        '  - id: daily', // 9
+        '    schedule: "0 25 * * *"', // 10
+        '    skill: notes', // 11
+        'description: Notes again.', // 12
+        '',
+      ].join('\n'),
+    );
+    const report = validationReport(validatePack(dir, undefined, {}));
+    expect(report.ok).toBe(false);
+    expect(report.text).toBe(
+      [
+        'invalid pack (4 problems):',
+        '`pack.yml` line 6: `tools[2]` — unknown tool `db_qurey` (did you mean `db_query`?)',
+        '`pack.yml` line 7: `model` — unknown provider `opnai` (did you mean `openai`?): use one of openai, gemini, groq, as "provider:model"',
+        '`pack.yml` line 10: `cron[0].schedule` — invalid cron expression: Invalid value for hour: 25',
+        '`pack.yml` line 12: (yaml) — Map keys must be unique',
+      ].join('\n'),
+    );
+    // On a self-hosted compatible server a colon is part of a model's name (`llava:13b`).
+    const local = validatePack(dir, undefined, { OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' });
+    expect(local.problems.map((p) => p.field)).not.toContain('model');
   });
 });

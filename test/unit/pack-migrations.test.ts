@@ -127,7 +127,7 @@ describe('packs that grow', () => {
     expect(skipped).toHaveLength(1);
     expect(skipped[0]!.pack).toBe('garden');
     expect(skipped[0]!.error.message).toBe(
-      `${path.join(dir, 'migrations', '0003_unique_names.sql')}: (migration): UNIQUE constraint failed: plants.name; it was rolled back, and the pack's database stays at migration 0002`,
+      `\`${path.join(dir, 'migrations', '0003_unique_names.sql')}\`: (migration) — UNIQUE constraint failed: plants.name; it was rolled back, and the pack's database stays at migration 0002`,
     );
     expect(rowsOf(dbFile)).toEqual(before);
     expect(before.version).toBe(2);
@@ -224,7 +224,7 @@ describe('pack validate and migrations', () => {
     const failing = validationReport(validatePack(dir, home));
     expect(failing.ok).toBe(false);
     expect(failing.text).toContain(
-      `0003_unique_names.sql: (migration): on ${dbFile}: UNIQUE constraint failed: plants.name`,
+      `\`migrations/0003_unique_names.sql\`: (migration) — on ${dbFile}: UNIQUE constraint failed: plants.name`,
     );
     expect(readFileSync(dbFile).equals(bytes)).toBe(true);
 

@@ -88,7 +88,7 @@ describe('a chat call whose key is refused', () => {
       expect(error.transient).toBe(false);
       expect(error.message).toContain(`check ${VARIABLE[provider]}: ${provider} refused it`);
       expect(error.hint).toMatch(new RegExp(`^check ${VARIABLE[provider]}:`));
-      expect(error.userMessage).toContain(`The owner should check ${VARIABLE[provider]}.`);
+      expect(error.userMessage).toContain(`the owner should check ${VARIABLE[provider]}`);
     },
   );
 

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { createInterrupts, LEAVE_INTERRUPT_MS } from '../../src/cli/chat.ts';
 import type { InboundEvent } from '../../src/core/types.ts';
 import { markdown } from '../../src/outbound/compose.ts';
 import { degrade } from '../../src/outbound/degrade.ts';
 import { createTerminalChannel, LOCAL_ADDRESS } from '../../src/terminal/channel.ts';
 import { createTerminalInput } from '../../src/terminal/input.ts';
+import { createPromptedOutput, PLAIN_STYLE, styleFor, TTY_STYLE } from '../../src/terminal/tty.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 /** A terminal channel printing into a string. */
@@ -158,6 +160,8 @@ describe('the terminal channel', () => {
 describe('terminal input', () => {
   function input(options?: { data: string; messageId: number }[]) {
     const events: InboundEvent[] = [];
+    const notices: string[] = [];
+    let exits = 0;
     const clock = new FakeClock(1_000_000);
     const shown = options ? [...options] : [];
     const typed = createTerminalInput({
@@ -165,8 +169,13 @@ describe('terminal input', () => {
       clock,
       accept: (e) => events.push(e),
       choose: (n) => shown.splice(n - 1, 1)[0],
+      optionCount: () => shown.length,
+      notice: (text) => notices.push(text),
+      exit: () => {
+        exits++;
+      },
     });
-    return { typed, events };
+    return { typed, events, notices, exits: () => exits };
   }
 
   it('turns lines into commands and texts from the local user, each with its own origin', () => {
@@ -216,5 +225,83 @@ describe('terminal input', () => {
     const { typed, events } = input([{ data: 'pack:beta', messageId: 3 }]);
     typed.line('1');
     expect(events[0]).toMatchObject({ kind: 'callback', data: 'pack:beta', messageId: 3 });
+  });
+
+  it('refuses a number outside the options shown with a notice, and sends nothing', () => {
+    const { typed, events, notices } = input([
+      { data: 'pack:alpha', messageId: 3 },
+      { data: 'pack:beta', messageId: 3 },
+    ]);
+    typed.line('7');
+    typed.line('0');
+    expect(events).toEqual([]);
+    expect(notices).toEqual([
+      'There is no option 7: type a number from 1 to 2.',
+      'There is no option 0: type a number from 1 to 2.',
+    ]);
+    typed.line('2');
+    expect(events[0]).toMatchObject({ kind: 'callback', data: 'pack:beta' });
+  });
+
+  it('leaves on /exit (or /quit) without sending it to the pipeline', () => {
+    const { typed, events, exits } = input();
+    typed.line('/exit');
+    typed.line('/QUIT');
+    expect(exits()).toBe(2);
+    expect(events).toEqual([]);
+  });
+});
+
+describe('terminal style', () => {
+  it('colours and prompts only on a terminal, and not under NO_COLOR', () => {
+    expect(styleFor({ isTTY: true }, {})).toBe(TTY_STYLE);
+    expect(styleFor({ isTTY: true }, { NO_COLOR: '1' })).toBe(PLAIN_STYLE);
+    expect(styleFor({}, {})).toBe(PLAIN_STYLE);
+  });
+
+  it('shows the prompt after each finished line and erases it before more output', () => {
+    let text = '';
+    const out = createPromptedOutput((t) => {
+      text += t;
+    }, '> ');
+    out.write('hello\n');
+    out.write('draft ');
+    out.write('done\n');
+    out.lineTyped(false);
+    out.write('answer\n');
+    expect(text).toBe('hello\n> \r\x1b[Kdraft done\n> answer\n> ');
+  });
+
+  it('writes text as it is without a prompt (piped)', () => {
+    const { channel, shown } = screen();
+    channel.note('a note');
+    expect(shown()).toBe('a note\n');
+    let text = '';
+    const out = createPromptedOutput((t) => {
+      text += t;
+    }, PLAIN_STYLE.prompt);
+    out.write('hello\n');
+    out.lineTyped(true);
+    expect(text).toBe('hello\n');
+  });
+});
+
+describe('Ctrl-C in the chat', () => {
+  function presses(...times: number[]) {
+    const did: string[] = [];
+    const press = createInterrupts({
+      interrupt: () => did.push('stop'),
+      quit: () => did.push('leave'),
+    });
+    for (const t of times) press(t);
+    return did;
+  }
+
+  it('stops the answer on one press, and leaves on a second press soon after', () => {
+    expect(presses(0)).toEqual(['stop']);
+    // The same press forwarded twice (npm), then a second press.
+    expect(presses(0, 50, 900)).toEqual(['stop', 'leave']);
+    // Presses far apart each stop an answer.
+    expect(presses(0, LEAVE_INTERRUPT_MS + 1)).toEqual(['stop', 'stop']);
   });
 });
