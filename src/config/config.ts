@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../core/errors.ts';
 import { PROVIDERS, type Provider, type ProviderKeys, specOf } from '../providers/registry.ts';
+import type { SearchConfig } from '../tools/search/providers.ts';
 import { coreEnvSchema, telegramEnvSchema } from './schema.ts';
 
 export type { Provider, ProviderKeys };
@@ -32,6 +33,14 @@ export interface CoreConfig {
   quota: { dailyTokens: number; sessionTokens: number; dailyUsd: number };
   /** MAX_JOBS: the most scheduled jobs one pack may have in one chat or topic. */
   maxJobs: number;
+  /** web_fetch and web_search (SPEC §13). */
+  web: {
+    /** WEB_FETCH_ALLOW_HOSTS: `host` or `host:port`, lowercased. */
+    allowHosts: readonly string[];
+    maxChars: number;
+    /** Undefined without WEB_SEARCH_PROVIDER. */
+    search: SearchConfig | undefined;
+  };
   timezone: string;
   dashboard: { port: number; token: string };
   logLevel: string;
@@ -104,6 +113,11 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
       dailyUsd: e.QUOTA_DAILY_USD,
     },
     maxJobs: e.MAX_JOBS,
+    web: {
+      allowHosts: e.WEB_FETCH_ALLOW_HOSTS,
+      maxChars: e.WEB_FETCH_MAX_CHARS,
+      search: searchConfig(e),
+    },
     timezone: e.SATCHEL_TIMEZONE ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
     dashboard: {
       port: e.DASHBOARD_PORT,
@@ -185,6 +199,30 @@ function requireProviderKey(
       `Invalid configuration:\n- ${key} is required when ${variable}=${value}: set it, or point ${baseUrl} at a compatible server`,
     );
   }
+}
+
+/** The search provider and what it needs: a key (Brave, Tavily) or an instance (SearXNG). */
+function searchConfig(e: z.infer<typeof coreEnvSchema>): SearchConfig | undefined {
+  const provider = e.WEB_SEARCH_PROVIDER;
+  if (!provider) return undefined;
+  const needs = {
+    brave: 'BRAVE_API_KEY',
+    tavily: 'TAVILY_API_KEY',
+    searxng: 'SEARXNG_URL',
+  } as const;
+  const variable = needs[provider];
+  const present = provider === 'searxng' ? (e.SEARXNG_URL ?? e.WEB_SEARCH_BASE_URL) : e[variable];
+  if (!present)
+    throw new ConfigError(
+      `Invalid configuration:\n- ${variable} is required when WEB_SEARCH_PROVIDER=${provider}: set it, or leave WEB_SEARCH_PROVIDER empty to go without web search`,
+    );
+  return {
+    provider,
+    braveApiKey: e.BRAVE_API_KEY,
+    tavilyApiKey: e.TAVILY_API_KEY,
+    searxngUrl: e.SEARXNG_URL,
+    baseUrl: e.WEB_SEARCH_BASE_URL,
+  };
 }
 
 function deepFreeze<T>(value: T): T {

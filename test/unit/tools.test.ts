@@ -15,6 +15,7 @@ import { createAskRegistry } from '../../src/tools/asks.ts';
 import { createToolRunner, packTools } from '../../src/tools/registry.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { FIXTURE_PACKS } from '../support/harness.ts';
+import { offlineWeb } from '../support/web-tools.ts';
 
 let home: string;
 let core: CoreStore;
@@ -68,6 +69,7 @@ function runner(
     }),
     clock,
     timezone: 'Europe/Berlin',
+    ...offlineWeb(clock),
   };
   return createToolRunner(packTools(ctx), createLogger({ level: 'silent', secrets: [] }));
 }
