@@ -28,12 +28,8 @@ export function createWebFetchTool(deps: WebFetchDeps) {
       const { title, text } = HTML.has(page.type)
         ? readableText(source)
         : { title: '', text: source };
-      return cut(
-        [title && `Title: ${title}`, `URL: ${page.url}`, '', text]
-          .filter((l) => l !== '')
-          .join('\n'),
-        deps.maxChars,
-      );
+      const head = [title && `Title: ${title}`, `URL: ${page.url}`].filter(Boolean).join('\n');
+      return cut(`${head}\n\n${text}`, deps.maxChars);
     },
   });
 }

@@ -217,9 +217,7 @@ async function readBody(
     );
   }
   const tooBig = () =>
-    new ToolError(
-      `${url.href} is larger than ${Math.round(limits.maxBytes / 1024 / 1024)} MB; web_fetch stops there`,
-    );
+    new ToolError(`${url.href} is larger than ${sizeText(limits.maxBytes)}; web_fetch stops there`);
   const length = Number(response.headers['content-length']);
   if (Number.isFinite(length) && length > limits.maxBytes) {
     response.destroy();
@@ -242,6 +240,12 @@ async function readBody(
     .map((p) => /^\s*charset\s*=\s*"?([^";]+)"?/i.exec(p)?.[1])
     .find((c) => c !== undefined);
   return { url: url.href, type, charset, body: Buffer.concat(chunks) };
+}
+
+function sizeText(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${Math.round(bytes / 1024 / 1024)} MB`;
+  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${bytes} bytes`;
 }
 
 function describe(error: unknown): string {

@@ -25,11 +25,13 @@ export function readableText(html: string): { title: string; text: string } {
 }
 
 const DROPPED = 'script, style, noscript, template, svg, nav, header, footer, aside, form, iframe';
+/** Blocks set apart by a blank line; LINES start a new line of their own. */
 const BLOCKS = new Set(
-  'address article blockquote dd div dl dt figcaption figure h1 h2 h3 h4 h5 h6 hr li main ol p pre section table tr ul br'.split(
+  'address article blockquote div dl figcaption figure h1 h2 h3 h4 h5 h6 hr main ol p pre section table ul'.split(
     ' ',
   ),
 );
+const LINES = new Set(['li', 'tr', 'dt', 'dd', 'br']);
 
 interface DomNode {
   nodeType: number;
@@ -50,7 +52,8 @@ function blockText(root: unknown): string {
     const name = node.nodeName.toLowerCase();
     if (name === 'script' || name === 'style' || name === 'noscript') return;
     const block = BLOCKS.has(name);
-    if (block) out.push('\n');
+    if (block) out.push('\n\n');
+    else if (LINES.has(name)) out.push('\n');
     if (/^h[1-6]$/.test(name)) out.push(`${'#'.repeat(Number(name[1]))} `);
     if (name === 'li') out.push('- ');
     if (name === 'pre') {
@@ -58,7 +61,7 @@ function blockText(root: unknown): string {
       return;
     }
     for (const child of Array.from(node.childNodes)) walk(child);
-    if (block) out.push('\n');
+    if (block) out.push('\n\n');
   };
   if (root) walk(root as DomNode);
   return out
