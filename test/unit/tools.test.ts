@@ -438,3 +438,32 @@ describe('the tool runner', () => {
     );
   });
 });
+
+describe('the web tools are offered only to a pack that lists them', () => {
+  const specBytes = (tools: ReturnType<typeof runner>) => JSON.stringify(tools.specs).length;
+
+  it('a pack without them gets the same tools and request size as before; with them, two specs more', () => {
+    const without = runner();
+    expect(without.specs.map((s) => s.name)).not.toContain('web_fetch');
+    expect(without.specs.map((s) => s.name)).not.toContain('web_search');
+    const before = specBytes(without);
+    pack = {
+      ...pack,
+      manifest: { ...pack.manifest, tools: [...pack.manifest.tools, 'web_fetch', 'web_search'] },
+    };
+    const withWeb = runner();
+    expect(withWeb.specs.map((s) => s.name).slice(-2)).toEqual(['web_fetch', 'web_search']);
+    const added = specBytes(withWeb) - before;
+    // What enabling both costs every request of the pack, in bytes of tool specs.
+    expect(added).toBeGreaterThan(0);
+    expect(added).toBeLessThan(900);
+  });
+
+  it('of the bundled packs only vocab enables one (web_fetch, to look a word up)', () => {
+    const bundled = path.join(path.dirname(FIXTURE_PACKS), '..', '..', 'packs');
+    const web = ['habits', 'journal', 'vocab'].map((name) =>
+      loadPack(path.join(bundled, name)).manifest.tools.filter((t) => t.startsWith('web_')),
+    );
+    expect(web).toEqual([[], [], ['web_fetch']]);
+  });
+});
