@@ -34,7 +34,7 @@ const toolNames = (request: RecordedRequest | undefined): string[] =>
   (request?.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name);
 
 const toolResults = (request: RecordedRequest | undefined): string[] =>
-  (request?.body.messages as { role: string; content: string }[])
+  ((request?.body.messages ?? []) as { role: string; content: string }[])
     .filter((m) => m.role === 'tool')
     .map((m) => m.content);
 
