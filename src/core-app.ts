@@ -28,6 +28,13 @@ import { createJobRepo } from './store/job-repo.ts';
 import { createOutboxRepo } from './store/outbox-repo.ts';
 import { createSessionRepo } from './store/session-repo.ts';
 import { createAskRegistry } from './tools/asks.ts';
+import { createSearchProvider } from './tools/search/providers.ts';
+import {
+  type Resolve,
+  systemResolve,
+  WEB_LIMITS,
+  type WebLimits,
+} from './tools/web/guarded-get.ts';
 import { createPipeline } from './turn/pipeline.ts';
 import { createCalendar } from './usage/calendar.ts';
 import { createLedger } from './usage/ledger.ts';
@@ -54,6 +61,8 @@ export interface CoreOptions {
    * process, with no HTTP.
    */
   chatModel?: ChatModel;
+  /** web_fetch's resolver and limits (tests resolve names themselves and shorten the limits). */
+  web?: { resolve?: Resolve; limits?: Partial<WebLimits> };
   /** Outbox timings (tests shorten the retry waits). */
   outbox?: Pick<OutboxDeps, 'retryDelaysMs' | 'stallDelaysMs'>;
 }
@@ -84,6 +93,9 @@ export function createCore(
     ...factories.flatMap((f) => f.secrets ?? []),
     ...providerSecrets(config.providers),
     config.dashboard.token,
+    ...[config.web.search?.braveApiKey, config.web.search?.tavilyApiKey].filter(
+      (key): key is string => key !== undefined,
+    ),
   ];
   const redact = createRedactor(secrets);
   const log: Logger = createLogger({
@@ -192,6 +204,21 @@ export function createCore(
       asks: createAskRegistry(clock),
       jobs,
       events,
+      web: {
+        fetch: {
+          allowHosts: config.web.allowHosts,
+          maxChars: config.web.maxChars,
+          resolve: options.web?.resolve ?? systemResolve,
+          limits: { ...WEB_LIMITS, ...options.web?.limits },
+          clock,
+        },
+        search: {
+          provider: config.web.search && createSearchProvider(config.web.search),
+          quota,
+          ledger,
+          clock,
+        },
+      },
     },
     reports: {
       totals,

@@ -10,6 +10,7 @@ import {
   type ProviderKeys,
   specOf,
 } from '../providers/registry.ts';
+import type { SearchConfig } from '../tools/search/providers.ts';
 import { coreEnvSchema, telegramEnvSchema } from './schema.ts';
 
 export type { Provider, ProviderKeys };
@@ -38,6 +39,14 @@ export interface CoreConfig {
   quota: { dailyTokens: number; sessionTokens: number; dailyUsd: number };
   /** MAX_JOBS: the most scheduled jobs one pack may have in one chat or topic. */
   maxJobs: number;
+  /** web_fetch and web_search (SPEC §13). */
+  web: {
+    /** WEB_FETCH_ALLOW_HOSTS: `host` or `host:port`, lowercased. */
+    allowHosts: readonly string[];
+    maxChars: number;
+    /** Undefined without WEB_SEARCH_PROVIDER. */
+    search: SearchConfig | undefined;
+  };
   timezone: string;
   dashboard: { port: number; token: string };
   logLevel: string;
@@ -89,6 +98,7 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
     ...issues.map(issueLine),
     ...missingProviderKeys(env),
     ...(tg === undefined ? [] : missingWebhookNeeds(env)),
+    ...missingSearchNeeds(env),
   ];
   if (problems.length > 0 || !result.success)
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
@@ -116,6 +126,11 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
       dailyUsd: e.QUOTA_DAILY_USD,
     },
     maxJobs: e.MAX_JOBS,
+    web: {
+      allowHosts: e.WEB_FETCH_ALLOW_HOSTS,
+      maxChars: e.WEB_FETCH_MAX_CHARS,
+      search: searchConfig(e),
+    },
     timezone: e.SATCHEL_TIMEZONE ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
     dashboard: {
       port: e.DASHBOARD_PORT,
@@ -222,6 +237,42 @@ function missingProviderKeys(env: Env): string[] {
       `- ${key} is required when ${variable}=${value}: set it, or point ${baseUrl} at a compatible server`,
     ];
   });
+}
+
+/** The search provider and what it needs: a key (Brave, Tavily) or an instance (SearXNG). */
+/** The key or URL each web search provider needs. */
+const SEARCH_NEEDS = {
+  brave: 'BRAVE_API_KEY',
+  tavily: 'TAVILY_API_KEY',
+  searxng: 'SEARXNG_URL',
+} as const;
+
+/** A web search provider without its key (or, for SearXNG, its URL). */
+function missingSearchNeeds(env: Env): string[] {
+  const provider = env.WEB_SEARCH_PROVIDER?.trim() as keyof typeof SEARCH_NEEDS | undefined;
+  if (!provider || !(provider in SEARCH_NEEDS)) return [];
+  const variable = SEARCH_NEEDS[provider];
+  const present =
+    provider === 'searxng'
+      ? !blank(env.SEARXNG_URL) || !blank(env.WEB_SEARCH_BASE_URL)
+      : !blank(env[variable]);
+  return present
+    ? []
+    : [
+        `- ${variable} is required when WEB_SEARCH_PROVIDER=${provider}: set it, or leave WEB_SEARCH_PROVIDER empty to go without web search`,
+      ];
+}
+
+function searchConfig(e: z.infer<typeof coreEnvSchema>): SearchConfig | undefined {
+  const provider = e.WEB_SEARCH_PROVIDER;
+  if (!provider) return undefined;
+  return {
+    provider,
+    braveApiKey: e.BRAVE_API_KEY,
+    tavilyApiKey: e.TAVILY_API_KEY,
+    searxngUrl: e.SEARXNG_URL,
+    baseUrl: e.WEB_SEARCH_BASE_URL,
+  };
 }
 
 function deepFreeze<T>(value: T): T {

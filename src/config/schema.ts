@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PROVIDER_NAMES, PROVIDERS, STT_PROVIDER, specOf } from '../providers/registry.ts';
+import { SEARCH_PROVIDERS } from '../tools/search/provider.ts';
 
 const intFrom = (name: string, min: number, fallback: number) =>
   z
@@ -128,6 +129,24 @@ const coreVars = {
   QUOTA_SESSION_TOKENS: intFrom('QUOTA_SESSION_TOKENS', 0, 500_000),
   QUOTA_DAILY_USD: numberFrom('QUOTA_DAILY_USD', 0),
   MAX_JOBS: intFrom('MAX_JOBS', 1, 50),
+  WEB_FETCH_ALLOW_HOSTS: optionalText.transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+  ),
+  WEB_FETCH_MAX_CHARS: intFrom('WEB_FETCH_MAX_CHARS', 1, 20_000),
+  WEB_SEARCH_PROVIDER: optionalText.pipe(
+    z
+      .enum(SEARCH_PROVIDERS, {
+        error: 'WEB_SEARCH_PROVIDER must be "brave", "tavily" or "searxng" (or empty)',
+      })
+      .optional(),
+  ),
+  BRAVE_API_KEY: optionalText,
+  TAVILY_API_KEY: optionalText,
+  SEARXNG_URL: url('SEARXNG_URL'),
+  WEB_SEARCH_BASE_URL: url('WEB_SEARCH_BASE_URL'),
   SATCHEL_TIMEZONE: optionalText.refine(
     (v) => {
       if (v === undefined) return true;

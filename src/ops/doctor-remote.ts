@@ -3,6 +3,8 @@ import { ProviderError } from '../core/errors.ts';
 import { listModels } from '../providers/probe.ts';
 import { type Provider, specOf } from '../providers/registry.ts';
 import { probeToken } from '../telegram/probe.ts';
+import { SearchError } from '../tools/search/provider.ts';
+import { createSearchProvider } from '../tools/search/providers.ts';
 import type { ModelUse } from '../usage/unknown-prices.ts';
 import { type Check, fail, pass, warn } from './check.ts';
 
@@ -147,3 +149,34 @@ function sample(names: readonly string[]): string {
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
+
+/**
+ * web_search's provider: its key (or instance) checked with one request that costs nothing,
+ * when the provider has one (Tavily's `/usage`, SearXNG's `/config`). Brave has none — any
+ * request is a paid query — so its key is said to be not checked. Nothing without
+ * WEB_SEARCH_PROVIDER.
+ */
+export async function checkSearch(config: Config, timeoutMs: number): Promise<Check[]> {
+  if (!config.web.search) return [];
+  const provider = createSearchProvider(config.web.search);
+  const name = `web search: ${provider.name}`;
+  if (!provider.check)
+    return [
+      pass(`${name}: key set, not checked (every ${provider.name} request is a paid search)`),
+    ];
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    await provider.check(signal);
+    return [
+      pass(`${name}: ${provider.name === 'searxng' ? 'the instance answers' : 'key accepted'}`),
+    ];
+  } catch (error) {
+    if (signal.aborted)
+      return [fail(`${name}: no answer within ${Math.round(timeoutMs / 1000)} s`, SEARCH_FIX)];
+    const message = error instanceof SearchError ? error.message : String(error);
+    return [fail(`${name}: ${message}`, SEARCH_FIX)];
+  }
+}
+
+const SEARCH_FIX =
+  'Check WEB_SEARCH_PROVIDER and its key or URL (BRAVE_API_KEY, TAVILY_API_KEY, SEARXNG_URL) and WEB_SEARCH_BASE_URL in .env.';

@@ -5,7 +5,7 @@ import { type SqliteDriver, sqliteDriver } from '../store/sqlite.ts';
 import { unpricedMessage, unpricedModels } from '../usage/unknown-prices.ts';
 import { type Check, fail, pass, warn } from './check.ts';
 import { checkDatabase, checkPacks, checkPort } from './doctor-local.ts';
-import { checkAllowlist, checkProviders, checkToken } from './doctor-remote.ts';
+import { checkAllowlist, checkProviders, checkSearch, checkToken } from './doctor-remote.ts';
 
 export interface DoctorOptions {
   /** The environment, `.env` included. */
@@ -54,9 +54,10 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     config,
     packs.packs.map((p) => ({ pack: p.name, model: p.manifest.model })),
   );
-  const [token, providers, port] = await Promise.all([
+  const [token, providers, search, port] = await Promise.all([
     checkToken(config, timeoutMs),
     checkProviders(config, uses, timeoutMs),
+    checkSearch(config, timeoutMs),
     checkPort(config, timeoutMs),
   ]);
   const prices = unpricedModels(uses).map((model) =>
@@ -65,7 +66,15 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
       'Set QUOTA_DAILY_TOKENS to bound it, or use a model with a known price.',
     ),
   );
-  checks.push(token, ...providers, ...prices, ...packs.checks, checkDatabase(config), port);
+  checks.push(
+    token,
+    ...providers,
+    ...search,
+    ...prices,
+    ...packs.checks,
+    checkDatabase(config),
+    port,
+  );
   return checks;
 }
 

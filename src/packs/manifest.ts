@@ -11,6 +11,8 @@ export const CORE_TOOLS = [
   'send_message',
   'ask_user',
   'schedule',
+  'web_fetch',
+  'web_search',
 ] as const;
 export type CoreTool = (typeof CORE_TOOLS)[number];
 

@@ -5,6 +5,8 @@ import type { Pack } from '../packs/loader.ts';
 import type { PackStorage } from '../packs/storage.ts';
 import type { JobRepo } from '../store/job-repo.ts';
 import type { AskRegistry } from './asks.ts';
+import type { WebFetchDeps } from './web-fetch.ts';
+import type { SearchTurn, WebSearchDeps } from './web-search.ts';
 
 /** What the tools of one turn may use: the active pack, its storage and this chat. */
 export interface TurnToolContext {
@@ -24,4 +26,8 @@ export interface TurnToolContext {
   clock: Clock;
   /** SATCHEL_TIMEZONE: cron schedules are read, and times are shown, in it. */
   timezone: string;
+  /** web_fetch and web_search (SPEC §13): built once at the root. */
+  web: { fetch: WebFetchDeps; search: WebSearchDeps };
+  /** Who this turn's paid tool calls (web_search) are booked for, and the caps they pass. */
+  usage: SearchTurn;
 }

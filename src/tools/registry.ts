@@ -11,6 +11,8 @@ import { createScheduleTool } from './schedule.ts';
 import { createSendMessageTool } from './send-message.ts';
 import { createSkillViewTool } from './skill-view.ts';
 import { type Tool, ToolError } from './tool.ts';
+import { createWebFetchTool } from './web-fetch.ts';
+import { createWebSearchTool } from './web-search.ts';
 
 /** The tools the active pack enables (its `tools` allow-list), bound to this turn. */
 export function packTools(ctx: TurnToolContext): Tool[] {
@@ -22,6 +24,8 @@ export function packTools(ctx: TurnToolContext): Tool[] {
     send_message: () => createSendMessageTool(ctx),
     ask_user: () => createAskUserTool(ctx),
     schedule: () => createScheduleTool(ctx),
+    web_fetch: () => createWebFetchTool(ctx.web.fetch),
+    web_search: () => createWebSearchTool(ctx.web.search, ctx.usage),
   };
   return ctx.pack.manifest.tools.map((name) => factories[name]());
 }

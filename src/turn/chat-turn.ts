@@ -153,6 +153,11 @@ function toolsFor(
     jobs: services.turns.jobs,
     clock: services.runtime.clock,
     timezone: services.runtime.timezone,
+    web: services.turns.web,
+    usage: {
+      scope: scopeOf(turn, routed),
+      quota: { pack: turn.pack, sessionId: routed.route.session.id, packCaps: routed.packCaps },
+    },
   });
   return createToolRunner(tools, services.runtime.log.child({ turnId, pack: pack.name }));
 }

@@ -13,6 +13,7 @@ import type { Router } from '../routing/router.ts';
 import type { JobRepo } from '../store/job-repo.ts';
 import type { SessionRepo } from '../store/session-repo.ts';
 import type { AskRegistry } from '../tools/asks.ts';
+import type { TurnToolContext } from '../tools/context.ts';
 import type { Calendar } from '../usage/calendar.ts';
 import type { Caps } from '../usage/quota.ts';
 import type { UsageTotals } from '../usage/totals.ts';
@@ -62,6 +63,8 @@ export interface Turns {
   asks: AskRegistry;
   jobs: JobRepo;
   events: EventBus;
+  /** web_fetch's guard and limits, web_search's provider (SPEC §13). */
+  web: TurnToolContext['web'];
 }
 
 /** What the usage and status commands report. */

@@ -5,7 +5,7 @@ import { usageEvents } from '../store/schema.ts';
 import type { Calendar } from './calendar.ts';
 import { audioCost, tokenCost } from './prices.ts';
 
-export type UsageKind = 'llm' | 'stt' | 'vision';
+export type UsageKind = 'llm' | 'stt' | 'vision' | 'search';
 
 /** Who a paid call was made for. */
 export interface UsageScope {

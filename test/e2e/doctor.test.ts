@@ -10,6 +10,7 @@ import { formatChecks } from '../../src/ops/check.ts';
 import { runDoctor } from '../../src/ops/doctor.ts';
 import { openCoreStore } from '../../src/store/client.ts';
 import { FakeModel } from '../fakes/model-server.ts';
+import { FakeSearch } from '../fakes/search-server.ts';
 import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
 import { ALLOWED_USER, fixturePacks, TEST_OPENAI_KEY } from '../support/harness.ts';
 
@@ -262,5 +263,40 @@ describe('satchel doctor against the fakes', () => {
     const { code, lines } = await doctor({ SATCHEL_HOME: path.join(home, 'fresh') });
     item(lines, '✓', 'database: not created yet');
     expect(code).toBe(0);
+  });
+
+  it('checks the web search key with a free request where the provider has one, else says it was not checked', async () => {
+    const api = await FakeSearch.start();
+    closers.push(() => api.stop());
+    const search = { WEB_SEARCH_BASE_URL: api.url };
+    const tavily = await doctor({
+      ...search,
+      WEB_SEARCH_PROVIDER: 'tavily',
+      TAVILY_API_KEY: api.key,
+    });
+    item(tavily.lines, '✓', 'web search: tavily: key accepted');
+    const refused = await doctor({
+      ...search,
+      WEB_SEARCH_PROVIDER: 'tavily',
+      TAVILY_API_KEY: 'wrong',
+    });
+    const line = item(
+      refused.lines,
+      '✗',
+      'web search: tavily: tavily refused the search key (401)',
+    );
+    expect(line.fix).toContain('TAVILY_API_KEY');
+    expect(refused.code).toBe(1);
+    const searxng = await doctor({ WEB_SEARCH_PROVIDER: 'searxng', SEARXNG_URL: api.url });
+    item(searxng.lines, '✓', 'web search: searxng: the instance answers');
+    const brave = await doctor({ ...search, WEB_SEARCH_PROVIDER: 'brave', BRAVE_API_KEY: api.key });
+    item(
+      brave.lines,
+      '✓',
+      'web search: brave: key set, not checked (every brave request is a paid search)',
+    );
+    // Only the free checks went out: /usage twice, /config once, no search.
+    expect(api.requests.map((r) => r.path)).toEqual(['/usage', '/usage', '/config']);
+    expect(api.searches()).toHaveLength(0);
   });
 });

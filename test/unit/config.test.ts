@@ -138,6 +138,31 @@ describe('configuration', () => {
   it('reads MAX_JOBS', () => {
     expect(parseConfig({ ...base, MAX_JOBS: ' 3 ' }).maxJobs).toBe(3);
   });
+
+  it('reads the web tools: allowed hosts, the text cap, the search provider and what it needs', () => {
+    const config = parseConfig({
+      ...base,
+      WEB_FETCH_ALLOW_HOSTS: ' Wiki.LAN:8080 , nas.local ',
+      WEB_FETCH_MAX_CHARS: '5000',
+      WEB_SEARCH_PROVIDER: 'tavily',
+      TAVILY_API_KEY: 'tvly-key',
+    });
+    expect(config.web).toEqual({
+      allowHosts: ['wiki.lan:8080', 'nas.local'],
+      maxChars: 5000,
+      search: { provider: 'tavily', tavilyApiKey: 'tvly-key' },
+    });
+    expect(parseConfig(base).web).toEqual({ allowHosts: [], maxChars: 20_000, search: undefined });
+    expect(errorOf({ ...base, WEB_SEARCH_PROVIDER: 'brave' })).toContain(
+      'BRAVE_API_KEY is required when WEB_SEARCH_PROVIDER=brave',
+    );
+    expect(errorOf({ ...base, WEB_SEARCH_PROVIDER: 'bing' })).toContain(
+      'WEB_SEARCH_PROVIDER must be "brave", "tavily" or "searxng"',
+    );
+    expect(errorOf({ ...base, SEARXNG_URL: 'searx.lan' })).toContain(
+      'SEARXNG_URL must be an http(s) URL',
+    );
+  });
 });
 
 describe('.env.example', () => {

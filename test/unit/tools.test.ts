@@ -23,6 +23,7 @@ import { createAskRegistry } from '../../src/tools/asks.ts';
 import { createToolRunner, packTools } from '../../src/tools/registry.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { FIXTURE_PACKS } from '../support/harness.ts';
+import { offlineWeb } from '../support/web-tools.ts';
 
 let home: string;
 let core: CoreStore;
@@ -76,6 +77,7 @@ function runner(
     }),
     clock,
     timezone: 'Europe/Berlin',
+    ...offlineWeb(clock),
   };
   return createToolRunner(packTools(ctx), createLogger({ level: 'silent', secrets: [] }));
 }
@@ -453,5 +455,34 @@ describe('the tool runner', () => {
     expect(await tools.run({ id: 'y', name: 'nope', arguments: '{}' }, signal)).toMatch(
       /^Error: unknown tool "nope"/,
     );
+  });
+});
+
+describe('the web tools are offered only to a pack that lists them', () => {
+  const specBytes = (tools: ReturnType<typeof runner>) => JSON.stringify(tools.specs).length;
+
+  it('a pack without them gets the same tools and request size as before; with them, two specs more', () => {
+    const without = runner();
+    expect(without.specs.map((s) => s.name)).not.toContain('web_fetch');
+    expect(without.specs.map((s) => s.name)).not.toContain('web_search');
+    const before = specBytes(without);
+    pack = {
+      ...pack,
+      manifest: { ...pack.manifest, tools: [...pack.manifest.tools, 'web_fetch', 'web_search'] },
+    };
+    const withWeb = runner();
+    expect(withWeb.specs.map((s) => s.name).slice(-2)).toEqual(['web_fetch', 'web_search']);
+    const added = specBytes(withWeb) - before;
+    // What enabling both costs every request of the pack, in bytes of tool specs.
+    expect(added).toBeGreaterThan(0);
+    expect(added).toBeLessThan(900);
+  });
+
+  it('of the bundled packs only vocab enables one (web_fetch, to look a word up)', () => {
+    const bundled = path.join(path.dirname(FIXTURE_PACKS), '..', '..', 'packs');
+    const web = ['habits', 'journal', 'vocab'].map((name) =>
+      loadPack(path.join(bundled, name)).manifest.tools.filter((t) => t.startsWith('web_')),
+    );
+    expect(web).toEqual([[], [], ['web_fetch']]);
   });
 });
