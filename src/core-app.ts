@@ -166,6 +166,7 @@ export function createCore(
     quota,
     clock,
     log,
+    timezone: config.timezone,
     ...(options.historyBudgetTokens ? { historyBudgetTokens: options.historyBudgetTokens } : {}),
     turnTimeoutMs: config.turnTimeoutMs,
     ...(options.modelRetry ? { retry: options.modelRetry } : {}),

@@ -44,7 +44,10 @@ const answer = (text: string): ScriptedReply => ({
   text: `${text} ${'Noted, and I will keep it in mind for the weekly review. '.repeat(3)}`,
 });
 
-/** 20 turns, 2 to 15 minutes apart; four of them use tools as the journal's skills do. */
+/**
+ * 20 turns, 2 to 15 minutes apart; four of them use tools as the journal's skills do, one is
+ * a skill command (/checkin).
+ */
 function conversation(): Turn[] {
   const gaps = [0, 4, 7, 3, 12, 5, 9, 6, 2, 15, 8, 5, 3, 11, 6, 4, 9, 7, 5, 10];
   const texts = [
@@ -60,7 +63,7 @@ function conversation(): Turn[] {
     'I will try reading instead of the phone.',
     'Remind me what I wrote about reading before.',
     'Lunch was good, I walked for 20 minutes.',
-    'Log a quick check-in: mood 4, energy 3.',
+    '/checkin mood 4, energy 3',
     'What is my average mood this week?',
     'Ok. Anything I should keep in mind for tomorrow?',
     'My sister calls tonight, I am looking forward to it.',
@@ -109,8 +112,8 @@ function conversation(): Turn[] {
         toolCalls: [{ name: 'db_query', arguments: { sql: 'SELECT count(*) AS n FROM entries' } }],
       },
     ],
+    // A skill command: its instructions come pinned, no skill_view.
     12: [
-      { toolCalls: [{ name: 'skill_view', arguments: { name: 'checkin' } }] },
       {
         toolCalls: [
           {

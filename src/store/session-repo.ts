@@ -6,7 +6,13 @@ import type { Db } from './client.ts';
 import { conversationRoutes, messages, sessions } from './schema.ts';
 
 export type SessionRow = typeof sessions.$inferSelect;
-export type StoredMessage = ChatMessage & { id: number; turnId: string; sourceKey?: string };
+export type StoredMessage = ChatMessage & {
+  id: number;
+  turnId: string;
+  sourceKey?: string;
+  /** When it was stored (ms): a user message is stamped with it (agent/time-stamp.ts). */
+  createdAt: number;
+};
 export type RouteRow = typeof conversationRoutes.$inferSelect;
 
 export interface NewMessage {
@@ -174,6 +180,7 @@ function toStored(row: MessageRow): StoredMessage {
     turnId: row.turnId,
     role: row.role,
     content: row.content,
+    createdAt: row.createdAt,
     ...(row.toolCalls ? { toolCalls: JSON.parse(row.toolCalls) } : {}),
     ...(row.toolCallId ? { toolCallId: row.toolCallId } : {}),
     ...(row.sourceKey ? { sourceKey: row.sourceKey } : {}),

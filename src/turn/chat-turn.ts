@@ -13,7 +13,7 @@ import type { Route } from '../routing/router.ts';
 import type { SessionRow } from '../store/session-repo.ts';
 import { createToolRunner, packTools } from '../tools/registry.ts';
 import type { PackCaps } from '../usage/quota.ts';
-import { turnInputs } from './inputs.ts';
+import { turnInputs, withPinnedSkill } from './inputs.ts';
 import type { Replies } from './replies.ts';
 import type { Conversing, Delivery, Runtime, Turns } from './services.ts';
 
@@ -74,7 +74,8 @@ export async function runChatTurn(
   const live = startLive(services, turn, routed);
   try {
     const tools = toolsFor(services, turn, routed);
-    const inputs = turn.inputs ?? (await inputsOf(services, turn, routed));
+    const given = turn.inputs ?? (await inputsOf(services, turn, routed));
+    const inputs = turn.job ? given : withPinnedSkill(given, turn.pinned);
     const run = await runAgent(services, turn, routed, { tools, inputs, live });
     return await commit(services, turn, routed, live, run);
   } finally {
@@ -195,9 +196,7 @@ async function runAgent(
     chatId: address.chatId,
     threadId: address.threadId,
     system: buildSystemPrompt({
-      now: services.runtime.clock.now(),
-      timezone: services.runtime.timezone,
-      sections: pack && storage ? packPromptSections(pack, storage, turn.pinned) : [],
+      sections: pack && storage ? packPromptSections(pack, storage, turn.job && turn.pinned) : [],
     }),
     inputs: with_.inputs,
     signal: turn.signal,
