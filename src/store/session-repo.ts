@@ -57,6 +57,33 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
         .run();
     },
 
+    /**
+     * Saves a conversation's own settings (its /model pick, its usage footer) on its route,
+     * making the route when it has none yet (no pack bound, no session).
+     */
+    saveRouteSettings(
+      address: Address,
+      settings: { model?: string | null; usageFooter?: boolean },
+      now: number,
+    ): void {
+      db.insert(conversationRoutes)
+        .values({
+          address: addressKey(address),
+          platform: address.platform,
+          chatId: address.chatId,
+          threadId: address.threadId ?? null,
+          activePack: null,
+          sessionId: null,
+          ...settings,
+          updatedAt: now,
+        })
+        .onConflictDoUpdate({
+          target: conversationRoutes.address,
+          set: { ...settings, updatedAt: now },
+        })
+        .run();
+    },
+
     /** Every route (a conversation and the pack it is bound to). */
     allRoutes(): RouteRow[] {
       return db.select().from(conversationRoutes).all();

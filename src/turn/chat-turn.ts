@@ -84,11 +84,12 @@ export async function runChatTurn(
   }
 }
 
-/** Step 1: the session, the pack and its model, the caps that apply. */
+/** Step 1: the session, the pack, the model that answers (see model-choice.ts), the caps. */
 function route(services: ChatTurnServices, turn: ChatTurn): Routed {
-  const { packs } = services.conversing;
+  const { packs, router } = services.conversing;
   const first = turn.events[0]!;
   const pack = packs.get(turn.pack);
+  const pick = router.modelPick(first.address);
   return {
     turnId: randomUUID(),
     started: services.runtime.clock.now(),
@@ -96,7 +97,7 @@ function route(services: ChatTurnServices, turn: ChatTurn): Routed {
     route: sessionOf(services, turn),
     pack,
     storage: pack ? packs.storage(pack.name) : undefined,
-    model: services.turns.modelFor(pack),
+    model: services.turns.models.answering(pack?.manifest.model, pick).model,
     packCaps: {
       dailyTokens: pack?.manifest.quota?.daily_tokens,
       dailyUsd: pack?.manifest.quota?.daily_usd,
@@ -228,9 +229,14 @@ async function commit(
   const landed = live.stream.settle();
   if (live.mode !== 'draft') await landed;
   const silent = turn.job !== undefined && result.answer.trim() === SILENT;
+  const footer = footerOf(services, routed);
   const ids = services.runtime.transaction(() => {
     agent.storeAnswer(input, result.answer);
-    const parts = answerParts(outbox.renderFor(routed.address), result.answer, routed.badge);
+    const parts = answerParts(
+      outbox.renderFor(routed.address),
+      result.answer,
+      footer + routed.badge,
+    );
     const rows = silent ? [] : live.stream.finish(parts);
     services.replies.acknowledge(turn.events.map((e) => e.origin));
     return rows;
@@ -249,4 +255,10 @@ async function commit(
     ms: services.runtime.clock.now() - routed.started,
   });
   return { silent };
+}
+
+/** `/usage footer on` here: the turn's usage and today's, above the pack badge. */
+function footerOf(services: ChatTurnServices, routed: Routed): string {
+  if (!services.conversing.router.usageFooter(routed.address)) return '';
+  return `\n\n${services.turns.usageFooter(routed.turnId, services.runtime.clock.now())}`;
 }

@@ -282,6 +282,7 @@ describe('packs and routing', () => {
       'compact',
       'topics',
       'jobs',
+      'model',
       'alpha_one',
       'beta_one',
     ]);
