@@ -68,6 +68,7 @@ async function run(label: string, turns: number, toolRounds: number) {
     }),
     clock: systemClock,
     log,
+    timezone: 'UTC',
   });
   const tools = createToolRunner(
     [

@@ -16,7 +16,8 @@ import type { OutboxDeps } from './outbound/outbox.ts';
 import { createOutboxes } from './outbound/outboxes.ts';
 import { loadPacks } from './packs/loader.ts';
 import { createPackRegistry } from './packs/registry.ts';
-import { createChatModel, createModelResolver, createTranscriber } from './providers/index.ts';
+import { createChatModel, createTranscriber } from './providers/index.ts';
+import { createModelChoice } from './providers/model-choice.ts';
 import { providerSecrets } from './providers/registry.ts';
 import { createVisionModel } from './providers/vision.ts';
 import { createRouter } from './routing/router.ts';
@@ -37,6 +38,7 @@ import {
 } from './tools/web/guarded-get.ts';
 import { createPipeline } from './turn/pipeline.ts';
 import { createCalendar } from './usage/calendar.ts';
+import { createUsageFooter } from './usage/footer.ts';
 import { createLedger } from './usage/ledger.ts';
 import { createQuotaGate } from './usage/quota.ts';
 import { createTotals } from './usage/totals.ts';
@@ -160,7 +162,7 @@ export function createCore(
   events.on('turn_completed', ({ type, address, ...fields }) =>
     log.info({ event: type, address: addressKey(address), ...fields }, 'turn completed'),
   );
-  const modelFor = createModelResolver(config, model);
+  const models = createModelChoice(config, model);
   // The scheduler runs only the jobs of this process's channels: another process (the
   // terminal chat) serves the others.
   const jobs = createJobRepo(store.db, {
@@ -183,6 +185,7 @@ export function createCore(
     quota,
     clock,
     log,
+    timezone: config.timezone,
     ...(options.historyBudgetTokens ? { historyBudgetTokens: options.historyBudgetTokens } : {}),
     turnTimeoutMs: config.turnTimeoutMs,
     ...(options.modelRetry ? { retry: options.modelRetry } : {}),
@@ -198,7 +201,8 @@ export function createCore(
     turns: {
       agent,
       media,
-      modelFor: (pack) => modelFor(pack?.manifest.model),
+      models,
+      usageFooter: createUsageFooter({ db: store.db, totals, calendar }),
       // Photos go inline only when whoever answers can see them (the fallback too).
       fallbackAcceptsImages: fallback?.info.acceptsImages ?? true,
       asks: createAskRegistry(clock),
@@ -224,7 +228,7 @@ export function createCore(
       totals,
       calendar,
       caps: config.quota,
-      model: model.info,
+      models,
       schedule: createJobListing({ jobs, clock, timezone: config.timezone }),
     },
     // An edge that talks to strangers gates them; the others' events are the owner's own.

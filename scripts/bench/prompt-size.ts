@@ -38,11 +38,7 @@ export function measurePrompts(): PackPrompt[] {
       const pack = loadPack(path.join(PACKS, name));
       const storage = openPackStorage(home, pack);
       try {
-        const system = buildSystemPrompt({
-          now: Date.now(),
-          timezone: 'UTC',
-          sections: packPromptSections(pack, storage),
-        });
+        const system = buildSystemPrompt({ sections: packPromptSections(pack, storage) });
         // Building the tools touches none of these: they are used when a tool runs.
         const ctx = {
           pack,

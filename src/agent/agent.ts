@@ -16,10 +16,11 @@ import type { Ledger } from '../usage/ledger.ts';
 import type { PackCaps, QuotaGate } from '../usage/quota.ts';
 import { cutAnswer } from './cut-answer.ts';
 import { DEFAULT_TURN_TIMEOUT_MS, type Deadline, deadlineNote, startDeadline } from './deadline.ts';
-import { compactionCut, estimateTokens, repairHistory, shortenOldToolResults } from './history.ts';
+import { compactionCut, estimateTokens, repairHistory } from './history.ts';
 import { type CallScope, createModelCaller, type ModelCall } from './model-call.ts';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.ts';
 import { summarize } from './summarize.ts';
+import { createSentStamps } from './time-stamp.ts';
 
 /** At most this many model calls in one turn. */
 export const MAX_MODEL_CALLS = 20;
@@ -70,6 +71,8 @@ export interface AgentDeps {
   quota: QuotaGate;
   clock: Clock;
   log: Logger;
+  /** The user's time zone: each user message is stamped with its local time (time-stamp.ts). */
+  timezone: string;
   historyBudgetTokens?: number;
   /** How long one turn may take, model calls and tools together (TURN_TIMEOUT_MS). */
   turnTimeoutMs?: number;
@@ -98,19 +101,26 @@ export function createAgent(deps: AgentDeps) {
   const budget = deps.historyBudgetTokens ?? DEFAULT_HISTORY_BUDGET;
   const turnTimeoutMs = deps.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
   const callModel = createModelCaller({ ...deps, retry: deps.retry ?? defaultRetryPolicy });
+  const stamps = createSentStamps(deps.timezone);
 
   /** A call that is not streamed to the user (summaries). */
   const quietCall = (input: TurnInput, signal: AbortSignal) => (request: ChatRequest) =>
     callModel({ scope: scopeOf(input), request, signal, model: input.model }).then((r) => r.text);
 
-  /** The history the model sees: repaired, old tool output shortened, compacted when long. */
+  /**
+   * The history the model sees: compacted when long, each turn's user message stamped with
+   * its time, repaired. What a request sends is what the previous one sent plus what was
+   * added since (prefix caching): a message, once sent, is sent the same way until the
+   * session is compacted — tool results too, which are therefore not shortened later.
+   */
   async function prepareHistory(
     input: TurnInput,
     signal: AbortSignal,
   ): Promise<{ system: string; messages: ChatMessage[] }> {
     let session = sessions.session(input.session.id) ?? input.session;
     let stored = sessions.history(session.id, session.summaryUpto);
-    if (estimateTokens(stored) > budget) {
+    // Measured as sent: with the time lines.
+    if (estimateTokens(stamps.stamp(stored)) > budget) {
       const cut = compactionCut(stored, KEEP_RECENT);
       const older = stored.slice(0, cut);
       const last = older.at(-1);
@@ -136,7 +146,7 @@ export function createAgent(deps: AgentDeps) {
       const attached = m.sourceKey === undefined ? undefined : images.get(m.sourceKey);
       return attached ? { ...m, images: attached } : m;
     });
-    return { system, messages: shortenOldToolResults(repairHistory(withImages)) };
+    return { system, messages: repairHistory(stamps.stamp(withImages)) };
   }
 
   function store(

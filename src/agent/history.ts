@@ -49,20 +49,6 @@ export function repairHistory(
   return out;
 }
 
-/** Tool results older than the last `keepRecent` messages are cut to `maxChars`. */
-export function shortenOldToolResults(
-  messages: ChatMessage[],
-  keepRecent = 8,
-  maxChars = 800,
-): ChatMessage[] {
-  const cutoff = messages.length - keepRecent;
-  return messages.map((m, i) =>
-    i < cutoff && m.role === 'tool' && m.content.length > maxChars
-      ? { ...m, content: `${m.content.slice(0, maxChars)}… [shortened; ${m.content.length} chars]` }
-      : m,
-  );
-}
-
 /**
  * Where to cut a history so that the part kept starts at a user message and keeps at least
  * `keepRecent` messages; 0 when there is nothing worth cutting.

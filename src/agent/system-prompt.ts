@@ -1,7 +1,5 @@
 /** What the model is told before every turn. Packs add their persona, memory and skills. */
 export interface PromptContext {
-  now: number;
-  timezone: string;
   /** Extra sections (a pack's persona, memory, skill index), already written. */
   sections?: readonly string[];
 }
@@ -11,38 +9,16 @@ const CORE = [
   'Answer in the language of the user. Be direct and brief; expand only when asked.',
   'Format with plain Markdown: **bold**, _italic_, `code`, fenced code blocks, links and lists.',
   'Do not use HTML, and do not use Markdown tables unless the user asks for a table.',
+  "Each user message starts with a line `[Sent: YYYY-MM-DD Weekday HH:MM Zone]`: the user's local date, weekday, time and time zone when it was sent.",
+  "The newest message was sent just now: its date is today's date. Do not repeat these lines in your answers.",
 ].join('\n');
 
 /**
- * The "Now" line of each time zone, to the minute, kept until the minute changes: building a
- * formatter costs about 0.4 ms and formatting a date about 35 µs, and every turn needs one.
- */
-const nowLines = new Map<string, { minute: number; line: string; format: Intl.DateTimeFormat }>();
-
-function nowLine(now: number, timeZone: string): string {
-  const minute = Math.floor(now / 60_000);
-  let kept = nowLines.get(timeZone);
-  if (!kept) {
-    const format = new Intl.DateTimeFormat('en-GB', {
-      timeZone,
-      dateStyle: 'full',
-      timeStyle: 'short',
-    });
-    kept = { minute: Number.NaN, line: '', format };
-    nowLines.set(timeZone, kept);
-  }
-  if (kept.minute !== minute) {
-    kept.minute = minute;
-    kept.line = `Now: ${kept.format.format(new Date(now))} (${timeZone}).`;
-  }
-  return kept.line;
-}
-
-/**
- * The core rules, the pack's sections, and the time last: everything before it stays the
- * same from call to call, so a provider that caches prompt prefixes can serve it from the
- * cache instead of changing every minute at the second line.
+ * The core rules, then the pack's sections. Nothing in it changes by the minute (the time
+ * travels with each user message, see time-stamp.ts): from one request to the next it is
+ * the same, so a provider that caches prompt prefixes serves it, and the conversation after
+ * it, from the cache. It changes when the pack's notes or persona do.
  */
 export function buildSystemPrompt(context: PromptContext): string {
-  return [CORE, ...(context.sections ?? []), nowLine(context.now, context.timezone)].join('\n\n');
+  return [CORE, ...(context.sections ?? [])].join('\n\n');
 }

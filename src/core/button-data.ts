@@ -1,17 +1,23 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The one codec for inline-button data (what a press sends back; at most 64 bytes):
  * - `pack:<name>` — the pack picker;
  * - `ask:<question id>:<option>` — an `ask_user` answer;
- * - `say:<label>` — a `send_message` button: pressing it sends its label as if typed.
+ * - `say:<label>` — a `send_message` button: pressing it sends its label as if typed;
+ * - `model:<provider:model>` — a `/model` pick (`model:default` goes back to the default); a
+ *   reference too long for the data goes as `model:#` and a hash of it (see modelData).
  */
 export type ButtonData =
   | { type: 'pack'; pack: string }
+  | { type: 'model'; ref: string }
   | { type: 'ask'; question: string; option: number }
   | { type: 'say'; text: string };
 
 const PACK = 'pack:';
 const ASK = 'ask:';
 const SAY = 'say:';
+const MODEL = 'model:';
 /** The most button data a channel takes, in UTF-8 bytes. */
 const MAX_DATA_BYTES = 64;
 
@@ -62,13 +68,26 @@ export function encodeButton(button: ButtonData): string {
       return `${ASK}${button.question}:${button.option}`;
     case 'say':
       return sayData(button.text);
+    case 'model':
+      return modelData(button.ref);
   }
+}
+
+/**
+ * A `/model` button's data: `model:<ref>`, or for a reference that does not fit in 64 bytes
+ * `model:#<hash>`. A press is matched by encoding each offered model again and comparing.
+ */
+function modelData(ref: string): string {
+  const data = `${MODEL}${ref}`;
+  if (Buffer.byteLength(data) <= MAX_DATA_BYTES) return data;
+  return `${MODEL}#${createHash('sha256').update(ref).digest('base64url').slice(0, 22)}`;
 }
 
 /** What a button's data stands for, or undefined for data satchel did not make. */
 export function decodeButton(data: string): ButtonData | undefined {
   if (data.startsWith(PACK)) return { type: 'pack', pack: data.slice(PACK.length) };
   if (data.startsWith(SAY)) return { type: 'say', text: data.slice(SAY.length) };
+  if (data.startsWith(MODEL)) return { type: 'model', ref: data.slice(MODEL.length) };
   if (data.startsWith(ASK)) {
     const [question, option] = data.slice(ASK.length).split(':');
     const index = Number(option);

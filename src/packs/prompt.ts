@@ -15,10 +15,17 @@ function withoutComments(note: string): string {
     .trim();
 }
 
+/** A pinned skill's instructions, as the model reads them. */
+export function pinnedSkillText(skill: Skill): string {
+  return `# Skill for this turn: ${skill.name}\n${skill.body}`;
+}
+
 /**
  * The system-prompt sections of the active pack, and only of it: persona, skill index,
- * USER.md and MEMORY.md, and the body of a pinned skill. Skill bodies are otherwise loaded
- * on demand with `skill_view`.
+ * USER.md and MEMORY.md, and the body of a pinned skill (a job's: every run of a job pins
+ * the same one, so its prompt stays the same; a skill command's goes with the user's
+ * message instead, see turn/inputs.ts). Skill bodies are otherwise loaded on demand with
+ * `skill_view`.
  */
 export function packPromptSections(pack: Pack, storage: PackStorage, pinned?: Skill): string[] {
   const sections = [`# Active pack: ${pack.displayName}\n${pack.description}`];
@@ -31,6 +38,6 @@ export function packPromptSections(pack: Pack, storage: PackStorage, pinned?: Sk
   );
   sections.push(`# USER.md\n${withoutComments(storage.readNote('USER.md'))}`);
   sections.push(`# MEMORY.md\n${withoutComments(storage.readNote('MEMORY.md'))}`);
-  if (pinned) sections.push(`# Skill for this turn: ${pinned.name}\n${pinned.body}`);
+  if (pinned) sections.push(pinnedSkillText(pinned));
   return sections;
 }

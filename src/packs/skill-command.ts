@@ -27,6 +27,7 @@ export const RESERVED_COMMANDS = [
   'compact',
   'topics',
   'jobs',
+  'model',
 ] as const;
 
 /** Why `skillName` cannot be a command, or undefined when it can. */

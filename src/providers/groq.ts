@@ -66,8 +66,10 @@ export function createGroqChatModel(options: GroqOptions): ChatModel {
           const stream = await chat.completions.create(
             {
               model: options.model,
-              messages: toWireMessages(request),
+              // Tools before the messages, as the provider reads the prompt: the body then grows
+              // only at its end from one request to the next (prompt caching, SPEC §14).
               ...(request.tools?.length ? { tools: toWireTools(request) } : {}),
+              messages: toWireMessages(request),
               stream: true,
             },
             { signal: sdkSignal },

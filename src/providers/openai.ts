@@ -44,8 +44,10 @@ export function createOpenAiChatModel(options: OpenAiOptions): ChatModel {
           const stream = await client.chat.completions.create(
             {
               model: options.model,
-              messages: toWireMessages(request),
+              // Tools before the messages, as the provider reads the prompt: the body then grows
+              // only at its end from one request to the next (prompt caching, SPEC §14).
               ...(request.tools?.length ? { tools: toWireTools(request) } : {}),
+              messages: toWireMessages(request),
               stream: true,
               stream_options: { include_usage: true },
             },

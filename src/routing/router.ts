@@ -78,6 +78,25 @@ export function createRouter(deps: {
       return topicName ? packs.byLabel(topicName)?.name : undefined;
     },
 
+    /** The chat model picked with /model for this chat or topic, if any. */
+    modelPick(address: Address): string | undefined {
+      return sessions.route(address)?.model ?? undefined;
+    },
+
+    /** Picks the chat model for this chat or topic; null goes back to the default. */
+    pickModel(address: Address, ref: string | null): void {
+      sessions.saveRouteSettings(address, { model: ref }, clock.now());
+    },
+
+    /** Whether answers here end with the usage footer (/usage footer on). */
+    usageFooter(address: Address): boolean {
+      return sessions.route(address)?.usageFooter ?? false;
+    },
+
+    setUsageFooter(address: Address, on: boolean): void {
+      sessions.saveRouteSettings(address, { usageFooter: on }, clock.now());
+    },
+
     /** The session a conversation uses now, if it has one. */
     currentSession(address: Address): string | undefined {
       return sessions.route(address)?.sessionId ?? undefined;

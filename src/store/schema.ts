@@ -49,6 +49,10 @@ export const conversationRoutes = sqliteTable('conversation_routes', {
   activePack: text('active_pack'),
   sessionId: text('session_id'),
   updatedAt: integer('updated_at').notNull(),
+  /** The chat model picked with /model for this chat or topic (`provider:model`). */
+  model: text('model'),
+  /** /usage footer on: each answer here ends with the turn's tokens and cost. */
+  usageFooter: integer('usage_footer', { mode: 'boolean' }).notNull().default(false),
 });
 
 export const sessions = sqliteTable(

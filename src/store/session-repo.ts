@@ -6,7 +6,13 @@ import type { Db } from './client.ts';
 import { conversationRoutes, messages, sessions } from './schema.ts';
 
 export type SessionRow = typeof sessions.$inferSelect;
-export type StoredMessage = ChatMessage & { id: number; turnId: string; sourceKey?: string };
+export type StoredMessage = ChatMessage & {
+  id: number;
+  turnId: string;
+  sourceKey?: string;
+  /** When it was stored (ms): a user message is stamped with it (agent/time-stamp.ts). */
+  createdAt: number;
+};
 export type RouteRow = typeof conversationRoutes.$inferSelect;
 
 export interface NewMessage {
@@ -47,6 +53,33 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
         .onConflictDoUpdate({
           target: conversationRoutes.address,
           set: { ...fields, updatedAt: now },
+        })
+        .run();
+    },
+
+    /**
+     * Saves a conversation's own settings (its /model pick, its usage footer) on its route,
+     * making the route when it has none yet (no pack bound, no session).
+     */
+    saveRouteSettings(
+      address: Address,
+      settings: { model?: string | null; usageFooter?: boolean },
+      now: number,
+    ): void {
+      db.insert(conversationRoutes)
+        .values({
+          address: addressKey(address),
+          platform: address.platform,
+          chatId: address.chatId,
+          threadId: address.threadId ?? null,
+          activePack: null,
+          sessionId: null,
+          ...settings,
+          updatedAt: now,
+        })
+        .onConflictDoUpdate({
+          target: conversationRoutes.address,
+          set: { ...settings, updatedAt: now },
         })
         .run();
     },
@@ -174,6 +207,7 @@ function toStored(row: MessageRow): StoredMessage {
     turnId: row.turnId,
     role: row.role,
     content: row.content,
+    createdAt: row.createdAt,
     ...(row.toolCalls ? { toolCalls: JSON.parse(row.toolCalls) } : {}),
     ...(row.toolCallId ? { toolCallId: row.toolCallId } : {}),
     ...(row.sourceKey ? { sourceKey: row.sourceKey } : {}),

@@ -13,7 +13,7 @@ import type { Route } from '../routing/router.ts';
 import type { SessionRow } from '../store/session-repo.ts';
 import { createToolRunner, packTools } from '../tools/registry.ts';
 import type { PackCaps } from '../usage/quota.ts';
-import { turnInputs } from './inputs.ts';
+import { turnInputs, withPinnedSkill } from './inputs.ts';
 import type { Replies } from './replies.ts';
 import type { Conversing, Delivery, Runtime, Turns } from './services.ts';
 
@@ -74,7 +74,8 @@ export async function runChatTurn(
   const live = startLive(services, turn, routed);
   try {
     const tools = toolsFor(services, turn, routed);
-    const inputs = turn.inputs ?? (await inputsOf(services, turn, routed));
+    const given = turn.inputs ?? (await inputsOf(services, turn, routed));
+    const inputs = turn.job ? given : withPinnedSkill(given, turn.pinned);
     const run = await runAgent(services, turn, routed, { tools, inputs, live });
     return await commit(services, turn, routed, live, run);
   } finally {
@@ -83,11 +84,12 @@ export async function runChatTurn(
   }
 }
 
-/** Step 1: the session, the pack and its model, the caps that apply. */
+/** Step 1: the session, the pack, the model that answers (see model-choice.ts), the caps. */
 function route(services: ChatTurnServices, turn: ChatTurn): Routed {
-  const { packs } = services.conversing;
+  const { packs, router } = services.conversing;
   const first = turn.events[0]!;
   const pack = packs.get(turn.pack);
+  const pick = router.modelPick(first.address);
   return {
     turnId: randomUUID(),
     started: services.runtime.clock.now(),
@@ -95,7 +97,7 @@ function route(services: ChatTurnServices, turn: ChatTurn): Routed {
     route: sessionOf(services, turn),
     pack,
     storage: pack ? packs.storage(pack.name) : undefined,
-    model: services.turns.modelFor(pack),
+    model: services.turns.models.answering(pack?.manifest.model, pick).model,
     packCaps: {
       dailyTokens: pack?.manifest.quota?.daily_tokens,
       dailyUsd: pack?.manifest.quota?.daily_usd,
@@ -200,9 +202,7 @@ async function runAgent(
     chatId: address.chatId,
     threadId: address.threadId,
     system: buildSystemPrompt({
-      now: services.runtime.clock.now(),
-      timezone: services.runtime.timezone,
-      sections: pack && storage ? packPromptSections(pack, storage, turn.pinned) : [],
+      sections: pack && storage ? packPromptSections(pack, storage, turn.job && turn.pinned) : [],
     }),
     inputs: with_.inputs,
     signal: turn.signal,
@@ -234,9 +234,14 @@ async function commit(
   const landed = live.stream.settle();
   if (live.mode !== 'draft') await landed;
   const silent = turn.job !== undefined && result.answer.trim() === SILENT;
+  const footer = footerOf(services, routed);
   const ids = services.runtime.transaction(() => {
     agent.storeAnswer(input, result.answer);
-    const parts = answerParts(outbox.renderFor(routed.address), result.answer, routed.badge);
+    const parts = answerParts(
+      outbox.renderFor(routed.address),
+      result.answer,
+      footer + routed.badge,
+    );
     const rows = silent ? [] : live.stream.finish(parts);
     services.replies.acknowledge(turn.events.map((e) => e.origin));
     return rows;
@@ -255,4 +260,10 @@ async function commit(
     ms: services.runtime.clock.now() - routed.started,
   });
   return { silent };
+}
+
+/** `/usage footer on` here: the turn's usage and today's, above the pack badge. */
+function footerOf(services: ChatTurnServices, routed: Routed): string {
+  if (!services.conversing.router.usageFooter(routed.address)) return '';
+  return `\n\n${services.turns.usageFooter(routed.turnId, services.runtime.clock.now())}`;
 }

@@ -7,6 +7,7 @@ import type { RESERVED_COMMANDS } from '../packs/skill-command.ts';
 import { pickerMessage } from '../routing/picker.ts';
 import { formatLocal } from '../scheduler/local-time.ts';
 import { usageReport } from '../usage/report.ts';
+import { createModelCommand } from './model-command.ts';
 import type { Conversing, Delivery, Reports, Runtime } from './services.ts';
 
 export type CommandEvent = Extract<InboundEvent, { kind: 'command' }>;
@@ -40,6 +41,7 @@ export const CORE_COMMANDS: Record<(typeof RESERVED_COMMANDS)[number], string> =
   compact: 'Summarize this session and continue fresh',
   topics: 'Forum groups: one topic per pack',
   jobs: "This chat's scheduled jobs and when they run next",
+  model: 'Choose the chat model for this chat',
 };
 
 export const TOPIC_RIGHTS_HELP =
@@ -54,6 +56,10 @@ export function createCommands(deps: CommandDeps) {
   const { reports } = deps;
   const activeOf = (event: CommandEvent): string | undefined =>
     router.activePack(event.address, event.topicName);
+  /** The active pack's manifest `model`, which answers unless the chat picked one. */
+  const packModelOf = (active: string | undefined): string | undefined =>
+    active ? packs.get(active)?.manifest.model : undefined;
+  const models = createModelCommand({ router, models: reports.models });
 
   /** A skill with `command: true`: the active pack's first, then the only pack that has it. */
   function skillCommand(event: CommandEvent): { pack: string; skill: Skill } | undefined {
@@ -91,7 +97,8 @@ export function createCommands(deps: CommandDeps) {
         : pickerMessage(packs.list(), 'Which pack should answer here?'),
     status: (event) => plain(statusText(event)),
     topics: (event) => createTopics(event),
-    usage: (event) => plain(usageText(event)),
+    usage: (event) => (event.args.trim() ? footerSwitch(event) : plain(usageText(event))),
+    model: (event) => models.command(event.address, event.args, packModelOf(activeOf(event))),
     jobs: (event) => plain(reports.schedule?.describe(event.address) ?? 'No scheduled jobs here.'),
     compact: (event, signal) => compact(event, signal),
     // Handled before the queue (it must not wait behind the turn it stops); here it only
@@ -117,6 +124,19 @@ export function createCommands(deps: CommandDeps) {
         },
       },
     });
+  }
+
+  /** `/usage footer on|off`: the usage line under each answer in this chat or topic. */
+  function footerSwitch(event: CommandEvent): OutboundText {
+    const [word, setting] = event.args.trim().toLowerCase().split(/\s+/);
+    if (word !== 'footer' || (setting !== 'on' && setting !== 'off'))
+      return plain("Send /usage for today's usage, or /usage footer on|off.");
+    router.setUsageFooter(event.address, setting === 'on');
+    return plain(
+      setting === 'on'
+        ? "Usage footer on: each answer in this chat ends with its tokens and cost, and today's total."
+        : 'Usage footer off.',
+    );
   }
 
   /** Summarizes the session with the model and continues in a fresh one seeded with it. */
@@ -171,7 +191,7 @@ export function createCommands(deps: CommandDeps) {
     const size = sessionId ? router.sessionSize(sessionId) : 0;
     return [
       `Pack: ${pack?.displayName ?? 'none chosen'}`,
-      `Model: ${reports.model.provider}:${reports.model.model}`,
+      `Model: ${models.describe(event.address, pack?.manifest.model)}`,
       `Session: ${size} messages`,
       `Waiting turns: ${deps.waiting(event.address)}`,
       `Next job: ${nextJob(event.address)}`,
@@ -229,6 +249,11 @@ export function createCommands(deps: CommandDeps) {
               description: skill.description.slice(0, 256),
             });
       return menu.slice(0, 100);
+    },
+
+    /** A `/model` button pressed in `address`: picks it, and says what answers now. */
+    modelPressed(address: Address, ref: string): OutboundText {
+      return models.pressed(address, ref, packModelOf(router.activePack(address)));
     },
 
     async run(event: CommandEvent, signal: AbortSignal): Promise<CommandOutcome> {

@@ -2,6 +2,8 @@ import type { UserInput } from '../agent/agent.ts';
 import { originKey } from '../core/origin.ts';
 import type { InboundEvent } from '../core/types.ts';
 import type { MediaInputs, MediaTurn } from '../inbound/media.ts';
+import type { Skill } from '../packs/loader.ts';
+import { pinnedSkillText } from '../packs/prompt.ts';
 
 /** What the model reads before a text that was edited after it had been answered. */
 export const EDIT_LABEL = '[The user edited one of their earlier messages. The new version:]';
@@ -46,4 +48,19 @@ function textOf(event: InboundEvent): string | undefined {
 
 function quoted(event: InboundEvent, content: string): string {
   return event.quote ? `[In reply to: "${event.quote}"]\n${content}` : content;
+}
+
+/**
+ * A skill command's instructions, put before the user's first message (and stored with it)
+ * rather than in the system prompt: the system prompt stays the same from turn to turn, so
+ * a provider's prompt cache keeps serving it, and the instructions stay in the history for
+ * the turns that follow the command (a quiz goes on after its first question).
+ */
+export function withPinnedSkill(inputs: UserInput[], skill: Skill | undefined): UserInput[] {
+  const [first, ...rest] = inputs;
+  if (!skill || !first) return inputs;
+  return [
+    { ...first, content: `${pinnedSkillText(skill)}\n\n# The user's message\n${first.content}` },
+    ...rest,
+  ];
 }

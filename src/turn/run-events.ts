@@ -103,6 +103,7 @@ export function createRunEvents(deps: RunEventsDeps) {
   /** A pack picked from the picker: bind it, confirm, and answer what was parked. */
   async function picked(event: Callback, signal: AbortSignal): Promise<void> {
     const button = decodeButton(event.data);
+    if (button?.type === 'model') return await modelPicked(event, button.ref);
     const pack = button?.type === 'pack' ? packs.get(button.pack) : undefined;
     if (!pack) {
       log.debug({ event: 'callback_ignored', data: event.data }, 'unknown button');
@@ -128,6 +129,23 @@ export function createRunEvents(deps: RunEventsDeps) {
     });
     await deps.outbox.dispatch(ids);
     if (waiting) await runEvents(waiting, signal);
+  }
+
+  /** A `/model` button: the pick is saved and the menu becomes its confirmation. */
+  async function modelPicked(event: Callback, ref: string): Promise<void> {
+    const confirmation = deps.commands.modelPressed(event.address, ref);
+    const ids = deps.transaction(() => {
+      const render = deps.outbox.renderFor(event.address);
+      const written = event.messageId
+        ? render
+            .text(confirmation)
+            .slice(0, 1)
+            .map((part) => deps.outbox.writeEdit(event.address, event.messageId!, part))
+        : deps.outbox.write(event.address, confirmation);
+      replies.acknowledge([event.origin]);
+      return written;
+    });
+    await deps.outbox.dispatch(ids);
   }
 
   /**

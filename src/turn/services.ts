@@ -2,19 +2,20 @@ import type { Agent } from '../agent/agent.ts';
 import type { Clock } from '../core/clock.ts';
 import type { EventBus } from '../core/events.ts';
 import type { Acknowledge } from '../core/origin.ts';
-import type { ChatModel, Logger, ModelInfo } from '../core/ports.ts';
+import type { Logger } from '../core/ports.ts';
 import type { Address, ChatType } from '../core/types.ts';
 import type { MediaInputs } from '../inbound/media.ts';
 import type { Outbox } from '../outbound/outboxes.ts';
 import type { StreamMode } from '../outbound/stream.ts';
-import type { Pack } from '../packs/loader.ts';
 import type { PackRegistry } from '../packs/registry.ts';
+import type { ModelChoice } from '../providers/model-choice.ts';
 import type { Router } from '../routing/router.ts';
 import type { JobRepo } from '../store/job-repo.ts';
 import type { SessionRepo } from '../store/session-repo.ts';
 import type { AskRegistry } from '../tools/asks.ts';
 import type { TurnToolContext } from '../tools/context.ts';
 import type { Calendar } from '../usage/calendar.ts';
+import type { UsageFooter } from '../usage/footer.ts';
 import type { Caps } from '../usage/quota.ts';
 import type { UsageTotals } from '../usage/totals.ts';
 
@@ -56,8 +57,10 @@ export interface Delivery {
 export interface Turns {
   agent: Agent;
   media: MediaInputs;
-  /** The model that answers a pack's turns (its manifest `model`, else the default). */
-  modelFor(pack: Pack | undefined): ChatModel;
+  /** Which model answers: the chat's /model pick, else the pack's `model`, else the default. */
+  models: ModelChoice;
+  /** The line `/usage footer on` puts under an answer (the turn's usage and today's). */
+  usageFooter: UsageFooter;
   /** Whether the fallback model (if any) takes images too. */
   fallbackAcceptsImages: boolean;
   asks: AskRegistry;
@@ -72,7 +75,8 @@ export interface Reports {
   totals: UsageTotals;
   calendar: Calendar;
   caps: Caps;
-  model: ModelInfo;
+  /** The models /model offers and which one answers (for /status). */
+  models: ModelChoice;
   /** This chat's scheduled jobs (for /jobs and /status). */
   schedule?: {
     describe(address: Address): string;

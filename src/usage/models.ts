@@ -52,3 +52,12 @@ export function modelEntry(provider: string, model: string): ModelEntry | undefi
 export function modelAcceptsImages(provider: string, model: string): boolean {
   return modelEntry(provider, model)?.images ?? false;
 }
+
+/**
+ * The catalog's chat models as `provider:model` references, in catalog order: the entries
+ * priced per token (speech-to-text ones are priced per hour). `/model` offers those whose
+ * provider is configured.
+ */
+export function chatModelRefs(): string[] {
+  return Object.entries(MODELS).flatMap(([ref, entry]) => (entry.tokens ? [ref] : []));
+}

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Database } from '../../src/store/sqlite.ts';
 import { NOT_SHOWN } from '../../src/tools/ask-user.ts';
 import { ALREADY_ANSWERED, NOT_FOR_YOU } from '../../src/tools/asks.ts';
-import { lastUserText, type RecordedRequest } from '../fakes/model-server.ts';
+import { lastUserText, type RecordedRequest, userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 
 const h = harnessPerTest();
@@ -112,8 +112,7 @@ describe('the agent loop', () => {
     h.tg.text({ userId: ALLOWED_USER, text: 'and the fern is dry' });
     await settled(h, 3);
     const request = h.model.chatRequests()[2]!;
-    const texts = (request.body.messages as { content: string }[]).map((m) => m.content);
-    expect(texts.filter((t) => t === 'and the fern is dry')).toHaveLength(1);
+    expect(userTexts(request).filter((t) => t === 'and the fern is dry')).toHaveLength(1);
     expect(h.rows('SELECT id FROM messages WHERE content = ?', 'and the fern is dry')).toHaveLength(
       1,
     );

@@ -86,8 +86,9 @@ describe('satchel pack new → validate → chat', () => {
 
     // The /notes command pinned the skill's instructions into the turn.
     const [first] = model.chatRequests();
-    expect(userTexts(first!)).toEqual(['remember to buy milk']);
-    expect(systemText(first!)).toContain('# Skill for this turn: notes');
+    const [said] = userTexts(first!);
+    expect(said).toMatch(/^# Skill for this turn: notes\n/);
+    expect(said).toMatch(/\n# The user's message\nremember to buy milk$/);
     expect(systemText(first!)).toContain('You are a concise, friendly assistant');
     const db = new Database(path.join(cwd, 'data', 'packs', 'demo', 'pack.db'), {
       readonly: true,

@@ -282,15 +282,22 @@ describe('packs and routing', () => {
       'compact',
       'topics',
       'jobs',
+      'model',
       'alpha_one',
       'beta_one',
     ]);
 
     h.tg.text({ userId: ALLOWED_USER, text: '/alpha_one' });
     await settled(h, 1);
-    const system = systemText(h.model.chatRequests()[0]!);
-    expect(system).toContain('ALPHA-ONE-BODY');
-    expect(system).not.toContain('BETA');
+    // The skill's instructions come with the user's message; the system prompt stays the
+    // pack's, the same for every turn (prompt caching).
+    const [first] = h.model.chatRequests();
+    expect(lastUserText(first!)).toMatch(
+      /^# Skill for this turn: alpha_one\n[\s\S]*ALPHA-ONE-BODY/,
+    );
+    expect(lastUserText(first!)).toMatch(/# The user's message\n\/alpha_one$/);
+    expect(systemText(first!)).not.toContain('ALPHA-ONE-BODY');
+    expect(systemText(first!)).not.toContain('BETA');
   });
 
   it("runs another pack's skill command in that pack and stays with the bound pack", async () => {
@@ -304,7 +311,8 @@ describe('packs and routing', () => {
     await settled(h, 4);
 
     const [skill, next] = h.model.chatRequests();
-    expect(systemText(skill!)).toContain('ALPHA-ONE-BODY');
+    expect(lastUserText(skill!)).toContain('ALPHA-ONE-BODY');
+    expect(systemText(skill!)).toContain('ALPHA-PERSONA');
     expect(systemText(next!)).toContain('BETA-PERSONA');
     expect(systemText(next!)).not.toMatch(/ALPHA/);
     expect(userTexts(next!)).toEqual(['what next?']);

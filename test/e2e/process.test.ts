@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Database } from '../../src/store/sqlite.ts';
-import { FakeModel } from '../fakes/model-server.ts';
+import { FakeModel, userTexts } from '../fakes/model-server.ts';
 import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
 import { ChatClient, shownText } from '../support/chat-client.ts';
 import { spawnNode } from '../support/child.ts';
@@ -123,8 +123,7 @@ describe('the real entry point', () => {
 
     expect(tg.texts(ALLOWED_USER)).toEqual(['Lima, and Santiago.']);
     expect(model.chatRequests()).toHaveLength(2);
-    const sent = model.chatRequests()[1]!.body.messages as { role: string; content: string }[];
-    expect(sent.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+    expect(userTexts(model.chatRequests()[1]!)).toEqual([
       'what is the capital of Peru?',
       'and of Chile?',
     ]);

@@ -10,7 +10,16 @@ function partsText(content: unknown): string | undefined {
   return texts.length ? texts.join('\n') : undefined;
 }
 
+/** The time line satchel puts first in each turn's user message (src/agent/time-stamp.ts). */
+export const SENT_LINE = /^\[Sent: \d{4}-\d{2}-\d{2} [A-Za-z]+ \d{2}:\d{2} [^\]]+\]\n/;
+
+/** The user messages' texts, each without its `[Sent: …]` line (`rawUserTexts` keeps it). */
 export function userTexts(req: RecordedRequest): string[] {
+  return rawUserTexts(req).map((t) => t.replace(SENT_LINE, ''));
+}
+
+/** The user messages' texts as the model got them. */
+export function rawUserTexts(req: RecordedRequest): string[] {
   if (req.kind !== 'chat') return [];
   const out: (string | undefined)[] =
     req.provider === 'gemini'

@@ -47,6 +47,8 @@ export {
   imagesOf,
   lastUserText,
   type RecordedImage,
+  rawUserTexts,
+  SENT_LINE,
   systemText,
   userTexts,
 } from './model-requests.ts';

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  compactionCut,
-  estimateTokens,
-  repairHistory,
-  shortenOldToolResults,
-} from '../../src/agent/history.ts';
+import { compactionCut, estimateTokens, repairHistory } from '../../src/agent/history.ts';
 import type { ChatMessage } from '../../src/core/types.ts';
 
 const call = (id: string) => ({ id, name: 'db_query', arguments: '{}' });
@@ -60,22 +55,6 @@ describe('history repair', () => {
 });
 
 describe('history size', () => {
-  it('shortens only old tool results', () => {
-    const long = 'x'.repeat(5000);
-    const history: ChatMessage[] = [
-      { role: 'tool', content: long, toolCallId: 'a' },
-      { role: 'user', content: long },
-      ...Array.from(
-        { length: 8 },
-        (): ChatMessage => ({ role: 'tool', content: long, toolCallId: 'b' }),
-      ),
-    ];
-    const shortened = shortenOldToolResults(history, 8, 800);
-    expect(shortened[0]?.content).toMatch(/^x{800}… \[shortened; 5000 chars\]$/);
-    expect(shortened[1]?.content).toBe(long);
-    expect(shortened.slice(2).every((m) => m.content === long)).toBe(true);
-  });
-
   it('cuts at a user message so a tool exchange is never split', () => {
     const history: ChatMessage[] = [
       { role: 'user', content: 'a' },

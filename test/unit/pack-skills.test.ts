@@ -84,6 +84,7 @@ describe('hyphenated skill names and their commands', () => {
         router: { activePack: () => p.name },
       },
       runtime: {},
+      reports: {},
     } as unknown as CommandDeps;
     return createCommands(deps);
   }

@@ -1,42 +1,54 @@
 import { describe, expect, it } from 'vitest';
 import { buildSystemPrompt } from '../../src/agent/system-prompt.ts';
+import { createSentStamps } from '../../src/agent/time-stamp.ts';
+import type { ChatMessage } from '../../src/core/types.ts';
 
 const sections = ['# Active pack: Journal\nA private journal.', '# USER.md\nName: Ada'];
 const at = (iso: string) => Date.parse(iso);
 
 describe('the system prompt', () => {
-  it("ends with the user's local date and time, after the pack's sections", () => {
-    const prompt = buildSystemPrompt({
-      now: at('2026-11-24T20:05:30Z'),
-      timezone: 'Europe/Berlin',
-      sections,
-    });
-    expect(prompt.split('\n\n').at(-1)).toMatch(
-      /^Now: Tuesday,? 24 November 2026 at 21:05 \(Europe\/Berlin\)\.$/,
+  it("is the core rules then the pack's sections, with nothing that changes by the minute", () => {
+    const prompt = buildSystemPrompt({ sections });
+    expect(prompt.startsWith('You are satchel')).toBe(true);
+    expect(prompt.endsWith('# USER.md\nName: Ada')).toBe(true);
+    expect(prompt).toContain('[Sent: YYYY-MM-DD Weekday HH:MM Zone]');
+    expect(prompt).toContain("its date is today's date");
+    expect(prompt).not.toMatch(/Now:/);
+  });
+});
+
+describe('the time each user message was sent', () => {
+  it('is its local ISO date, weekday, 24-hour time and zone', () => {
+    expect(createSentStamps('Europe/Berlin').line(at('2026-11-24T20:05:30Z'))).toBe(
+      '[Sent: 2026-11-24 Tuesday 21:05 Europe/Berlin]',
     );
-    expect(prompt.indexOf('# USER.md')).toBeLessThan(prompt.indexOf('Now:'));
-  });
-
-  it('changes only in its last line from one call to the next, so its prefix can be cached', () => {
-    const prompt = (iso: string) => buildSystemPrompt({ now: at(iso), timezone: 'UTC', sections });
-    const early = prompt('2026-11-24T08:00:59Z');
-    const late = prompt('2026-11-24T08:01:00Z');
-    const body = (p: string) => p.slice(0, p.lastIndexOf('\n\nNow:'));
-    expect(body(late)).toBe(body(early));
-    expect(early.endsWith('at 08:00 (UTC).')).toBe(true);
-    expect(late.endsWith('at 08:01 (UTC).')).toBe(true);
-    // A minute already formatted, asked again, gives the same line.
-    expect(prompt('2026-11-24T08:00:01Z')).toBe(early);
-  });
-
-  it('keeps each time zone to its own local time', () => {
     const now = at('2026-11-24T23:30:00Z');
-    const line = (timezone: string) => buildSystemPrompt({ now, timezone }).split('\n\n').at(-1);
-    // The weekday's comma depends on the ICU version Node carries.
-    expect(line('UTC')).toMatch(/^Now: Tuesday,? 24 November 2026 at 23:30 \(UTC\)\.$/);
-    expect(line('Asia/Tokyo')).toMatch(
-      /^Now: Wednesday,? 25 November 2026 at 08:30 \(Asia\/Tokyo\)\.$/,
+    expect(createSentStamps('UTC').line(now)).toBe('[Sent: 2026-11-24 Tuesday 23:30 UTC]');
+    expect(createSentStamps('Asia/Tokyo').line(now)).toBe(
+      '[Sent: 2026-11-25 Wednesday 08:30 Asia/Tokyo]',
     );
-    expect(line('UTC')).toMatch(/^Now: Tuesday,? 24 November 2026 at 23:30 \(UTC\)\.$/);
+    expect(createSentStamps('UTC').line(at('2026-11-25T00:00:00Z'))).toBe(
+      '[Sent: 2026-11-25 Wednesday 00:00 UTC]',
+    );
+  });
+
+  it('goes on the first user message of each turn, from the time stored with it', () => {
+    const stamps = createSentStamps('UTC');
+    type Stored = ChatMessage & { turnId: string; createdAt: number };
+    const history: Stored[] = [
+      { role: 'user', content: 'a', turnId: 't1', createdAt: at('2026-11-24T08:00:00Z') },
+      { role: 'user', content: 'b', turnId: 't1', createdAt: at('2026-11-24T08:00:01Z') },
+      { role: 'assistant', content: 'ok', turnId: 't1', createdAt: at('2026-11-24T08:00:02Z') },
+      { role: 'user', content: 'c', turnId: 't2', createdAt: at('2026-11-24T08:07:00Z') },
+    ];
+    expect(stamps.stamp(history).map((m) => m.content)).toEqual([
+      '[Sent: 2026-11-24 Tuesday 08:00 UTC]\na',
+      'b',
+      'ok',
+      '[Sent: 2026-11-24 Tuesday 08:07 UTC]\nc',
+    ]);
+    // The same history, later, reads the same: what was sent once is sent the same way.
+    expect(stamps.stamp(history)).toEqual(stamps.stamp(history));
+    expect(history[0]?.content).toBe('a');
   });
 });

@@ -1,0 +1,47 @@
+import type { ChatModel } from '../core/ports.ts';
+import { chatModelRefs } from '../usage/models.ts';
+import { createModelResolver } from './index.ts';
+import { parseModelRef } from './model-ref.ts';
+import { isProvider, type ProviderSettings, providerConfigured } from './registry.ts';
+
+/** Why a model answers a conversation: its `/model` pick, its pack's `model`, or LLM_MODEL. */
+export type ModelSource = 'chat' | 'pack' | 'default';
+
+/**
+ * Which chat model answers a conversation (SPEC §14): the model picked with `/model` for the
+ * chat or topic, else the pack's manifest `model`, else the default (LLM_MODEL). A pick is
+ * one of `choices` — the catalog's chat models whose provider is configured — and is
+ * ignored once it is not (its key was removed), so the pack's or the default answers.
+ */
+export function createModelChoice(config: ProviderSettings, defaultModel: ChatModel) {
+  const resolve = createModelResolver(config, defaultModel);
+  const choices = chatModelRefs().filter((ref) => {
+    const prefix = ref.slice(0, ref.indexOf(':'));
+    return isProvider(prefix) && providerConfigured(config, prefix);
+  });
+  const defaultRef = `${defaultModel.info.provider}:${defaultModel.info.model}`;
+
+  return {
+    /** The models `/model` offers, as `provider:model`. */
+    choices: (): readonly string[] => choices,
+
+    /** `provider:model` of the default model (LLM_MODEL). */
+    defaultRef,
+
+    /** The model that answers, and why. */
+    answering(
+      packModel: string | undefined,
+      pick: string | null | undefined,
+    ): { model: ChatModel; source: ModelSource } {
+      if (pick && choices.includes(pick)) return { model: resolve(pick), source: 'chat' };
+      if (packModel) {
+        const { provider } = parseModelRef(packModel, config.llm.provider);
+        if (providerConfigured(config, provider))
+          return { model: resolve(packModel), source: 'pack' };
+      }
+      return { model: defaultModel, source: 'default' };
+    },
+  };
+}
+
+export type ModelChoice = ReturnType<typeof createModelChoice>;

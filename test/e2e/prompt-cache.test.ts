@@ -1,0 +1,103 @@
+/**
+ * Prompts a provider's cache can serve (SPEC §14): from one request of a conversation to the
+ * next, the body changes only at its end — tools, the system prompt, the conversation so
+ * far, byte for byte, then what is new. The date and time travel with each user message.
+ * Turns 5 minutes apart on the app's clock (JumpClock), across midnight.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { type RecordedRequest, rawUserTexts, systemText } from '../fakes/model-server.ts';
+import { fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
+import { JumpClock } from '../support/jump-clock.ts';
+
+const MINUTE = 60_000;
+const h = harnessPerTest();
+
+/** The body as sent, up to the end of its last message (what the next request must repeat). */
+function head(request: RecordedRequest): string {
+  const body = JSON.stringify(request.body);
+  const messages = JSON.stringify(request.body.messages);
+  return body.slice(0, body.indexOf(messages) + messages.length - 1);
+}
+
+/** Waits until `count` job runs were delivered. */
+async function runs(count: number): Promise<void> {
+  await vi.waitFor(
+    () => expect(h.logs('job_run').filter((l) => l.outcome === 'delivered')).toHaveLength(count),
+    { timeout: 10_000, interval: 25 },
+  );
+}
+
+describe('prompt layout for provider caches', () => {
+  it('repeats the previous request byte for byte and adds only at its end, turns 5 minutes apart', async () => {
+    // 23:50 in Berlin on a Monday: the third turn is on Tuesday.
+    const clock = new JumpClock(Date.UTC(2026, 10, 23, 22, 50, 0));
+    await h.start(
+      { SATCHEL_PACKS: fixturePacks(['alpha']), SATCHEL_TIMEZONE: 'Europe/Berlin' },
+      { app: { clock } },
+    );
+    const turns: [string, () => void][] = [
+      ['my fern looks sad', () => h.model.enqueue({ text: 'Water it.' })],
+      [
+        'what plants do I have?',
+        () =>
+          h.model.enqueue(
+            { toolCalls: [{ name: 'db_query', arguments: { sql: 'SELECT name FROM plants' } }] },
+            { text: 'None yet.' },
+          ),
+      ],
+      ['add a fern', () => h.model.enqueue({ text: 'Added.' })],
+      ['/alpha_one check the fern', () => h.model.enqueue({ text: 'Checked.' })],
+      ['what day is it?', () => h.model.enqueue({ text: 'Tuesday.' })],
+    ];
+    for (const [i, [text, script]] of turns.entries()) {
+      if (i > 0) clock.advance(5 * MINUTE);
+      script();
+      h.say(text);
+      await settled(h, i + 1);
+    }
+
+    const requests = h.model.chatRequests();
+    expect(requests).toHaveLength(6);
+    for (let i = 1; i < requests.length; i++)
+      expect(JSON.stringify(requests[i]!.body).startsWith(head(requests[i - 1]!))).toBe(true);
+    // The system prompt is the same in every request and holds no clock.
+    const systems = new Set(requests.map(systemText));
+    expect(systems.size).toBe(1);
+    expect([...systems][0]).not.toMatch(/Now:|2026-11-2[34]/);
+
+    // Each turn's message carries its local date and time; the skill command's instructions
+    // come with its message.
+    const said = rawUserTexts(requests.at(-1)!);
+    expect(said).toHaveLength(5);
+    expect(said[0]).toBe('[Sent: 2026-11-23 Monday 23:50 Europe/Berlin]\nmy fern looks sad');
+    expect(said[1]).toMatch(/^\[Sent: 2026-11-23 Monday 23:55 Europe\/Berlin\]\n/);
+    expect(said[2]).toBe('[Sent: 2026-11-24 Tuesday 00:00 Europe/Berlin]\nadd a fern');
+    expect(said[3]).toMatch(
+      /^\[Sent: 2026-11-24 Tuesday 00:05 Europe\/Berlin\]\n# Skill for this turn: alpha_one\n[\s\S]*ALPHA-ONE-BODY[\s\S]*\ncheck the fern$/,
+    );
+    expect(said[4]).toBe('[Sent: 2026-11-24 Tuesday 00:10 Europe/Berlin]\nwhat day is it?');
+    // Stored as the user wrote it: the time line is added to the request only.
+    expect(h.rows('SELECT content FROM messages WHERE role = ? ORDER BY id', 'user')[0]).toEqual({
+      content: 'my fern looks sad',
+    });
+  });
+
+  it("gives a scheduled run its own date and time, and keeps its skill in the job's prompt", async () => {
+    const clock = new JumpClock(Date.UTC(2026, 10, 23, 10, 0, 0));
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) }, { app: { clock } });
+    h.say('hello');
+    await settled(h, 1);
+
+    h.model.enqueue({ text: 'Day one.' }, { text: 'Day two.' });
+    clock.advance(22 * 60 * MINUTE); // Tuesday 08:00, the alpha pack's daily job
+    await runs(1);
+    clock.advance(24 * 60 * MINUTE);
+    await runs(2);
+
+    const [, first, second] = h.model.chatRequests();
+    expect(rawUserTexts(first!)[0]).toMatch(/^\[Sent: 2026-11-24 Tuesday 08:00 UTC\]\n/);
+    expect(rawUserTexts(second!).at(-1)).toMatch(/^\[Sent: 2026-11-25 Wednesday 08:00 UTC\]\n/);
+    expect(systemText(second!)).toContain('ALPHA-ONE-BODY');
+    expect(JSON.stringify(second!.body).startsWith(head(first!))).toBe(true);
+  });
+});
