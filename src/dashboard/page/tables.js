@@ -1,13 +1,18 @@
 // The tables: by model, by pack, by kind, and the recent turns. Cost comes right after the
-// name: on a phone a table scrolls sideways and the cost stays in view.
+// name. Each cell carries its column's name (data-label): on a phone the style sheet shows
+// every row as a card of "column  value" lines, so no column is off screen.
 import { byId, cost, el, packName, tokens } from './dom.js';
 
 const KINDS = { llm: 'Chat model', stt: 'Speech to text', vision: 'Vision' };
 
 function table(id, headers, rows, empty) {
   const head = el('tr', {}, ...headers.map((h) => el('th', { textContent: h })));
-  const cell = (c) =>
-    c instanceof Node ? el('td', { className: 'text' }, c) : el('td', { textContent: c });
+  const cell = (c, i) => {
+    const td =
+      c instanceof Node ? el('td', { className: 'text' }, c) : el('td', { textContent: c });
+    td.dataset.label = headers[i];
+    return td;
+  };
   const body = rows.length
     ? rows.map((cells) => el('tr', {}, ...cells.map(cell)))
     : [el('tr', { className: 'empty' }, el('td', { colSpan: headers.length, textContent: empty }))];
