@@ -1,16 +1,9 @@
 import type { Clock } from '../core/clock.ts';
-import type {
-  ChatModel,
-  ChatRequest,
-  Logger,
-  ToolRunner,
-  ToolSpec,
-  UserInput,
-} from '../core/ports.ts';
+import type { ChatModel, ChatRequest, Logger, ToolRunner, UserInput } from '../core/ports.ts';
 
 export type { ToolRunner, UserInput } from '../core/ports.ts';
 
-import type { ChatMessage, ImageInput, ToolCall } from '../core/types.ts';
+import type { ChatMessage, ToolCall } from '../core/types.ts';
 import type { SessionRepo, SessionRow } from '../store/session-repo.ts';
 import type { Ledger } from '../usage/ledger.ts';
 import type { PackCaps, QuotaGate } from '../usage/quota.ts';
