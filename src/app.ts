@@ -86,10 +86,13 @@ export function createApp(config: Config, options: AppOptions = {}) {
       );
       warnUnknownPrices(
         log,
+        core.catalog,
         modelsInUse(
           config,
+          core.catalog,
           core.packs.list().map((p) => ({ pack: p.name, model: p.manifest.model })),
         ),
+        config.models.unknownPrice,
       );
       if (config.telegram.allowedUserIds.length === 0)
         log.warn(

@@ -30,6 +30,8 @@ import { createSessionRepo } from './store/session-repo.ts';
 import { createAskRegistry } from './tools/asks.ts';
 import { createPipeline } from './turn/pipeline.ts';
 import { createCalendar } from './usage/calendar.ts';
+import type { ModelCatalog } from './usage/catalog.ts';
+import { loadModelCatalog } from './usage/catalog-file.ts';
 import { createLedger } from './usage/ledger.ts';
 import { createQuotaGate } from './usage/quota.ts';
 import { createTotals } from './usage/totals.ts';
@@ -51,6 +53,8 @@ export interface CoreOptions {
   shutdownGraceMs?: number;
   /** Outbox timings (tests shorten the retry waits). */
   outbox?: Pick<OutboxDeps, 'retryDelaysMs' | 'stallDelaysMs'>;
+  /** The model catalog, when the caller already read it (else read from SATCHEL_MODELS). */
+  catalog?: ModelCatalog;
 }
 
 /** An edge as the root lists it: its secrets, then how it connects once the core exists. */
@@ -75,6 +79,7 @@ export function createCore(
   options: CoreOptions = {},
 ) {
   const clock = options.clock ?? systemClock;
+  const catalog = options.catalog ?? loadModelCatalog(config);
   const secrets = [
     ...factories.flatMap((f) => f.secrets ?? []),
     ...providerSecrets(config.providers),
@@ -106,9 +111,9 @@ export function createCore(
   });
   const channelOf = (platform: string) => edges.get(platform)?.channel;
   const sessions = createSessionRepo(store.db, redact);
-  const model = createChatModel(config, config.llm.provider, config.llm.model);
+  const model = createChatModel(config, catalog, config.llm.provider, config.llm.model);
   const fallback = config.llm.fallback
-    ? createChatModel(config, config.llm.fallback.provider, config.llm.fallback.model)
+    ? createChatModel(config, catalog, config.llm.fallback.provider, config.llm.fallback.model)
     : undefined;
   const loaded = loadPacks(config.packDirs);
   for (const error of loaded.errors)
@@ -125,12 +130,20 @@ export function createCore(
   });
   const calendar = createCalendar(config.timezone);
   const totals = createTotals(store.db);
-  const quota = createQuotaGate({ caps: config.quota, totals, calendar, clock, log });
-  const ledger = createLedger({ db: store.db, clock, calendar, redact });
+  const quota = createQuotaGate({
+    caps: config.quota,
+    totals,
+    calendar,
+    clock,
+    log,
+    catalog,
+    unknownPrice: config.models.unknownPrice,
+  });
+  const ledger = createLedger({ db: store.db, clock, calendar, catalog, redact });
   const media = createMediaInputs({
     files: (platform) => edges.get(platform)?.files,
     transcriber: createTranscriber(config),
-    vision: createVisionModel(config),
+    vision: createVisionModel(config, catalog),
     quota,
     ledger,
     clock,
@@ -143,7 +156,7 @@ export function createCore(
   events.on('turn_completed', ({ type, address, ...fields }) =>
     log.info({ event: type, address: addressKey(address), ...fields }, 'turn completed'),
   );
-  const modelFor = createModelResolver(config, model);
+  const modelFor = createModelResolver(config, catalog, model);
   // The scheduler runs only the jobs of this process's channels: another process (the
   // terminal chat) serves the others.
   const jobs = createJobRepo(store.db, {
@@ -219,6 +232,7 @@ export function createCore(
     clock,
     log,
     store,
+    catalog,
     edges,
     outbox,
     packs,

@@ -100,7 +100,7 @@ export function createModelCaller(deps: ModelCallerDeps) {
   /** The primary model, retried while the policy allows and nothing has been streamed. */
   async function primary(call: ModelCall): Promise<ChatResponse> {
     for (let retry = 0; ; retry++) {
-      checkQuota(call.scope);
+      checkQuota(call.scope, call.model ?? deps.model);
       const streamed = { value: false };
       try {
         return await attempt(call.model ?? deps.model, call, streamed);
@@ -130,13 +130,16 @@ export function createModelCaller(deps: ModelCallerDeps) {
     return deps.retry.delayMs(retry, error.retryAfterMs);
   }
 
-  function checkQuota(scope: CallScope): void {
-    deps.quota.check({
-      pack: scope.pack,
-      sessionId: scope.sessionId,
-      packCaps: scope.packCaps,
-      ignoreSessionCap: scope.ignoreSessionCap,
-    });
+  function checkQuota(scope: CallScope, model: ChatModel): void {
+    deps.quota.check(
+      {
+        pack: scope.pack,
+        sessionId: scope.sessionId,
+        packCaps: scope.packCaps,
+        ignoreSessionCap: scope.ignoreSessionCap,
+      },
+      { kind: 'llm', provider: model.info.provider, model: model.info.model },
+    );
   }
 
   return async function callModel(call: ModelCall): Promise<ChatResponse> {
@@ -155,7 +158,7 @@ export function createModelCaller(deps: ModelCallerDeps) {
         'primary model failed; using the fallback',
       );
       call.onRestart?.();
-      checkQuota(call.scope);
+      checkQuota(call.scope, fallback);
       return attempt(fallback, call, { value: false });
     }
   };

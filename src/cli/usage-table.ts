@@ -4,7 +4,12 @@ import type { UsageSums } from '../usage/sums.ts';
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const packName = (pack: string | null) => pack ?? '(no pack)';
-const KINDS = { llm: 'chat model', stt: 'speech to text', vision: 'vision' } as const;
+const KINDS = {
+  llm: 'chat model',
+  stt: 'speech to text',
+  vision: 'vision',
+  search: 'search',
+} as const;
 
 /** A cost that says when part or all of it is unknown: never $0 for unpriced calls. */
 export function costText(row: Pick<UsageSums, 'calls' | 'cost_usd' | 'unknown_price_calls'>) {

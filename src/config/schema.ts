@@ -126,6 +126,16 @@ const coreVars = {
   QUOTA_SESSION_TOKENS: intFrom('QUOTA_SESSION_TOKENS', 0, 500_000),
   QUOTA_DAILY_USD: numberFrom('QUOTA_DAILY_USD', 0),
   MAX_JOBS: intFrom('MAX_JOBS', 1, 50),
+  SATCHEL_MODELS: optionalText,
+  UNKNOWN_PRICE: optionalText
+    .pipe(
+      z
+        .enum(['refuse', 'allow'], {
+          error: 'UNKNOWN_PRICE must be "refuse" or "allow" (or empty)',
+        })
+        .optional(),
+    )
+    .transform((v) => v ?? 'refuse'),
   SATCHEL_TIMEZONE: optionalText.refine(
     (v) => {
       if (v === undefined) return true;

@@ -5,6 +5,7 @@ import { createLedger } from '../../src/usage/ledger.ts';
 import { shiftDay, type UsageOverview, usageOverview } from '../../src/usage/overview.ts';
 import { usageReport } from '../../src/usage/report.ts';
 import { createTotals } from '../../src/usage/totals.ts';
+import { testCatalog } from '../support/catalog.ts';
 import {
   SEED_CAPS,
   SEED_NOW,
@@ -195,7 +196,7 @@ describe('usage aggregates', () => {
   it('stays exact when calls are booked after the first query (incremental refresh)', () => {
     const { clock, aggregates, overview } = seeded();
     const before = overview();
-    const ledger = createLedger({ db: env.store.db, clock, calendar });
+    const ledger = createLedger({ db: env.store.db, clock, calendar, catalog: testCatalog() });
     for (const model of ['gpt-4.1', UNKNOWN_MODEL]) {
       clock.advance(60_000);
       ledger.record({
