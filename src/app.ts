@@ -51,6 +51,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
   const reader = openCoreReader(config.home)!;
   const dashboard = createDashboard({
     db: reader.db,
+    catalog: core.catalog,
     config: {
       port: config.dashboard.port,
       token: config.dashboard.token,

@@ -3,9 +3,12 @@ import { parseArgs } from 'node:util';
 import { withEnvFile } from '../config/env-file.ts';
 import { envSchema } from '../config/schema.ts';
 import { type Clock, systemClock } from '../core/clock.ts';
+import { ConfigError } from '../core/errors.ts';
 import { openCoreReader } from '../store/read-only.ts';
 import { createUsageAggregates } from '../usage/aggregates.ts';
 import { createCalendar } from '../usage/calendar.ts';
+import type { ModelCatalog } from '../usage/catalog.ts';
+import { loadModelCatalog } from '../usage/catalog-file.ts';
 import { DEFAULT_DAYS, MAX_DAYS, usageOverview } from '../usage/overview.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { usageTable } from './usage-table.ts';
@@ -31,6 +34,7 @@ const usageEnv = envSchema.pick({
   QUOTA_DAILY_TOKENS: true,
   QUOTA_SESSION_TOKENS: true,
   QUOTA_DAILY_USD: true,
+  SATCHEL_MODELS: true,
 });
 
 const fail = (io: CliIo, message: string, code: number) => {
@@ -77,6 +81,19 @@ export function createUsageCommand(deps: { clock?: Clock } = {}): CliCommand {
           1,
         );
       const home = path.resolve(io.cwd, env.data.SATCHEL_HOME);
+      const { SATCHEL_MODELS } = env.data;
+      let catalog: ModelCatalog;
+      try {
+        catalog = loadModelCatalog({
+          models: {
+            file: path.resolve(io.cwd, SATCHEL_MODELS ?? path.join(home, 'models.yaml')),
+            required: SATCHEL_MODELS !== undefined,
+          },
+        });
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        return fail(io, error.message, 1);
+      }
       const reader = openCoreReader(home);
       if (!reader)
         return fail(
@@ -95,6 +112,7 @@ export function createUsageCommand(deps: { clock?: Clock } = {}): CliCommand {
             sessionTokens: env.data.QUOTA_SESSION_TOKENS,
             dailyUsd: env.data.QUOTA_DAILY_USD,
           },
+          catalog,
           now: clock.now(),
           days,
         });

@@ -63,6 +63,7 @@ describe.skipIf(!haveChromium && !inCi)('the dashboard in a real browser', () =>
     reader = openCoreReader(env.home)!;
     dashboard = createDashboard({
       db: reader.db,
+      catalog: testCatalog(),
       config: { port: 0, token: TOKEN, caps: SEED_CAPS, timezone: SEED_TIMEZONE },
       clock,
       log: silentLog,

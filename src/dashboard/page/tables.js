@@ -1,8 +1,8 @@
 // The tables: by model, by pack, by kind, and the recent turns. Cost comes right after the
 // name: on a phone a table scrolls sideways and the cost stays in view.
-import { byId, cost, el, packName, tokens } from './dom.js';
+import { byId, cached, cost, el, packName, tokens } from './dom.js';
 
-const KINDS = { llm: 'Chat model', stt: 'Speech to text', vision: 'Vision' };
+const KINDS = { llm: 'Chat model', stt: 'Speech to text', vision: 'Vision', search: 'Search' };
 
 function table(id, headers, rows, empty) {
   const head = el('tr', {}, ...headers.map((h) => el('th', { textContent: h })));
@@ -49,12 +49,13 @@ export function renderTables(data) {
   const none = `Nothing in the last ${data.days} days.`;
   table(
     'by-model',
-    ['Model', 'Cost', 'Calls', 'Tokens'],
+    ['Model', 'Cost', 'Calls', 'Tokens', 'Cached input'],
     data.by_model.map((m) => [
       named(`${m.provider}:${m.model}`, m.unknown_price_calls > 0),
       cost(m),
       tokens(m.calls),
       tokens(m.tokens),
+      cached(m),
     ]),
     none,
   );
