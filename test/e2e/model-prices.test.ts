@@ -40,7 +40,13 @@ async function withCatalog(
       DASHBOARD_TOKEN: TOKEN,
       ...(typeof env === 'function' ? env(model.url) : env),
     }),
-    { app: { announce: (line) => void (dashboard = line.replace(/^.*?(http\S+?)\?.*$/, '$1')) } },
+    {
+      app: {
+        announce: (line) => {
+          dashboard = line.replace(/^.*?(http\S+?)\?.*$/, '$1');
+        },
+      },
+    },
   );
   writeFileSync(path.join(h.home, 'models.yaml'), yaml);
   await h.restart();
