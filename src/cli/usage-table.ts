@@ -28,7 +28,7 @@ export function costText(row: Pick<UsageSums, 'calls' | 'cost_usd' | 'unknown_pr
  * Columns padded to their widest cell: the first and those in `left` left-aligned (text),
  * the others right-aligned (numbers).
  */
-function table(headers: string[], rows: string[][], left: number[] = []): string[] {
+export function table(headers: string[], rows: string[][], left: number[] = []): string[] {
   if (rows.length === 0) return ['  (none)'];
   const widths = headers.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
   const pad = (cell: string, c: number) =>

@@ -8,9 +8,9 @@ import { openCoreReader } from '../store/read-only.ts';
 import { createUsageAggregates } from '../usage/aggregates.ts';
 import { createCalendar } from '../usage/calendar.ts';
 import type { ModelCatalog } from '../usage/catalog.ts';
-import { loadModelCatalog } from '../usage/catalog-file.ts';
 import { DEFAULT_DAYS, MAX_DAYS, usageOverview } from '../usage/overview.ts';
 import type { CliCommand, CliIo } from './command.ts';
+import { cliCatalog } from './models.ts';
 import { usageTable } from './usage-table.ts';
 
 const HELP = `Usage: satchel usage [--json] [--days N]
@@ -34,7 +34,6 @@ const usageEnv = envSchema.pick({
   QUOTA_DAILY_TOKENS: true,
   QUOTA_SESSION_TOKENS: true,
   QUOTA_DAILY_USD: true,
-  SATCHEL_MODELS: true,
 });
 
 const fail = (io: CliIo, message: string, code: number) => {
@@ -81,15 +80,9 @@ export function createUsageCommand(deps: { clock?: Clock } = {}): CliCommand {
           1,
         );
       const home = path.resolve(io.cwd, env.data.SATCHEL_HOME);
-      const { SATCHEL_MODELS } = env.data;
       let catalog: ModelCatalog;
       try {
-        catalog = loadModelCatalog({
-          models: {
-            file: path.resolve(io.cwd, SATCHEL_MODELS ?? path.join(home, 'models.yaml')),
-            required: SATCHEL_MODELS !== undefined,
-          },
-        });
+        catalog = cliCatalog(io);
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         return fail(io, error.message, 1);
