@@ -139,6 +139,23 @@ describe('USD caps and unpriced models', () => {
     expect(h.logs('quota_unpriced')).toEqual([expect.objectContaining({ kind: 'stt' })]);
   });
 
+  it('refuses a photo description on an unpriced vision model, and asks no model', async () => {
+    await withCatalog('openai:text-only: { input: 0.1, output: 0.2 }\n', {
+      LLM_MODEL: 'text-only',
+      VISION_MODEL: 'vision-x',
+      QUOTA_DAILY_USD: '5',
+    });
+    h.tg.addFile('p1', Buffer.from([0xff, 0xd8, 0xff, 0xe0]), 'photos/p1.jpg');
+    h.tg.photo({ userId: ALLOWED_USER, fileIds: ['p1'], caption: 'what is it?' });
+    await settled(h, 1);
+    expect(h.model.chatRequests()).toEqual([]);
+    expect(ledger()).toEqual([]);
+    expect(h.tg.texts(ALLOWED_USER)[0]).toContain('openai:vision-x has no price');
+    expect(h.logs('quota_unpriced')).toEqual([
+      expect.objectContaining({ kind: 'vision', model: 'vision-x' }),
+    ]);
+  });
+
   it("books a router's reported usage.cost, priced or not", async () => {
     await withCatalog('openai:router/auto: { input: 1, output: 1 }\n', {
       LLM_MODEL: 'router/auto',
