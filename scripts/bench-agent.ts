@@ -19,6 +19,7 @@ import { createSessionRepo } from '../src/store/session-repo.ts';
 import { createToolRunner } from '../src/tools/registry.ts';
 import { defineTool } from '../src/tools/tool.ts';
 import { createCalendar } from '../src/usage/calendar.ts';
+import { bundledCatalog } from '../src/usage/catalog.ts';
 import { createLedger } from '../src/usage/ledger.ts';
 import { createQuotaGate } from '../src/usage/quota.ts';
 import { createTotals } from '../src/usage/totals.ts';
@@ -58,13 +59,14 @@ async function run(label: string, turns: number, toolRounds: number) {
   const agent = createAgent({
     model,
     sessions,
-    ledger: createLedger({ db: store.db, clock: systemClock, calendar }),
+    ledger: createLedger({ db: store.db, clock: systemClock, calendar, catalog: bundledCatalog() }),
     quota: createQuotaGate({
       caps: { dailyTokens: 0, sessionTokens: 0, dailyUsd: 0 },
       totals: createTotals(store.db),
       calendar,
       clock: systemClock,
       log,
+      catalog: bundledCatalog(),
     }),
     clock: systemClock,
     log,

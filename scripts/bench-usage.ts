@@ -20,6 +20,7 @@ import { createDashboard } from '../src/dashboard/server.ts';
 import { openCoreStore } from '../src/store/client.ts';
 import { openCoreReader } from '../src/store/read-only.ts';
 import { createCalendar } from '../src/usage/calendar.ts';
+import { bundledCatalog } from '../src/usage/catalog.ts';
 import { createTotals } from '../src/usage/totals.ts';
 import { silentLog } from '../test/support/usage-seed.ts';
 
@@ -114,6 +115,7 @@ async function openDashboard() {
   const reader = openCoreReader(home)!;
   const dashboard = createDashboard({
     db: reader.db,
+    catalog: bundledCatalog(),
     config: {
       port: 0,
       token: TOKEN,

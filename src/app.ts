@@ -53,6 +53,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
   const reader = openCoreReader(config.home)!;
   const dashboard = createDashboard({
     db: reader.db,
+    catalog: core.catalog,
     config: {
       port: config.dashboard.port,
       token: config.dashboard.token,
@@ -83,10 +84,13 @@ export function createApp(config: Config, options: AppOptions = {}) {
       );
       warnUnknownPrices(
         log,
+        core.catalog,
         modelsInUse(
           config,
+          core.catalog,
           core.packs.list().map((p) => ({ pack: p.name, model: p.manifest.model })),
         ),
+        config.models.unknownPrice,
       );
       if (!telegram)
         log.info(

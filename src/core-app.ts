@@ -38,6 +38,8 @@ import {
 } from './tools/web/guarded-get.ts';
 import { createPipeline } from './turn/pipeline.ts';
 import { createCalendar } from './usage/calendar.ts';
+import type { ModelCatalog } from './usage/catalog.ts';
+import { loadModelCatalog } from './usage/catalog-file.ts';
 import { createUsageFooter } from './usage/footer.ts';
 import { createLedger } from './usage/ledger.ts';
 import { createQuotaGate } from './usage/quota.ts';
@@ -67,6 +69,8 @@ export interface CoreOptions {
   web?: { resolve?: Resolve; limits?: Partial<WebLimits> };
   /** Outbox timings (tests shorten the retry waits). */
   outbox?: Pick<OutboxDeps, 'retryDelaysMs' | 'stallDelaysMs'>;
+  /** The model catalog, when the caller already read it (else read from SATCHEL_MODELS). */
+  catalog?: ModelCatalog;
 }
 
 /** An edge as the root lists it: its secrets, then how it connects once the core exists. */
@@ -91,6 +95,7 @@ export function createCore(
   options: CoreOptions = {},
 ) {
   const clock = options.clock ?? systemClock;
+  const catalog = options.catalog ?? loadModelCatalog(config);
   const secrets = [
     ...factories.flatMap((f) => f.secrets ?? []),
     ...providerSecrets(config.providers),
@@ -125,9 +130,10 @@ export function createCore(
   });
   const channelOf = (platform: string) => edges.get(platform)?.channel;
   const sessions = createSessionRepo(store.db, redact);
-  const model = options.chatModel ?? createChatModel(config, config.llm.provider, config.llm.model);
+  const model =
+    options.chatModel ?? createChatModel(config, catalog, config.llm.provider, config.llm.model);
   const fallback = config.llm.fallback
-    ? createChatModel(config, config.llm.fallback.provider, config.llm.fallback.model)
+    ? createChatModel(config, catalog, config.llm.fallback.provider, config.llm.fallback.model)
     : undefined;
   const loaded = loadPacks(config.packDirs);
   for (const error of loaded.errors)
@@ -144,12 +150,20 @@ export function createCore(
   });
   const calendar = createCalendar(config.timezone);
   const totals = createTotals(store.db);
-  const quota = createQuotaGate({ caps: config.quota, totals, calendar, clock, log });
-  const ledger = createLedger({ db: store.db, clock, calendar, redact });
+  const quota = createQuotaGate({
+    caps: config.quota,
+    totals,
+    calendar,
+    clock,
+    log,
+    catalog,
+    unknownPrice: config.models.unknownPrice,
+  });
+  const ledger = createLedger({ db: store.db, clock, calendar, catalog, redact });
   const media = createMediaInputs({
     files: (platform) => edges.get(platform)?.files,
     transcriber: createTranscriber(config),
-    vision: createVisionModel(config),
+    vision: createVisionModel(config, catalog),
     quota,
     ledger,
     clock,
@@ -162,7 +176,7 @@ export function createCore(
   events.on('turn_completed', ({ type, address, ...fields }) =>
     log.info({ event: type, address: addressKey(address), ...fields }, 'turn completed'),
   );
-  const models = createModelChoice(config, model);
+  const models = createModelChoice(config, catalog, model);
   // The scheduler runs only the jobs of this process's channels: another process (the
   // terminal chat) serves the others.
   const jobs = createJobRepo(store.db, {
@@ -255,6 +269,7 @@ export function createCore(
     clock,
     log,
     store,
+    catalog,
     edges,
     outbox,
     packs,

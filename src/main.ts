@@ -1,6 +1,8 @@
 import { createApp } from './app.ts';
 import { loadConfig } from './config/config.ts';
 import { ConfigError } from './core/errors.ts';
+import type { ModelCatalog } from './usage/catalog.ts';
+import { loadModelCatalog } from './usage/catalog-file.ts';
 
 /** Exit codes of a forced exit (a third signal): 128 + the signal's number, as shells do. */
 const FORCED_EXIT_CODE: Record<ShutdownSignal, number> = { SIGINT: 130, SIGTERM: 143 };
@@ -15,8 +17,10 @@ type ShutdownSignal = 'SIGINT' | 'SIGTERM';
  */
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
+  let catalog: ModelCatalog;
   try {
     config = loadConfig();
+    catalog = loadModelCatalog(config);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`satchel: ${error.message}\n`);
@@ -24,7 +28,7 @@ async function main(): Promise<void> {
   }
   let stopping = false;
   // Polling that stopped for good leaves nothing to do: exit non-zero so a supervisor sees it.
-  const app = createApp(config, { onFatal: () => shutdown('polling stopped', 1) });
+  const app = createApp(config, { catalog, onFatal: () => shutdown('polling stopped', 1) });
   const shutdown = (reason: string, code = 0) => {
     if (stopping) return;
     stopping = true;

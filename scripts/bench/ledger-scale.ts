@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { systemClock } from '../../src/core/clock.ts';
 import { openCoreStore } from '../../src/store/client.ts';
 import { createCalendar } from '../../src/usage/calendar.ts';
+import { bundledCatalog } from '../../src/usage/catalog.ts';
 import { createQuotaGate } from '../../src/usage/quota.ts';
 import { usageReport } from '../../src/usage/report.ts';
 import { createTotals } from '../../src/usage/totals.ts';
@@ -58,7 +59,14 @@ function timeGateAndReport(home: string) {
     const calendar = createCalendar('UTC');
     const caps = { dailyTokens: CAP, sessionTokens: CAP, dailyUsd: CAP };
     const totals = createTotals(store.db);
-    const quota = createQuotaGate({ caps, totals, calendar, clock: systemClock, log: silentLog });
+    const quota = createQuotaGate({
+      caps,
+      totals,
+      calendar,
+      clock: systemClock,
+      log: silentLog,
+      catalog: bundledCatalog(),
+    });
     const sessionId = seededSession(0);
     const packCaps = { dailyTokens: CAP, dailyUsd: CAP };
     const pack = { name: 'journal', displayName: 'Journal', caps: packCaps };

@@ -95,7 +95,7 @@ export function createModelCaller(deps: ModelCallerDeps) {
   /** The primary model, retried while the policy allows and nothing has been streamed. */
   async function primary(call: ModelCall): Promise<ChatResponse> {
     for (let retry = 0; ; retry++) {
-      checkQuota(call.scope);
+      checkQuota(call.scope, call.model ?? deps.model);
       const streamed = { value: false };
       try {
         return await attempt(call.model ?? deps.model, call, streamed);
@@ -128,13 +128,16 @@ export function createModelCaller(deps: ModelCallerDeps) {
     return deps.retry.delayMs(retry, error.retryAfterMs);
   }
 
-  function checkQuota(scope: CallScope): void {
-    deps.quota.check({
-      pack: scope.pack,
-      sessionId: scope.sessionId,
-      packCaps: scope.packCaps,
-      ignoreSessionCap: scope.ignoreSessionCap,
-    });
+  function checkQuota(scope: CallScope, model: ChatModel): void {
+    deps.quota.check(
+      {
+        pack: scope.pack,
+        sessionId: scope.sessionId,
+        packCaps: scope.packCaps,
+        ignoreSessionCap: scope.ignoreSessionCap,
+      },
+      { kind: 'llm', provider: model.info.provider, model: model.info.model },
+    );
   }
 
   /** `provider_error` for a failed call: at warn when it ends the turn's try of a model. */
@@ -166,7 +169,7 @@ export function createModelCaller(deps: ModelCallerDeps) {
         'primary model failed; using the fallback',
       );
       call.onRestart?.();
-      checkQuota(call.scope);
+      checkQuota(call.scope, fallback);
       try {
         return await attempt(fallback, call, { value: false });
       } catch (fallbackError) {

@@ -3,6 +3,8 @@ import { type CoreConfig, parseConfig } from '../config/config.ts';
 import { withEnvFile } from '../config/env-file.ts';
 import { ConfigError } from '../core/errors.ts';
 import { styleFor } from '../terminal/tty.ts';
+import type { ModelCatalog } from '../usage/catalog.ts';
+import { loadModelCatalog } from '../usage/catalog-file.ts';
 import { noMoreThan, parseCommandArgs } from './args.ts';
 import type { CliCommand } from './command.ts';
 
@@ -60,14 +62,17 @@ export const chatCommand: CliCommand = {
     });
     noMoreThan(positionals, 0);
     let config: CoreConfig;
+    let catalog: ModelCatalog;
     try {
       config = parseConfig(withEnvFile(io.env, io.cwd), { telegram: false });
+      catalog = loadModelCatalog(config);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       io.stderr.write(`satchel chat: ${error.message}\n`);
       return 1;
     }
     const chat = createChat(config, {
+      catalog,
       input: io.stdin,
       output: io.stdout,
       errors: io.stderr,

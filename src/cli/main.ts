@@ -4,6 +4,7 @@ import { chatCommand } from './chat.ts';
 import type { CliCommand } from './command.ts';
 import { runCli } from './dispatch.ts';
 import { doctorCommand } from './doctor.ts';
+import { modelsCommand } from './models.ts';
 import { packListCommand } from './pack-list.ts';
 import { packNewCommand } from './pack-new.ts';
 import { packValidateCommand } from './pack-validate.ts';
@@ -16,6 +17,7 @@ const COMMANDS: readonly CliCommand[] = [
   startCommand,
   chatCommand,
   usageCommand,
+  modelsCommand,
   doctorCommand,
   packValidateCommand,
   packNewCommand,

@@ -1,10 +1,19 @@
 import { usd } from '../usage/money.ts';
-import type { UsageOverview } from '../usage/overview.ts';
-import type { UsageSums } from '../usage/sums.ts';
+import type { PeriodUsage, UsageOverview } from '../usage/overview.ts';
+import { type UsageSums, zeroSums } from '../usage/sums.ts';
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const packName = (pack: string | null) => pack ?? '(no pack)';
-const KINDS = { llm: 'chat model', stt: 'speech to text', vision: 'vision' } as const;
+const KINDS = {
+  llm: 'chat model',
+  stt: 'speech to text',
+  vision: 'vision',
+  search: 'search',
+} as const;
+
+/** The share of input tokens the provider's prompt cache served. */
+const cacheShare = (p: UsageSums) =>
+  p.input_tokens > 0 ? `${Math.round((100 * p.cached_input_tokens) / p.input_tokens)}%` : '–';
 
 /** A cost that says when part or all of it is unknown: never $0 for unpriced calls. */
 export function costText(row: Pick<UsageSums, 'calls' | 'cost_usd' | 'unknown_price_calls'>) {
@@ -19,7 +28,7 @@ export function costText(row: Pick<UsageSums, 'calls' | 'cost_usd' | 'unknown_pr
  * Columns padded to their widest cell: the first and those in `left` left-aligned (text),
  * the others right-aligned (numbers).
  */
-function table(headers: string[], rows: string[][], left: number[] = []): string[] {
+export function table(headers: string[], rows: string[][], left: number[] = []): string[] {
   if (rows.length === 0) return ['  (none)'];
   const widths = headers.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
   const pad = (cell: string, c: number) =>
@@ -36,17 +45,7 @@ function capLine(label: string, used: number, cap: number, format: (n: number) =
 function daysSection(u: UsageOverview): string[] {
   const days = new Map<string, { sums: UsageSums; packs: string[] }>();
   for (const row of u.by_day) {
-    const day = days.get(row.day) ?? {
-      sums: {
-        calls: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-        tokens: 0,
-        cost_usd: null,
-        unknown_price_calls: 0,
-      },
-      packs: [],
-    };
+    const day = days.get(row.day) ?? { sums: zeroSums(), packs: [] };
     day.sums.calls += row.calls;
     day.sums.tokens += row.tokens;
     day.sums.unknown_price_calls += row.unknown_price_calls;
@@ -71,13 +70,15 @@ function daysSection(u: UsageOverview): string[] {
 
 /** `satchel usage` as text: the same numbers as the dashboard and `/api/usage`. */
 export function usageTable(u: UsageOverview, source: string): string {
-  const period = (label: string, p: UsageSums) => [
+  const period = (label: string, p: PeriodUsage) => [
     label,
     int(p.calls),
     int(p.input_tokens),
     int(p.output_tokens),
     int(p.tokens),
     costText(p),
+    cacheShare(p),
+    usd(p.cache_saved_usd),
   ];
   const when = new Intl.DateTimeFormat('en-GB', {
     timeZone: u.timezone,
@@ -91,7 +92,7 @@ export function usageTable(u: UsageOverview, source: string): string {
     `satchel usage · today is ${u.as_of_day} (${u.timezone}) · ${source}`,
     '',
     ...table(
-      ['period', 'calls', 'tokens in', 'tokens out', 'tokens', 'cost'],
+      ['period', 'calls', 'tokens in', 'tokens out', 'tokens', 'cost', 'cached', 'cache saved'],
       [
         period('today', u.today),
         period('last 7 days', u.last_7_days),
@@ -121,13 +122,15 @@ export function usageTable(u: UsageOverview, source: string): string {
     '',
     `By model (${window})`,
     ...table(
-      ['model', 'calls', 'tokens in', 'tokens out', 'cost'],
+      ['model', 'calls', 'tokens in', 'tokens out', 'cost', 'cached', 'cache saved'],
       u.by_model.map((m) => [
         `${m.provider}:${m.model}`,
         int(m.calls),
         int(m.input_tokens),
         int(m.output_tokens),
         costText(m),
+        cacheShare(m),
+        usd(m.cache_saved_usd),
       ]),
     ),
     '',

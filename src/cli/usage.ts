@@ -3,11 +3,14 @@ import { parseArgs } from 'node:util';
 import { withEnvFile } from '../config/env-file.ts';
 import { envSchema } from '../config/schema.ts';
 import { type Clock, systemClock } from '../core/clock.ts';
+import { ConfigError } from '../core/errors.ts';
 import { openCoreReader } from '../store/read-only.ts';
 import { createUsageAggregates } from '../usage/aggregates.ts';
 import { createCalendar } from '../usage/calendar.ts';
+import type { ModelCatalog } from '../usage/catalog.ts';
 import { DEFAULT_DAYS, MAX_DAYS, usageOverview } from '../usage/overview.ts';
 import type { CliCommand, CliIo } from './command.ts';
+import { cliCatalog } from './models.ts';
 import { usageTable } from './usage-table.ts';
 
 const HELP = `Usage: satchel usage [--json] [--days N]
@@ -77,6 +80,13 @@ export function createUsageCommand(deps: { clock?: Clock } = {}): CliCommand {
           1,
         );
       const home = path.resolve(io.cwd, env.data.SATCHEL_HOME);
+      let catalog: ModelCatalog;
+      try {
+        catalog = cliCatalog(io);
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        return fail(io, error.message, 1);
+      }
       const reader = openCoreReader(home);
       if (!reader)
         return fail(
@@ -95,6 +105,7 @@ export function createUsageCommand(deps: { clock?: Clock } = {}): CliCommand {
             sessionTokens: env.data.QUOTA_SESSION_TOKENS,
             dailyUsd: env.data.QUOTA_DAILY_USD,
           },
+          catalog,
           now: clock.now(),
           days,
         });

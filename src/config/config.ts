@@ -37,6 +37,13 @@ export interface CoreConfig {
   visionModel: string | undefined;
   batchWindowMs: number;
   quota: { dailyTokens: number; sessionTokens: number; dailyUsd: number };
+  /** The owner's model catalog (SATCHEL_MODELS) and what a USD cap does with unpriced models. */
+  models: {
+    file: string;
+    /** SATCHEL_MODELS was set: the file must exist. */
+    required: boolean;
+    unknownPrice: 'refuse' | 'allow';
+  };
   /** MAX_JOBS: the most scheduled jobs one pack may have in one chat or topic. */
   maxJobs: number;
   /** web_fetch and web_search (SPEC §13). */
@@ -124,6 +131,11 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
       dailyTokens: e.QUOTA_DAILY_TOKENS,
       sessionTokens: e.QUOTA_SESSION_TOKENS,
       dailyUsd: e.QUOTA_DAILY_USD,
+    },
+    models: {
+      file: path.resolve(e.SATCHEL_MODELS ?? path.join(e.SATCHEL_HOME, 'models.yaml')),
+      required: e.SATCHEL_MODELS !== undefined,
+      unknownPrice: e.UNKNOWN_PRICE,
     },
     maxJobs: e.MAX_JOBS,
     web: {

@@ -147,6 +147,16 @@ const coreVars = {
   TAVILY_API_KEY: optionalText,
   SEARXNG_URL: url('SEARXNG_URL'),
   WEB_SEARCH_BASE_URL: url('WEB_SEARCH_BASE_URL'),
+  SATCHEL_MODELS: optionalText,
+  UNKNOWN_PRICE: optionalText
+    .pipe(
+      z
+        .enum(['refuse', 'allow'], {
+          error: 'UNKNOWN_PRICE must be "refuse" or "allow" (or empty)',
+        })
+        .optional(),
+    )
+    .transform((v) => v ?? 'refuse'),
   SATCHEL_TIMEZONE: optionalText.refine(
     (v) => {
       if (v === undefined) return true;

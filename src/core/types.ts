@@ -119,4 +119,6 @@ export interface TokenUsage {
   inputTokens: number;
   cachedInputTokens: number;
   outputTokens: number;
+  /** The call's cost in USD when the provider reports it (a router's `usage.cost`). */
+  costUsd?: number | undefined;
 }

@@ -5,6 +5,7 @@ import type { Logger } from '../core/ports.ts';
 import type { Db } from '../store/client.ts';
 import { createUsageAggregates } from '../usage/aggregates.ts';
 import { createCalendar } from '../usage/calendar.ts';
+import type { ModelCatalog } from '../usage/catalog.ts';
 import { usageOverview } from '../usage/overview.ts';
 import type { Caps } from '../usage/quota.ts';
 import { tokenChecker } from './auth.ts';
@@ -18,6 +19,8 @@ export interface DashboardDeps {
   /** A read-only connection to the core database (`openCoreReader`). */
   db: Db;
   config: { port: number; token: string; caps: Caps; timezone: string };
+  /** The model catalog: prices what the prompt cache saved. */
+  catalog: ModelCatalog;
   clock: Clock;
   log: Logger;
   /** What `GET /healthz` answers (no token needed); no such route without it. */
@@ -47,7 +50,14 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
   const handler = createHandler({
     assets: loadPage(),
     usage: (days) =>
-      usageOverview({ aggregates, calendar, caps: config.caps, now: deps.clock.now(), days }),
+      usageOverview({
+        aggregates,
+        calendar,
+        caps: config.caps,
+        catalog: deps.catalog,
+        now: deps.clock.now(),
+        days,
+      }),
     check: tokenChecker(config.token),
     health: deps.health,
     mounts: deps.mounts,

@@ -82,7 +82,7 @@ export function createMediaInputs(deps: MediaDeps) {
     call: () => Promise<T>,
     booked: (result: T) => { audioSeconds?: number; images?: number; tokens?: object },
   ): Promise<T> {
-    deps.quota.check({ ...turn.scope, packCaps: turn.packCaps });
+    deps.quota.check({ ...turn.scope, packCaps: turn.packCaps }, what);
     const started = clock.now();
     const row = { ...what, scope: turn.scope };
     try {
@@ -193,7 +193,11 @@ export function createMediaInputs(deps: MediaDeps) {
       turn: MediaTurn,
     ): Promise<Omit<UserInput, 'sourceKey'> | undefined> {
       // A paid call follows every media message: over a cap, nothing is even downloaded.
-      deps.quota.check({ ...turn.scope, packCaps: turn.packCaps });
+      const stt = event.kind === 'voice' ? deps.transcriber?.info : undefined;
+      deps.quota.check(
+        { ...turn.scope, packCaps: turn.packCaps },
+        stt ? { kind: 'stt', ...stt } : undefined,
+      );
       switch (event.kind) {
         case 'voice':
           return { content: await voice(event, turn) };

@@ -2,6 +2,8 @@ import { type Config, parseConfig } from '../config/config.ts';
 import { ConfigError } from '../core/errors.ts';
 import { modelsInUse } from '../providers/models-in-use.ts';
 import { type SqliteDriver, sqliteDriver } from '../store/sqlite.ts';
+import { bundledCatalog, type ModelCatalog } from '../usage/catalog.ts';
+import { loadModelCatalog } from '../usage/catalog-file.ts';
 import { unpricedMessage, unpricedModels } from '../usage/unknown-prices.ts';
 import { type Check, fail, pass, warn } from './check.ts';
 import { checkDatabase, checkPacks, checkPort } from './doctor-local.ts';
@@ -50,8 +52,11 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   }
   checks.push(pass('configuration: valid'), checkAllowlist(config));
   const packs = checkPacks(config);
+  const { catalog, check: catalogCheck } = checkCatalog(config);
+  checks.push(catalogCheck);
   const uses = modelsInUse(
     config,
+    catalog,
     packs.packs.map((p) => ({ pack: p.name, model: p.manifest.model })),
   );
   const [token, providers, search, port] = await Promise.all([
@@ -60,10 +65,10 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     checkSearch(config, timeoutMs),
     checkPort(config, timeoutMs),
   ]);
-  const prices = unpricedModels(uses).map((model) =>
+  const prices = unpricedModels(catalog, uses).map((model) =>
     warn(
-      `price: ${unpricedMessage(model)}`,
-      'Set QUOTA_DAILY_TOKENS to bound it, or use a model with a known price.',
+      `price: ${unpricedMessage(model, catalog.file, config.models.unknownPrice)}`,
+      `Give it input and output prices in ${catalog.file} (\`npx satchel models\` shows the catalog).`,
     ),
   );
   checks.push(
@@ -76,6 +81,33 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     port,
   );
   return checks;
+}
+
+/** The owner's model catalog: valid (and what it adds), or the problems that stop start-up. */
+function checkCatalog(config: Config): { catalog: ModelCatalog; check: Check } {
+  try {
+    const catalog = loadModelCatalog(config);
+    const own = catalog.entries().filter((e) => e.source !== 'bundled').length;
+    return {
+      catalog,
+      check: pass(
+        own > 0
+          ? `model catalog: ${own} entr${own === 1 ? 'y' : 'ies'} from ${catalog.file}`
+          : 'model catalog: the bundled prices',
+      ),
+    };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const [, ...problems] = error.message.split('\n');
+    return {
+      catalog: bundledCatalog(config.models.file),
+      check: fail(
+        `model catalog: invalid (${config.models.file})`,
+        'Fix each line named above; satchel will not start until it is valid.',
+        problems,
+      ),
+    };
+  }
 }
 
 function checkNode(version: string): Check {

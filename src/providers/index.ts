@@ -1,5 +1,5 @@
 import type { ChatModel, Transcriber } from '../core/ports.ts';
-import { modelAcceptsImages } from '../usage/models.ts';
+import type { ModelCatalog } from '../usage/catalog.ts';
 import { PROVIDER_CLIENTS } from './clients.ts';
 import { parseModelRef } from './model-ref.ts';
 import {
@@ -16,6 +16,7 @@ import {
  */
 export function createChatModel(
   config: ProviderSettings,
+  catalog: ModelCatalog,
   provider: Provider,
   model?: string,
 ): ChatModel {
@@ -24,7 +25,7 @@ export function createChatModel(
     ...config.providers[provider],
     model: name,
     timeoutMs: config.llm.timeoutMs,
-    acceptsImages: modelAcceptsImages(provider, name),
+    acceptsImages: catalog.acceptsImages(provider, name),
   });
 }
 
@@ -33,7 +34,11 @@ export function createChatModel(
  * a pack's manifest `model` answers that pack's turns. A reference to a provider without a
  * key or base URL falls back to the default model (packs are validated before a key is known).
  */
-export function createModelResolver(config: ProviderSettings, defaultModel: ChatModel) {
+export function createModelResolver(
+  config: ProviderSettings,
+  catalog: ModelCatalog,
+  defaultModel: ChatModel,
+) {
   const made = new Map<string, ChatModel>();
   return (ref: string | undefined): ChatModel => {
     if (!ref) return defaultModel;
@@ -41,7 +46,7 @@ export function createModelResolver(config: ProviderSettings, defaultModel: Chat
     if (known) return known;
     const { provider, model } = parseModelRef(ref, config.llm.provider);
     const chat = providerConfigured(config, provider)
-      ? createChatModel(config, provider, model)
+      ? createChatModel(config, catalog, provider, model)
       : defaultModel;
     made.set(ref, chat);
     return chat;

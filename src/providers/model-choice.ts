@@ -1,5 +1,5 @@
 import type { ChatModel } from '../core/ports.ts';
-import { chatModelRefs } from '../usage/models.ts';
+import type { ModelCatalog } from '../usage/catalog.ts';
 import { createModelResolver } from './index.ts';
 import { parseModelRef } from './model-ref.ts';
 import { isProvider, type ProviderSettings, providerConfigured } from './registry.ts';
@@ -13,12 +13,17 @@ export type ModelSource = 'chat' | 'pack' | 'default';
  * one of `choices` — the catalog's chat models whose provider is configured — and is
  * ignored once it is not (its key was removed), so the pack's or the default answers.
  */
-export function createModelChoice(config: ProviderSettings, defaultModel: ChatModel) {
-  const resolve = createModelResolver(config, defaultModel);
-  const choices = chatModelRefs().filter((ref) => {
-    const prefix = ref.slice(0, ref.indexOf(':'));
-    return isProvider(prefix) && providerConfigured(config, prefix);
-  });
+export function createModelChoice(
+  config: ProviderSettings,
+  catalog: ModelCatalog,
+  defaultModel: ChatModel,
+) {
+  const resolve = createModelResolver(config, catalog, defaultModel);
+  const choices = catalog
+    .chatModels()
+    .filter((e) => isProvider(e.provider) && providerConfigured(config, e.provider))
+    .map((e) => `${e.provider}:${e.model}`)
+    .sort();
   const defaultRef = `${defaultModel.info.provider}:${defaultModel.info.model}`;
 
   return {

@@ -1,4 +1,4 @@
-import { modelAcceptsImages } from '../usage/models.ts';
+import type { ModelCatalog } from '../usage/catalog.ts';
 import type { ModelUse } from '../usage/unknown-prices.ts';
 import { parseModelRef } from './model-ref.ts';
 import { type ProviderSettings, providerConfigured, STT_PROVIDER, specOf } from './registry.ts';
@@ -12,6 +12,7 @@ import { visionModelRef } from './vision.ts';
  */
 export function modelsInUse(
   config: ProviderSettings,
+  catalog: ModelCatalog,
   packModels: readonly { pack: string; model: string | undefined }[] = [],
 ): ModelUse[] {
   const { provider } = config.llm;
@@ -21,7 +22,7 @@ export function modelsInUse(
   const { fallback } = config.llm;
   if (fallback) uses.push({ ...fallback, use: 'fallback' });
   // Photos go inline only when the chat model and the fallback both see images.
-  const inline = uses.every((u) => modelAcceptsImages(u.provider, u.model));
+  const inline = uses.every((u) => catalog.acceptsImages(u.provider, u.model));
   const vision = visionModelRef(config);
   if (!inline && vision && providerConfigured(config, vision.provider))
     uses.push({ ...vision, use: 'vision' });

@@ -73,6 +73,8 @@ export interface WireUsage {
   prompt_tokens: number;
   completion_tokens: number;
   prompt_tokens_details?: { cached_tokens?: number | undefined } | null | undefined;
+  /** USD, from an OpenAI-compatible router that reports what the call cost (OpenRouter). */
+  cost?: number | null | undefined;
 }
 
 /**
@@ -132,6 +134,7 @@ export async function collectChatStream(
         inputTokens: usage.prompt_tokens,
         cachedInputTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
         outputTokens: usage.completion_tokens,
+        ...(typeof usage.cost === 'number' && usage.cost >= 0 ? { costUsd: usage.cost } : {}),
       };
     }
   }

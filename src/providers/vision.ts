@@ -1,5 +1,6 @@
 import type { ChatModel, ChatRequest } from '../core/ports.ts';
 import type { ImageInput } from '../core/types.ts';
+import type { ModelCatalog } from '../usage/catalog.ts';
 import { createChatModel } from './index.ts';
 import { parseModelRef } from './model-ref.ts';
 import { type ProviderSettings, providerConfigured, specOf } from './registry.ts';
@@ -13,10 +14,13 @@ export { parseModelRef };
  * The model is returned even when the catalog does not know it as image-capable (its
  * `info.acceptsImages` says so): whether to use it is the caller's decision.
  */
-export function createVisionModel(config: ProviderSettings): ChatModel | undefined {
+export function createVisionModel(
+  config: ProviderSettings,
+  catalog: ModelCatalog,
+): ChatModel | undefined {
   const ref = visionModelRef(config);
   if (!ref || !providerConfigured(config, ref.provider)) return undefined;
-  return createChatModel(config, ref.provider, ref.model);
+  return createChatModel(config, catalog, ref.provider, ref.model);
 }
 
 /** Which model describes photos: VISION_MODEL, else the chat provider's default, if any. */

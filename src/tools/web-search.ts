@@ -43,8 +43,10 @@ export function createWebSearchTool(deps: WebSearchDeps, turn: SearchTurn) {
           'web search is not set up: the owner sets WEB_SEARCH_PROVIDER (brave, tavily or searxng) and its key or URL',
         );
       try {
-        deps.quota.check(turn.quota);
+        // Under a USD cap an unpriced search is refused before it is made, like any paid call.
+        deps.quota.check(turn.quota, { kind: 'search', provider: provider.name, model: 'search' });
       } catch (error) {
+        // QuotaUnpricedError is one too: the model reads why the search was refused.
         if (error instanceof QuotaExceededError) throw new ToolError(error.userMessage);
         throw error;
       }

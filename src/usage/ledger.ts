@@ -3,7 +3,8 @@ import type { Clock } from '../core/clock.ts';
 import type { Db } from '../store/client.ts';
 import { usageEvents } from '../store/schema.ts';
 import type { Calendar } from './calendar.ts';
-import { audioCost, tokenCost } from './prices.ts';
+import type { ModelCatalog } from './catalog.ts';
+import { audioCost, searchCost, tokenCost } from './prices.ts';
 
 export type UsageKind = 'llm' | 'stt' | 'vision' | 'search';
 
@@ -26,6 +27,8 @@ export interface PaidCall {
   outputTokens?: number;
   audioSeconds?: number;
   images?: number;
+  /** The cost the provider reported for the call (an OpenAI-compatible router's `usage.cost`). */
+  costUsd?: number | undefined;
   latencyMs: number;
   ok: boolean;
   error?: string;
@@ -39,6 +42,7 @@ export function createLedger(deps: {
   db: Db;
   clock: Clock;
   calendar: Calendar;
+  catalog: ModelCatalog;
   /** Removes secrets from the stored error text. */
   redact?: (text: string) => string;
 }) {
@@ -46,6 +50,14 @@ export function createLedger(deps: {
   const redact = deps.redact ?? ((text: string) => text);
   const { dayOf } = deps.calendar;
   const insert = prepareInsert(db);
+
+  /** The call's cost at the catalog's price, or null when the catalog has none. */
+  function priceOf(call: PaidCall, tokens: Parameters<typeof tokenCost>[1]): number | null {
+    const entry = deps.catalog.lookup(call.provider, call.model);
+    if (call.kind === 'stt') return audioCost(entry, call.audioSeconds ?? 0);
+    if (call.kind === 'search') return searchCost(entry);
+    return tokenCost(entry, tokens);
+  }
 
   return {
     record(call: PaidCall): void {
@@ -55,10 +67,7 @@ export function createLedger(deps: {
         cachedInputTokens: call.cachedInputTokens ?? 0,
         outputTokens: call.outputTokens ?? 0,
       };
-      const cost =
-        call.kind === 'stt'
-          ? audioCost(call.provider, call.model, call.audioSeconds ?? 0)
-          : tokenCost(call.provider, call.model, tokens);
+      const cost = call.costUsd ?? priceOf(call, tokens);
       insert.run({
         ts,
         day: dayOf(ts),

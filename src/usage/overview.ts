@@ -7,6 +7,8 @@ import {
   zeroSums,
 } from './aggregates.ts';
 import type { Calendar } from './calendar.ts';
+import type { ModelCatalog } from './catalog.ts';
+import { cacheSaving } from './prices.ts';
 import type { Caps } from './quota.ts';
 
 /** How many days `by_day`, `by_model`, `by_pack` and `by_kind` cover unless asked. */
@@ -14,8 +16,13 @@ export const DEFAULT_DAYS = 30;
 export const MAX_DAYS = 366;
 const RECENT_TURNS = 20;
 
+/**
+ * A period's sums and what the provider's prompt cache saved in it: the cached input tokens
+ * at the input price less at the cached price, at the catalog's prices of today.
+ */
+export type PeriodUsage = UsageSums & { cache_saved_usd: number };
 export type DayUsage = UsageSums & { day: string; pack: string | null };
-export type ModelUsage = UsageSums & { provider: string; model: string };
+export type ModelUsage = PeriodUsage & { provider: string; model: string };
 export type PackUsage = UsageSums & { pack: string | null };
 export type KindUsage = UsageSums & {
   kind: UsageGroup['kind'];
@@ -33,9 +40,9 @@ export interface UsageOverview {
   as_of_day: string;
   /** How many days (today included) the `by_*` lists cover. */
   days: number;
-  today: UsageSums;
-  last_7_days: UsageSums;
-  last_30_days: UsageSums;
+  today: PeriodUsage;
+  last_7_days: PeriodUsage;
+  last_30_days: PeriodUsage;
   caps: {
     daily_tokens: number;
     session_tokens: number;
@@ -63,6 +70,8 @@ export function usageOverview(input: {
   aggregates: UsageAggregates;
   calendar: Calendar;
   caps: Caps;
+  /** Prices the cache savings. */
+  catalog: ModelCatalog;
   now: number;
   days?: number;
 }): UsageOverview {
@@ -76,7 +85,7 @@ export function usageOverview(input: {
   };
   const groups = input.aggregates.groups(from.window < from[30] ? from.window : from[30], today);
 
-  const periods = { today: sums(), last_7_days: sums(), last_30_days: sums() };
+  const periods = { today: saved(), last_7_days: saved(), last_30_days: saved() };
   const byDay = new Keyed<DayUsage>();
   const byModel = new Keyed<ModelUsage>();
   const byPack = new Keyed<PackUsage>();
@@ -84,9 +93,20 @@ export function usageOverview(input: {
   for (const kind of ['llm', 'stt', 'vision'] as const)
     byKind.get(kind, () => ({ kind, ...sums(), audio_seconds: 0, images: 0 }));
   for (const g of groups) {
-    if (g.day === today) addSums(periods.today, g);
-    if (g.day >= from[7]) addSums(periods.last_7_days, g);
-    if (g.day >= from[30]) addSums(periods.last_30_days, g);
+    const cacheSaved = cacheSaving(
+      input.catalog.lookup(g.provider, g.model),
+      g.cached_input_tokens,
+    );
+    const inPeriods = [
+      g.day === today && periods.today,
+      g.day >= from[7] && periods.last_7_days,
+      g.day >= from[30] && periods.last_30_days,
+    ];
+    for (const period of inPeriods)
+      if (period) {
+        addSums(period, g);
+        period.cache_saved_usd += cacheSaved;
+      }
     if (g.day < from.window) continue;
     addSums(
       byDay.get(`${g.day}\n${g.pack}`, () => ({ day: g.day, pack: g.pack, ...sums() })),
@@ -95,9 +115,10 @@ export function usageOverview(input: {
     const model = byModel.get(`${g.provider}:${g.model}`, () => ({
       provider: g.provider,
       model: g.model,
-      ...sums(),
+      ...saved(),
     }));
     addSums(model, g);
+    model.cache_saved_usd += cacheSaved;
     addSums(
       byPack.get(String(g.pack), () => ({ pack: g.pack, ...sums() })),
       g,
@@ -119,9 +140,9 @@ export function usageOverview(input: {
     timezone: calendar.timezone,
     as_of_day: today,
     days,
-    today: rounded(periods.today),
-    last_7_days: rounded(periods.last_7_days),
-    last_30_days: rounded(periods.last_30_days),
+    today: roundedSaving(periods.today),
+    last_7_days: roundedSaving(periods.last_7_days),
+    last_30_days: roundedSaving(periods.last_30_days),
     caps: {
       daily_tokens: caps.dailyTokens,
       session_tokens: caps.sessionTokens,
@@ -136,7 +157,7 @@ export function usageOverview(input: {
       .values()
       .sort((a, b) => a.day.localeCompare(b.day) || String(a.pack).localeCompare(String(b.pack)))
       .map(rounded),
-    by_model: byModelList.map(rounded),
+    by_model: byModelList.map(roundedSaving),
     by_pack: sortBySpend(byPack.values(), (p) => String(p.pack)).map(rounded),
     by_kind: byKind.values().map(rounded),
     recent_turns: input.aggregates.recentTurns(RECENT_TURNS).map(rounded),
@@ -152,12 +173,18 @@ export function usageOverview(input: {
 }
 
 const sums = zeroSums;
+const saved = (): PeriodUsage => ({ ...zeroSums(), cache_saved_usd: 0 });
 
 /** Float sums drift (0.1 + 0.2); a nano-dollar is far below anything shown. */
 const money = (usd: number | null) => (usd === null ? null : Math.round(usd * 1e9) / 1e9);
 const rounded = <T extends { cost_usd: number | null }>(row: T): T => ({
   ...row,
   cost_usd: money(row.cost_usd),
+});
+
+const roundedSaving = <T extends PeriodUsage>(row: T): T => ({
+  ...rounded(row),
+  cache_saved_usd: money(row.cache_saved_usd) ?? 0,
 });
 
 /** Most spend first, then most tokens, then by name, so equal rows keep a stable order. */

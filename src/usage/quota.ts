@@ -2,6 +2,7 @@ import type { Clock } from '../core/clock.ts';
 import { SatchelError } from '../core/errors.ts';
 import type { Logger } from '../core/ports.ts';
 import type { Calendar } from './calendar.ts';
+import type { ModelCatalog, PricedKind } from './catalog.ts';
 import { usd } from './money.ts';
 import type { UsageTotals } from './totals.ts';
 
@@ -24,6 +25,13 @@ export interface QuotaScope {
   ignoreSessionCap?: boolean | undefined;
 }
 
+/** The paid call about to be made: under a USD cap its model must have a price. */
+export interface QuotaCall {
+  kind: PricedKind;
+  provider: string;
+  model: string;
+}
+
 /** A cap was reached: no paid call is made; the message names the cap, the use and the reset. */
 export class QuotaExceededError extends SatchelError {
   readonly cap: string;
@@ -31,6 +39,20 @@ export class QuotaExceededError extends SatchelError {
   constructor(cap: string, userMessage: string) {
     super('quota_exceeded', `${cap} reached`, { userMessage });
     this.cap = cap;
+  }
+}
+
+/**
+ * A USD cap applies and the call's model has no price in the catalog: its cost could not be
+ * counted against the cap, so the call is not made (SPEC §14; UNKNOWN_PRICE=allow lets it).
+ */
+export class QuotaUnpricedError extends QuotaExceededError {
+  constructor(call: QuotaCall, cap: string, catalogFile: string) {
+    super(
+      cap,
+      `${call.provider}:${call.model} has no price, so it cannot run under the ${cap}. ` +
+        `Add its price to ${catalogFile} (or set UNKNOWN_PRICE=allow) and restart.`,
+    );
   }
 }
 
@@ -46,8 +68,11 @@ export function createQuotaGate(deps: {
   calendar: Calendar;
   clock: Clock;
   log: Logger;
+  catalog: ModelCatalog;
+  /** `allow`: calls on unpriced models go ahead under a USD cap (booked with a null cost). */
+  unknownPrice?: 'refuse' | 'allow' | undefined;
 }) {
-  const { caps, totals, calendar, clock, log } = deps;
+  const { caps, totals, calendar, clock, log, catalog } = deps;
 
   function resetText(): string {
     const now = clock.now();
@@ -63,9 +88,30 @@ export function createQuotaGate(deps: {
     throw new QuotaExceededError(cap, `The ${cap} is reached: ${used} of ${limit} used. ${reset}`);
   }
 
+  /** Refuses a call whose model has no price while a USD cap applies to it. */
+  function requirePrice(scope: QuotaScope, call: QuotaCall): void {
+    if (deps.unknownPrice === 'allow') return;
+    const cap =
+      caps.dailyUsd > 0
+        ? 'daily spend cap'
+        : scope.packCaps?.dailyUsd
+          ? `${scope.pack} pack's daily spend cap`
+          : undefined;
+    if (!cap || catalog.priced(call.provider, call.model, call.kind)) return;
+    log.warn(
+      { event: 'quota_unpriced', ...call, cap, catalog: catalog.file },
+      'a call on a model without a price was refused under a USD cap',
+    );
+    throw new QuotaUnpricedError(call, cap, catalog.file);
+  }
+
   return {
-    /** Throws QuotaExceededError when any cap that applies is reached. */
-    check(scope: QuotaScope): void {
+    /**
+     * Throws QuotaExceededError when any cap that applies is reached, or when `call`'s model
+     * has no price and a USD cap applies (QuotaUnpricedError).
+     */
+    check(scope: QuotaScope, call?: QuotaCall): void {
+      if (call) requirePrice(scope, call);
       const day = calendar.dayOf(clock.now());
       const today = totals.day(day);
       if (caps.dailyTokens > 0 && today.tokens >= caps.dailyTokens)

@@ -4,11 +4,13 @@ import { usageEvents as u } from '../store/schema.ts';
 /**
  * Sums of ledger rows, in the shape `/api/usage` shows them. `cost_usd` is the sum of the
  * calls whose price was known, and null when none was: a model without a price never
- * counts as $0. `tokens` is input + output.
+ * counts as $0. `tokens` is input + output; `cached_input_tokens` is the part of
+ * `input_tokens` the provider served from its prompt cache.
  */
 export interface UsageSums {
   calls: number;
   input_tokens: number;
+  cached_input_tokens: number;
   output_tokens: number;
   tokens: number;
   cost_usd: number | null;
@@ -19,6 +21,9 @@ export interface UsageSums {
 export const sumColumns = {
   calls: sql<number>`count(*)`.as('calls'),
   input_tokens: sql<number>`coalesce(sum(${u.inputTokens}), 0)`.as('input_tokens'),
+  cached_input_tokens: sql<number>`coalesce(sum(${u.cachedInputTokens}), 0)`.as(
+    'cached_input_tokens',
+  ),
   output_tokens: sql<number>`coalesce(sum(${u.outputTokens}), 0)`.as('output_tokens'),
   cost_usd: sql<number | null>`sum(${u.costUsd})`.as('cost_usd'),
   unknown_price_calls: sql<number>`coalesce(sum(${u.priceKnown} = 0), 0)`.as('unknown_price_calls'),
@@ -35,6 +40,7 @@ export const withTokens = <T extends Omit<UsageSums, 'tokens'>>(
 export const zeroSums = (): UsageSums => ({
   calls: 0,
   input_tokens: 0,
+  cached_input_tokens: 0,
   output_tokens: 0,
   tokens: 0,
   cost_usd: null,
@@ -45,6 +51,7 @@ export const zeroSums = (): UsageSums => ({
 export function addSums(a: UsageSums, b: UsageSums): void {
   a.calls += b.calls;
   a.input_tokens += b.input_tokens;
+  a.cached_input_tokens += b.cached_input_tokens;
   a.output_tokens += b.output_tokens;
   a.tokens += b.tokens;
   a.unknown_price_calls += b.unknown_price_calls;

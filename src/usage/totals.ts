@@ -74,6 +74,7 @@ function createRunningSums(db: Db, gate: GateSums) {
         if (!sums) continue;
         sums.calls += 1;
         sums.input_tokens += row.inputTokens;
+        sums.cached_input_tokens += row.cachedInputTokens;
         sums.output_tokens += row.outputTokens;
         if (row.costUsd !== null) sums.cost_usd = (sums.cost_usd ?? 0) + row.costUsd;
         if (!row.priceKnown) sums.unknown_price_calls += 1;
@@ -132,6 +133,7 @@ function prepareGateSums(db: Db) {
         pack: usageEvents.pack,
         sessionId: usageEvents.sessionId,
         inputTokens: usageEvents.inputTokens,
+        cachedInputTokens: usageEvents.cachedInputTokens,
         outputTokens: usageEvents.outputTokens,
         costUsd: usageEvents.costUsd,
         priceKnown: usageEvents.priceKnown,

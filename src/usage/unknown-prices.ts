@@ -1,5 +1,5 @@
 import type { Logger } from '../core/ports.ts';
-import { modelEntry } from './models.ts';
+import type { ModelCatalog } from './catalog.ts';
 
 /** A model satchel will call, and what for (`stt` is priced per audio hour, the rest per token). */
 export interface ModelUse {
@@ -19,12 +19,10 @@ export interface UnpricedModel {
  * The models among `uses` that the catalog has no price for (per token, or per audio hour
  * for speech-to-text), each once with all its uses, in the order first seen.
  */
-export function unpricedModels(uses: readonly ModelUse[]): UnpricedModel[] {
+export function unpricedModels(catalog: ModelCatalog, uses: readonly ModelUse[]): UnpricedModel[] {
   const found = new Map<string, UnpricedModel>();
   for (const { provider, model, use } of uses) {
-    const entry = modelEntry(provider, model);
-    const priced = use === 'stt' ? entry?.audioPerHour !== undefined : entry?.tokens !== undefined;
-    if (priced) continue;
+    if (catalog.priced(provider, model, use === 'stt' ? 'stt' : 'llm')) continue;
     const key = `${provider}:${model}`;
     const known = found.get(key);
     if (known) {
@@ -34,12 +32,23 @@ export function unpricedModels(uses: readonly ModelUse[]): UnpricedModel[] {
   return [...found.values()];
 }
 
-/** What an unpriced model means for the owner, in one sentence (logs, `satchel doctor`). */
-export function unpricedMessage(model: UnpricedModel): string {
+/**
+ * What an unpriced model means for the owner, in one sentence (logs, `satchel doctor`): under
+ * a USD cap its calls are refused unless UNKNOWN_PRICE=allow, which books them at an unknown
+ * cost.
+ */
+export function unpricedMessage(
+  model: UnpricedModel,
+  catalogFile: string,
+  unknownPrice: 'refuse' | 'allow' = 'refuse',
+): string {
+  const effect =
+    unknownPrice === 'allow'
+      ? 'its calls show as unknown cost in /usage and the dashboard and are NOT counted against a USD cap (UNKNOWN_PRICE=allow)'
+      : "under a USD cap (QUOTA_DAILY_USD or a pack's daily_usd) its calls are refused";
   return (
-    `no known price for ${model.provider}:${model.model} (${model.uses.join(', ')}): its calls ` +
-    'show as unknown cost in /usage and the dashboard, and are NOT counted against ' +
-    'QUOTA_DAILY_USD (the token caps still apply). Its price belongs in src/usage/models.ts.'
+    `no known price for ${model.provider}:${model.model} (${model.uses.join(', ')}): ${effect}. ` +
+    `Add its price to ${catalogFile}.`
   );
 }
 
@@ -47,8 +56,13 @@ export function unpricedMessage(model: UnpricedModel): string {
  * Logs `model_price_unknown` once per unpriced model among `uses`. Meant to be called once
  * at start; returns what it warned about.
  */
-export function warnUnknownPrices(log: Logger, uses: readonly ModelUse[]): UnpricedModel[] {
-  const unpriced = unpricedModels(uses);
+export function warnUnknownPrices(
+  log: Logger,
+  catalog: ModelCatalog,
+  uses: readonly ModelUse[],
+  unknownPrice: 'refuse' | 'allow' = 'refuse',
+): UnpricedModel[] {
+  const unpriced = unpricedModels(catalog, uses);
   for (const model of unpriced)
     log.warn(
       {
@@ -57,7 +71,7 @@ export function warnUnknownPrices(log: Logger, uses: readonly ModelUse[]): Unpri
         model: model.model,
         uses: model.uses,
       },
-      unpricedMessage(model),
+      unpricedMessage(model, catalog.file, unknownPrice),
     );
   return unpriced;
 }

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -257,6 +257,17 @@ describe('satchel chat', () => {
     expect(await chat.exited).toBe(1);
     expect(chat.stderr()).toContain('there is no pack "gamma". Installed: alpha, beta.');
     expect(chat.stdout()).toBe('');
+  });
+
+  it('does not start with an invalid model catalog: it names the file, the line and the field', async () => {
+    const s = await setup(['alpha']);
+    const file = path.join(s.home, 'models.yaml');
+    writeFileSync(file, 'openai:gpt-5-mini:\n  input: 0.25\n  ouput: 2\n');
+    const chat = runChat({ ...s.env, SATCHEL_MODELS: file }, s.home);
+    expect(await chat.exited).toBe(1);
+    expect(chat.stderr()).toMatch(/^satchel chat: Invalid model catalog:\n/);
+    expect(chat.stderr()).toContain(`- ${file} line 3: openai:gpt-5-mini.ouput is not a field`);
+    expect(s.model.chatRequests()).toEqual([]);
   });
 
   it('runs beside the bot: the bot neither takes over nor removes the chat’s jobs', async () => {

@@ -10,6 +10,7 @@ import { createCalendar } from '../../src/usage/calendar.ts';
 import { createLedger } from '../../src/usage/ledger.ts';
 import { usd } from '../../src/usage/money.ts';
 import type { UsageOverview } from '../../src/usage/overview.ts';
+import { testCatalog } from '../support/catalog.ts';
 import type { FakeClock } from '../support/fake-clock.ts';
 import {
   SEED_CAPS,
@@ -62,6 +63,7 @@ describe.skipIf(!haveChromium && !inCi)('the dashboard in a real browser', () =>
     reader = openCoreReader(env.home)!;
     dashboard = createDashboard({
       db: reader.db,
+      catalog: testCatalog(),
       config: { port: 0, token: TOKEN, caps: SEED_CAPS, timezone: SEED_TIMEZONE },
       clock,
       log: silentLog,
@@ -140,6 +142,7 @@ describe.skipIf(!haveChromium && !inCi)('the dashboard in a real browser', () =>
         db: env.store.db,
         clock,
         calendar: createCalendar(SEED_TIMEZONE),
+        catalog: testCatalog(),
       });
       ledger.record({
         kind: 'llm',

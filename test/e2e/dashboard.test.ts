@@ -7,6 +7,7 @@ import type { Logger } from '../../src/core/ports.ts';
 import { createDashboard, type Dashboard } from '../../src/dashboard/server.ts';
 import { type CoreReader, openCoreReader } from '../../src/store/read-only.ts';
 import type { UsageOverview } from '../../src/usage/overview.ts';
+import { testCatalog } from '../support/catalog.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
 import {
@@ -56,6 +57,7 @@ async function serve(
   const log = recordingLog();
   const dashboard = createDashboard({
     db: reader.db,
+    catalog: testCatalog(),
     config: { port: 0, token: TOKEN, caps: SEED_CAPS, timezone: options.timezone ?? SEED_TIMEZONE },
     clock: fixedClock(options.clock ?? { now: () => SEED_NOW }),
     log,
@@ -140,18 +142,24 @@ describe('GET /api/usage after real turns', () => {
     expect(body.today).toEqual({
       calls: 2,
       input_tokens: 340,
+      // The second call's 100 cached tokens: a part of its 300 input tokens.
+      cached_input_tokens: 100,
       output_tokens: 54,
       tokens: 394,
       cost_usd: expect.closeTo(rows[1]!.cost_usd!, 9),
       unknown_price_calls: 1,
+      // 100 tokens at $0.40 less $0.10 per million.
+      cache_saved_usd: 0.00003,
     });
     expect(body.last_7_days).toEqual({
       calls: 3,
       input_tokens: 440,
+      cached_input_tokens: 100,
       output_tokens: 74,
       tokens: 514,
       cost_usd: expect.closeTo(rows[0]!.cost_usd! + rows[1]!.cost_usd!, 9),
       unknown_price_calls: 1,
+      cache_saved_usd: 0.00003,
     });
     expect(body.last_30_days).toEqual(body.last_7_days);
     expect(body.by_day.map((d) => [d.day, d.pack, d.calls])).toEqual([
@@ -159,7 +167,13 @@ describe('GET /api/usage after real turns', () => {
       ['2026-11-23', 'alpha', 2],
     ]);
     expect(body.by_model).toEqual([
-      expect.objectContaining({ provider: 'openai', model: 'gpt-4.1-mini', calls: 2 }),
+      expect.objectContaining({
+        provider: 'openai',
+        model: 'gpt-4.1-mini',
+        calls: 2,
+        cached_input_tokens: 100,
+        cache_saved_usd: 0.00003,
+      }),
       expect.objectContaining({ model: UNKNOWN_MODEL, calls: 1, cost_usd: null }),
     ]);
     expect(body.by_pack).toEqual([expect.objectContaining({ pack: 'alpha', calls: 3 })]);
@@ -300,6 +314,7 @@ describe('dashboard server', () => {
     const log = recordingLog();
     const second: Dashboard = createDashboard({
       db: reader.db,
+      catalog: testCatalog(),
       config: { port, token: TOKEN, caps: SEED_CAPS, timezone: SEED_TIMEZONE },
       clock: fixedClock({ now: () => SEED_NOW }),
       log,

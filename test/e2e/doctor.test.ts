@@ -174,9 +174,29 @@ describe('satchel doctor against the fakes', () => {
   it('warns, without failing, about a model with no known price', async () => {
     model.setModels('openai', ['my-local-llama', 'gpt-4.1-mini']);
     const { code, lines } = await doctor({ LLM_MODEL: 'my-local-llama' });
-    const { line } = item(lines, '!', 'no known price for openai:my-local-llama (chat)');
-    expect(line).toContain('NOT counted against QUOTA_DAILY_USD');
+    const { line, fix } = item(lines, '!', 'no known price for openai:my-local-llama (chat)');
+    const file = path.join(home, 'data', 'models.yaml');
+    expect(line).toContain('under a USD cap');
+    expect(fix).toContain(`Give it input and output prices in ${file}`);
     expect(code).toBe(0);
+  });
+
+  it("takes the owner's prices from SATCHEL_MODELS, and fails on an invalid catalog", async () => {
+    model.setModels('openai', ['my-local-llama', 'gpt-4.1-mini']);
+    const file = path.join(home, 'models.yaml');
+    writeFileSync(file, 'openai:my-local-llama: { input: 0.1, output: 0.2 }\n');
+    const priced = await doctor({ LLM_MODEL: 'my-local-llama', SATCHEL_MODELS: file });
+    item(priced.lines, '✓', `model catalog: 1 entry from ${file}`);
+    expect(priced.lines.some((l) => l.includes('no known price'))).toBe(false);
+    expect(priced.code).toBe(0);
+
+    writeFileSync(file, 'openai:my-local-llama: { input: 0.1, output: cheap }\n');
+    const broken = await doctor({ LLM_MODEL: 'my-local-llama', SATCHEL_MODELS: file });
+    item(broken.lines, '✗', `model catalog: invalid (${file})`);
+    expect(broken.lines).toContain(
+      `    - ${file} line 1: openai:my-local-llama.output must be a number (USD)`,
+    );
+    expect(broken.code).toBe(1);
   });
 
   it('stops after the configuration when it is invalid, naming the variable', async () => {

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 /**
  * `/model`, `/status` and `/usage footer` (SPEC §14), end to end through the fake Telegram:
  * a pick applies to its chat or forum topic until `/model default`; which model answers is
@@ -33,12 +36,28 @@ const inTopic = (threadId: number, text: string) =>
     text,
   });
 
+/** The owner's catalog of these tests: OpenAI chat models beside the bundled default. */
+function ownerCatalog(): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'satchel-models-')), 'models.yaml');
+  writeFileSync(
+    file,
+    [
+      'openai:gpt-4.1: { input: 2, cached_input: 0.5, output: 8, images: true }',
+      'openai:gpt-4.1-nano: { input: 0.1, cached_input: 0.025, output: 0.4, images: true }',
+      'openai:gpt-4o: { input: 2.5, cached_input: 1.25, output: 10, images: true }',
+      'openai:gpt-4o-mini: { input: 0.15, cached_input: 0.075, output: 0.6, images: true }',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
 const lastText = (chatId: number) => h.tg.texts(chatId).at(-1) ?? '';
 const lastModel = () => h.model.chatRequests().at(-1)?.body.model;
 
 describe('/model', () => {
   it('offers the configured providers’ models; a pick answers this chat until /model default', async () => {
-    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    await h.start({ SATCHEL_MODELS: ownerCatalog(), SATCHEL_PACKS: fixturePacks(['alpha']) });
     h.say('/model');
     await settled(h, 1);
     const menu = h.tg.calls('sendMessage').at(-1)!;
@@ -92,7 +111,10 @@ describe('/model', () => {
   });
 
   it("names the pack's model in /status, and it answers until the chat picks another", async () => {
-    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha'], 'model: openai:gpt-4o-mini\n') });
+    await h.start({
+      SATCHEL_MODELS: ownerCatalog(),
+      SATCHEL_PACKS: fixturePacks(['alpha'], 'model: openai:gpt-4o-mini\n'),
+    });
     h.say('/status');
     await settled(h, 1);
     expect(lastText(ALLOWED_USER)).toContain("Model: openai:gpt-4o-mini (the pack's model)");
@@ -121,7 +143,7 @@ describe('/model', () => {
   });
 
   it('applies a pick to its forum topic only', async () => {
-    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    await h.start({ SATCHEL_MODELS: ownerCatalog(), SATCHEL_PACKS: fixturePacks(['alpha']) });
     inTopic(TOPIC, '/model openai:gpt-4o');
     await settled(h, 1);
     expect(h.tg.sent(GROUP).at(-1)!.params).toMatchObject({
@@ -144,7 +166,7 @@ describe('/model', () => {
   });
 
   it('is in the command menu and /help', async () => {
-    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    await h.start({ SATCHEL_MODELS: ownerCatalog(), SATCHEL_PACKS: fixturePacks(['alpha']) });
     const menu = (await h.tg.waitForCall('setMyCommands')).params.commands as {
       command: string;
     }[];
@@ -157,7 +179,7 @@ describe('/model', () => {
 
 describe('/usage footer', () => {
   it("puts the turn's tokens and cost and today's total under each answer, above the pack badge", async () => {
-    await h.start({ SATCHEL_PACKS: FIXTURE_PACKS });
+    await h.start({ SATCHEL_MODELS: ownerCatalog(), SATCHEL_PACKS: FIXTURE_PACKS });
     h.say('/pack');
     await settled(h, 1);
     const picker = h.tg.calls('sendMessage').at(-1)!;
@@ -198,7 +220,7 @@ describe('/usage footer', () => {
   });
 
   it('is per forum topic', async () => {
-    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    await h.start({ SATCHEL_MODELS: ownerCatalog(), SATCHEL_PACKS: fixturePacks(['alpha']) });
     inTopic(TOPIC, '/usage footer on');
     await settled(h, 1);
     h.model.enqueue(

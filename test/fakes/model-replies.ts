@@ -30,6 +30,7 @@ export async function replyOpenAi(
     completion_tokens: u.output,
     total_tokens: u.input + u.output,
     prompt_tokens_details: { cached_tokens: u.cached },
+    ...(reply.usage?.cost === undefined ? {} : { cost: reply.usage.cost }),
   };
   const head = { id, created, model: rec.model, system_fingerprint: 'fake' };
 

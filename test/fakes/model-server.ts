@@ -56,8 +56,11 @@ export {
 export interface ScriptedReply {
   text?: string;
   toolCalls?: { id?: string; name: string; arguments: object | string }[];
-  /** `thoughts` (Gemini only) is sent as thoughtsTokenCount, on top of `output`. */
-  usage?: { input?: number; cached?: number; output?: number; thoughts?: number };
+  /**
+   * `thoughts` (Gemini only) is sent as thoughtsTokenCount, on top of `output`; `cost`
+   * (OpenAI-compatible only) is sent as `usage.cost`, in USD, as routers report it.
+   */
+  usage?: { input?: number; cached?: number; output?: number; thoughts?: number; cost?: number };
   status?: number;
   /** With `status`: the Retry-After header, in seconds (a 429 says 1 unless set). */
   retryAfter?: number;

@@ -6,6 +6,7 @@ import { type CoreStore, openCoreStore } from '../../src/store/client.ts';
 import { sessions } from '../../src/store/schema.ts';
 import { createCalendar } from '../../src/usage/calendar.ts';
 import { createLedger, type PaidCall, type UsageKind } from '../../src/usage/ledger.ts';
+import { testCatalog } from './catalog.ts';
 import { FakeClock } from './fake-clock.ts';
 
 /** "Now" of every seeded ledger: 2026-11-22 13:00 in Europe/Berlin. */
@@ -152,7 +153,12 @@ export const SEED_CALLS: readonly Call[] = [...EDGE_CALLS, ...DAILY_CALLS];
 /** Books SEED_CALLS through the real ledger (and the job's session) into `store`. */
 export function seedLedger(store: CoreStore, calls: readonly Call[] = SEED_CALLS): FakeClock {
   const clock = new FakeClock(SEED_NOW - 40 * DAY * 60_000);
-  const ledger = createLedger({ db: store.db, clock, calendar: createCalendar(SEED_TIMEZONE) });
+  const ledger = createLedger({
+    db: store.db,
+    clock,
+    calendar: createCalendar(SEED_TIMEZONE),
+    catalog: testCatalog(),
+  });
   store.db
     .insert(sessions)
     .values({

@@ -71,6 +71,7 @@ describe('configuration', () => {
     [{ MAX_JOBS: '0' }, 'MAX_JOBS must be a whole number ≥ 1'],
     [{ MAX_JOBS: '2.5' }, 'MAX_JOBS must be a whole number ≥ 1'],
     [{ MAX_JOBS: 'lots' }, 'MAX_JOBS must be a whole number ≥ 1'],
+    [{ UNKNOWN_PRICE: 'maybe' }, 'UNKNOWN_PRICE must be "refuse" or "allow"'],
   ])('names the variable in error %#', (override, expected) => {
     const env = { ...base, ...override } as Record<string, string>;
     expect(errorOf(env)).toContain(expected);

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { bundledCatalog } from '../../src/usage/catalog.ts';
 
 /** Whether each optional SDK has been loaded in this test file's module graph. */
 const loaded = vi.hoisted(() => ({ gemini: false, groq: false }));
@@ -25,10 +26,12 @@ describe('the provider registry', () => {
       GROQ_API_KEY: 'gsk',
     });
 
-    const models = PROVIDER_NAMES.map((provider) => createChatModel(config, provider));
+    const models = PROVIDER_NAMES.map((provider) =>
+      createChatModel(config, bundledCatalog(), provider),
+    );
     expect(models.map((m) => m.info.provider)).toEqual(PROVIDER_NAMES);
     expect(createTranscriber(config)?.info.provider).toBe('groq');
-    expect(createVisionModel(config)?.info.provider).toBe('gemini');
+    expect(createVisionModel(config, bundledCatalog())?.info.provider).toBe('gemini');
     expect(loaded).toEqual({ gemini: false, groq: false });
   });
 });

@@ -18,6 +18,7 @@ import {
   specOf,
 } from '../../src/providers/registry.ts';
 import { createVisionModel } from '../../src/providers/vision.ts';
+import { bundledCatalog } from '../../src/usage/catalog.ts';
 import { FakeModel } from '../fakes/model-server.ts';
 
 const TOKEN = '123456:ABC-def_ghi';
@@ -136,11 +137,11 @@ describe.each(PROVIDERS)('the configuration reads the registry: $name', (spec) =
 
   it('builds its chat and vision models with its defaults', () => {
     const config = configOn(spec);
-    expect(createChatModel(config, spec.name).info).toMatchObject({
+    expect(createChatModel(config, bundledCatalog(), spec.name).info).toMatchObject({
       provider: spec.name,
       model: spec.defaults.chat,
     });
-    const vision = createVisionModel(config);
+    const vision = createVisionModel(config, bundledCatalog());
     expect(vision?.info.model).toBe(spec.defaults.vision);
   });
 

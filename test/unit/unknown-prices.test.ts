@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.ts';
 import { createLogger } from '../../src/logging/logger.ts';
 import { modelsInUse } from '../../src/providers/models-in-use.ts';
+import { bundledCatalog } from '../../src/usage/catalog.ts';
 import { unpricedModels, warnUnknownPrices } from '../../src/usage/unknown-prices.ts';
+
+const catalog = bundledCatalog('/srv/satchel/models.yaml');
 
 const base = { TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi', OPENAI_API_KEY: 'sk-test' };
 
@@ -24,7 +27,7 @@ describe('models in use', () => {
       LLM_FALLBACK: 'groq:llama-3.3-70b-versatile',
       GROQ_API_KEY: 'gsk-test',
     });
-    expect(modelsInUse(config, [{ pack: 'vocab', model: 'gpt-4o' }])).toEqual([
+    expect(modelsInUse(config, catalog, [{ pack: 'vocab', model: 'gpt-4o' }])).toEqual([
       { provider: 'openai', model: 'gpt-4.1-mini', use: 'chat' },
       { provider: 'groq', model: 'llama-3.3-70b-versatile', use: 'fallback' },
       // The fallback cannot see images, so photos are described by the vision model.
@@ -36,17 +39,21 @@ describe('models in use', () => {
 
   it('leave out a pack model whose provider has no key (the chat model answers instead)', () => {
     const config = parseConfig(base);
-    expect(modelsInUse(config, [{ pack: 'journal', model: 'gemini:gemini-2.5-pro' }])).toEqual([
-      { provider: 'openai', model: 'gpt-4.1-mini', use: 'chat' },
-    ]);
+    expect(
+      modelsInUse(config, catalog, [{ pack: 'journal', model: 'gemini:gemini-2.5-pro' }]),
+    ).toEqual([{ provider: 'openai', model: 'gpt-4.1-mini', use: 'chat' }]);
   });
 });
 
 describe('the unknown-price warning', () => {
   it('names each unpriced model once, with all its uses', () => {
-    const config = parseConfig({ ...base, LLM_MODEL: 'my-local-llama', VISION_MODEL: 'gpt-4o' });
-    const unpriced = unpricedModels([
-      ...modelsInUse(config, [{ pack: 'journal', model: 'my-local-llama' }]),
+    const config = parseConfig({
+      ...base,
+      LLM_MODEL: 'my-local-llama',
+      VISION_MODEL: 'gpt-4.1-mini',
+    });
+    const unpriced = unpricedModels(catalog, [
+      ...modelsInUse(config, catalog, [{ pack: 'journal', model: 'my-local-llama' }]),
     ]);
     expect(unpriced).toEqual([
       { provider: 'openai', model: 'my-local-llama', uses: ['chat', 'pack journal'] },
@@ -61,27 +68,28 @@ describe('the unknown-price warning', () => {
       GROQ_API_KEY: 'gsk-test',
       STT_MODEL: 'distil-whisper-next',
     });
-    warnUnknownPrices(log, modelsInUse(config));
+    warnUnknownPrices(log, catalog, modelsInUse(config, catalog));
     const warnings = lines.filter((l) => l.event === 'model_price_unknown');
     expect(warnings.map((w) => [w.provider, w.model, w.uses])).toEqual([
       ['openai', 'my-local-llama', ['chat']],
       ['groq', 'distil-whisper-next', ['stt']],
     ]);
     expect(warnings[0]?.level).toBe(40);
-    expect(warnings[0]?.msg).toContain('unknown cost');
-    expect(warnings[0]?.msg).toContain('NOT counted against QUOTA_DAILY_USD');
+    expect(warnings[0]?.msg).toBe(
+      "no known price for openai:my-local-llama (chat): under a USD cap (QUOTA_DAILY_USD or a pack's daily_usd) its calls are refused. Add its price to /srv/satchel/models.yaml.",
+    );
   });
 
   it('says nothing when every model has a price', () => {
     const { log, lines } = capture();
-    expect(warnUnknownPrices(log, modelsInUse(parseConfig(base)))).toEqual([]);
+    expect(warnUnknownPrices(log, catalog, modelsInUse(parseConfig(base), catalog))).toEqual([]);
     expect(lines).toEqual([]);
   });
 
   it('prices Whisper per audio hour, so a chat-priced model used for speech is unpriced', () => {
     expect(
-      unpricedModels([
-        { provider: 'groq', model: 'whisper-large-v3', use: 'stt' },
+      unpricedModels(catalog, [
+        { provider: 'groq', model: 'whisper-large-v3-turbo', use: 'stt' },
         { provider: 'groq', model: 'llama-3.3-70b-versatile', use: 'stt' },
       ]),
     ).toEqual([{ provider: 'groq', model: 'llama-3.3-70b-versatile', uses: ['stt'] }]);

@@ -5,6 +5,7 @@ import { createLedger } from '../../src/usage/ledger.ts';
 import { shiftDay, type UsageOverview, usageOverview } from '../../src/usage/overview.ts';
 import { usageReport } from '../../src/usage/report.ts';
 import { createTotals } from '../../src/usage/totals.ts';
+import { testCatalog } from '../support/catalog.ts';
 import {
   SEED_CAPS,
   SEED_NOW,
@@ -25,6 +26,7 @@ interface Row {
   turn_id: string;
   session_id: string;
   input_tokens: number;
+  cached_input_tokens: number;
   output_tokens: number;
   cost_usd: number | null;
   price_known: number;
@@ -42,7 +44,14 @@ function seeded() {
   const rows = env.store.sqlite.prepare('SELECT * FROM usage_events ORDER BY id').all() as Row[];
   const aggregates = createUsageAggregates(env.store.db);
   const overview = (days?: number) =>
-    usageOverview({ aggregates, calendar, caps: SEED_CAPS, now: clock.now(), days });
+    usageOverview({
+      aggregates,
+      calendar,
+      caps: SEED_CAPS,
+      catalog: testCatalog(),
+      now: clock.now(),
+      days,
+    });
   return { clock, rows, aggregates, overview };
 }
 
@@ -50,10 +59,12 @@ function seeded() {
 function sumsOf(rows: Row[]): UsageSums {
   const priced = rows.filter((r) => r.price_known);
   const input = rows.reduce((n, r) => n + r.input_tokens, 0);
+  const cached = rows.reduce((n, r) => n + r.cached_input_tokens, 0);
   const output = rows.reduce((n, r) => n + r.output_tokens, 0);
   return {
     calls: rows.length,
     input_tokens: input,
+    cached_input_tokens: cached,
     output_tokens: output,
     tokens: input + output,
     cost_usd: priced.length ? priced.reduce((n, r) => n + r.cost_usd!, 0) : null,
@@ -63,8 +74,16 @@ function sumsOf(rows: Row[]): UsageSums {
 
 function expectSums(actual: UsageSums, rows: Row[]): void {
   const expected = sumsOf(rows);
-  const { calls, input_tokens, output_tokens, tokens, unknown_price_calls } = actual;
-  expect({ calls, input_tokens, output_tokens, tokens, unknown_price_calls }).toEqual({
+  const { calls, input_tokens, cached_input_tokens, output_tokens, tokens, unknown_price_calls } =
+    actual;
+  expect({
+    calls,
+    input_tokens,
+    cached_input_tokens,
+    output_tokens,
+    tokens,
+    unknown_price_calls,
+  }).toEqual({
     ...expected,
     cost_usd: undefined,
   });
@@ -195,7 +214,7 @@ describe('usage aggregates', () => {
   it('stays exact when calls are booked after the first query (incremental refresh)', () => {
     const { clock, aggregates, overview } = seeded();
     const before = overview();
-    const ledger = createLedger({ db: env.store.db, clock, calendar });
+    const ledger = createLedger({ db: env.store.db, clock, calendar, catalog: testCatalog() });
     for (const model of ['gpt-4.1', UNKNOWN_MODEL]) {
       clock.advance(60_000);
       ledger.record({
@@ -213,6 +232,7 @@ describe('usage aggregates', () => {
     expect(after.today.calls).toBe(before.today.calls + 2);
     expect(after.today.unknown_price_calls).toBe(before.today.unknown_price_calls + 1);
     const fresh = usageOverview({
+      catalog: testCatalog(),
       aggregates: createUsageAggregates(env.store.db),
       calendar,
       caps: SEED_CAPS,
@@ -221,6 +241,7 @@ describe('usage aggregates', () => {
     expect(after).toEqual(fresh);
     expect(overview(90)).toEqual(
       usageOverview({
+        catalog: testCatalog(),
         aggregates: createUsageAggregates(env.store.db),
         calendar,
         caps: SEED_CAPS,
@@ -229,6 +250,27 @@ describe('usage aggregates', () => {
       }),
     );
     expect(aggregates.recentTurns(1)[0]?.turn_id).toBe('late');
+  });
+
+  it("prices what the prompt cache saved at each model's input less its cached price", () => {
+    const { rows, overview } = seeded();
+    const o = overview();
+    const catalog = testCatalog();
+    const savedOn = (list: Row[]) =>
+      list.reduce((n, r) => {
+        const price = catalog.lookup(r.provider, r.model)?.tokens;
+        return n + (price ? (r.cached_input_tokens * (price.input - price.cachedInput)) / 1e6 : 0);
+      }, 0);
+    const today = rows.filter((r) => r.day === TODAY);
+    expect(today.some((r) => r.cached_input_tokens > 0)).toBe(true);
+    expect(o.today.cached_input_tokens).toBe(today.reduce((n, r) => n + r.cached_input_tokens, 0));
+    expect(o.today.cache_saved_usd).toBeCloseTo(savedOn(today), 9);
+    for (const m of o.by_model) {
+      const mine = rows.filter(
+        (r) => r.provider === m.provider && r.model === m.model && r.day >= shiftDay(TODAY, -29),
+      );
+      expect(m.cache_saved_usd).toBeCloseTo(savedOn(mine), 9);
+    }
   });
 
   it('gives the quota gate and /usage the same totals as the dashboard', () => {
@@ -246,13 +288,21 @@ describe('usage aggregates', () => {
   it('shows zeros and null costs on an empty ledger', () => {
     env = tempCoreStore();
     const o: UsageOverview = usageOverview({
+      catalog: testCatalog(),
       aggregates: createUsageAggregates(env.store.db),
       calendar,
       caps: { dailyTokens: 0, sessionTokens: 0, dailyUsd: 0 },
       now: SEED_NOW,
     });
-    const zero = { calls: 0, input_tokens: 0, output_tokens: 0, tokens: 0, cost_usd: null };
-    expect(o.today).toEqual({ ...zero, unknown_price_calls: 0 });
+    const zero = {
+      calls: 0,
+      input_tokens: 0,
+      cached_input_tokens: 0,
+      output_tokens: 0,
+      tokens: 0,
+      cost_usd: null,
+    };
+    expect(o.today).toEqual({ ...zero, unknown_price_calls: 0, cache_saved_usd: 0 });
     expect(o.caps.left_today).toEqual({ tokens: null, usd: null });
     expect(o.by_kind).toHaveLength(3);
     expect([o.by_day, o.by_model, o.by_pack, o.recent_turns, o.unknown_price_models]).toEqual([

@@ -7,6 +7,8 @@ import type { CliIo } from '../../src/cli/command.ts';
 import { createUsageCommand, usageCommand } from '../../src/cli/usage.ts';
 import { createDashboard } from '../../src/dashboard/server.ts';
 import { openCoreReader } from '../../src/store/read-only.ts';
+import { usd as usdText } from '../../src/usage/money.ts';
+import { TEST_MODELS_YAML, testCatalog } from '../support/catalog.ts';
 import {
   SEED_CAPS,
   SEED_NOW,
@@ -41,6 +43,8 @@ function runningHome() {
   const env = tempCoreStore();
   cleanups.push(() => env.close());
   seedLedger(env.store);
+  // The owner's catalog the seed was priced with: the cache savings use it.
+  writeFileSync(path.join(env.home, 'models.yaml'), TEST_MODELS_YAML);
   return {
     home: env.home,
     env: {
@@ -58,6 +62,7 @@ async function apiBody(home: string, query = ''): Promise<string> {
   const reader = openCoreReader(home)!;
   const dashboard = createDashboard({
     db: reader.db,
+    catalog: testCatalog(),
     config: { port: 0, token: TOKEN, caps: SEED_CAPS, timezone: SEED_TIMEZONE },
     clock,
     log: silentLog,
@@ -102,7 +107,10 @@ describe('satchel usage', () => {
       api.today.output_tokens.toLocaleString('en-US'),
       api.today.tokens.toLocaleString('en-US'),
       expect.stringMatching(/^\$0\.0441 \+ 1 unpriced$/),
+      `${Math.round((100 * api.today.cached_input_tokens) / api.today.input_tokens)}%`,
+      usdText(api.today.cache_saved_usd),
     ]);
+    expect(api.today.cached_input_tokens).toBeGreaterThan(0);
     expect(line('last 7 days')).toContain(api.last_7_days.tokens.toLocaleString('en-US'));
     expect(line('last 30 days')).toContain('$7.30 + 2 unpriced');
     expect(out).toContain(`tokens: 87,000 of 200,000 (113,000 left)`);
@@ -111,7 +119,8 @@ describe('satchel usage', () => {
     const model = out
       .split('\n')
       .filter((l) => l.trimStart().startsWith(`openai:${UNKNOWN_MODEL} `));
-    expect(model).toEqual([expect.stringMatching(/ unknown$/)]);
+    // Its cost is unknown, and so is what a cache saved on it: nothing is claimed.
+    expect(model).toEqual([expect.stringMatching(/ unknown {2,}\S+ {2,}\$0$/)]);
     expect(out).toContain('schedule');
     expect(out).toContain('Recent turns');
   });

@@ -18,6 +18,7 @@ import {
   type RecordedRequest,
   systemText,
 } from '../fakes/model-server.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 let fake: FakeModel;
 
@@ -133,6 +134,8 @@ describe('parseModelRef', () => {
   });
 });
 
+// gpt-4o and gemini-2.5-pro see images because the owner's catalog says so.
+const catalog = testCatalog();
 const env = (extra: Record<string, string>) =>
   parseConfig({ TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi', ...extra });
 
@@ -142,18 +145,22 @@ describe('createVisionModel', () => {
     ['gemini', { GEMINI_API_KEY: 'gm' }, 'gemini-2.5-flash'],
     ['groq', { GROQ_API_KEY: 'gsk' }, 'meta-llama/llama-4-scout-17b-16e-instruct'],
   ] as const)('defaults to an image-capable model of %s', (provider, keys, model) => {
-    const vision = createVisionModel(env({ LLM_PROVIDER: provider, ...keys }));
+    const vision = createVisionModel(env({ LLM_PROVIDER: provider, ...keys }), catalog);
     expect(vision?.info).toEqual({ provider, model, acceptsImages: true });
   });
 
   it('takes a bare VISION_MODEL for the chat provider', () => {
-    const vision = createVisionModel(env({ OPENAI_API_KEY: 'sk', VISION_MODEL: 'gpt-4o' }));
+    const vision = createVisionModel(
+      env({ OPENAI_API_KEY: 'sk', VISION_MODEL: 'gpt-4o' }),
+      catalog,
+    );
     expect(vision?.info).toEqual({ provider: 'openai', model: 'gpt-4o', acceptsImages: true });
   });
 
   it('takes provider:model from another provider that has a key', () => {
     const vision = createVisionModel(
       env({ OPENAI_API_KEY: 'sk', GEMINI_API_KEY: 'gm', VISION_MODEL: 'gemini:gemini-2.5-pro' }),
+      catalog,
     );
     expect(vision?.info).toEqual({
       provider: 'gemini',
@@ -163,20 +170,28 @@ describe('createVisionModel', () => {
   });
 
   it('keeps a model the catalog does not know as image-capable, and says so', () => {
-    const vision = createVisionModel(env({ OPENAI_API_KEY: 'sk', VISION_MODEL: 'llava:13b' }));
+    const vision = createVisionModel(
+      env({ OPENAI_API_KEY: 'sk', VISION_MODEL: 'llava:13b' }),
+      catalog,
+    );
     expect(vision?.info).toEqual({ provider: 'openai', model: 'llava:13b', acceptsImages: false });
   });
 
   it('is undefined when its provider has no key or base URL', () => {
     expect(
-      createVisionModel(env({ OPENAI_API_KEY: 'sk', VISION_MODEL: 'groq:some-model' })),
+      createVisionModel(env({ OPENAI_API_KEY: 'sk', VISION_MODEL: 'groq:some-model' }), catalog),
     ).toBeUndefined();
-    expect(createVisionModel(env({ LLM_PROVIDER: 'groq', GROQ_BASE_URL: fake.url }))).toBeDefined();
+    expect(
+      createVisionModel(env({ LLM_PROVIDER: 'groq', GROQ_BASE_URL: fake.url }), catalog),
+    ).toBeDefined();
   });
 
   it('describes photos through the configured provider', async () => {
     fake.enqueue({ text: 'A page with the words: Haus, Baum.' });
-    const vision = createVisionModel(env({ LLM_PROVIDER: 'groq', GROQ_BASE_URL: fake.url }));
+    const vision = createVisionModel(
+      env({ LLM_PROVIDER: 'groq', GROQ_BASE_URL: fake.url }),
+      catalog,
+    );
     if (!vision) throw new Error('expected a vision model');
     const response = await vision.complete(describeRequest([photo], 'my word list'), {
       signal: signal(),

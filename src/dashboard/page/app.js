@@ -1,7 +1,7 @@
 // The dashboard page: fetches /api/usage every 10 s while visible and draws it. Loads
 // nothing but its own modules (no CDN, no web font), so it works offline.
 import { renderChart } from './chart.js';
-import { byId, el, styled, tokens, usd } from './dom.js';
+import { byId, cached, el, styled, tokens, usd } from './dom.js';
 import { renderTables } from './tables.js';
 
 const REFRESH_MS = 10_000;
@@ -49,6 +49,9 @@ function card(title, period, extra) {
     el('h2', { textContent: title }),
     amount,
     el('div', { className: 'sub', textContent: summary }),
+    period.cached_input_tokens > 0
+      ? el('div', { className: 'sub cache', textContent: `Prompt cache: ${cached(period)}` })
+      : null,
     ...extra,
   );
 }

@@ -45,4 +45,11 @@ export function cost(row) {
 }
 
 export const tokens = (n) => integer.format(n);
+
+/** The share of input tokens the provider's prompt cache served, and what that saved. */
+export function cached(row) {
+  if (!row.input_tokens) return '–';
+  const share = Math.round((100 * row.cached_input_tokens) / row.input_tokens);
+  return `${share}% · saved ${usd(row.cache_saved_usd ?? 0)}`;
+}
 export const packName = (pack) => (pack === null ? '(no pack)' : pack);

@@ -1,9 +1,9 @@
 // The tables: by model, by pack, by kind, and the recent turns. Cost comes right after the
 // name. Each cell carries its column's name (data-label): on a phone the style sheet shows
 // every row as a card of "column  value" lines, so no column is off screen.
-import { byId, cost, el, packName, tokens } from './dom.js';
+import { byId, cached, cost, el, packName, tokens } from './dom.js';
 
-const KINDS = { llm: 'Chat model', stt: 'Speech to text', vision: 'Vision' };
+const KINDS = { llm: 'Chat model', stt: 'Speech to text', vision: 'Vision', search: 'Search' };
 
 function table(id, headers, rows, empty) {
   const head = el('tr', {}, ...headers.map((h) => el('th', { textContent: h })));
@@ -54,12 +54,13 @@ export function renderTables(data) {
   const none = `Nothing in the last ${data.days} days.`;
   table(
     'by-model',
-    ['Model', 'Cost', 'Calls', 'Tokens'],
+    ['Model', 'Cost', 'Calls', 'Tokens', 'Cached input'],
     data.by_model.map((m) => [
       named(`${m.provider}:${m.model}`, m.unknown_price_calls > 0),
       cost(m),
       tokens(m.calls),
       tokens(m.tokens),
+      cached(m),
     ]),
     none,
   );

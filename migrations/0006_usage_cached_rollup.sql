@@ -1,0 +1,2 @@
+DROP INDEX `usage_events_rollup`;--> statement-breakpoint
+CREATE INDEX `usage_events_rollup` ON `usage_events` (`day`,`pack`,`provider`,`model`,`kind`,`input_tokens`,`cached_input_tokens`,`output_tokens`,`cost_usd`,`price_known`,`audio_seconds`,`images`);
