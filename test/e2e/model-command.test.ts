@@ -1,12 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 /**
  * `/model`, `/status` and `/usage footer` (SPEC §14), end to end through the fake Telegram:
  * a pick applies to its chat or forum topic until `/model default`; which model answers is
  * that pick, else the pack's `model`, else LLM_MODEL, and `/status` names it; the footer
  * is one line under each answer in the chat that turned it on, above the pack badge.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   ALLOWED_USER,
