@@ -172,9 +172,11 @@ export function createCore(
   });
   const pipeline = createPipeline({
     runtime: { clock, log, transaction, timezone: config.timezone },
-    conversing: { router, packs, sessions },
+    conversing: { router, packs, sessions, groupReply: config.groupReply },
     delivery: {
       outbox,
+      ackReaction: config.ackReaction,
+      botMessage: (to, messageId) => outboxRepo.sentText(to, messageId),
       acks: (platform) => edges.get(platform)?.acknowledge,
       ...createChannelCalls(channelOf, outbox),
     },

@@ -18,7 +18,7 @@ const schema = z.object({
  * this chat (and topic) by the sender of the turn's message answers it.
  */
 export function createAskUserTool(
-  ctx: Pick<TurnToolContext, 'outbox' | 'address' | 'asks' | 'senderId'>,
+  ctx: Pick<TurnToolContext, 'outbox' | 'address' | 'asks' | 'senderId' | 'senderName'>,
   timeoutMs = ASK_TIMEOUT_MS,
 ) {
   return defineTool({
@@ -30,7 +30,7 @@ export function createAskUserTool(
     async run({ question, options }, signal) {
       const id = ctx.asks.newId();
       const keyboard = options.map((text, i) => [{ text, data: ctx.asks.data(id, i) }]);
-      const asked = { address: ctx.address, userId: ctx.senderId };
+      const asked = { address: ctx.address, userId: ctx.senderId, name: ctx.senderName };
       const answer = ctx.asks.wait(id, options, asked, timeoutMs, signal);
       const shown = await ctx.outbox.send(ctx.address, {
         text: question,

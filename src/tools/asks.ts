@@ -8,12 +8,16 @@ import { type Address, addressKey } from '../core/types.ts';
 export const EXPIRED = 'This question has expired.';
 /** What the presser is told when the question was asked elsewhere or of someone else. */
 export const NOT_FOR_YOU = 'This question is not for you.';
+/** What another person pressing where the question was asked is told, when the asked one has a name. */
+export const questionIsFor = (name: string) => `This question is for ${name}.`;
 
 /** Who a question was put to: the chat (and forum topic) and, when known, the user. */
 export interface Asked {
   address: Address;
   /** The sender of the turn's message; undefined when no user started the turn. */
   userId: number | undefined;
+  /** How that user is called, when known. */
+  name?: string | undefined;
 }
 
 /** Where a press came from. */
@@ -81,11 +85,17 @@ export function createAskRegistry(clock: Clock) {
       const question = pending.get(press.question);
       const option = question?.options[press.option];
       if (!question || option === undefined) return EXPIRED;
-      if (!isAsked(question.to, from)) return NOT_FOR_YOU;
+      if (!isAsked(question.to, from)) return refusal(question.to, from);
       question.settle(option);
       return undefined;
     },
   };
+}
+
+/** Someone else where it was asked hears whom it is for (SPEC §12); elsewhere, just "not for you". */
+function refusal(to: Asked, from: Press): string {
+  const here = addressKey(to.address) === addressKey(from.address);
+  return here && to.name ? questionIsFor(to.name) : NOT_FOR_YOU;
 }
 
 function isAsked(to: Asked, from: Press): boolean {

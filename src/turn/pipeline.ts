@@ -78,6 +78,9 @@ export function createPipeline(services: PipelineServices) {
     router,
     packs,
     answerButton: delivery.answerButton,
+    groupReply: conversing.groupReply,
+    botMessage: delivery.botMessage,
+    chatChange: (event) => replies.settle([event.origin]),
   });
 
   return {
