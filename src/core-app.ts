@@ -23,6 +23,7 @@ import { createRouter } from './routing/router.ts';
 import { createJobListing } from './scheduler/describe.ts';
 import { createJobEdge } from './scheduler/job-edge.ts';
 import { createScheduler } from './scheduler/scheduler.ts';
+import { createChatMoves } from './store/chat-moves.ts';
 import { type Db, openCoreStore } from './store/client.ts';
 import { createJobRepo } from './store/job-repo.ts';
 import { createOutboxRepo } from './store/outbox-repo.ts';
@@ -172,7 +173,13 @@ export function createCore(
   });
   const pipeline = createPipeline({
     runtime: { clock, log, transaction, timezone: config.timezone },
-    conversing: { router, packs, sessions, groupReply: config.groupReply },
+    conversing: {
+      router,
+      packs,
+      sessions,
+      moves: createChatMoves(store.db),
+      groupReply: config.groupReply,
+    },
     delivery: {
       outbox,
       ackReaction: config.ackReaction,

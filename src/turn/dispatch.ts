@@ -16,7 +16,7 @@ export interface DispatchDeps {
   conversations: Conversations;
   replies: Replies;
   asks: Pick<AskRegistry, 'answer'>;
-  router: Pick<Router, 'boundPack' | 'resolve'>;
+  router: Pick<Router, 'boundPack' | 'resolve' | 'unbind'>;
   packs: Pick<PackRegistry, 'byLabel'>;
   /** Answers a pressed button (stops its spinner), with a short notice when given. */
   answerButton(to: Address, callbackId: string, notice?: string): Promise<void>;
@@ -83,10 +83,21 @@ export function createDispatch(deps: DispatchDeps) {
     else conversations.submit([event]);
   }
 
-  /** A topic created or renamed with a pack's name becomes that pack's workspace. */
+  /**
+   * A topic created or renamed with a pack's name becomes that pack's workspace; one renamed
+   * so it no longer names its pack is unbound (SPEC §12).
+   */
   function topic(event: Extract<InboundEvent, { kind: 'topic' }>): void {
     const pack = deps.packs.byLabel(event.name);
-    if (
+    const bound =
+      event.address.threadId === undefined ? undefined : deps.router.boundPack(event.address);
+    if (!pack && bound !== undefined) {
+      deps.router.unbind(event.address);
+      log.info(
+        { event: 'topic_unbound', address: addressKey(event.address), pack: bound },
+        'topic renamed away from its pack',
+      );
+    } else if (
       pack &&
       event.address.threadId !== undefined &&
       deps.router.boundPack(event.address) !== pack.name

@@ -10,6 +10,7 @@ import type { StreamMode } from '../outbound/stream.ts';
 import type { Pack } from '../packs/loader.ts';
 import type { PackRegistry } from '../packs/registry.ts';
 import type { Router } from '../routing/router.ts';
+import type { ChatMoves } from '../store/chat-moves.ts';
 import type { JobRepo } from '../store/job-repo.ts';
 import type { SessionRepo } from '../store/session-repo.ts';
 import type { AskRegistry } from '../tools/asks.ts';
@@ -36,6 +37,8 @@ export interface Conversing {
   router: Router;
   packs: PackRegistry;
   sessions: Pick<SessionRepo, 'jobSession'>;
+  /** A group's own changes: topics closed, a group moved to a new chat id. */
+  moves: ChatMoves;
   /** GROUP_REPLY: in groups outside pack topics, `mention` answers only addressed messages. */
   groupReply: 'mention' | 'all';
 }

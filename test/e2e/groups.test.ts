@@ -1,7 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ALLOWED_UPDATES } from '../../src/telegram/update-supplier.ts';
 import { lastUserText, userTexts } from '../fakes/model-server.ts';
-import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
+import {
+  ALLOWED_USER,
+  FIXTURE_PACKS,
+  fixturePacks,
+  harnessPerTest,
+  settled,
+} from '../support/harness.ts';
 
 const h = harnessPerTest();
 const BOB = 222;
@@ -168,5 +174,94 @@ describe('groups (SPEC §12)', () => {
       'message_reaction',
     ]);
     expect(ALLOWED_UPDATES).toEqual(poll.params.allowed_updates);
+  });
+});
+
+describe('groups and topics that change (SPEC §12)', () => {
+  const FORUM = -100777;
+  const plantJob = (chatId: number, threadId: number | null) =>
+    h.exec(
+      `INSERT INTO jobs (id, pack, source, kind, platform, chat_id, thread_id, schedule, prompt, next_run_at, created_at)
+       VALUES ('j1', 'alpha', 'tool', 'cron', 'tg', ?, ?, '0 9 * * *', 'water the fern', ?, ?)`,
+      chatId,
+      threadId,
+      Date.now() + 3_600_000,
+      Date.now(),
+    );
+
+  it('unbinds a topic renamed away from its pack; the next prompt there gets the picker', async () => {
+    await h.start({ SATCHEL_PACKS: FIXTURE_PACKS });
+    h.tg.topicCreated({ userId: ALLOWED_USER, chatId: FORUM, threadId: 10, name: 'alpha garden' });
+    await settled(h, 1);
+    expect(h.rows('SELECT active_pack FROM conversation_routes')).toEqual([
+      { active_pack: 'alpha' },
+    ]);
+
+    h.tg.topicRenamed({ userId: ALLOWED_USER, chatId: FORUM, threadId: 10, name: 'Random' });
+    await settled(h, 2);
+    expect(h.rows('SELECT active_pack FROM conversation_routes')).toEqual([{ active_pack: null }]);
+    expect(h.logs('topic_unbound')).toHaveLength(1);
+
+    const inTopic = { chatId: FORUM, chatType: 'supergroup' as const, isForum: true, threadId: 10 };
+    h.tg.text({ userId: ALLOWED_USER, ...inTopic, text: `${BOT} hello?` });
+    const picker = await h.tg.waitForCall('sendMessage');
+    expect(picker.params).toMatchObject({
+      chat_id: FORUM,
+      message_thread_id: 10,
+      text: 'Which pack should answer here?',
+    });
+    expect(h.model.chatRequests()).toHaveLength(0);
+  });
+
+  it('pauses the jobs of a closed topic', async () => {
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    plantJob(FORUM, 10);
+    h.tg.service({ userId: ALLOWED_USER, chatId: FORUM, threadId: 10, closed: true });
+    await settled(h, 1);
+    expect(h.rows('SELECT enabled FROM jobs')).toEqual([{ enabled: 0 }]);
+    expect(h.logs('topic_closed')[0]).toMatchObject({ pausedJobs: 1 });
+    expect(h.tg.calls('sendMessage')).toHaveLength(0);
+  });
+
+  it('carries bindings, sessions and jobs over when a group migrates to a supergroup', async () => {
+    const OLD = -4242;
+    const NEW = -1004242;
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    h.model.setDefault((req) => ({ text: `re: ${lastUserText(req)}` }));
+    h.tg.text({
+      userId: ALLOWED_USER,
+      chatId: OLD,
+      chatType: 'group',
+      text: `${BOT} my fern is Bob`,
+    });
+    await settled(h, 1);
+    plantJob(OLD, null);
+
+    h.tg.service({ userId: ALLOWED_USER, chatId: OLD, migrateTo: NEW });
+    await settled(h, 2);
+    h.tg.text({
+      userId: ALLOWED_USER,
+      chatId: NEW,
+      chatType: 'supergroup',
+      text: `${BOT} who is Bob?`,
+    });
+    await settled(h, 3);
+
+    // The same session goes on in the new chat: the model sees the earlier message.
+    expect(userTexts(h.model.chatRequests()[1]!)).toEqual([
+      `User: ${BOT} my fern is Bob`,
+      `User: ${BOT} who is Bob?`,
+    ]);
+    expect(h.rows('SELECT address, chat_id, active_pack FROM conversation_routes')).toEqual([
+      { address: `tg:${NEW}`, chat_id: NEW, active_pack: 'alpha' },
+    ]);
+    expect(h.rows('SELECT key FROM sessions')).toEqual([{ key: `tg:${NEW}:alpha` }]);
+    // The planted job and the pack's manifest job both deliver to the new chat now.
+    expect(h.rows('SELECT id, chat_id FROM jobs WHERE chat_id = ?', OLD)).toEqual([]);
+    expect(h.rows("SELECT chat_id FROM jobs WHERE id = 'j1'")).toEqual([{ chat_id: NEW }]);
+    expect(h.rows("SELECT manifest_key FROM jobs WHERE source = 'manifest'")).toEqual([
+      { manifest_key: `alpha:water-check:tg:${NEW}` },
+    ]);
+    expect(h.logs('chat_moved')).toHaveLength(1);
   });
 });

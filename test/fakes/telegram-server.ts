@@ -134,6 +134,7 @@ export class FakeTelegram {
   readonly text: UserMessages['text'] = (o) => this.userMessages.text(o);
   readonly callback: UserMessages['callback'] = (o) => this.userMessages.callback(o);
   readonly editedText: UserMessages['editedText'] = (o) => this.userMessages.editedText(o);
+  readonly topicRenamed: UserMessages['topicRenamed'] = (o) => this.userMessages.topicRenamed(o);
   readonly reaction: UserMessages['reaction'] = (o) => this.userMessages.reaction(o);
   readonly service: UserMessages['service'] = (o) => this.userMessages.service(o);
   /** Gives a user a first name for their later updates (default "User"). */

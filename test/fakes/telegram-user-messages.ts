@@ -95,7 +95,12 @@ export class UserMessages {
     const message: Record<string, unknown> = {
       message_id: 900_000 + this.nextCallbackId++,
       from: this.chats.from(o.userId),
-      chat: this.chats.chat(chatId, o.userId),
+      chat: this.chats.chat(
+        chatId,
+        o.userId,
+        undefined,
+        o.threadId === undefined ? undefined : true,
+      ),
       date: unixNow(),
       ...(o.threadId === undefined ? {} : thread(o.threadId)),
     };
@@ -130,6 +135,19 @@ export class UserMessages {
       forum_topic_created: { name: o.name, icon_color: ICON_COLOR },
     };
     this.chats.keepUserMessage(message);
+    return this.updates.pushUpdate({ message });
+  }
+
+  /** A forum topic renamed (`forum_topic_edited`), as a service message in the topic. */
+  topicRenamed(o: { userId: number; chatId: number; threadId: number; name: string }): number {
+    const message = {
+      message_id: 800_000 + this.nextCallbackId++,
+      from: this.chats.from(o.userId),
+      chat: this.chats.chat(o.chatId, o.userId, 'supergroup', true),
+      date: unixNow(),
+      ...thread(o.threadId),
+      forum_topic_edited: { name: o.name },
+    };
     return this.updates.pushUpdate({ message });
   }
 
