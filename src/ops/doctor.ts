@@ -65,7 +65,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
       'Set QUOTA_DAILY_TOKENS to bound it, or use a model with a known price.',
     ),
   );
-  checks.push(token, ...providers, ...prices, ...packs.checks, checkDatabase(config), port);
+  checks.push(...token, ...providers, ...prices, ...packs.checks, checkDatabase(config), port);
   return checks;
 }
 
