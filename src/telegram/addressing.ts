@@ -3,7 +3,7 @@ import type { WireMessage } from './update-schema.ts';
 /**
  * Who the bot is, as getMe tells it: its user id (also the token's first part) and its
  * username, which mentions and addressed commands name. Before getMe has answered (a replay
- * at start) the username is unknown.
+ * at start) the username is unknown: then every mention and every command counts as the bot's.
  */
 export interface BotIdentity {
   id: number;
@@ -44,7 +44,10 @@ export function isAddressed(message: WireMessage, bot: BotIdentity | undefined):
   for (const entity of entities ?? []) {
     if (entity.type === 'bot_command' && entity.offset === 0) return true;
     if (entity.type === 'text_mention' && entity.user?.id === bot.id) return true;
-    if (entity.type === 'mention' && bot.username !== undefined) {
+    if (entity.type === 'mention') {
+      // Before getMe (a replay at start) any mention may be the bot's: answering one too
+      // many after a crash beats losing a message that was meant for it.
+      if (bot.username === undefined) return true;
       const name = text.slice(entity.offset + 1, entity.offset + entity.length);
       if (name.toLowerCase() === bot.username.toLowerCase()) return true;
     }

@@ -63,8 +63,8 @@ export function createConsumer(deps: ConsumerDeps) {
 }
 
 /**
- * Who the bot is now. A replay at start comes before getMe: mentions by username are not
- * recognised then (replies to the bot, text mentions and commands are).
+ * Who the bot is now. A replay at start comes before getMe: its username is not known then,
+ * and any mention or command is taken as the bot's (see addressing.ts).
  */
 function identity(bot: ConsumerDeps['bot']): BotIdentity | undefined {
   if (!bot) return undefined;

@@ -15,7 +15,7 @@ import type { SessionRow } from '../store/session-repo.ts';
 import { createToolRunner, packTools } from '../tools/registry.ts';
 import type { PackCaps } from '../usage/quota.ts';
 import type { Note } from './conversations.ts';
-import { noteInputs, turnInputs } from './inputs.ts';
+import { noteInputs, sourceKey, turnInputs } from './inputs.ts';
 import type { Replies } from './replies.ts';
 import type { Conversing, Delivery, Runtime, Turns } from './services.ts';
 
@@ -160,7 +160,14 @@ function startLive(services: ChatTurnServices, turn: ChatTurn, routed: Routed): 
   const mode: StreamMode = turn.job ? 'none' : streamMode(to, turn.events[0]!.chatType);
   return {
     mode,
-    stream: createStream({ outbox, clock, to, mode }),
+    // Keyed by the turn's first message, so a replay after a crash takes over what it showed.
+    stream: createStream({
+      outbox,
+      clock,
+      to,
+      mode,
+      ...(turn.job ? {} : { key: sourceKey(turn.events[0]!) }),
+    }),
     stopTyping: turn.job ? () => undefined : keepTyping(outbox, clock, to),
   };
 }
