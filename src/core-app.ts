@@ -24,6 +24,7 @@ import { createRouter } from './routing/router.ts';
 import { createJobListing } from './scheduler/describe.ts';
 import { createJobEdge } from './scheduler/job-edge.ts';
 import { createScheduler } from './scheduler/scheduler.ts';
+import { createChatMoves } from './store/chat-moves.ts';
 import { type Db, openCoreStore } from './store/client.ts';
 import { createJobRepo } from './store/job-repo.ts';
 import { createOutboxRepo } from './store/outbox-repo.ts';
@@ -206,9 +207,17 @@ export function createCore(
   });
   const pipeline = createPipeline({
     runtime: { clock, log, transaction, timezone: config.timezone },
-    conversing: { router, packs, sessions },
+    conversing: {
+      router,
+      packs,
+      sessions,
+      moves: createChatMoves(store.db),
+      groupReply: config.groupReply,
+    },
     delivery: {
       outbox,
+      ackReaction: config.ackReaction,
+      botMessage: (to, messageId) => outboxRepo.sentText(to, messageId),
       acks: (platform) => edges.get(platform)?.acknowledge,
       ...createChannelCalls(channelOf, outbox),
     },

@@ -36,6 +36,10 @@ export interface CoreConfig {
   sttModel: string;
   visionModel: string | undefined;
   batchWindowMs: number;
+  /** GROUP_REPLY: in groups outside pack topics, answer only messages addressed to the bot. */
+  groupReply: 'mention' | 'all';
+  /** ACK_REACTION: the reaction on a message while its turn runs; '' = none. */
+  ackReaction: string;
   quota: { dailyTokens: number; sessionTokens: number; dailyUsd: number };
   /** The owner's model catalog (SATCHEL_MODELS) and what a USD cap does with unpriced models. */
   models: {
@@ -127,6 +131,8 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
     sttModel: e.STT_MODEL,
     visionModel: e.VISION_MODEL,
     batchWindowMs: e.BATCH_WINDOW_MS,
+    groupReply: e.GROUP_REPLY,
+    ackReaction: e.ACK_REACTION,
     quota: {
       dailyTokens: e.QUOTA_DAILY_TOKENS,
       sessionTokens: e.QUOTA_SESSION_TOKENS,

@@ -125,6 +125,16 @@ const coreVars = {
   STT_MODEL: optionalText.transform((v) => v ?? defaultSttModel ?? ''),
   VISION_MODEL: optionalText,
   BATCH_WINDOW_MS: intFrom('BATCH_WINDOW_MS', 0, 800),
+  GROUP_REPLY: optionalText
+    .pipe(
+      z.enum(['mention', 'all'], { error: 'GROUP_REPLY must be "mention" or "all"' }).optional(),
+    )
+    .transform((v) => v ?? 'mention'),
+  // Set but empty turns the reaction off, so unset and empty differ here.
+  ACK_REACTION: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined ? '👀' : v.trim())),
   QUOTA_DAILY_TOKENS: intFrom('QUOTA_DAILY_TOKENS', 0, 2_000_000),
   QUOTA_SESSION_TOKENS: intFrom('QUOTA_SESSION_TOKENS', 0, 500_000),
   QUOTA_DAILY_USD: numberFrom('QUOTA_DAILY_USD', 0),

@@ -198,6 +198,11 @@ export interface Channel {
    * topics. Without it the channel has no topics.
    */
   createTopic?(chatId: number, name: string): Promise<{ threadId: number }>;
+  /**
+   * Shows `emoji` as the bot's reaction on a message, or removes it (undefined). Without it
+   * no acknowledgement is shown.
+   */
+  setReaction?(to: Address, messageId: number, emoji: string | undefined): Promise<void>;
 }
 
 /** What the user said, one input per message: stored once under `sourceKey`. */

@@ -31,6 +31,14 @@ export interface InboundMeta {
   isForum?: boolean;
   /** The text of the message this one replies to (trimmed), when it is a reply. */
   quote?: string;
+  /**
+   * The message speaks to the bot (mentions it, replies to it, or is a command for it). Set by
+   * edges where people talk among themselves (groups); in groups an event without it is a
+   * prompt only where every message is (GROUP_REPLY=all, a pack's topic).
+   */
+  addressed?: boolean;
+  /** How the sender is called (shown to the model in groups, and in "this question is for …"). */
+  senderName?: string;
 }
 
 export interface FileRef {
@@ -68,6 +76,16 @@ export type InboundPayload =
   /** Something satchel cannot take in (a video, a video note, a GIF): `what` names it. */
   | { kind: 'unsupported'; what: string }
   | { kind: 'topic'; name: string }
+  /**
+   * A group or its topic changed: a topic closed or reopened, a group that moved to a new
+   * chat id (`movedTo`: the same conversations go on there).
+   */
+  | { kind: 'chat_change'; change: 'topic_closed' | 'topic_reopened' | 'moved'; movedTo?: number }
+  /**
+   * A reaction put on one of the bot's messages (`messageId`): never a turn of its own, it
+   * joins the conversation's next turn as a short note.
+   */
+  | { kind: 'reaction'; emoji: string }
   /** A scheduled job's run (origin `job`): its own session, nothing streamed. */
   | { kind: 'job'; job: JobRun };
 

@@ -72,7 +72,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     ),
   );
   checks.push(
-    token,
+    ...token,
     ...providers,
     ...search,
     ...prices,

@@ -26,6 +26,17 @@ export function createChannelCalls(
       await outbox.callOptional(chat, 'answerCallback', () => answer(callbackId, notice));
     },
 
+    /**
+     * Sets (or with undefined, removes) the bot's reaction on a message: best effort, once,
+     * never rejects, and nobody waits for it.
+     */
+    async react(to: Address, messageId: number, emoji: string | undefined): Promise<void> {
+      const channel = channelOf(to.platform);
+      const set = channel?.setReaction?.bind(channel);
+      if (!set) return;
+      await outbox.callOptional(to, 'setReaction', () => set(to, messageId, emoji));
+    },
+
     topics(to: Address): ((name: string) => Promise<{ threadId: number }>) | undefined {
       const channel = channelOf(to.platform);
       const create = channel?.createTopic?.bind(channel);

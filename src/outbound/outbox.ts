@@ -222,6 +222,16 @@ export function createOutbox(deps: OutboxDeps) {
     writeParts,
     writePayload,
 
+    /**
+     * Records a message a stream showed, under the turn's `key`, so a turn replayed after a
+     * crash edits it instead of sending its answer again (SPEC §12).
+     */
+    recordStreamed: (to: Address, key: string, messageId: number, part: TextPart): void =>
+      repo.recordStreamed(to, key, part, messageId, clock.now()),
+
+    /** The messages a stream under `key` showed in `to` before (a crashed run of the turn). */
+    streamed: (to: Address, key: string) => repo.streamed(to, key),
+
     /** Writes an edit of a sent message to `part` (used to finish a streamed message). */
     writeEdit: (to: Address, messageId: number, part: TextPart): number =>
       insert(to, { kind: 'edit', messageId, part }),

@@ -1,4 +1,4 @@
-import type { OutboundText, Renderer } from '../core/ports.ts';
+import type { OutboundText, Renderer, TextPart } from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
 import type { OutboxRepo } from '../store/outbox-repo.ts';
 import {
@@ -62,6 +62,9 @@ export function createOutboxes(deps: OutboxesDeps) {
     /** The channel's id of the message a row became; undefined until it is sent. */
     messageIdOf: (rowId: number): number | undefined =>
       deps.repo.get(rowId)?.messageId ?? undefined,
+    recordStreamed: (to: Address, key: string, messageId: number, part: TextPart) =>
+      of(to).recordStreamed(to, key, messageId, part),
+    streamed: (to: Address, key: string) => of(to).streamed(to, key),
     send: (to: Address, message: Parameters<ChannelOutbox['send']>[1], options?: DispatchOptions) =>
       of(to).send(to, message, options),
     chatAction: (to: Address, action: Parameters<ChannelOutbox['chatAction']>[1]) =>

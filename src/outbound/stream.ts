@@ -31,6 +31,11 @@ export interface StreamOptions {
   mode: StreamMode;
   /** At most one update per this many ms (edits: once per second per chat). */
   intervalMs?: number;
+  /**
+   * The turn's own key (`edit` mode): each message shown is recorded under it, and messages
+   * an earlier, crashed run of the same turn showed are taken over and edited.
+   */
+  key?: string;
 }
 
 interface Shown {
@@ -50,7 +55,8 @@ export function createStream(options: StreamOptions) {
   const { outbox, clock, to, mode } = options;
   const intervalMs = options.intervalMs ?? 1000;
   const draftId = randomInt(1, 2 ** 31 - 1);
-  const shown: Shown[] = [];
+  const { key } = options;
+  const shown: Shown[] = mode === 'edit' && key !== undefined ? outbox.streamed(to, key) : [];
   let text = '';
   let lastDraft = '';
   let timer: TimerHandle | undefined;
@@ -94,6 +100,7 @@ export function createStream(options: StreamOptions) {
       const messageId = await outbox.sendLive(to, part);
       if (messageId === undefined) return;
       shown.push({ messageId, text: part.text });
+      if (key !== undefined) outbox.recordStreamed(to, key, messageId, part);
     }
   }
 

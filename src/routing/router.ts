@@ -125,6 +125,14 @@ export function createRouter(deps: {
         );
     },
 
+    /**
+     * Frees a conversation from its pack (a topic renamed away from it): the next prompt
+     * there finds its pack again, or gets the picker. Its sessions stay.
+     */
+    unbind(address: Address): void {
+      sessions.saveRoute(address, { activePack: null, sessionId: null }, clock.now());
+    },
+
     /** The session for `address` with `pack` active, binding the route to it. */
     resolve(address: Address, pack: string): Route {
       const key = sessionKey(address, pack);

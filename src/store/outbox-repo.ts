@@ -1,4 +1,4 @@
-import { and, asc, eq, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, ne, sql } from 'drizzle-orm';
 import type { Address } from '../core/types.ts';
 import type { Db } from './client.ts';
 import { outbox } from './schema.ts';
@@ -42,6 +42,76 @@ export function createOutboxRepo(db: Db) {
         })
         .where(eq(outbox.id, id))
         .run();
+    },
+
+    /**
+     * Records a streamed message the channel already shows (sent, with its id), under the
+     * turn's `stream` key: after a crash the replayed turn finds it and edits it.
+     */
+    recordStreamed(to: Address, stream: string, part: unknown, messageId: number, now: number) {
+      db.insert(outbox)
+        .values({
+          channel: to.platform,
+          chatId: to.chatId,
+          threadId: to.threadId ?? null,
+          kind: 'text',
+          payload: JSON.stringify({ kind: 'text', part, stream }),
+          status: 'sent',
+          messageId,
+          createdAt: now,
+          sentAt: now,
+        })
+        .run();
+    },
+
+    /** The messages streamed under `stream` in `to`, in the order they were shown. */
+    streamed(to: Address, stream: string): { messageId: number; text: string }[] {
+      const rows = db
+        .select()
+        .from(outbox)
+        .where(
+          and(
+            eq(outbox.channel, to.platform),
+            eq(outbox.chatId, to.chatId),
+            sql`json_extract(${outbox.payload}, '$.stream') = ${stream}`,
+          ),
+        )
+        .orderBy(asc(outbox.id))
+        .all();
+      return rows.flatMap((row) => {
+        const part = (JSON.parse(row.payload) as { part?: { text?: unknown } }).part;
+        return row.messageId !== null && typeof part?.text === 'string'
+          ? [{ messageId: row.messageId, text: part.text }]
+          : [];
+      });
+    },
+
+    /**
+     * What the bot last showed in message `messageId` of a chat (its latest sent or edit
+     * row), with the row's topic; undefined when the outbox never sent it.
+     */
+    sentText(
+      to: Pick<Address, 'platform' | 'chatId'>,
+      messageId: number,
+    ): { text: string; threadId: number | undefined } | undefined {
+      const rows = db
+        .select()
+        .from(outbox)
+        .where(
+          and(
+            eq(outbox.channel, to.platform),
+            eq(outbox.chatId, to.chatId),
+            eq(outbox.messageId, messageId),
+            eq(outbox.status, 'sent'),
+          ),
+        )
+        .orderBy(desc(outbox.id))
+        .limit(1)
+        .all();
+      const row = rows[0];
+      const part = row && (JSON.parse(row.payload) as { part?: { plain?: unknown } }).part;
+      if (!row || typeof part?.plain !== 'string') return undefined;
+      return { text: part.plain, threadId: row.threadId ?? undefined };
     },
 
     /** Unsent rows of one channel, in the order they were written. */

@@ -98,6 +98,12 @@ export function createTelegramChannel(
         const topic = await api.createForumTopic(chatId, name);
         return { threadId: topic.message_thread_id };
       }),
+    setReaction: (to, messageId, emoji) =>
+      guarded('setMessageReaction', async () => {
+        const reaction = emoji === undefined ? [] : [{ type: 'emoji' as const, emoji }];
+        // Telegram takes only emoji from its own list; the configured one is passed as is.
+        await api.setMessageReaction(to.chatId, messageId, reaction as never);
+      }),
   };
 
   async function sendMedia(to: Address, media: MediaMessage, extra: object) {

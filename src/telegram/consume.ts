@@ -1,12 +1,16 @@
+import type { Bot } from 'grammy';
 import { nextTask } from '../core/background.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
 import type { InboundEvent } from '../core/types.ts';
 import type { InboxRepo } from '../store/inbox-repo.ts';
+import { type BotIdentity, botIdFromToken } from './addressing.ts';
 import { translateParsed } from './translate.ts';
 import { parseUpdate } from './update-schema.ts';
 
 export interface ConsumerDeps {
+  /** The bot: its token says its id, and once getMe answered, its username. */
+  bot?: Pick<Bot, 'token' | 'isInited' | 'botInfo'>;
   inbox: InboxRepo;
   clock: Clock;
   log: Logger;
@@ -45,7 +49,7 @@ export function createConsumer(deps: ConsumerDeps) {
       return;
     }
     try {
-      const event = translateParsed(parsed.update, clock.now());
+      const event = translateParsed(parsed.update, clock.now(), identity(deps.bot));
       if (event) deps.onEvent(event);
       else {
         // A kind satchel does not handle (a poll, an edited photo): nothing to answer.
@@ -55,5 +59,17 @@ export function createConsumer(deps: ConsumerDeps) {
     } catch (error) {
       log.error({ event: 'tg_update_failed', updateId, err: error }, 'update handler failed');
     }
+  };
+}
+
+/**
+ * Who the bot is now. A replay at start comes before getMe: its username is not known then,
+ * and any mention or command is taken as the bot's (see addressing.ts).
+ */
+function identity(bot: ConsumerDeps['bot']): BotIdentity | undefined {
+  if (!bot) return undefined;
+  return {
+    id: botIdFromToken(bot.token),
+    username: bot.isInited() ? bot.botInfo.username : undefined,
   };
 }

@@ -29,6 +29,8 @@ export function createTelegramGate(deps: {
 }) {
   const allowlist = createAllowlist(deps.allowedUserIds, deps.clock);
   return (event: InboundEvent): Verdict => {
+    // A group's own changes (a topic closed, a migration) are facts about the chat, not prompts.
+    if (event.kind === 'chat_change') return 'allow';
     const decision = allowlist.check(event);
     if (decision === 'allow') return 'allow';
     deps.log.warn(
@@ -40,7 +42,7 @@ export function createTelegramGate(deps: {
       },
       'sender not on the allowlist',
     );
-    return decision === 'deny-and-reply'
+    return decision === 'deny-and-reply' && event.kind !== 'reaction'
       ? { deny: true, reply: plain(notAuthorized(event.senderId)) }
       : { deny: true };
   };

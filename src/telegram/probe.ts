@@ -3,7 +3,14 @@ import { failureCause } from './errors.ts';
 
 /** What `getMe` said about the token, in terms an operator acts on. */
 export type TokenProbe =
-  | { ok: true; username: string; id: number; webhookUrl: string | undefined }
+  | {
+      ok: true;
+      username: string;
+      id: number;
+      webhookUrl: string | undefined;
+      /** Privacy mode is off: the bot sees every group message, not only those for it. */
+      readsAllGroupMessages: boolean;
+    }
   | { ok: false; problem: string; fix: string };
 
 /**
@@ -21,7 +28,13 @@ export async function probeToken(options: {
     const signal = options.signal as Parameters<Api['getMe']>[0];
     const me = await api.getMe(signal);
     const info = await api.getWebhookInfo(signal);
-    return { ok: true, username: me.username, id: me.id, webhookUrl: info.url || undefined };
+    return {
+      ok: true,
+      username: me.username,
+      id: me.id,
+      webhookUrl: info.url || undefined,
+      readsAllGroupMessages: me.can_read_all_group_messages === true,
+    };
   } catch (error) {
     return failed(error, options);
   }

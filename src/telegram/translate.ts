@@ -6,7 +6,15 @@ import type {
   InboundMeta,
   InboundPayload,
 } from '../core/types.ts';
+import {
+  type BotIdentity,
+  commandTarget,
+  isAddressed,
+  isForAnotherBot,
+  nameOf,
+} from './addressing.ts';
 import { TELEGRAM_PLATFORM } from './channel.ts';
+import { chatChangeOf, reactionOf } from './translate-chat.ts';
 import { parseUpdate, type WireMessage, type WireUpdate } from './update-schema.ts';
 
 /** The longest quote (in UTF-16 units, ellipsis included) an event carries. */
@@ -18,40 +26,68 @@ export const QUOTE_MAX_CHARS = 1000;
  * ingress reports and settles before they get here). Never throws, whatever the input:
  * the update is checked against its schema first, and only checked fields are read.
  */
-export function translateUpdate(update: unknown, receivedAt: number): InboundEvent | undefined {
+export function translateUpdate(
+  update: unknown,
+  receivedAt: number,
+  bot?: BotIdentity,
+): InboundEvent | undefined {
   const parsed = parseUpdate(update);
-  return parsed.ok ? translateParsed(parsed.update, receivedAt) : undefined;
+  return parsed.ok ? translateParsed(parsed.update, receivedAt, bot) : undefined;
 }
 
-/** translateUpdate for an update already checked against its schema (`parseUpdate`). */
-export function translateParsed(update: WireUpdate, receivedAt: number): InboundEvent | undefined {
+/**
+ * translateUpdate for an update already checked against its schema (`parseUpdate`). With
+ * `bot` (who the bot is), group messages say whether they are addressed to it, and commands
+ * addressed to another bot are dropped (undefined).
+ */
+export function translateParsed(
+  update: WireUpdate,
+  receivedAt: number,
+  bot?: BotIdentity,
+): InboundEvent | undefined {
   const { update_id: updateId, callback_query: q, edited_message: edited, message } = update;
   if (q) {
     if (!q.message || q.data === undefined) return undefined;
-    const meta = metaOf(updateId, q.message, q.from.id, receivedAt);
+    const meta = metaOf(updateId, q.message, q.from, receivedAt);
     return { ...meta, kind: 'callback', callbackId: q.id, data: q.data };
   }
+  if (update.message_reaction) return reactionOf(update.message_reaction, updateId, receivedAt);
   // Only an edited text counts; a changed caption or swapped media is ignored.
   if (edited) {
     if (!edited.from || edited.text === undefined) return undefined;
     return {
-      ...metaOf(updateId, edited, edited.from.id, receivedAt),
+      ...metaOf(updateId, edited, edited.from, receivedAt),
+      ...addressedOf(edited, bot),
       ...quoteOf(edited),
       kind: 'edited',
       text: edited.text,
     };
   }
-  if (!message?.from) return undefined;
+  if (!message) return undefined;
+  const change = chatChangeOf(message);
+  if (change) return { ...metaOf(updateId, message, message.from, receivedAt), ...change };
+  if (!message.from) return undefined;
   const payload = payloadOf(message, updateId);
   if (!payload) return undefined;
+  if (payload.kind === 'command' && isForAnotherBot(payload.target, bot)) return undefined;
+  const { target: _, ...rest } = payload;
   return {
-    ...metaOf(updateId, message, message.from.id, receivedAt),
+    ...metaOf(updateId, message, message.from, receivedAt),
+    ...addressedOf(message, bot),
     ...quoteOf(message),
-    ...payload,
+    ...(rest as InboundPayload),
   };
 }
 
-function payloadOf(message: WireMessage, updateId: number): InboundPayload | undefined {
+/** In groups, whether the message speaks to the bot (SPEC §12); private chats always do. */
+function addressedOf(message: WireMessage, bot: BotIdentity | undefined): { addressed?: boolean } {
+  return message.chat.type === 'private' ? {} : { addressed: isAddressed(message, bot) };
+}
+
+/** A payload, and for a command the bot it names (`/help@bot`), read then dropped. */
+type Parsed = InboundPayload & { target?: string };
+
+function payloadOf(message: WireMessage, updateId: number): Parsed | undefined {
   if (message.text !== undefined) return textOrCommand(message.text, message.entities?.[0]);
   const topic = message.forum_topic_created ?? message.forum_topic_edited;
   if (topic) return { kind: 'topic', name: topic.name };
@@ -164,12 +200,18 @@ function fileRef(file: { file_id: string; file_size?: number | undefined }): Fil
 
 function textOrCommand(
   text: string,
-  entity: { type: string; offset: number; length: number } | undefined,
-): InboundPayload {
+  entity: NonNullable<WireMessage['entities']>[number] | undefined,
+): Parsed {
   if (entity?.type === 'bot_command' && entity.offset === 0) {
-    // "/help@satchel_bot args" → command "help", args "args".
+    // "/help@satchel_bot args" → command "help", args "args", target "satchel_bot".
     const command = (text.slice(1, entity.length).split('@')[0] ?? '').toLowerCase();
-    return { kind: 'command', command, args: text.slice(entity.length).trim() };
+    const target = commandTarget(text, entity);
+    return {
+      kind: 'command',
+      command,
+      args: text.slice(entity.length).trim(),
+      ...(target === undefined ? {} : { target }),
+    };
   }
   return { kind: 'text', text };
 }
@@ -206,19 +248,24 @@ function cut(text: string, max: number): string {
   return `${text.slice(0, end).trimEnd()}…`;
 }
 
+type Sender = NonNullable<WireMessage['from']>;
+
 function metaOf(
   updateId: number,
   message: WireMessage,
-  senderId: number,
+  from: Sender | undefined,
   receivedAt: number,
 ): InboundMeta {
   const address = addressOf(message);
   const topicName = address.threadId === undefined ? undefined : topicNameOf(message);
+  const senderName = from ? nameOf(from) : undefined;
   return {
     origin: { platform: TELEGRAM_PLATFORM, keys: [`update:${updateId}`] },
     address,
     chatType: message.chat.type as ChatType,
-    senderId,
+    // A service message without a sender (a group's migration) is from nobody: id 0.
+    senderId: from?.id ?? 0,
+    ...(senderName === undefined ? {} : { senderName }),
     messageId: message.message_id,
     receivedAt,
     ...(topicName === undefined ? {} : { topicName }),

@@ -11,7 +11,12 @@ const int = z.int();
 /** An optional field that reads as absent when it has the wrong type. */
 const lenient = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
 
-const user = z.looseObject({ id: int });
+const user = z.looseObject({
+  id: int,
+  first_name: lenient(z.string()),
+  last_name: lenient(z.string()),
+  username: lenient(z.string()),
+});
 
 const chat = z.looseObject({
   id: int,
@@ -67,11 +72,18 @@ const contact = z.looseObject({
 
 const topic = z.looseObject({ name: z.string() });
 
-const entity = z.looseObject({ type: z.string(), offset: int, length: int });
+const entity = z.looseObject({
+  type: z.string(),
+  offset: int,
+  length: int,
+  // A `text_mention` names its user (one without a username).
+  user: lenient(z.looseObject({ id: int })),
+});
 
 /** The message a reply answers: what it said, or the forum topic it opened. */
 const repliedTo = z.looseObject({
   message_id: lenient(int),
+  from: lenient(z.looseObject({ id: int })),
   text: lenient(z.string()),
   caption: lenient(z.string()),
   forum_topic_created: lenient(topic),
@@ -86,6 +98,7 @@ const message = z.looseObject({
   text: lenient(z.string()),
   entities: lenient(z.array(entity)),
   caption: lenient(z.string()),
+  caption_entities: lenient(z.array(entity)),
   media_group_id: lenient(z.string()),
   voice: lenient(media),
   audio: lenient(media),
@@ -100,6 +113,9 @@ const message = z.looseObject({
   contact: lenient(contact),
   forum_topic_created: lenient(topic),
   forum_topic_edited: lenient(topic),
+  forum_topic_closed: lenient(z.looseObject({})),
+  forum_topic_reopened: lenient(z.looseObject({})),
+  migrate_to_chat_id: lenient(int),
   reply_to_message: lenient(repliedTo),
   // The part of the replied-to message the user selected (also for replies to other chats).
   quote: lenient(z.looseObject({ text: z.string() })),
@@ -113,15 +129,28 @@ const callbackQuery = z.looseObject({
   data: lenient(z.string()),
 });
 
+/** An emoji reaction; custom emoji and paid reactions carry no emoji. */
+const reactionType = z.looseObject({ type: z.string(), emoji: lenient(z.string()) });
+
+/** A user changed their reaction to a message (only the new reactions are read). */
+const messageReaction = z.looseObject({
+  chat,
+  message_id: int,
+  user: lenient(user),
+  new_reaction: lenient(z.array(reactionType)),
+});
+
 const updateSchema = z.looseObject({
   update_id: int,
   message: message.optional(),
   edited_message: message.optional(),
   callback_query: callbackQuery.optional(),
+  message_reaction: messageReaction.optional(),
 });
 
 export type WireUpdate = z.infer<typeof updateSchema>;
 export type WireMessage = z.infer<typeof message>;
+export type WireReaction = z.infer<typeof messageReaction>;
 
 export type ParsedUpdate = { ok: true; update: WireUpdate } | { ok: false; problem: string };
 

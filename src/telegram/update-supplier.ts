@@ -14,7 +14,12 @@ const POLL_TIMEOUT_SEC = 30;
 const ANSWER_SLACK_MS = 15_000;
 const STORAGE_BACKOFF = { initialDelayMs: 500, maxDelayMs: 30_000 };
 /** The update kinds satchel asks Telegram for (long polling and the webhook alike). */
-export const ALLOWED_UPDATES = ['message', 'edited_message', 'callback_query'] as const;
+export const ALLOWED_UPDATES = [
+  'message',
+  'edited_message',
+  'callback_query',
+  'message_reaction',
+] as const;
 
 /** The part of the runner's AbortSignal (a polyfill) the supplier uses. */
 export interface RunnerSignal {

@@ -16,7 +16,7 @@ const schema = z.object({
   options: z.array(z.string().min(1).max(40)).min(2).max(8),
 });
 
-type AskContext = Pick<TurnToolContext, 'outbox' | 'address' | 'asks' | 'senderId'>;
+type AskContext = Pick<TurnToolContext, 'outbox' | 'address' | 'asks' | 'senderId' | 'senderName'>;
 
 /**
  * `ask_user`: a question with inline buttons; the turn waits for the press. Only a press in
@@ -33,7 +33,7 @@ export function createAskUserTool(ctx: AskContext, timeoutMs = ASK_TIMEOUT_MS) {
     async run({ question, options }, signal) {
       const id = ctx.asks.newId();
       const keyboard = options.map((text, i) => [{ text, data: ctx.asks.data(id, i) }]);
-      const asked = { address: ctx.address, userId: ctx.senderId };
+      const asked = { address: ctx.address, userId: ctx.senderId, name: ctx.senderName };
       const answer = ctx.asks.wait(id, options, asked, timeoutMs, signal);
       const rows = ctx.outbox.write(ctx.address, { text: question, format: 'markdown', keyboard });
       const shown = await ctx.outbox.dispatch(rows);

@@ -10,12 +10,16 @@ export const EXPIRED = 'This question has expired.';
 export const ALREADY_ANSWERED = 'This question has already been answered.';
 /** What the presser is told when the question was asked elsewhere or of someone else. */
 export const NOT_FOR_YOU = 'This question is not for you.';
+/** What another person pressing where the question was asked is told, when the asked one has a name. */
+export const questionIsFor = (name: string) => `This question is for ${name}.`;
 
 /** Who a question was put to: the chat (and forum topic) and, when known, the user. */
 export interface Asked {
   address: Address;
   /** The sender of the turn's message; undefined when no user started the turn. */
   userId: number | undefined;
+  /** How that user is called, when known. */
+  name?: string | undefined;
 }
 
 /** Where a press came from. */
@@ -91,7 +95,7 @@ export function createAskRegistry(clock: Clock) {
       const option = question?.options[press.option];
       if (!question || option === undefined)
         return answered.has(press.question) ? ALREADY_ANSWERED : EXPIRED;
-      if (!isAsked(question.to, from)) return NOT_FOR_YOU;
+      if (!isAsked(question.to, from)) return refusal(question.to, from);
       remember(press.question);
       question.settle(option);
       return undefined;
@@ -100,6 +104,12 @@ export function createAskRegistry(clock: Clock) {
 }
 
 const MAX_ANSWERED = 256;
+
+/** Someone else where it was asked hears whom it is for (SPEC §12); elsewhere, just "not for you". */
+function refusal(to: Asked, from: Press): string {
+  const here = addressKey(to.address) === addressKey(from.address);
+  return here && to.name ? questionIsFor(to.name) : NOT_FOR_YOU;
+}
 
 function isAsked(to: Asked, from: Press): boolean {
   if (addressKey(to.address) !== addressKey(from.address)) return false;

@@ -15,6 +15,8 @@ export interface TurnToolContext {
   address: Address;
   /** Who sent the turn's (first) message; undefined when no user started the turn. */
   senderId: number | undefined;
+  /** How that sender is called, when the channel says ("this question is for …"). */
+  senderName?: string | undefined;
   /**
    * The turn is a scheduled job's own run: `schedule` refuses `create` there unless the
    * pack's manifest sets `jobs_may_schedule`, so jobs cannot breed jobs.

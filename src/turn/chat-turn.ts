@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentEvent, TurnInput, TurnResult } from '../agent/agent.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
+import { background } from '../core/background.ts';
 import type { ChatModel, ToolRunner, UserInput } from '../core/ports.ts';
 import type { Address, InboundEvent } from '../core/types.ts';
 import { answerParts } from '../outbound/compose.ts';
@@ -13,7 +14,8 @@ import type { Route } from '../routing/router.ts';
 import type { SessionRow } from '../store/session-repo.ts';
 import { createToolRunner, packTools } from '../tools/registry.ts';
 import type { PackCaps } from '../usage/quota.ts';
-import { turnInputs, withPinnedSkill } from './inputs.ts';
+import type { Note } from './conversations.ts';
+import { noteInputs, sourceKey, turnInputs, withPinnedSkill } from './inputs.ts';
 import type { Replies } from './replies.ts';
 import type { Conversing, Delivery, Runtime, Turns } from './services.ts';
 
@@ -23,7 +25,7 @@ export const SILENT = '[SILENT]';
 export interface ChatTurnServices {
   runtime: Runtime;
   conversing: Pick<Conversing, 'router' | 'packs'>;
-  delivery: Pick<Delivery, 'outbox' | 'streamMode'>;
+  delivery: Pick<Delivery, 'outbox' | 'streamMode' | 'ackReaction' | 'react'>;
   turns: Turns;
   replies: Replies;
 }
@@ -37,6 +39,8 @@ export interface ChatTurn {
   signal: AbortSignal;
   /** A scheduled run: its own session, nothing streamed, `[SILENT]` sends nothing. */
   job?: { session: SessionRow };
+  /** What happened since the last turn (reactions): inputs before the messages. */
+  notes?: Note[];
 }
 
 /** Where the turn runs and who answers: found once, read by every step. */
@@ -72,16 +76,43 @@ export async function runChatTurn(
 ): Promise<{ silent: boolean }> {
   const routed = route(services, turn);
   const live = startLive(services, turn, routed);
+  const unreact = acknowledgeSeen(services, turn);
   try {
     const tools = toolsFor(services, turn, routed);
     const given = turn.inputs ?? (await inputsOf(services, turn, routed));
-    const inputs = turn.job ? given : withPinnedSkill(given, turn.pinned);
+    const inputs = [
+      ...noteInputs(turn.notes ?? []),
+      ...(turn.job ? given : withPinnedSkill(given, turn.pinned)),
+    ];
     const run = await runAgent(services, turn, routed, { tools, inputs, live });
     return await commit(services, turn, routed, live, run);
   } finally {
     live.stopTyping();
     await live.stream.settle();
+    unreact();
   }
+}
+
+/**
+ * ACK_REACTION on the user's (last) message while its turn runs; the returned function
+ * removes it. Neither is waited for, and a failure only skips it (SPEC §12).
+ */
+function acknowledgeSeen(services: ChatTurnServices, turn: ChatTurn): () => void {
+  const { ackReaction, react } = services.delivery;
+  const seen = turn.events.findLast((e) => e.messageId !== undefined);
+  if (turn.job || !ackReaction || seen?.messageId === undefined) return () => undefined;
+  const { address, messageId } = seen;
+  const { log, clock } = services.runtime;
+  let set = false;
+  // From the next tick, like typing: the turn's model request leaves first.
+  const timer = clock.setTimeout(() => {
+    set = true;
+    background(log, 'reaction_failed', react(address, messageId, ackReaction));
+  }, 0);
+  return () => {
+    clock.clearTimeout(timer);
+    if (set) background(log, 'reaction_failed', react(address, messageId, undefined));
+  };
 }
 
 /** Step 1: the session, the pack, the model that answers (see model-choice.ts), the caps. */
@@ -131,7 +162,14 @@ function startLive(services: ChatTurnServices, turn: ChatTurn, routed: Routed): 
   const mode: StreamMode = turn.job ? 'none' : streamMode(to, turn.events[0]!.chatType);
   return {
     mode,
-    stream: createStream({ outbox, clock, to, mode }),
+    // Keyed by the turn's first message, so a replay after a crash takes over what it showed.
+    stream: createStream({
+      outbox,
+      clock,
+      to,
+      mode,
+      ...(turn.job ? {} : { key: sourceKey(turn.events[0]!) }),
+    }),
     stopTyping: turn.job ? () => undefined : keepTyping(outbox, clock, to),
   };
 }
@@ -149,6 +187,7 @@ function toolsFor(
     storage,
     address,
     senderId: turn.job ? undefined : turn.events[0]!.senderId,
+    senderName: turn.job ? undefined : turn.events[0]!.senderName,
     inJobRun: turn.job !== undefined,
     outbox: services.delivery.outbox,
     asks: services.turns.asks,
@@ -243,7 +282,9 @@ async function commit(
       footer + routed.badge,
     );
     const rows = silent ? [] : live.stream.finish(parts);
-    services.replies.acknowledge(turn.events.map((e) => e.origin));
+    services.replies.acknowledge(
+      [...turn.events, ...(turn.notes ?? []).map((n) => n.event)].map((e) => e.origin),
+    );
     return rows;
   });
   await landed;

@@ -36,6 +36,12 @@ const FILE_KINDS: ReadonlySet<InboundEvent['kind']> = new Set([
 ]);
 const carriesFile = (event: InboundEvent) => FILE_KINDS.has(event.kind);
 
+/** Something that happened in a conversation between turns (a reaction), told to the next. */
+export interface Note {
+  event: InboundEvent;
+  text: string;
+}
+
 /**
  * The conversations: texts gather in the batcher, then each conversation's turns run one
  * after another in its own lane (at most five wait; beyond that a text or command is
@@ -48,6 +54,8 @@ export function createConversations(deps: ConversationsDeps) {
   const actors = createActors({ maxWaiting: MAX_WAITING });
   const batcher = createBatcher({ windowMs: deps.batchWindowMs, clock: deps.clock, emit: submit });
   const parked = new Map<string, InboundEvent[]>();
+  /** Notes (reactions) waiting for a conversation's next turn, with their texts. */
+  const notes = new Map<string, Note[]>();
 
   function submit(events: InboundEvent[]): void {
     const first = events[0];
@@ -113,6 +121,23 @@ export function createConversations(deps: ConversationsDeps) {
       const waiting = parked.get(key);
       parked.set(key, [...(waiting ?? []), ...events]);
       return waiting === undefined;
+    },
+
+    /**
+     * Keeps a note for the conversation's next turn; it starts none. Its event stays pending
+     * until that turn commits (a restart replays it and it waits again).
+     */
+    note(event: InboundEvent, text: string): void {
+      const key = addressKey(event.address);
+      notes.set(key, [...(notes.get(key) ?? []), { event, text }]);
+    },
+
+    /** Takes the notes waiting in a conversation. */
+    takeNotes(address: Address): Note[] {
+      const key = addressKey(address);
+      const waiting = notes.get(key) ?? [];
+      notes.delete(key);
+      return waiting;
     },
 
     /** Takes the messages parked in a conversation, if any. */

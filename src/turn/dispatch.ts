@@ -16,13 +16,32 @@ export interface DispatchDeps {
   conversations: Conversations;
   replies: Replies;
   asks: Pick<AskRegistry, 'answer'>;
-  router: Pick<Router, 'boundPack' | 'resolve'>;
+  router: Pick<Router, 'boundPack' | 'resolve' | 'unbind'>;
   packs: Pick<PackRegistry, 'byLabel'>;
   /** Answers a pressed button (stops its spinner), with a short notice when given. */
   answerButton(to: Address, callbackId: string, notice?: string): Promise<void>;
+  /** GROUP_REPLY (SPEC §12): `mention` answers only addressed messages outside pack topics. */
+  groupReply: 'mention' | 'all';
+  /** What the bot said in one of its messages (a reaction's note quotes it). */
+  botMessage(
+    to: Address,
+    messageId: number,
+  ): { text: string; threadId: number | undefined } | undefined;
+  /** A topic was closed, reopened or its group moved (chat-changes.ts). */
+  chatChange(event: Extract<InboundEvent, { kind: 'chat_change' }>): void;
 }
 
 type Callback = Extract<InboundEvent, { kind: 'callback' }>;
+
+/** The first words a reaction's note quotes of the message reacted to. */
+const NOTE_WORDS = 12;
+
+/** "reacted 👍 to: <first words of that message>" (SPEC §12). */
+export function reactionNote(emoji: string, text: string): string {
+  const words = text.split(/\s+/).filter(Boolean);
+  const start = words.slice(0, NOTE_WORDS).join(' ');
+  return `[reacted ${emoji} to: "${start}${words.length > NOTE_WORDS ? ' …' : ''}"]`;
+}
 
 /**
  * The pipeline's entry: every event from every source comes through `accept`. In the
@@ -64,10 +83,21 @@ export function createDispatch(deps: DispatchDeps) {
     else conversations.submit([event]);
   }
 
-  /** A topic created or renamed with a pack's name becomes that pack's workspace. */
+  /**
+   * A topic created or renamed with a pack's name becomes that pack's workspace; one renamed
+   * so it no longer names its pack is unbound (SPEC §12).
+   */
   function topic(event: Extract<InboundEvent, { kind: 'topic' }>): void {
     const pack = deps.packs.byLabel(event.name);
-    if (
+    const bound =
+      event.address.threadId === undefined ? undefined : deps.router.boundPack(event.address);
+    if (!pack && bound !== undefined) {
+      deps.router.unbind(event.address);
+      log.info(
+        { event: 'topic_unbound', address: addressKey(event.address), pack: bound },
+        'topic renamed away from its pack',
+      );
+    } else if (
       pack &&
       event.address.threadId !== undefined &&
       deps.router.boundPack(event.address) !== pack.name
@@ -81,13 +111,52 @@ export function createDispatch(deps: DispatchDeps) {
     replies.settle([event.origin]);
   }
 
+  /**
+   * In a group (outside a pack's topic) with GROUP_REPLY=mention, a message that does not
+   * speak to the bot is not a prompt: it costs nothing and is not stored (SPEC §12).
+   */
+  function overheard(event: InboundEvent): boolean {
+    if (deps.groupReply === 'all' || event.addressed !== false) return false;
+    if (event.chatType !== 'group' && event.chatType !== 'supergroup') return false;
+    // A pack's topic: bound to it, or named after it (bound on this first contact).
+    const packTopic =
+      event.address.threadId !== undefined &&
+      (deps.router.boundPack(event.address) !== undefined ||
+        (event.topicName !== undefined && deps.packs.byLabel(event.topicName) !== undefined));
+    return !packTopic;
+  }
+
+  /**
+   * A reaction to one of the bot's messages waits, as a note, for the conversation's next
+   * turn (in the message's topic); a reaction to anything else is nothing to tell.
+   */
+  function reacted(event: Extract<InboundEvent, { kind: 'reaction' }>): void {
+    const shown =
+      event.messageId === undefined ? undefined : deps.botMessage(event.address, event.messageId);
+    if (!shown) {
+      replies.settle([event.origin]);
+      return;
+    }
+    const address = {
+      ...event.address,
+      ...(shown.threadId === undefined ? {} : { threadId: shown.threadId }),
+    };
+    conversations.note({ ...event, address }, reactionNote(event.emoji, shown.text));
+    log.debug({ event: 'reaction_noted', address: addressKey(address) }, 'kept for the next turn');
+  }
+
   return {
     accept(event: InboundEvent): void {
       const verdict = deps.gate(event);
       if (verdict !== 'allow') denied(event, verdict);
-      else if (event.kind === 'command' && event.command === 'stop') conversations.stop(event);
+      else if (overheard(event)) {
+        log.debug({ event: 'group_message_ignored', kind: event.kind }, 'not addressed to the bot');
+        replies.settle([event.origin]);
+      } else if (event.kind === 'command' && event.command === 'stop') conversations.stop(event);
       else if (event.kind === 'callback') pressed(event);
       else if (event.kind === 'topic') topic(event);
+      else if (event.kind === 'reaction') reacted(event);
+      else if (event.kind === 'chat_change') deps.chatChange(event);
       // Texts, media, edits, commands: in order with the conversation's other messages.
       else conversations.push(event);
     },

@@ -4,6 +4,7 @@ import type { InboundEvent } from '../core/types.ts';
 import type { MediaInputs, MediaTurn } from '../inbound/media.ts';
 import type { Skill } from '../packs/loader.ts';
 import { pinnedSkillText } from '../packs/prompt.ts';
+import type { Note } from './conversations.ts';
 
 /** What the model reads before a text that was edited after it had been answered. */
 export const EDIT_LABEL = '[The user edited one of their earlier messages. The new version:]';
@@ -27,7 +28,7 @@ export async function turnInputs(
     const text = textOf(event);
     const input = text === undefined ? await media.input(event, turn) : { content: text };
     if (input)
-      inputs.push({ ...input, content: quoted(event, input.content), sourceKey: sourceKey(event) });
+      inputs.push({ ...input, content: said(event, input.content), sourceKey: sourceKey(event) });
   }
   return inputs;
 }
@@ -36,8 +37,23 @@ export async function turnInputs(
 export function textInputs(events: InboundEvent[]): UserInput[] {
   return events.flatMap((e) => {
     const text = textOf(e);
-    return text === undefined ? [] : [{ content: quoted(e, text), sourceKey: sourceKey(e) }];
+    return text === undefined ? [] : [{ content: said(e, text), sourceKey: sourceKey(e) }];
   });
+}
+
+/** Notes between turns (reactions), as inputs in their own right. */
+export function noteInputs(notes: readonly Note[]): UserInput[] {
+  return notes.map((n) => ({ content: said(n.event, n.text), sourceKey: sourceKey(n.event) }));
+}
+
+/**
+ * What the model reads of a message: its quote first, and in a group (where several people
+ * talk) who said it.
+ */
+function said(event: InboundEvent, content: string): string {
+  const text = quoted(event, content);
+  const group = event.chatType === 'group' || event.chatType === 'supergroup';
+  return group && event.senderName ? `${event.senderName}: ${text}` : text;
 }
 
 function textOf(event: InboundEvent): string | undefined {

@@ -1,5 +1,6 @@
 import type { Verdict } from '../core/edge.ts';
 import type { InboundEvent } from '../core/types.ts';
+import { createChatChanges } from './chat-changes.ts';
 import { runChatTurn } from './chat-turn.ts';
 import { createCommands } from './commands.ts';
 import { createConversations } from './conversations.ts';
@@ -78,6 +79,9 @@ export function createPipeline(services: PipelineServices) {
     router,
     packs,
     answerButton: delivery.answerButton,
+    groupReply: conversing.groupReply,
+    botMessage: delivery.botMessage,
+    chatChange: createChatChanges({ log, moves: conversing.moves, replies }),
   });
 
   return {

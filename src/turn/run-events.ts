@@ -73,7 +73,8 @@ export function createRunEvents(deps: RunEventsDeps) {
       }
       const pack = router.activePack(first.address, first.topicName);
       if (!pack) return await park(events);
-      await deps.chatTurn({ events, pack, signal });
+      const notes = deps.conversations().takeNotes(first.address);
+      await deps.chatTurn({ events, pack, signal, ...(notes.length > 0 ? { notes } : {}) });
     } catch (error) {
       const outcome = failureOutcome(error, signal);
       const address = addressKey(first.address);

@@ -10,6 +10,7 @@ import type { StreamMode } from '../outbound/stream.ts';
 import type { PackRegistry } from '../packs/registry.ts';
 import type { ModelChoice } from '../providers/model-choice.ts';
 import type { Router } from '../routing/router.ts';
+import type { ChatMoves } from '../store/chat-moves.ts';
 import type { JobRepo } from '../store/job-repo.ts';
 import type { SessionRepo } from '../store/session-repo.ts';
 import type { AskRegistry } from '../tools/asks.ts';
@@ -38,6 +39,10 @@ export interface Conversing {
   router: Router;
   packs: PackRegistry;
   sessions: Pick<SessionRepo, 'jobSession'>;
+  /** A group's own changes: topics closed, a group moved to a new chat id. */
+  moves: ChatMoves;
+  /** GROUP_REPLY: in groups outside pack topics, `mention` answers only addressed messages. */
+  groupReply: 'mention' | 'all';
 }
 
 /** Everything that reaches a chat, and the settling of what came from it. */
@@ -49,6 +54,15 @@ export interface Delivery {
   streamMode(address: Address, chatType: ChatType): StreamMode;
   /** Answers a pressed button (stops its spinner), with a short notice when given. */
   answerButton(to: Address, callbackId: string, notice?: string): Promise<void>;
+  /** ACK_REACTION: shown on the user's message while its turn runs ('' = none). */
+  ackReaction: string;
+  /** Sets or removes the bot's reaction on a message (best effort, never rejects). */
+  react(to: Address, messageId: number, emoji: string | undefined): Promise<void>;
+  /** What the bot said in a message it sent (its plain text and topic), if the outbox knows. */
+  botMessage(
+    to: Address,
+    messageId: number,
+  ): { text: string; threadId: number | undefined } | undefined;
   /** How to create a forum topic in `to`'s chat; undefined where its channel has no topics. */
   topics(to: Address): ((name: string) => Promise<{ threadId: number }>) | undefined;
 }

@@ -220,7 +220,7 @@ describe('the agent loop', () => {
       { text: 'Fine, later.' },
     );
     const inTopic = { chatId: group, chatType: 'supergroup' as const, isForum: true, threadId: 7 };
-    h.tg.text({ userId: ALLOWED_USER, ...inTopic, text: 'fern check' });
+    h.tg.text({ userId: ALLOWED_USER, ...inTopic, text: '@satchel_test_bot fern check' });
     const question = await h.tg.waitForCall('sendMessage', (c) => Boolean(c.params.reply_markup));
     expect(question.params).toMatchObject({ chat_id: group, message_thread_id: 7 });
     const [yes, later] = question.params.reply_markup.inline_keyboard.flat();
@@ -245,7 +245,13 @@ describe('the agent loop', () => {
       data: yes.callback_data,
     });
     const refused = await h.tg.waitForCalls('answerCallbackQuery', 4);
-    expect(refused.map((c) => c.params.text)).toEqual(Array(4).fill(NOT_FOR_YOU));
+    // The colleague, where it was asked, hears whom it is for (SPEC §12).
+    expect(refused.map((c) => c.params.text)).toEqual([
+      NOT_FOR_YOU,
+      'This question is for User.',
+      NOT_FOR_YOU,
+      NOT_FOR_YOU,
+    ]);
     expect(h.model.chatRequests()).toHaveLength(1);
 
     h.tg.callback({ userId: ALLOWED_USER, chatId: group, messageId, data: later.callback_data });

@@ -39,7 +39,12 @@ describe('delivery faults', () => {
       description: 'Bad Request: message to edit not found',
     });
 
-    h.tg.text({ userId: ALLOWED_USER, chatId: GROUP, chatType: 'supergroup', text: 'go' });
+    h.tg.text({
+      userId: ALLOWED_USER,
+      chatId: GROUP,
+      chatType: 'supergroup',
+      text: '@satchel_test_bot go',
+    });
     await settled(h, 1, 15_000);
 
     const texts = h.tg.texts(GROUP);

@@ -82,8 +82,10 @@ function item(lines: string[], mark: '✓' | '✗' | '!', text: string) {
 
 describe('satchel doctor against the fakes', () => {
   it('passes everything on a working setup and exits 0', async () => {
+    tg.setReadsAllGroupMessages(true);
     const { code, out, lines } = await doctor();
     expect(out).not.toMatch(/^✗/m);
+    expect(out).not.toContain('privacy mode');
     item(lines, '✓', 'configuration: valid');
     item(lines, '✓', `allowlist: 1 user (${ALLOWED_USER})`);
     item(lines, '✓', 'Telegram: token accepted, the bot is @satchel_test_bot');
@@ -101,6 +103,17 @@ describe('satchel doctor against the fakes', () => {
     );
     expect(tg.calls().map((c) => c.method)).toEqual(['getMe', 'getWebhookInfo']);
     expect(tg.calls('getUpdates')).toHaveLength(0);
+  });
+
+  it('warns when privacy mode hides group messages, and says how to turn it off', async () => {
+    const { code, lines } = await doctor();
+    const { line, fix } = item(lines, '!', 'Telegram: privacy mode is on');
+    expect(line).toContain('plain messages in pack topics never arrive');
+    expect(fix).toContain('Bot Settings → Group Privacy → Turn off');
+    expect(code).toBe(0);
+
+    const all = await doctor({ GROUP_REPLY: 'all' });
+    expect(item(all.lines, '!', 'privacy mode is on').line).toContain('GROUP_REPLY=all');
   });
 
   it('reports a token Telegram refuses, with the fix, and exits 1', async () => {

@@ -142,14 +142,15 @@ describe('packs and routing', () => {
         .calls('sendMessage')
         .filter((c) => c.params.message_thread_id === thread)
         .map((c) => c.params.text);
-    expect(byThread(10)).toEqual(['re: which plants need water?', 're: and tomorrow?']);
-    expect(byThread(20)).toEqual(['re: what should I read?', 're: and after that?']);
+    // In a group each text carries its sender's name (SPEC §12).
+    expect(byThread(10)).toEqual(['re: User: which plants need water?', 're: User: and tomorrow?']);
+    expect(byThread(20)).toEqual(['re: User: what should I read?', 're: User: and after that?']);
 
     const requests = h.model.chatRequests();
-    const alpha = requests.find((r) => lastUserText(r) === 'and tomorrow?')!;
-    const beta = requests.find((r) => lastUserText(r) === 'and after that?')!;
-    expect(userTexts(alpha)).toEqual(['which plants need water?', 'and tomorrow?']);
-    expect(userTexts(beta)).toEqual(['what should I read?', 'and after that?']);
+    const alpha = requests.find((r) => lastUserText(r) === 'User: and tomorrow?')!;
+    const beta = requests.find((r) => lastUserText(r) === 'User: and after that?')!;
+    expect(userTexts(alpha)).toEqual(['User: which plants need water?', 'User: and tomorrow?']);
+    expect(userTexts(beta)).toEqual(['User: what should I read?', 'User: and after that?']);
     expect(JSON.stringify(alpha.body)).not.toMatch(/BETA|read\?/);
     expect(JSON.stringify(beta.body)).not.toMatch(/ALPHA|water\?/);
   });

@@ -144,6 +144,52 @@ describe('the real entry point', () => {
     expect(second.stdout()).toContain('"event":"tg_inbox_replay"');
   });
 
+  it('shows a group answer once after SIGKILL mid-stream: the replay edits the partial message', async () => {
+    const { tg, model } = await fakes();
+    const home = tempHome();
+    const env = { ...satchelEnv(tg, model, home), SATCHEL_TIMEZONE: 'UTC', LOG_LEVEL: 'info' };
+    const group = -100321;
+
+    // The answer streams into the group, word by word, and never ends.
+    model.enqueue({ text: 'Peru: ', trickle: true, chunkDelayMs: 100 });
+    const first = runSatchel(env, home);
+    tg.text({
+      userId: ALLOWED_USER,
+      chatId: group,
+      chatType: 'supergroup',
+      text: '@satchel_test_bot capitals?',
+    });
+    const partial = await tg.waitForCall('sendMessage', (c) => c.params.chat_id === group, 15_000);
+    const dbFile = path.join(home, 'data', 'satchel.db');
+    await vi.waitFor(
+      () => {
+        const db = new Database(dbFile, { readonly: true });
+        const rows = db.prepare('SELECT message_id FROM outbox').all();
+        db.close();
+        expect(rows).toEqual([{ message_id: partial.result.message_id }]);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    model.enqueue({ text: 'Lima, and Santiago.' });
+    const second = runSatchel(env, home);
+    await tg.waitForCall('editMessageText', (c) => c.params.text === 'Lima, and Santiago.', 15_000);
+    // Give a duplicate every chance to show up, then stop gracefully.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+
+    // One message in the group, the partial one, now holding the whole answer.
+    expect(tg.sent(group).filter((c) => c.method === 'sendMessage')).toHaveLength(1);
+    const edits = tg.calls('editMessageText').filter((c) => c.params.chat_id === group);
+    expect(edits.at(-1)?.params).toMatchObject({
+      message_id: partial.result.message_id,
+      text: 'Lima, and Santiago.',
+    });
+  }, 40_000);
+
   it('delivers a job exactly once after SIGKILL during its run', async () => {
     const { tg, model } = await fakes();
     const home = tempHome();

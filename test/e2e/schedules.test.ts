@@ -121,7 +121,7 @@ describe('schedules', () => {
       chatType: 'supergroup',
       isForum: true,
       threadId: TOPIC,
-      text: 'hi from the topic',
+      text: '@satchel_test_bot hi from the topic',
     });
     await settled(h, 2);
     h.model.setDefault({ text: 'Morning check: water the fern.' });

@@ -67,6 +67,7 @@ async function streamSecondBySecond(
   }
 }
 
+/** A message in a topic not bound to a pack: it mentions the bot to be answered (SPEC §12). */
 const sayInTopic = (text: string) =>
   h.tg.text({
     userId: ALLOWED_USER,
@@ -74,7 +75,7 @@ const sayInTopic = (text: string) =>
     chatType: 'supergroup',
     isForum: true,
     threadId: TOPIC,
-    text,
+    text: `@satchel_test_bot ${text}`,
   });
 
 const words = (n: number, prefix = 'word') =>

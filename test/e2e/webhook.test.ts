@@ -83,7 +83,12 @@ describe('webhook mode', () => {
     await started();
     const [set] = tg.calls('setWebhook');
     expect(set?.params).toMatchObject({ url, secret_token: SECRET });
-    expect(set?.params.allowed_updates).toEqual(['message', 'edited_message', 'callback_query']);
+    expect(set?.params.allowed_updates).toEqual([
+      'message',
+      'edited_message',
+      'callback_query',
+      'message_reaction',
+    ]);
     expect(tg.calls('getUpdates')).toHaveLength(0);
 
     const id = tg.text({ userId: ALLOWED_USER, text: 'hello over the webhook' });

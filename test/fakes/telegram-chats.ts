@@ -27,7 +27,8 @@ export interface MessageOpts {
 
 export const ICON_COLOR = 7322096;
 
-export const user = (id: number) => ({ id, is_bot: false, first_name: 'User' });
+/** A user as Telegram shows them; `name` is their first name (default "User"). */
+export const user = (id: number, name = 'User') => ({ id, is_bot: false, first_name: name });
 
 export function thread(threadId: number) {
   return { message_thread_id: threadId, is_topic_message: true };
@@ -41,6 +42,10 @@ export class Chats {
   private readonly userMessages = new Map<string, Json>();
   private readonly userMessageIds = new Map<number, number>();
   private readonly botMessageIds = new Map<number, number>();
+  /** getMe's `can_read_all_group_messages` (privacy mode off). */
+  readsAllGroupMessages = false;
+  /** First names given to users (`nameUser`); the others are "User". */
+  private readonly names = new Map<number, string>();
 
   constructor(
     private readonly token: string,
@@ -51,6 +56,16 @@ export class Chats {
   me() {
     const id = Number(this.token.split(':')[0]) || 123456;
     return { id, is_bot: true, first_name: 'Satchel', username: this.botUsername };
+  }
+
+  /** Gives a user a first name, shown as the `from` of their later updates. */
+  nameUser(userId: number, name: string): void {
+    this.names.set(userId, name);
+  }
+
+  /** A user as their updates show them. */
+  from(userId: number) {
+    return user(userId, this.names.get(userId));
   }
 
   /** The chat object for `chatId`, remembered so bot replies and later updates agree. */
@@ -77,7 +92,7 @@ export class Chats {
     const chatId = o.chatId ?? o.userId;
     const message: Json = {
       message_id: next(this.userMessageIds, chatId, 1),
-      from: user(o.userId),
+      from: this.from(o.userId),
       chat: this.chat(chatId, o.userId, o.chatType, o.isForum),
       date: unixNow(),
     };

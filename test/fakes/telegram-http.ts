@@ -30,6 +30,7 @@ const TRUE_METHODS = new Set([
   'sendChatAction',
   'answerCallbackQuery',
   'setMyCommands',
+  'setMessageReaction',
 ]);
 
 export interface TelegramParts {
@@ -114,7 +115,7 @@ export class TelegramHttp {
         return ok({
           ...chats.me(),
           can_join_groups: true,
-          can_read_all_group_messages: false,
+          can_read_all_group_messages: chats.readsAllGroupMessages,
           supports_inline_queries: false,
         });
       case 'editMessageText':

@@ -54,6 +54,7 @@ export class FakeTelegram {
   private readonly userMedia: UserMedia;
   private readonly files: FileStore;
   private readonly faults: Faults;
+  private readonly chats: Chats;
 
   private constructor(
     private readonly server: Server,
@@ -65,6 +66,7 @@ export class FakeTelegram {
     const waits = new Waits();
     const stopping = this.stopping.signal;
     const chats = new Chats(this.token, opts.botUsername ?? 'satchel_test_bot');
+    this.chats = chats;
     this.log = new CallLog(waits);
     this.webhook = new Webhook(waits, stopping);
     this.updates = new UpdateQueue(waits, this.webhook, stopping);
@@ -132,6 +134,15 @@ export class FakeTelegram {
   readonly text: UserMessages['text'] = (o) => this.userMessages.text(o);
   readonly callback: UserMessages['callback'] = (o) => this.userMessages.callback(o);
   readonly editedText: UserMessages['editedText'] = (o) => this.userMessages.editedText(o);
+  readonly topicRenamed: UserMessages['topicRenamed'] = (o) => this.userMessages.topicRenamed(o);
+  readonly reaction: UserMessages['reaction'] = (o) => this.userMessages.reaction(o);
+  readonly service: UserMessages['service'] = (o) => this.userMessages.service(o);
+  /** Gives a user a first name for their later updates (default "User"). */
+  readonly nameUser = (userId: number, name: string): void => this.chats.nameUser(userId, name);
+  /** What getMe says of privacy mode (`can_read_all_group_messages`; default false, as BotFather sets it). */
+  readonly setReadsAllGroupMessages = (reads: boolean): void => {
+    this.chats.readsAllGroupMessages = reads;
+  };
   readonly topicCreated: UserMessages['topicCreated'] = (o) => this.userMessages.topicCreated(o);
   readonly location: UserMessages['location'] = (o) => this.userMessages.location(o);
   readonly venue: UserMessages['venue'] = (o) => this.userMessages.venue(o);

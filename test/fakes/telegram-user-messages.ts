@@ -29,10 +29,17 @@ export class UserMessages {
   text(o: UserRef & MessageOpts & { text: string; replyTo?: object }): number {
     const message = this.chats.userMessage(o);
     message.text = o.text;
+    const entities: object[] = [];
+    let from = 0;
     if (o.text.startsWith('/')) {
       const length = o.text.split(/\s/, 1)[0]!.length;
-      message.entities = [{ type: 'bot_command', offset: 0, length }];
+      entities.push({ type: 'bot_command', offset: 0, length });
+      from = length;
     }
+    // Telegram marks every @username in a text as a `mention` entity.
+    for (const m of o.text.slice(from).matchAll(/@\w{3,}/g))
+      entities.push({ type: 'mention', offset: from + m.index, length: m[0].length });
+    if (entities.length > 0) message.entities = entities;
     if (o.replyTo) message.reply_to_message = o.replyTo;
     return this.updates.pushUpdate({ message });
   }
@@ -50,12 +57,57 @@ export class UserMessages {
     return this.updates.pushUpdate({
       callback_query: {
         id: `cb${this.nextCallbackId++}`,
-        from: user(o.userId),
+        from: this.chats.from(o.userId),
         chat_instance: `ci${chatId}`,
         data: o.data,
         message,
       },
     });
+  }
+
+  /**
+   * A user's reaction (`emoji`; none: taken back) to message `messageId` of a chat, as a
+   * `message_reaction` update (no topic: Telegram does not say it).
+   */
+  reaction(o: UserRef & { messageId: number; emoji?: string }): number {
+    const chatId = o.chatId ?? o.userId;
+    return this.updates.pushUpdate({
+      message_reaction: {
+        chat: this.chats.chat(chatId, o.userId),
+        message_id: o.messageId,
+        user: this.chats.from(o.userId),
+        date: unixNow(),
+        old_reaction: [],
+        new_reaction: o.emoji === undefined ? [] : [{ type: 'emoji', emoji: o.emoji }],
+      },
+    });
+  }
+
+  /** A service message in a group: a topic closed or reopened, or the group migrated. */
+  service(
+    o: UserRef & { threadId?: number } & (
+        | { closed: true }
+        | { reopened: true }
+        | { migrateTo: number }
+      ),
+  ): number {
+    const chatId = o.chatId ?? o.userId;
+    const message: Record<string, unknown> = {
+      message_id: 900_000 + this.nextCallbackId++,
+      from: this.chats.from(o.userId),
+      chat: this.chats.chat(
+        chatId,
+        o.userId,
+        undefined,
+        o.threadId === undefined ? undefined : true,
+      ),
+      date: unixNow(),
+      ...(o.threadId === undefined ? {} : thread(o.threadId)),
+    };
+    if ('closed' in o) message.forum_topic_closed = {};
+    if ('reopened' in o) message.forum_topic_reopened = {};
+    if ('migrateTo' in o) message.migrate_to_chat_id = o.migrateTo;
+    return this.updates.pushUpdate({ message });
   }
 
   editedText(o: UserRef & { messageId: number; text: string }): number {
@@ -83,6 +135,19 @@ export class UserMessages {
       forum_topic_created: { name: o.name, icon_color: ICON_COLOR },
     };
     this.chats.keepUserMessage(message);
+    return this.updates.pushUpdate({ message });
+  }
+
+  /** A forum topic renamed (`forum_topic_edited`), as a service message in the topic. */
+  topicRenamed(o: { userId: number; chatId: number; threadId: number; name: string }): number {
+    const message = {
+      message_id: 800_000 + this.nextCallbackId++,
+      from: this.chats.from(o.userId),
+      chat: this.chats.chat(o.chatId, o.userId, 'supergroup', true),
+      date: unixNow(),
+      ...thread(o.threadId),
+      forum_topic_edited: { name: o.name },
+    };
     return this.updates.pushUpdate({ message });
   }
 

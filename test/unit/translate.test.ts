@@ -55,6 +55,7 @@ describe('translateUpdate', () => {
       address: { platform: 'tg', chatId: 111 },
       chatType: 'private',
       senderId: 111,
+      senderName: 'U',
       messageId: 5,
       receivedAt: AT,
       kind: 'command',
@@ -147,6 +148,7 @@ describe('translateUpdate: media', () => {
       address: { platform: 'tg', chatId: 111 },
       chatType: 'private',
       senderId: 111,
+      senderName: 'U',
       messageId: 5,
       receivedAt: AT,
       kind: 'photo',
@@ -479,5 +481,110 @@ describe('parseUpdate', () => {
       problem: expect.stringMatching(/^update_id: /),
     });
     expect(parseUpdate('garbage')).toMatchObject({ ok: false, problem: expect.any(String) });
+  });
+});
+
+describe('translateUpdate: groups', () => {
+  const bot = { id: 123456, username: 'satchel_bot' };
+  const group = { id: -100, type: 'supergroup', title: 'G' };
+  const from = { id: 111, is_bot: false, first_name: 'Ada', last_name: 'L' };
+  const inGroup = (fields: object) => ({
+    update_id: 20,
+    message: { message_id: 7, chat: group, from, date: 1, ...fields },
+  });
+
+  it('says whether a group message is addressed to the bot', () => {
+    const addressed = (fields: object) => translateUpdate(inGroup(fields), AT, bot)?.addressed;
+    expect(addressed({ text: 'hello all' })).toBe(false);
+    expect(
+      addressed({
+        text: 'hi @Satchel_Bot',
+        entities: [{ type: 'mention', offset: 3, length: 12 }],
+      }),
+    ).toBe(true);
+    expect(
+      addressed({ text: 'hi @someone', entities: [{ type: 'mention', offset: 3, length: 8 }] }),
+    ).toBe(false);
+    expect(
+      addressed({
+        text: 'hi Satchel',
+        entities: [{ type: 'text_mention', offset: 3, length: 7, user: { id: 123456 } }],
+      }),
+    ).toBe(true);
+    expect(
+      addressed({ text: 'yes', reply_to_message: { message_id: 3, from: { id: 123456 } } }),
+    ).toBe(true);
+    expect(addressed({ text: 'yes', reply_to_message: { message_id: 3, from: { id: 5 } } })).toBe(
+      false,
+    );
+    expect(
+      addressed({
+        caption: '@satchel_bot look',
+        caption_entities: [{ type: 'mention', offset: 0, length: 12 }],
+        photo: [{ file_id: 'p' }],
+      }),
+    ).toBe(true);
+  });
+
+  it('drops commands for another bot, keeps its own and bare ones, and names the sender', () => {
+    const command = (text: string) =>
+      translateUpdate(
+        inGroup({ text, entities: [{ type: 'bot_command', offset: 0, length: text.length }] }),
+        AT,
+        bot,
+      );
+    expect(command('/help@otherbot')).toBeUndefined();
+    expect(command('/help@satchel_bot')).toMatchObject({
+      kind: 'command',
+      command: 'help',
+      addressed: true,
+    });
+    expect(command('/help')).toMatchObject({ kind: 'command', senderName: 'Ada L' });
+    expect(command('/help')).not.toHaveProperty('target');
+  });
+
+  it('translates reactions, closed topics and migrations', () => {
+    expect(
+      translateUpdate(
+        {
+          update_id: 21,
+          message_reaction: {
+            chat: group,
+            message_id: 1000,
+            user: from,
+            date: 1,
+            old_reaction: [],
+            new_reaction: [{ type: 'emoji', emoji: '👍' }],
+          },
+        },
+        AT,
+        bot,
+      ),
+    ).toMatchObject({ kind: 'reaction', emoji: '👍', messageId: 1000, senderId: 111 });
+    expect(
+      translateUpdate(
+        {
+          update_id: 22,
+          message_reaction: {
+            chat: group,
+            message_id: 1000,
+            user: from,
+            date: 1,
+            new_reaction: [],
+          },
+        },
+        AT,
+        bot,
+      ),
+    ).toBeUndefined();
+    expect(translateUpdate(inGroup({ migrate_to_chat_id: -1009 }), AT, bot)).toMatchObject({
+      kind: 'chat_change',
+      change: 'moved',
+      movedTo: -1009,
+    });
+    expect(translateUpdate(inGroup({ forum_topic_closed: {} }), AT, bot)).toMatchObject({
+      kind: 'chat_change',
+      change: 'topic_closed',
+    });
   });
 });

@@ -1,0 +1,78 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import { type Address, addressKey } from '../core/types.ts';
+import type { Db } from './client.ts';
+import { conversationRoutes, jobs, outbox, sessions } from './schema.ts';
+
+/**
+ * What changes with a group itself: a forum topic closed (its jobs pause), a group moved to
+ * a new chat id (a Telegram group upgraded to a supergroup): its routes, sessions, jobs and
+ * unsent messages go with it, so the conversations carry on where they were.
+ */
+export function createChatMoves(db: Db) {
+  return {
+    /** Pauses the enabled jobs that deliver to `to` (a topic); returns how many. */
+    pauseJobs(to: Address): number {
+      const thread =
+        to.threadId === undefined ? isNull(jobs.threadId) : eq(jobs.threadId, to.threadId);
+      const where = and(
+        eq(jobs.platform, to.platform),
+        eq(jobs.chatId, to.chatId),
+        thread,
+        eq(jobs.enabled, true),
+      );
+      return db.update(jobs).set({ enabled: false }).where(where).run().changes;
+    },
+
+    /** Moves everything of chat `from` to chat `to` on `platform`, in one transaction. */
+    move(platform: string, from: number, to: number): void {
+      const rename = renamer(platform, from, to);
+      db.transaction((tx) => {
+        for (const r of tx.select().from(conversationRoutes).where(inChat(platform, from)).all())
+          tx.update(conversationRoutes)
+            .set({ address: rename(r.address), chatId: to })
+            .where(eq(conversationRoutes.address, r.address))
+            .run();
+        for (const s of tx.select().from(sessions).all()) {
+          const key = rename(s.key);
+          const address = rename(s.address);
+          if (key !== s.key || address !== s.address)
+            tx.update(sessions).set({ key, address }).where(eq(sessions.id, s.id)).run();
+        }
+        for (const j of tx.select().from(jobs).where(eq(jobs.platform, platform)).all()) {
+          if (j.chatId !== from) continue;
+          const manifestKey = j.manifestKey === null ? null : rename(j.manifestKey);
+          tx.update(jobs).set({ chatId: to, manifestKey }).where(eq(jobs.id, j.id)).run();
+        }
+        tx.update(outbox)
+          .set({ chatId: to })
+          .where(
+            and(
+              eq(outbox.channel, platform),
+              eq(outbox.chatId, from),
+              eq(outbox.status, 'pending'),
+            ),
+          )
+          .run();
+      });
+    },
+  };
+}
+
+export type ChatMoves = ReturnType<typeof createChatMoves>;
+
+const inChat = (platform: string, chatId: number) =>
+  and(eq(conversationRoutes.platform, platform), eq(conversationRoutes.chatId, chatId));
+
+/**
+ * Rewrites the address key of chat `from` inside a stored key (`tg:<chat>[:<thread>]`, alone
+ * or within a session or manifest key) to chat `to`; other chats (even `-1001…` when moving
+ * `-100`) are left alone.
+ */
+function renamer(platform: string, from: number, to: number): (key: string) => string {
+  const old = addressKey({ platform, chatId: from });
+  const pattern = new RegExp(`(^|:)${escape(old)}(?=:|$)`, 'g');
+  const next = addressKey({ platform, chatId: to });
+  return (key) => key.replace(pattern, (_, lead: string) => `${lead}${next}`);
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
