@@ -22,6 +22,8 @@ export function createSentStamps(timezone: string) {
   });
   /** Lines by minute: formatting costs about 35 µs, and every request stamps every turn. */
   const lines = new Map<number, string>();
+  /** A bound on the minutes kept (about three days of a busy bot's turns). */
+  const MAX_KEPT_MINUTES = 4_000;
 
   function line(at: number): string {
     const minute = Math.floor(at / 60_000);
@@ -31,7 +33,7 @@ export function createSentStamps(timezone: string) {
         format.formatToParts(at).map((p) => [p.type, p.value] as const),
       );
       kept = `[Sent: ${parts.year}-${parts.month}-${parts.day} ${parts.weekday} ${parts.hour}:${parts.minute} ${timezone}]`;
-      if (lines.size >= 4096) lines.clear();
+      if (lines.size >= MAX_KEPT_MINUTES) lines.clear();
       lines.set(minute, kept);
     }
     return kept;

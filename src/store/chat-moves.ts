@@ -70,9 +70,9 @@ const inChat = (platform: string, chatId: number) =>
  */
 function renamer(platform: string, from: number, to: number): (key: string) => string {
   const old = addressKey({ platform, chatId: from });
-  const pattern = new RegExp(`(^|:)${escape(old)}(?=:|$)`, 'g');
+  const pattern = new RegExp(`(^|:)${escapeRegExp(old)}(?=:|$)`, 'g');
   const next = addressKey({ platform, chatId: to });
   return (key) => key.replace(pattern, (_, lead: string) => `${lead}${next}`);
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
