@@ -143,7 +143,12 @@ describe('/model', () => {
   });
 
   it('applies a pick to its forum topic only', async () => {
-    await h.start({ SATCHEL_MODELS: ownerCatalog(), SATCHEL_PACKS: fixturePacks(['alpha']) });
+    await h.start({
+      // The topics are bound by their first message: every message there is a prompt.
+      GROUP_REPLY: 'all',
+      SATCHEL_MODELS: ownerCatalog(),
+      SATCHEL_PACKS: fixturePacks(['alpha']),
+    });
     inTopic(TOPIC, '/model openai:gpt-4o');
     await settled(h, 1);
     expect(h.tg.sent(GROUP).at(-1)!.params).toMatchObject({
@@ -220,7 +225,12 @@ describe('/usage footer', () => {
   });
 
   it('is per forum topic', async () => {
-    await h.start({ SATCHEL_MODELS: ownerCatalog(), SATCHEL_PACKS: fixturePacks(['alpha']) });
+    await h.start({
+      // The topics are bound by their first message: every message there is a prompt.
+      GROUP_REPLY: 'all',
+      SATCHEL_MODELS: ownerCatalog(),
+      SATCHEL_PACKS: fixturePacks(['alpha']),
+    });
     inTopic(TOPIC, '/usage footer on');
     await settled(h, 1);
     h.model.enqueue(
