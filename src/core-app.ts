@@ -16,6 +16,7 @@ import type { OutboxDeps } from './outbound/outbox.ts';
 import { createOutboxes } from './outbound/outboxes.ts';
 import { loadPacks } from './packs/loader.ts';
 import { createPackRegistry } from './packs/registry.ts';
+import { missingSettingsMessage, packSettings } from './packs/settings.ts';
 import { createChatModel, createModelResolver, createTranscriber } from './providers/index.ts';
 import { providerSecrets } from './providers/registry.ts';
 import { createVisionModel } from './providers/vision.ts';
@@ -80,10 +81,13 @@ export function createCore(
   options: CoreOptions = {},
 ) {
   const clock = options.clock ?? systemClock;
+  const loaded = loadPacks(config.packDirs);
+  const settings = packSettings(loaded.packs, config.packSettings);
   const secrets = [
     ...factories.flatMap((f) => f.secrets ?? []),
     ...providerSecrets(config.providers),
     config.dashboard.token,
+    ...settings.secrets,
   ];
   const redact = createRedactor(secrets);
   const log: Logger = createLogger({
@@ -111,18 +115,21 @@ export function createCore(
   });
   const channelOf = (platform: string) => edges.get(platform)?.channel;
   const sessions = createSessionRepo(store.db, redact);
-  const model =
-    options.chatModel ?? createChatModel(config, config.llm.provider, config.llm.model);
+  const model = options.chatModel ?? createChatModel(config, config.llm.provider, config.llm.model);
   const fallback = config.llm.fallback
     ? createChatModel(config, config.llm.fallback.provider, config.llm.fallback.model)
     : undefined;
-  const loaded = loadPacks(config.packDirs);
+  for (const { pack, missing } of settings.skipped)
+    log.error(
+      { event: 'pack_invalid', pack: pack.name, missing },
+      `pack skipped: ${missingSettingsMessage(pack.name, missing)}`,
+    );
   for (const error of loaded.errors)
     log.error(
       { event: 'pack_invalid', problems: error.problems },
       `pack skipped: ${error.message}`,
     );
-  const packs = createPackRegistry(loaded.packs, config.home, {
+  const packs = createPackRegistry(settings.packs, config.home, {
     onSkipped: (pack, error) =>
       log.error(
         { event: 'pack_invalid', pack: pack.name, problems: error.problems },
