@@ -26,6 +26,7 @@ import { createJobEdge } from './scheduler/job-edge.ts';
 import { createScheduler } from './scheduler/scheduler.ts';
 import { type Db, openCoreStore } from './store/client.ts';
 import { createJobRepo } from './store/job-repo.ts';
+import { createMessageSearch } from './store/message-search.ts';
 import { createOutboxRepo } from './store/outbox-repo.ts';
 import { createSessionRepo } from './store/session-repo.ts';
 import { createAskRegistry } from './tools/asks.ts';
@@ -198,6 +199,7 @@ export function createCore(
       // Photos go inline only when whoever answers can see them (the fallback too).
       fallbackAcceptsImages: fallback?.info.acceptsImages ?? true,
       asks: createAskRegistry(clock),
+      messages: createMessageSearch(store.sqlite),
       jobs,
       events,
     },

@@ -10,6 +10,7 @@ export const CORE_TOOLS = [
   'send_message',
   'ask_user',
   'schedule',
+  'memory_search',
 ] as const;
 export type CoreTool = (typeof CORE_TOOLS)[number];
 

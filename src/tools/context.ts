@@ -4,6 +4,7 @@ import type { Outbox } from '../outbound/outboxes.ts';
 import type { Pack } from '../packs/loader.ts';
 import type { PackStorage } from '../packs/storage.ts';
 import type { JobRepo } from '../store/job-repo.ts';
+import type { MessageSearch } from '../store/message-search.ts';
 import type { AskRegistry } from './asks.ts';
 
 /** What the tools of one turn may use: the active pack, its storage and this chat. */
@@ -24,4 +25,7 @@ export interface TurnToolContext {
   clock: Clock;
   /** SATCHEL_TIMEZONE: cron schedules are read, and times are shown, in it. */
   timezone: string;
+  /** The conversation's session key (memory_search reads all its sessions). */
+  sessionKey: string;
+  messages: Pick<MessageSearch, 'search'>;
 }

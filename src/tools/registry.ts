@@ -7,6 +7,7 @@ import type { TurnToolContext } from './context.ts';
 import { createDbQueryTool } from './db-query.ts';
 import { createDbWriteTool } from './db-write.ts';
 import { createMemoryTool } from './memory.ts';
+import { createMemorySearchTool } from './memory-search.ts';
 import { createScheduleTool } from './schedule.ts';
 import { createSendMessageTool } from './send-message.ts';
 import { createSkillViewTool } from './skill-view.ts';
@@ -22,6 +23,7 @@ export function packTools(ctx: TurnToolContext): Tool[] {
     send_message: () => createSendMessageTool(ctx),
     ask_user: () => createAskUserTool(ctx),
     schedule: () => createScheduleTool(ctx),
+    memory_search: () => createMemorySearchTool(ctx),
   };
   return ctx.pack.manifest.tools.map((name) => factories[name]());
 }

@@ -153,6 +153,8 @@ function toolsFor(
     jobs: services.turns.jobs,
     clock: services.runtime.clock,
     timezone: services.runtime.timezone,
+    sessionKey: routed.route.session.key,
+    messages: services.turns.messages,
   });
   return createToolRunner(tools, services.runtime.log.child({ turnId, pack: pack.name }));
 }

@@ -11,6 +11,7 @@ import type { Pack } from '../packs/loader.ts';
 import type { PackRegistry } from '../packs/registry.ts';
 import type { Router } from '../routing/router.ts';
 import type { JobRepo } from '../store/job-repo.ts';
+import type { MessageSearch } from '../store/message-search.ts';
 import type { SessionRepo } from '../store/session-repo.ts';
 import type { AskRegistry } from '../tools/asks.ts';
 import type { Calendar } from '../usage/calendar.ts';
@@ -61,6 +62,8 @@ export interface Turns {
   fallbackAcceptsImages: boolean;
   asks: AskRegistry;
   jobs: JobRepo;
+  /** memory_search's index of past messages. */
+  messages: Pick<MessageSearch, 'search'>;
   events: EventBus;
 }
 

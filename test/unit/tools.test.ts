@@ -76,6 +76,8 @@ function runner(
     }),
     clock,
     timezone: 'Europe/Berlin',
+    sessionKey: 'telegram:1:alpha',
+    messages: { search: () => [] },
   };
   return createToolRunner(packTools(ctx), createLogger({ level: 'silent', secrets: [] }));
 }
