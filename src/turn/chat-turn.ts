@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentEvent, TurnInput, TurnResult } from '../agent/agent.ts';
+import { memoryNotesOf } from '../agent/memory-flush.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import type { ChatModel, ToolRunner, UserInput } from '../core/ports.ts';
 import type { Address, InboundEvent } from '../core/types.ts';
@@ -188,6 +189,7 @@ async function runAgent(
   const { pack, storage, address } = routed;
   const { stream } = with_.live;
   const input: TurnInput = {
+    memory: storage ? memoryNotesOf(storage) : undefined,
     session: routed.route.session,
     turnId: routed.turnId,
     pack: turn.pack,
