@@ -18,14 +18,15 @@ export interface MessageSearchQuery {
 }
 
 /**
- * The words of `query` as an FTS5 expression: each a quoted token, any of them matching
- * (bm25 ranks messages with more of them first). Quoting keeps FTS5's syntax (AND, NEAR, *,
- * column filters) out of the model's hands. Undefined when the query has no word.
+ * The words of `query` as FTS5 expressions: all of them (`every`) and any of them (`any`),
+ * each a quoted token. Quoting keeps FTS5's syntax (AND, NEAR, *, column filters) out of
+ * the model's hands. Undefined when the query has no word.
  */
-export function ftsExpression(query: string): string | undefined {
+export function ftsExpressions(query: string): { every: string; any: string } | undefined {
   const words = query.match(/[\p{L}\p{N}_]+/gu)?.slice(0, 16) ?? [];
   if (words.length === 0) return undefined;
-  return words.map((w) => `"${w}"`).join(' OR ');
+  const quoted = words.map((w) => `"${w}"`);
+  return { every: quoted.join(' AND '), any: quoted.join(' OR ') };
 }
 
 /** The index's scope token of a conversation, as migrations/0004_memory_search.sql writes it. */
@@ -35,25 +36,35 @@ export function scopeToken(pack: string, key: string): string {
 
 /**
  * Full-text search over the stored user and assistant messages of one pack in one chat or
- * topic. The scope token narrows FTS5 to that conversation's rows; the join checks pack and
- * key again, so no other pack's row can come back even if two scopes ever met in the index.
+ * topic: the newest messages holding every word first, then the newest holding any. The
+ * scope token narrows FTS5 to that conversation's rows, and newest-first lets FTS5 stop at
+ * the limit instead of ranking every match (a common word matches most of a long chat). The
+ * join checks pack and key again, so no other pack's row can come back.
  */
 export function createMessageSearch(sqlite: Database) {
   const statement = sqlite.prepare(`
-    SELECT m.session_id AS sessionId, m.role AS role, m.created_at AS createdAt,
+    SELECT m.id AS id, m.session_id AS sessionId, m.role AS role, m.created_at AS createdAt,
            snippet(messages_search, 0, '[', ']', '…', 16) AS snippet
     FROM messages_search
     JOIN messages m ON m.id = messages_search.rowid
     JOIN sessions s ON s.id = m.session_id
     WHERE messages_search MATCH ? AND s.pack = ? AND s.key = ?
-    ORDER BY rank
+    ORDER BY messages_search.rowid DESC
     LIMIT ?`);
+  const run = (match: string, q: MessageSearchQuery) =>
+    statement.all(match, q.pack, q.key, q.limit) as (FoundMessage & { id: number })[];
   return {
-    search({ pack, key, query, limit }: MessageSearchQuery): FoundMessage[] {
-      const expression = ftsExpression(query);
-      if (!expression) return [];
-      const match = `scope:${scopeToken(pack, key)} AND content:(${expression})`;
-      return statement.all(match, pack, key, limit) as FoundMessage[];
+    search(q: MessageSearchQuery): FoundMessage[] {
+      const expressions = ftsExpressions(q.query);
+      if (!expressions) return [];
+      const scope = `scope:${scopeToken(q.pack, q.key)}`;
+      const found = run(`${scope} AND content:(${expressions.every})`, q);
+      if (found.length < q.limit && expressions.any !== expressions.every) {
+        const seen = new Set(found.map((m) => m.id));
+        for (const m of run(`${scope} AND content:(${expressions.any})`, q))
+          if (found.length < q.limit && !seen.has(m.id)) found.push(m);
+      }
+      return found.map(({ id: _, ...m }) => m);
     },
   };
 }

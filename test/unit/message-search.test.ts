@@ -5,7 +5,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS, openCoreStore } from '../../src/store/client.ts';
-import { createMessageSearch, ftsExpression } from '../../src/store/message-search.ts';
+import { createMessageSearch, ftsExpressions } from '../../src/store/message-search.ts';
 import { Database } from '../../src/store/sqlite.ts';
 
 const dirs: string[] = [];
@@ -57,10 +57,37 @@ describe('the message search index', () => {
     store.close();
   });
 
-  it("quotes the model's words so FTS5 syntax cannot be injected", () => {
-    expect(ftsExpression('anna AND NOT scope:x*')).toBe(
-      '"anna" OR "AND" OR "NOT" OR "scope" OR "x"',
+  it('finds messages with every word first, newest first, then those with any', () => {
+    const home = temp();
+    const store = openCoreStore(home);
+    store.sqlite
+      .prepare(
+        "INSERT INTO sessions (id, key, pack, address, created_at) VALUES ('s1', 'tg:1:journal', 'journal', '{}', 1)",
+      )
+      .run();
+    const insert = store.sqlite.prepare(
+      "INSERT INTO messages (session_id, turn_id, role, content, created_at) VALUES ('s1', 't', 'user', ?, ?)",
     );
-    expect(ftsExpression('  ¿? ')).toBeUndefined();
+    insert.run('red boat', 1);
+    insert.run('red car', 2);
+    insert.run('red car again', 3);
+    insert.run('blue boat', 4);
+    const search = createMessageSearch(store.sqlite);
+    const found = search.search({
+      pack: 'journal',
+      key: 'tg:1:journal',
+      query: 'red car',
+      limit: 3,
+    });
+    expect(found.map((m) => m.createdAt)).toEqual([3, 2, 1]);
+    store.close();
+  });
+
+  it("quotes the model's words so FTS5 syntax cannot be injected", () => {
+    expect(ftsExpressions('anna NOT scope:x*')).toEqual({
+      every: '"anna" AND "NOT" AND "scope" AND "x"',
+      any: '"anna" OR "NOT" OR "scope" OR "x"',
+    });
+    expect(ftsExpressions('  ¿? ')).toBeUndefined();
   });
 });
