@@ -145,7 +145,7 @@ export const manifestSchema = z
           .strict(),
       )
       .default([])
-      .describe('Values the operator sets in the environment; MCP servers read them.'),
+      .describe('Values the operator sets in the environment as SATCHEL_PACK_<PACK>_<NAME>.'),
     model: z
       .string()
       // `provider:model` is one of these too: the provider is read where the model is made
