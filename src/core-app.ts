@@ -16,6 +16,7 @@ import type { OutboxDeps } from './outbound/outbox.ts';
 import { createOutboxes } from './outbound/outboxes.ts';
 import { loadPacks } from './packs/loader.ts';
 import { createPackRegistry } from './packs/registry.ts';
+import { missingSettingsMessage, packSettings } from './packs/settings.ts';
 import { createChatModel, createTranscriber } from './providers/index.ts';
 import { createModelChoice } from './providers/model-choice.ts';
 import { providerSecrets } from './providers/registry.ts';
@@ -27,6 +28,7 @@ import { createScheduler } from './scheduler/scheduler.ts';
 import { createChatMoves } from './store/chat-moves.ts';
 import { type Db, openCoreStore } from './store/client.ts';
 import { createJobRepo } from './store/job-repo.ts';
+import { createMessageSearch } from './store/message-search.ts';
 import { createOutboxRepo } from './store/outbox-repo.ts';
 import { createSessionRepo } from './store/session-repo.ts';
 import { createAskRegistry } from './tools/asks.ts';
@@ -97,6 +99,8 @@ export function createCore(
 ) {
   const clock = options.clock ?? systemClock;
   const catalog = options.catalog ?? loadModelCatalog(config);
+  const loaded = loadPacks(config.packDirs);
+  const settings = packSettings(loaded.packs, config.packSettings);
   const secrets = [
     ...factories.flatMap((f) => f.secrets ?? []),
     ...providerSecrets(config.providers),
@@ -104,6 +108,7 @@ export function createCore(
     ...[config.web.search?.braveApiKey, config.web.search?.tavilyApiKey].filter(
       (key): key is string => key !== undefined,
     ),
+    ...settings.secrets,
   ];
   const redact = createRedactor(secrets);
   const log: Logger = createLogger({
@@ -136,13 +141,17 @@ export function createCore(
   const fallback = config.llm.fallback
     ? createChatModel(config, catalog, config.llm.fallback.provider, config.llm.fallback.model)
     : undefined;
-  const loaded = loadPacks(config.packDirs);
+  for (const { pack, missing } of settings.skipped)
+    log.error(
+      { event: 'pack_invalid', pack: pack.name, missing },
+      `pack skipped: ${missingSettingsMessage(pack.name, missing)}`,
+    );
   for (const error of loaded.errors)
     log.error(
       { event: 'pack_invalid', problems: error.problems },
       `pack skipped: ${error.message}`,
     );
-  const packs = createPackRegistry(loaded.packs, config.home, {
+  const packs = createPackRegistry(settings.packs, config.home, {
     onSkipped: (pack, error) =>
       log.error(
         { event: 'pack_invalid', pack: pack.name, problems: error.problems },
@@ -229,6 +238,7 @@ export function createCore(
       // Photos go inline only when whoever answers can see them (the fallback too).
       fallbackAcceptsImages: fallback?.info.acceptsImages ?? true,
       asks: createAskRegistry(clock),
+      messages: createMessageSearch(store.sqlite),
       jobs,
       events,
       web: {

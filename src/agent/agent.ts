@@ -10,6 +10,7 @@ import type { PackCaps, QuotaGate } from '../usage/quota.ts';
 import { cutAnswer } from './cut-answer.ts';
 import { DEFAULT_TURN_TIMEOUT_MS, type Deadline, deadlineNote, startDeadline } from './deadline.ts';
 import { compactionCut, estimateTokens, repairHistory } from './history.ts';
+import { flushMemory, type MemoryNotes } from './memory-flush.ts';
 import { type CallScope, createModelCaller, type ModelCall } from './model-call.ts';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.ts';
 import { summarize } from './summarize.ts';
@@ -43,6 +44,8 @@ export interface TurnInput {
   model?: ChatModel | undefined;
   /** Where the turn's progress goes as it happens (see AgentEvent). */
   onEvent?: (event: AgentEvent) => void;
+  /** The pack's MEMORY.md: compaction first lets the model save durable facts there. */
+  memory?: MemoryNotes | undefined;
 }
 
 /**
@@ -101,6 +104,24 @@ export function createAgent(deps: AgentDeps) {
     callModel({ scope: scopeOf(input), request, signal, model: input.model }).then((r) => r.text);
 
   /**
+   * The memory flush before a compaction. Only an abort stops the compaction: a failed
+   * flush is logged, and the summary still keeps the gist.
+   */
+  async function flush(input: TurnInput, messages: readonly ChatMessage[], signal: AbortSignal) {
+    if (!input.memory) return;
+    try {
+      const saved = await flushMemory(messages, input.memory, quietCall(input, signal));
+      log.info(
+        { event: 'memory_flushed', sessionId: input.session.id, chars: saved.length },
+        'memory flushed before compaction',
+      );
+    } catch (error) {
+      if (signal.aborted) throw error;
+      log.warn({ event: 'memory_flush_failed', err: error }, 'memory flush failed');
+    }
+  }
+
+  /**
    * The history the model sees: compacted when long, each turn's user message stamped with
    * its time, repaired. What a request sends is what the previous one sent plus what was
    * added since (prefix caching): a message, once sent, is sent the same way until the
@@ -118,6 +139,7 @@ export function createAgent(deps: AgentDeps) {
       const older = stored.slice(0, cut);
       const last = older.at(-1);
       if (last) {
+        await flush(input, repairHistory(older), signal);
         const summary = await summarize(
           repairHistory(older),
           session.summary,
@@ -235,6 +257,7 @@ export function createAgent(deps: AgentDeps) {
       const messages = repairHistory(sessions.history(session.id, session.summaryUpto));
       const deadline = startDeadline(clock, turnTimeoutMs, input.signal);
       try {
+        await flush(input, messages, deadline.signal);
         return await summarize(messages, session.summary, quietCall(input, deadline.signal));
       } catch (error) {
         // The deadline's own error says what happened; the provider only saw an abort.

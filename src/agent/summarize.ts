@@ -17,13 +17,17 @@ export async function summarize(
   previous: string | null,
   complete: (request: ChatRequest) => Promise<string>,
 ): Promise<string> {
-  const transcript = messages.map(line).join('\n');
   const content = [
     previous ? `Earlier summary:\n${previous}\n` : '',
-    `Conversation to add:\n${transcript}`,
+    `Conversation to add:\n${transcript(messages)}`,
   ].join('\n');
   const summary = await complete({ system: INSTRUCTIONS, messages: [{ role: 'user', content }] });
   return summary.trim() || previous || '';
+}
+
+/** The messages as plain lines, so tool calls need no provider-specific shape. */
+export function transcript(messages: readonly ChatMessage[]): string {
+  return messages.map(line).join('\n');
 }
 
 function line(m: ChatMessage): string {

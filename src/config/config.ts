@@ -63,6 +63,8 @@ export interface CoreConfig {
   logLevel: string;
   /** `json` or `pretty`; unset: pretty when stdout is a terminal, else JSON. */
   logFormat: 'json' | 'pretty' | undefined;
+  /** Every `SATCHEL_PACK_*` variable: the packs' settings (packs/settings.ts reads them). */
+  packSettings: Readonly<Record<string, string>>;
 }
 
 /** satchel's whole configuration, read once from the environment and frozen. */
@@ -156,6 +158,7 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
     },
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
+    packSettings: packSettingsOf(env),
   };
   if (!tg?.success) return deepFreeze(core);
   return deepFreeze({
@@ -167,6 +170,16 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
     },
     ...core,
   });
+}
+
+/** The pack settings' variables; which of them a pack declares is the pack's business. */
+function packSettingsOf(env: Env): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      (entry): entry is [string, string] =>
+        entry[0].startsWith('SATCHEL_PACK_') && typeof entry[1] === 'string',
+    ),
+  );
 }
 
 /** Webhook mode needs its secret: without it anyone who finds the URL could post updates. */

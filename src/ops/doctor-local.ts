@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import type { Config } from '../config/config.ts';
 import { loadPacks, type Pack } from '../packs/loader.ts';
+import { packSettings, settingVariable } from '../packs/settings.ts';
 import { inspectCoreDb } from '../store/inspect.ts';
 import { type Check, fail, pass, warn } from './check.ts';
 
@@ -14,6 +15,15 @@ export function checkPacks(config: Config): { checks: Check[]; packs: Pack[] } {
       error.message.split('\n'),
     ),
   );
+  const settings = packSettings(packs, config.packSettings);
+  for (const { pack, missing } of settings.skipped)
+    checks.push(
+      fail(
+        `pack ${pack.name} misses required settings (it would be skipped): ${missing.join(', ')}`,
+        `Set ${missing.join(', ')} in the environment (.env); docs/PACKS.md, "Settings", says what each is for.`,
+        missing.map((variable) => `${variable}: ${describeSetting(pack, variable)}`),
+      ),
+    );
   if (packs.length > 0)
     checks.unshift(
       pass(
@@ -29,6 +39,13 @@ export function checkPacks(config: Config): { checks: Check[]; packs: Pack[] } {
       ),
     );
   return { checks, packs };
+}
+
+function describeSetting(pack: Pack, variable: string): string {
+  const setting = pack.manifest.settings.find(
+    (s) => settingVariable(pack.name, s.name) === variable,
+  );
+  return setting?.description ?? '';
 }
 
 /** The core database: present (or creatable), migrated, in WAL mode, intact and writable. */

@@ -13,6 +13,7 @@ export const CORE_TOOLS = [
   'schedule',
   'web_fetch',
   'web_search',
+  'memory_search',
 ] as const;
 export type CoreTool = (typeof CORE_TOOLS)[number];
 
@@ -129,6 +130,29 @@ export const manifestSchema = z
       .strict()
       .optional()
       .describe("Caps of this pack's own, on top of the global caps."),
+    settings: z
+      .array(
+        z
+          .object({
+            name: z
+              .string()
+              .regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'must match [A-Za-z][A-Za-z0-9_]*')
+              .max(48)
+              .describe('Read from SATCHEL_PACK_<PACK>_<NAME> (upper case, - as _).'),
+            description: z.string().trim().min(1).max(300).describe('What to set it to.'),
+            secret: z
+              .boolean()
+              .default(false)
+              .describe('true: kept out of logs, the model, the database and backups.'),
+            required: z
+              .boolean()
+              .default(false)
+              .describe('true: the pack is skipped while the variable is unset.'),
+          })
+          .strict(),
+      )
+      .default([])
+      .describe('Values the operator sets in the environment as SATCHEL_PACK_<PACK>_<NAME>.'),
     model: z
       .string()
       // `provider:model` is one of these too: the provider is read where the model is made
@@ -158,6 +182,15 @@ export const manifestSchema = z
     ids.forEach((id, i) => {
       if (ids.indexOf(id) !== i)
         ctx.addIssue({ code: 'custom', path: ['cron', i, 'id'], message: `duplicate id "${id}"` });
+    });
+    const settingNames = m.settings.map((s) => s.name.toUpperCase());
+    settingNames.forEach((name, i) => {
+      if (settingNames.indexOf(name) !== i)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['settings', i, 'name'],
+          message: `duplicate setting "${m.settings[i]!.name}" (names are read in upper case)`,
+        });
     });
     m.skills.forEach((name, i) => {
       if (m.skills.indexOf(name) !== i)

@@ -4,6 +4,7 @@ import type { Outbox } from '../outbound/outboxes.ts';
 import type { Pack } from '../packs/loader.ts';
 import type { PackStorage } from '../packs/storage.ts';
 import type { JobRepo } from '../store/job-repo.ts';
+import type { MessageSearch } from '../store/message-search.ts';
 import type { AskRegistry } from './asks.ts';
 import type { WebFetchDeps } from './web-fetch.ts';
 import type { SearchTurn, WebSearchDeps } from './web-search.ts';
@@ -32,4 +33,7 @@ export interface TurnToolContext {
   web: { fetch: WebFetchDeps; search: WebSearchDeps };
   /** Who this turn's paid tool calls (web_search) are booked for, and the caps they pass. */
   usage: SearchTurn;
+  /** The conversation's session key (memory_search reads all its sessions). */
+  sessionKey: string;
+  messages: Pick<MessageSearch, 'search'>;
 }

@@ -7,6 +7,7 @@ import type { TurnToolContext } from './context.ts';
 import { createDbQueryTool } from './db-query.ts';
 import { createDbWriteTool } from './db-write.ts';
 import { createMemoryTool } from './memory.ts';
+import { createMemorySearchTool } from './memory-search.ts';
 import { createScheduleTool } from './schedule.ts';
 import { createSendMessageTool } from './send-message.ts';
 import { createSkillViewTool } from './skill-view.ts';
@@ -26,6 +27,7 @@ export function packTools(ctx: TurnToolContext): Tool[] {
     schedule: () => createScheduleTool(ctx),
     web_fetch: () => createWebFetchTool(ctx.web.fetch),
     web_search: () => createWebSearchTool(ctx.web.search, ctx.usage),
+    memory_search: () => createMemorySearchTool(ctx),
   };
   return ctx.pack.manifest.tools.map((name) => factories[name]());
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentEvent, TurnInput, TurnResult } from '../agent/agent.ts';
+import { memoryNotesOf } from '../agent/memory-flush.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import { background } from '../core/background.ts';
 import type { ChatModel, ToolRunner, UserInput } from '../core/ports.ts';
@@ -199,6 +200,8 @@ function toolsFor(
       scope: scopeOf(turn, routed),
       quota: { pack: turn.pack, sessionId: routed.route.session.id, packCaps: routed.packCaps },
     },
+    sessionKey: routed.route.session.key,
+    messages: services.turns.messages,
   });
   return createToolRunner(tools, services.runtime.log.child({ turnId, pack: pack.name }));
 }
@@ -232,6 +235,7 @@ async function runAgent(
   const { pack, storage, address } = routed;
   const { stream } = with_.live;
   const input: TurnInput = {
+    memory: storage ? memoryNotesOf(storage) : undefined,
     session: routed.route.session,
     turnId: routed.turnId,
     pack: turn.pack,

@@ -1,4 +1,5 @@
 import type { Agent } from '../agent/agent.ts';
+import { memoryNotesOf } from '../agent/memory-flush.ts';
 import { ChannelError } from '../core/errors.ts';
 import type { Address, InboundEvent } from '../core/types.ts';
 import { type OutboundText, plain } from '../outbound/compose.ts';
@@ -162,6 +163,7 @@ export function createCommands(deps: CommandDeps) {
       inputs: [],
       signal,
       ignoreSessionCap: true,
+      memory: pack ? memoryNotesOf(packs.storage(pack.name)) : undefined,
     });
     router.fresh(event.address, active, summary);
     return plain(

@@ -12,6 +12,7 @@ import type { ModelChoice } from '../providers/model-choice.ts';
 import type { Router } from '../routing/router.ts';
 import type { ChatMoves } from '../store/chat-moves.ts';
 import type { JobRepo } from '../store/job-repo.ts';
+import type { MessageSearch } from '../store/message-search.ts';
 import type { SessionRepo } from '../store/session-repo.ts';
 import type { AskRegistry } from '../tools/asks.ts';
 import type { TurnToolContext } from '../tools/context.ts';
@@ -79,6 +80,8 @@ export interface Turns {
   fallbackAcceptsImages: boolean;
   asks: AskRegistry;
   jobs: JobRepo;
+  /** memory_search's index of past messages. */
+  messages: Pick<MessageSearch, 'search'>;
   events: EventBus;
   /** web_fetch's guard and limits, web_search's provider (SPEC §13). */
   web: TurnToolContext['web'];

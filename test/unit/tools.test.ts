@@ -78,6 +78,8 @@ function runner(
     clock,
     timezone: 'Europe/Berlin',
     ...offlineWeb(clock),
+    sessionKey: 'telegram:1:alpha',
+    messages: { search: () => [] },
   };
   return createToolRunner(packTools(ctx), createLogger({ level: 'silent', secrets: [] }));
 }

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/config.ts';
+import { checkPacks } from '../../src/ops/doctor-local.ts';
+import { manifestSchema } from '../../src/packs/manifest.ts';
+import { resolveSettings, settingVariable } from '../../src/packs/settings.ts';
+import { fixturePacks } from '../support/harness.ts';
+
+const manifest = (settings: unknown[]) =>
+  manifestSchema.parse({
+    name: 'my-notes',
+    version: '1.0.0',
+    display_name: 'Notes',
+    description: 'Notes.',
+    skills: ['one'],
+    settings,
+  });
+
+describe('pack settings', () => {
+  it('names the variable SATCHEL_PACK_<PACK>_<NAME> in upper case with - as _', () => {
+    expect(settingVariable('my-notes', 'api_token')).toBe('SATCHEL_PACK_MY_NOTES_API_TOKEN');
+  });
+
+  it('resolves values, lists missing required variables and collects secrets', () => {
+    const m = manifest([
+      { name: 'token', description: 'API token', secret: true, required: true },
+      { name: 'url', description: 'Server', required: true },
+      { name: 'city', description: 'City' },
+    ]);
+    const resolved = resolveSettings(m, {
+      SATCHEL_PACK_MY_NOTES_TOKEN: 'tok-123456',
+      SATCHEL_PACK_MY_NOTES_URL: '',
+      SATCHEL_PACK_OTHER_CITY: 'Paris',
+    });
+    expect(resolved).toEqual({
+      values: { token: 'tok-123456' },
+      missing: ['SATCHEL_PACK_MY_NOTES_URL'],
+      secrets: ['tok-123456'],
+    });
+  });
+
+  it('refuses a duplicate or badly named setting in pack.yml', () => {
+    const dup = manifestSchema.safeParse({
+      ...manifest([]),
+      settings: [
+        { name: 'token', description: 'a' },
+        { name: 'TOKEN', description: 'b' },
+      ],
+    });
+    expect(dup.error?.issues.map((i) => i.message)).toEqual([
+      'duplicate setting "TOKEN" (names are read in upper case)',
+    ]);
+    const bad = manifestSchema.safeParse({
+      ...manifest([]),
+      settings: [{ name: 'api token', description: 'a' }],
+    });
+    expect(bad.error?.issues[0]?.path).toEqual(['settings', 0, 'name']);
+  });
+
+  it('is read by the config layer from SATCHEL_PACK_* only', () => {
+    const config = parseConfig(
+      {
+        TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi',
+        OPENAI_API_KEY: 'sk-test',
+        SATCHEL_PACKS: './packs',
+        SATCHEL_PACK_JOURNAL_TOKEN: 'x',
+      },
+      { telegram: false },
+    );
+    expect(config.packSettings).toEqual({ SATCHEL_PACK_JOURNAL_TOKEN: 'x' });
+  });
+
+  it('doctor names every missing required variable and what it is for', () => {
+    const dir = fixturePacks(
+      ['alpha'],
+      'settings:\n  - {name: token, description: The API token, required: true}\n' +
+        '  - {name: host, description: The server, required: true}\n',
+    );
+    const config = parseConfig({
+      TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi',
+      OPENAI_API_KEY: 'sk-test',
+      SATCHEL_PACKS: dir,
+      SATCHEL_PACK_ALPHA_HOST: 'h',
+    });
+    const failed = checkPacks(config).checks.filter((c) => c.status === 'fail');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.title).toContain('SATCHEL_PACK_ALPHA_TOKEN');
+    expect(failed[0]!.title).not.toContain('HOST');
+    expect(failed[0]!.detail).toEqual(['SATCHEL_PACK_ALPHA_TOKEN: The API token']);
+  });
+});
