@@ -4,6 +4,7 @@ import { chatCommand } from './chat.ts';
 import type { CliCommand } from './command.ts';
 import { runCli } from './dispatch.ts';
 import { doctorCommand } from './doctor.ts';
+import { packAddCommand, packRemoveCommand } from './pack-add.ts';
 import { packListCommand } from './pack-list.ts';
 import { packNewCommand } from './pack-new.ts';
 import { packValidateCommand } from './pack-validate.ts';
@@ -20,6 +21,8 @@ const COMMANDS: readonly CliCommand[] = [
   packValidateCommand,
   packNewCommand,
   packListCommand,
+  packAddCommand,
+  packRemoveCommand,
   backupCommand,
   restoreCommand,
 ];

@@ -40,7 +40,16 @@ describe('the satchel command', () => {
       expect(run.status).toBe(0);
       expect(run.stderr).toBe('');
       expect(run.stdout).toMatch(/^Usage: satchel <command>/);
-      for (const command of ['start', 'chat', 'usage', 'pack validate', 'pack new', 'pack list'])
+      for (const command of [
+        'start',
+        'chat',
+        'usage',
+        'pack validate',
+        'pack new',
+        'pack list',
+        'pack add',
+        'pack remove',
+      ])
         expect(run.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
     }
   });
