@@ -198,13 +198,13 @@ function place(dir: string, from: string, options: InstallOptions): Installed {
   return { name, version, dir: target, from, ...(previous ? { previous } : {}) };
 }
 
+/** The installed pack's version, from its own pack.yml (a hand-copied one has no source record). */
 function installedVersion(dir: string): string | undefined {
-  try {
-    return (JSON.parse(readFileSync(path.join(dir, SOURCE_FILE), 'utf8')) as { version?: string })
-      .version;
-  } catch {
-    return undefined;
-  }
+  const manifest = path.join(dir, 'pack.yml');
+  if (!existsSync(manifest)) return undefined;
+  const version = (readYaml(readFileSync(manifest, 'utf8')).value as { version?: unknown } | null)
+    ?.version;
+  return typeof version === 'string' ? version : undefined;
 }
 
 /** Compares `1.2.3`-style versions by their numbers (a pre-release sorts before its release). */

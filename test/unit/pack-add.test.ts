@@ -1,4 +1,5 @@
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -12,7 +13,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPackAddCommand, packRemoveCommand } from '../../src/cli/pack-add.ts';
 import { packListCommand } from '../../src/cli/pack-list.ts';
-import type { NpmFetch } from '../../src/packs/install.ts';
+import { type NpmFetch, npmPack } from '../../src/packs/install.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import { npmPackOf, packSource } from '../support/pack-sources.ts';
 import { tarEntry, tarGz } from '../support/tar-entries.ts';
@@ -176,6 +177,19 @@ describe('satchel pack add', () => {
     expect(listing(w.installed)).toEqual(['alpha']);
   });
 
+  it('refuses a pack whose name a pack in SATCHEL_PACKS already has', async () => {
+    const w = workspace();
+    const bundled = path.join(w.cwd, 'packs');
+    mkdirSync(bundled);
+    cpSync(packSource(w.cwd, 'alpha'), path.join(bundled, 'alpha'), { recursive: true });
+    const added = await run(w, 'add', [packSource(w.cwd, 'alpha', { version: '9.0.0' })]);
+    expect(added.code).toBe(1);
+    expect(added.err).toBe(
+      `satchel pack add: A pack named alpha is already in ${path.join(bundled, 'alpha')} (SATCHEL_PACKS); nothing was installed.\n`,
+    );
+    expect(listing(w.home)).toEqual([]);
+  });
+
   it('refuses a source that is neither a folder nor a .tgz, and a bad npm name', async () => {
     const w = workspace();
     writeFileSync(path.join(w.cwd, 'notes.txt'), 'x');
@@ -213,6 +227,21 @@ describe('satchel pack remove', () => {
     expect(missing.code).toBe(1);
     expect(missing.err).toBe(
       `satchel pack remove: No pack named alpha is installed in ${w.installed}.\n`,
+    );
+  });
+});
+
+describe('the npm fetch step', () => {
+  it('runs npm pack on the spec and returns the .tgz it wrote', async () => {
+    const w = workspace();
+    const dest = path.join(w.cwd, 'fetched');
+    mkdirSync(dest);
+    // A local folder is a spec npm pack takes offline, so the real step runs here.
+    const tgz = await npmPack(packSource(w.cwd, 'alpha', { version: '1.4.0' }), dest);
+    expect(tgz).toBe(path.join(dest, 'satchel-pack-alpha-1.4.0.tgz'));
+    expect(existsSync(tgz)).toBe(true);
+    await expect(npmPack(path.join(w.cwd, 'nowhere'), dest)).rejects.toThrow(
+      /^npm could not fetch /,
     );
   });
 });
