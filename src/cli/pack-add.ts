@@ -47,7 +47,7 @@ export function createPackAddCommand(fetchNpm?: NpmFetch): CliCommand {
         force: { type: 'boolean' },
       });
       const [source] = positionals;
-      if (source === undefined) throw new UsageError('satchel pack add needs a SOURCE');
+      if (source === undefined) throw new UsageError('which pack? Give a folder, an npm pack .tgz or npm:NAME');
       noMoreThan(positionals, 1);
       if (values.force && !values.upgrade) throw new UsageError('--force goes with --upgrade');
       try {
@@ -83,7 +83,7 @@ export const packRemoveCommand: CliCommand = {
   async run(args, io) {
     const { positionals, values } = parseCommandArgs(args, { purge: { type: 'boolean' } });
     const [name] = positionals;
-    if (name === undefined) throw new UsageError('satchel pack remove needs the name of a pack');
+    if (name === undefined) throw new UsageError('which pack? Give its name');
     noMoreThan(positionals, 1);
     const home = homeOf(io);
     try {
