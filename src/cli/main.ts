@@ -5,6 +5,7 @@ import type { CliCommand } from './command.ts';
 import { runCli } from './dispatch.ts';
 import { doctorCommand } from './doctor.ts';
 import { modelsCommand } from './models.ts';
+import { packAddCommand, packRemoveCommand } from './pack-add.ts';
 import { packListCommand } from './pack-list.ts';
 import { packNewCommand } from './pack-new.ts';
 import { packValidateCommand } from './pack-validate.ts';
@@ -22,6 +23,8 @@ const COMMANDS: readonly CliCommand[] = [
   packValidateCommand,
   packNewCommand,
   packListCommand,
+  packAddCommand,
+  packRemoveCommand,
   backupCommand,
   restoreCommand,
 ];

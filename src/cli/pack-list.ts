@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { withEnvFile } from '../config/env-file.ts';
 import { envSchema } from '../config/schema.ts';
+import { installedPacksDir, installedSource } from '../packs/installed.ts';
 import { type PackInspection, scanPacks } from '../packs/loader.ts';
 import { formatProblem } from '../packs/problems.ts';
 import type { Skill } from '../packs/skills.ts';
@@ -18,10 +19,19 @@ export function packDirs(io: Pick<CliIo, 'env' | 'cwd'>): string[] {
   );
 }
 
+/** SATCHEL_HOME/installed-packs, where `satchel pack add` puts packs. */
+function installedDir(io: Pick<CliIo, 'env' | 'cwd'>): string {
+  const env = withEnvFile(io.env, io.cwd);
+  return installedPacksDir(
+    path.resolve(io.cwd, envSchema.shape.SATCHEL_HOME.parse(env.SATCHEL_HOME)),
+  );
+}
+
 const HELP = `Usage: satchel pack list
 
-Lists the packs in the folders of SATCHEL_PACKS (default ./packs): name, version, display
-name and skills (a skill with a command shows it: /name). A pack that cannot load is listed
+Lists the packs in the folders of SATCHEL_PACKS (default ./packs) and those installed with
+satchel pack add (SATCHEL_HOME/installed-packs): name, version, display name, where an
+installed pack came from, and skills (a skill with a command shows it: /name). A pack that cannot load is listed
 with every problem found; satchel would skip it at start.`;
 
 export const packListCommand: CliCommand = {
@@ -30,7 +40,7 @@ export const packListCommand: CliCommand = {
   help: HELP,
   async run(args, io) {
     noMoreThan(parseCommandArgs(args, {}).positionals, 0);
-    const dirs = packDirs(io);
+    const dirs = [...packDirs(io), installedDir(io)];
     const found = scanPacks(dirs);
     if (found.length === 0) {
       io.stdout.write(`No packs in ${dirs.join(', ')}. Create one with: satchel pack new NAME\n`);
@@ -59,7 +69,14 @@ function describe({ dir, pack, problems }: PackInspection): string {
   return [
     `  ${pack.name}  ${pack.manifest.version}  ${pack.displayName}`,
     `    skills: ${pack.skills.map(skillLabel).join(', ')}`,
+    `    source: ${sourceOf(dir)}`,
   ].join('\n');
+}
+
+/** Where a pack came from: `pack add`'s record, or the folder it is in (a bundled pack). */
+function sourceOf(dir: string): string {
+  const from = installedSource(dir);
+  return from ? `installed from ${from}` : `folder ${path.dirname(dir)}`;
 }
 
 /** `name`, `/name` for a command, `my-skill (/my_skill)` when they differ. */

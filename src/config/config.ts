@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../core/errors.ts';
+import { installedPacksDir } from '../packs/installed.ts';
 import {
   PROVIDER_NAMES,
   PROVIDERS,
@@ -119,7 +120,11 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
   const [fallbackProvider, ...fallbackModel] = e.LLM_FALLBACK?.split(':') ?? [];
   const core: CoreConfig = {
     home: path.resolve(e.SATCHEL_HOME),
-    packDirs: e.SATCHEL_PACKS.map((p) => path.resolve(p)),
+    // Packs installed by `satchel pack add` are always searched, after SATCHEL_PACKS.
+    packDirs: [
+      ...e.SATCHEL_PACKS.map((p) => path.resolve(p)),
+      installedPacksDir(path.resolve(e.SATCHEL_HOME)),
+    ],
     llm: {
       provider: e.LLM_PROVIDER,
       model: e.LLM_MODEL,

@@ -48,6 +48,8 @@ describe('the satchel command', () => {
         'pack validate',
         'pack new',
         'pack list',
+        'pack add',
+        'pack remove',
       ])
         expect(run.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
     }

@@ -50,7 +50,11 @@ describe('configuration', () => {
       TELEGRAM_API_ROOT: 'http://127.0.0.1:9999/',
     });
     expect(config.telegram.allowedUserIds).toEqual([11, 22, 33]);
-    expect(config.packDirs.map((d) => d.split(/[\\/]/).at(-1))).toEqual(['a', 'b']);
+    expect(config.packDirs.map((d) => d.split(/[\\/]/).at(-1))).toEqual([
+      'a',
+      'b',
+      'installed-packs',
+    ]);
     expect(config.llm.fallback).toEqual({ provider: 'groq', model: 'llama-3.3-70b-versatile' });
     expect(config.batchWindowMs).toBe(0);
     expect(config.quota.dailyUsd).toBe(1.5);

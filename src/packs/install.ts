@@ -1,0 +1,240 @@
+import { execFile } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ArchiveError, extractSafely } from '../backup/archive.ts';
+import { installedPacksDir, SOURCE_FILE } from './installed.ts';
+import { formatProblem } from './problems.ts';
+import { validatePack } from './validate.ts';
+import { readYaml } from './yaml-source.ts';
+
+/** A refusal of `satchel pack add` / `pack remove`: its message is one sentence for the user. */
+export class PackInstallError extends Error {
+  override name = 'PackInstallError';
+}
+
+/** Fetches `spec` (`name[@version]`) from the npm registry as a .tgz in `dir`; returns its path. */
+export type NpmFetch = (spec: string, dir: string) => Promise<string>;
+
+/** Caps for a pack archive: packs are text and a little SQL, never this big. */
+const LIMITS = {
+  maxEntries: 2_000,
+  maxEntryBytes: 5 * 1024 * 1024,
+  maxTotalBytes: 50 * 1024 * 1024,
+};
+
+/** Folders of a source directory that are never part of the pack. */
+const SKIPPED = new Set(['.git', 'node_modules']);
+
+export interface InstallOptions {
+  source: string;
+  home: string;
+  cwd: string;
+  /** SATCHEL_PACKS: a pack of the same name there would clash with the installed one. */
+  packDirs: readonly string[];
+  upgrade?: boolean;
+  force?: boolean;
+  fetchNpm?: NpmFetch;
+}
+
+export interface Installed {
+  name: string;
+  version: string;
+  dir: string;
+  from: string;
+  /** The version it replaced, on --upgrade. */
+  previous?: string;
+}
+
+/**
+ * Installs the pack at `source` (a directory, an `npm pack` .tgz, or `npm:<name>[@<version>]`)
+ * into SATCHEL_HOME/installed-packs/<name>/. The pack is validated where it was unpacked,
+ * before anything is written under SATCHEL_HOME; the copy lands under its name only whole.
+ */
+export async function installPack(options: InstallOptions): Promise<Installed> {
+  const temp = mkdtempSync(path.join(tmpdir(), 'satchel-pack-add-'));
+  try {
+    const { dir, from } = await stage(options, temp);
+    return place(underItsName(dir, path.join(temp, 'staged')), from, options);
+  } finally {
+    rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+/** The pack's folder on disk (the source itself, or unpacked in `temp`) and how to name its source. */
+async function stage(
+  options: InstallOptions,
+  temp: string,
+): Promise<{ dir: string; from: string }> {
+  const { source, cwd } = options;
+  if (source.startsWith('npm:')) {
+    const spec = source.slice('npm:'.length);
+    if (!/^(@[\w.-]+\/)?[\w.-]+(@[\w.^~<>=*-]+)?$/.test(spec))
+      throw new PackInstallError(
+        `"${source}" is not an npm package name like npm:name or npm:name@1.0.0.`,
+      );
+    const fetched = await (options.fetchNpm ?? npmPack)(spec, temp);
+    return { dir: await unpack(fetched, path.join(temp, 'unpacked')), from: source };
+  }
+  const resolved = path.resolve(cwd, source);
+  if (!existsSync(resolved)) throw new PackInstallError(`${resolved} does not exist.`);
+  if (statSync(resolved).isDirectory()) return { dir: resolved, from: resolved };
+  if (!/\.(tgz|tar\.gz)$/.test(resolved))
+    throw new PackInstallError(`${resolved} is neither a pack folder nor a .tgz made by npm pack.`);
+  return { dir: await unpack(resolved, path.join(temp, 'unpacked')), from: resolved };
+}
+
+/**
+ * A copy of the pack in `dir` in a folder named as its pack.yml names it (a pack's folder
+ * must bear its name; npm's archives call it `package/`), without `.git` or `node_modules`.
+ */
+function underItsName(dir: string, parent: string): string {
+  const manifest = path.join(dir, 'pack.yml');
+  const named = existsSync(manifest)
+    ? (readYaml(readFileSync(manifest, 'utf8')).value as { name?: unknown } | null)?.name
+    : undefined;
+  const name = typeof named === 'string' && /^[a-z][a-z0-9-]{0,31}$/.test(named) ? named : 'pack';
+  const copy = path.join(parent, name);
+  cpSync(dir, copy, {
+    recursive: true,
+    filter: (file) => !(SKIPPED.has(path.basename(file)) && path.dirname(file) === dir),
+  });
+  return copy;
+}
+
+/** Extracts an `npm pack` archive safely; the pack is its one top folder (`package/`). */
+async function unpack(archive: string, into: string): Promise<string> {
+  try {
+    await extractSafely(archive, into, LIMITS);
+  } catch (error) {
+    if (!(error instanceof ArchiveError)) throw error;
+    throw new PackInstallError(`${path.basename(archive)} was refused: ${error.message}`);
+  }
+  const top = readdirSync(into);
+  if (top.length !== 1 || !statSync(path.join(into, top[0]!)).isDirectory())
+    throw new PackInstallError(
+      `${path.basename(archive)} does not hold one top folder as npm pack makes.`,
+    );
+  return path.join(into, top[0]!);
+}
+
+/** `npm pack <spec>` into `dir`, install scripts off: it only downloads the tarball. */
+export const npmPack: NpmFetch = async (spec, dir) => {
+  const run = promisify(execFile);
+  try {
+    const { stdout } = await run(
+      'npm',
+      ['pack', spec, '--pack-destination', dir, '--ignore-scripts', '--json'],
+      { cwd: dir, timeout: 120_000 },
+    );
+    const [first] = JSON.parse(stdout) as { filename: string }[];
+    if (!first) throw new Error('npm pack printed no file');
+    return path.join(dir, first.filename);
+  } catch (error) {
+    const detail =
+      (error as { stderr?: string }).stderr?.trim().split('\n').at(-1) ?? (error as Error).message;
+    throw new PackInstallError(`npm could not fetch ${spec}: ${detail}`);
+  }
+};
+
+/** Validates the staged pack and copies it in, replacing an older one on --upgrade. */
+function place(dir: string, from: string, options: InstallOptions): Installed {
+  const validation = validatePack(dir, options.home);
+  const { pack } = validation;
+  if (!pack) {
+    const first = validation.problems[0];
+    const detail = first
+      ? formatProblem({ ...first, file: path.relative(dir, first.file) || '.' })
+      : 'unknown problem';
+    throw new PackInstallError(
+      `The pack is not valid (${validation.problems.length} problem(s); first: ${detail}); nothing was installed.`,
+    );
+  }
+  const { name } = pack;
+  const version = pack.manifest.version;
+  const clash = options.packDirs.map((d) => path.join(d, name)).find((d) => existsSync(d));
+  if (clash)
+    throw new PackInstallError(
+      `A pack named ${name} is already in ${clash} (SATCHEL_PACKS); nothing was installed.`,
+    );
+  const root = installedPacksDir(options.home);
+  const target = path.join(root, name);
+  const previous = existsSync(target) ? installedVersion(target) : undefined;
+  if (existsSync(target)) {
+    if (!options.upgrade)
+      throw new PackInstallError(
+        `${name} ${previous ?? ''} is already installed; use --upgrade to replace it.`.replace(
+          '  ',
+          ' ',
+        ),
+      );
+    if (previous && compareVersions(version, previous) < 0 && !options.force)
+      throw new PackInstallError(
+        `${name} ${version} is older than the installed ${previous}; use --force to go back.`,
+      );
+  }
+  const partial = path.join(root, `.${name}.partial`);
+  const old = path.join(root, `.${name}.old`);
+  rmSync(partial, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  cpSync(dir, partial, { recursive: true });
+  writeFileSync(path.join(partial, SOURCE_FILE), `${JSON.stringify({ from, version }, null, 2)}\n`);
+  rmSync(old, { recursive: true, force: true });
+  if (existsSync(target)) renameSync(target, old);
+  renameSync(partial, target);
+  rmSync(old, { recursive: true, force: true });
+  return { name, version, dir: target, from, ...(previous ? { previous } : {}) };
+}
+
+/** The installed pack's version, from its own pack.yml (a hand-copied one has no source record). */
+function installedVersion(dir: string): string | undefined {
+  const manifest = path.join(dir, 'pack.yml');
+  if (!existsSync(manifest)) return undefined;
+  const version = (readYaml(readFileSync(manifest, 'utf8')).value as { version?: unknown } | null)
+    ?.version;
+  return typeof version === 'string' ? version : undefined;
+}
+
+/** Compares `1.2.3`-style versions by their numbers (a pre-release sorts before its release). */
+export function compareVersions(a: string, b: string): number {
+  const parts = (v: string) => {
+    const [core = '', pre] = v.split(/-(.*)/s);
+    return { nums: core.split('+')[0]!.split('.').map(Number), pre };
+  };
+  const x = parts(a);
+  const y = parts(b);
+  for (let i = 0; i < 3; i++) {
+    const d = (x.nums[i] ?? 0) - (y.nums[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  if (x.pre === y.pre) return 0;
+  if (x.pre === undefined) return 1;
+  if (y.pre === undefined) return -1;
+  return x.pre < y.pre ? -1 : 1;
+}
+
+/** Removes an installed pack; with `purge`, its data under SATCHEL_HOME/packs/<name>/ too. */
+export function removePack(home: string, name: string, purge: boolean): { purged: boolean } {
+  if (!/^[a-z0-9][a-z0-9_-]*$/.test(name))
+    throw new PackInstallError(`"${name}" is not a pack name.`);
+  const target = path.join(installedPacksDir(home), name);
+  if (!existsSync(target))
+    throw new PackInstallError(`No pack named ${name} is installed in ${installedPacksDir(home)}.`);
+  rmSync(target, { recursive: true, force: true });
+  const data = path.join(home, 'packs', name);
+  const purged = purge && existsSync(data);
+  if (purge) rmSync(data, { recursive: true, force: true });
+  return { purged };
+}
