@@ -1,8 +1,8 @@
 import type { Address } from '../core/types.ts';
 import type { JobRepo, JobRow } from '../store/job-repo.ts';
-import { formatLocal, isoInZone } from './local-time.ts';
+import { formatLocal, isoInZone } from '../time/local-time.ts';
 
-export { formatLocal } from './local-time.ts';
+export { formatLocal } from '../time/local-time.ts';
 
 /**
  * Jobs as a short list for a person (the `/jobs` command, the `schedule` tool): one line

@@ -15,7 +15,7 @@ import {
 } from 'drizzle-orm';
 import { SatchelError } from '../core/errors.ts';
 import type { Address } from '../core/types.ts';
-import { nextRunAfter } from '../scheduler/next-run.ts';
+import { nextRunAfter } from '../time/next-run.ts';
 import type { Db } from './client.ts';
 import { type ManifestJob, syncManifestJobs } from './manifest-jobs.ts';
 import { jobs } from './schema.ts';

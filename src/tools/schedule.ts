@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describeJobs, describeTime } from '../scheduler/describe.ts';
-import { type ParsedSchedule, parseSchedule, ScheduleError } from '../scheduler/next-run.ts';
 import { JobLimitError } from '../store/job-repo.ts';
+import { type ParsedSchedule, parseSchedule, ScheduleError } from '../time/next-run.ts';
 import type { TurnToolContext } from './context.ts';
 import { defineTool, ToolError } from './tool.ts';
 

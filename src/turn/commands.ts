@@ -6,7 +6,7 @@ import { type OutboundText, plain } from '../outbound/compose.ts';
 import type { Skill } from '../packs/loader.ts';
 import type { RESERVED_COMMANDS } from '../packs/skill-command.ts';
 import { pickerMessage } from '../routing/picker.ts';
-import { formatLocal } from '../scheduler/local-time.ts';
+import { formatLocal } from '../time/local-time.ts';
 import { usageReport } from '../usage/report.ts';
 import { createModelCommand } from './model-command.ts';
 import type { Conversing, Delivery, Reports, Runtime } from './services.ts';

@@ -5,7 +5,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/core/ports.ts';
 import type { Address } from '../../src/core/types.ts';
 import { describeJobs } from '../../src/scheduler/describe.ts';
-import { nextCronRun, parseSchedule } from '../../src/scheduler/next-run.ts';
 import {
   type BoundRoute,
   createScheduler,
@@ -16,6 +15,7 @@ import {
 } from '../../src/scheduler/scheduler.ts';
 import { type CoreStore, openCoreStore } from '../../src/store/client.ts';
 import { createJobRepo, type JobRepo, type RunOutcome } from '../../src/store/job-repo.ts';
+import { nextCronRun, parseSchedule } from '../../src/time/next-run.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 const TZ = 'Europe/Berlin';
