@@ -6,6 +6,7 @@ import { runCli } from './dispatch.ts';
 import { doctorCommand } from './doctor.ts';
 import { packListCommand } from './pack-list.ts';
 import { packNewCommand } from './pack-new.ts';
+import { packTestCommand } from './pack-test.ts';
 import { packValidateCommand } from './pack-validate.ts';
 import { restoreCommand } from './restore.ts';
 import { startCommand } from './start.ts';
@@ -20,6 +21,7 @@ const COMMANDS: readonly CliCommand[] = [
   packValidateCommand,
   packNewCommand,
   packListCommand,
+  packTestCommand,
   backupCommand,
   restoreCommand,
 ];

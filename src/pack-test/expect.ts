@@ -1,0 +1,57 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { ScriptedCall } from './scripted-model.ts';
+import type { Expectation } from './test-file.ts';
+
+/** What a turn left behind, as the expectations read it. */
+export interface TurnOutcome {
+  /** The messages the user was sent in this turn, joined by newlines. */
+  reply: string;
+  calls: readonly ScriptedCall[];
+  /** Runs a read-only query on the pack's database. */
+  query(sql: string): Record<string, unknown>[];
+  /** The jobs the pack has scheduled. */
+  jobs(): number;
+}
+
+const isError = (result: string | undefined) => result?.startsWith('Error:') === true;
+const quote = (text: string, max = 300) =>
+  JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** Every expectation of `expect` that does not hold, each with what was seen instead. */
+export function unmet(expect: Expectation, outcome: TurnOutcome): string[] {
+  const failures: string[] = [];
+  for (const wanted of expect.reply_contains ?? [])
+    if (!outcome.reply.includes(wanted))
+      failures.push(`reply_contains ${quote(wanted)}: the reply was ${quote(outcome.reply)}`);
+  for (const tool of expect.tool_ok ?? []) {
+    const calls = outcome.calls.filter((c) => c.tool === tool);
+    const failed = calls.find((c) => isError(c.result));
+    if (calls.length === 0) failures.push(`tool_ok ${tool}: ${tool} was not called`);
+    else if (failed) failures.push(`tool_ok ${tool}: it returned ${quote(failed.result ?? '')}`);
+  }
+  for (const tool of expect.tool_error ?? []) {
+    const calls = outcome.calls.filter((c) => c.tool === tool);
+    if (calls.length === 0) failures.push(`tool_error ${tool}: ${tool} was not called`);
+    else if (!calls.some((c) => isError(c.result)))
+      failures.push(`tool_error ${tool}: no error; it returned ${quote(calls[0]?.result ?? '')}`);
+  }
+  if (expect.db) failures.push(...dbUnmet(expect.db, outcome));
+  if (expect.jobs !== undefined) {
+    const jobs = outcome.jobs();
+    if (jobs !== expect.jobs) failures.push(`jobs: expected ${expect.jobs}, found ${jobs}`);
+  }
+  return failures;
+}
+
+function dbUnmet(db: NonNullable<Expectation['db']>, outcome: TurnOutcome): string[] {
+  let rows: Record<string, unknown>[];
+  try {
+    rows = outcome.query(db.sql);
+  } catch (error) {
+    return [`db ${quote(db.sql, 80)}: the query failed: ${(error as Error).message}`];
+  }
+  if (isDeepStrictEqual(rows, db.rows)) return [];
+  return [
+    `db ${quote(db.sql, 80)}: expected ${JSON.stringify(db.rows)}, got ${JSON.stringify(rows)}`,
+  ];
+}
