@@ -8,7 +8,7 @@ export interface TurnOutcome {
   reply: string;
   calls: readonly ScriptedCall[];
   /** Runs a read-only query on the pack's database. */
-  query(sql: string): Record<string, unknown>[];
+  query(sql: string, params: readonly unknown[]): Record<string, unknown>[];
   /** The jobs the pack has scheduled. */
   jobs(): number;
 }
@@ -46,7 +46,7 @@ export function unmet(expect: Expectation, outcome: TurnOutcome): string[] {
 function dbUnmet(db: NonNullable<Expectation['db']>, outcome: TurnOutcome): string[] {
   let rows: Record<string, unknown>[];
   try {
-    rows = outcome.query(db.sql);
+    rows = outcome.query(db.sql, db.params ?? []);
   } catch (error) {
     return [`db ${quote(db.sql, 80)}: the query failed: ${(error as Error).message}`];
   }

@@ -102,7 +102,7 @@ async function runTurn(r: Rig, packName: string, turn: Turn, index: number): Pro
   const failures = unmet(turn.expect, {
     reply: r.channel.sent(CHAT).slice(before).join('\n'),
     calls: r.script.calls(),
-    query: (sql) => readOnly(r.core.packs.storage(packName).dbFile, sql),
+    query: (sql, params) => readOnly(r.core.packs.storage(packName).dbFile, sql, params),
     jobs: () =>
       r.core.store.db
         .select({ n: count() })
@@ -134,10 +134,14 @@ async function drained(core: Core): Promise<void> {
   await core.outbox.idle();
 }
 
-function readOnly(file: string, sql: string): Record<string, unknown>[] {
+function readOnly(
+  file: string,
+  sql: string,
+  params: readonly unknown[],
+): Record<string, unknown>[] {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    return db.prepare(sql).all() as Record<string, unknown>[];
+    return db.prepare(sql).all(...params) as Record<string, unknown>[];
   } finally {
     db.close();
   }

@@ -36,6 +36,10 @@ const expectation = z
     db: z
       .object({
         sql: z.string().min(1).describe("A read-only query on the pack's database"),
+        params: z
+          .array(z.union([z.string(), z.number(), z.boolean(), z.null()]))
+          .optional()
+          .describe("Values for the query's ? placeholders, in order"),
         rows: z
           .array(z.record(z.string(), z.unknown()))
           .describe('The rows it must return, in order (column: value)'),
