@@ -40,13 +40,27 @@ describe('the satchel command', () => {
       expect(run.status).toBe(0);
       expect(run.stderr).toBe('');
       expect(run.stdout).toMatch(/^Usage: satchel <command>/);
-      for (const command of ['start', 'chat', 'usage', 'pack validate', 'pack new', 'pack list'])
+      for (const command of [
+        'start',
+        'chat',
+        'usage',
+        'pack validate',
+        'pack new',
+        'pack list',
+        'pack test',
+      ])
         expect(run.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
     }
   });
 
   it("prints a command's help on stdout and exits 0, without running it", () => {
-    for (const command of [['start'], ['chat'], ['pack', 'validate'], ['usage']]) {
+    for (const command of [
+      ['start'],
+      ['chat'],
+      ['pack', 'validate'],
+      ['pack', 'test'],
+      ['usage'],
+    ]) {
       const run = satchel(...command, '--help');
       expect(run.status, command.join(' ')).toBe(0);
       expect(run.stderr).toBe('');
