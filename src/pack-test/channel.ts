@@ -6,11 +6,14 @@ import { terminalRenderer } from '../terminal/render.ts';
 export interface TestChannel extends Channel {
   /** Every message sent to the chat so far, oldest first. */
   sent(to: Address): string[];
+  /** Resolves when a message with buttons is sent next (ask_user's question). */
+  nextButtons(): Promise<void>;
 }
 
 /** An in-process channel for `satchel pack test`: no network, messages kept in memory. */
 export function createTestChannel(platform: string): TestChannel {
   const chats = new Map<number, string[]>();
+  let buttonsShown = () => {};
   const chat = (chatId: number) => {
     const messages = chats.get(chatId) ?? [];
     chats.set(chatId, messages);
@@ -25,7 +28,8 @@ export function createTestChannel(platform: string): TestChannel {
     platform,
     capabilities: { photo: true, audio: true, voice: true, document: true, keyboard: true },
     render: terminalRenderer,
-    async sendText(to, text) {
+    async sendText(to, text, options) {
+      if (options.keyboard) buttonsShown();
       return add(to, text);
     },
     async sendMedia(to, media) {
@@ -33,5 +37,9 @@ export function createTestChannel(platform: string): TestChannel {
       return add(to, `[${media.kind}]${caption}`);
     },
     sent: (to) => [...chat(to.chatId)],
+    nextButtons: () =>
+      new Promise<void>((resolve) => {
+        buttonsShown = resolve;
+      }),
   };
 }

@@ -97,8 +97,16 @@ async function runTurn(r: Rig, packName: string, turn: Turn, index: number): Pro
   r.clock.set(turn.now ? Date.parse(turn.now) : r.clock.now() + (index === 0 ? 0 : 60_000));
   r.script.script(turn.model);
   const before = r.channel.sent(CHAT).length;
+  const buttons = r.channel.nextButtons().then(() => 'asked' as const);
   r.core.pipeline.accept(message(turn.user, index, r.clock.now()));
-  await drained(r.core);
+  if ((await Promise.race([drained(r.core).then(() => 'done' as const), buttons])) === 'asked') {
+    // Nobody will press a button here: end the turn rather than wait for ever.
+    r.core.pipeline.abortAll();
+    await drained(r.core);
+    return [
+      'the turn showed buttons and waited for a press (ask_user): a test cannot answer one; script the steps after the answer instead',
+    ];
+  }
   const failures = unmet(turn.expect, {
     reply: r.channel.sent(CHAT).slice(before).join('\n'),
     calls: r.script.calls(),

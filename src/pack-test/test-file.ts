@@ -51,7 +51,7 @@ const expectation = z
       .int()
       .nonnegative()
       .optional()
-      .describe("The number of the pack's scheduled jobs after the turn"),
+      .describe("The number of jobs the pack's tools scheduled (manifest cron jobs not counted)"),
   })
   .strict();
 

@@ -151,6 +151,18 @@ describe('satchel pack test', () => {
     expect(none.code).toBe(1);
   });
 
+  it('ends a turn that waits for a button press (ask_user) and fails it, instead of hanging', async () => {
+    const ask = `- tool: ask_user
+            args: { question: Sure?, options: [Yes, No] }
+          - answer: ok`;
+    const dir = await demoPack({ 'ask.yml': oneTurn('tool_ok: [db_write]', ask) });
+    const run = await packTest({}, dir, dir);
+    expect(run.out).toContain(
+      '✗ ask.yml: saves a note\n    turn 1: the turn showed buttons and waited for a press (ask_user)',
+    );
+    expect(run.code).toBe(1);
+  });
+
   it('refuses an unknown pack name as a usage error', async () => {
     await expect(packTest({ SATCHEL_PACKS: PACKS }, REPO, 'nope')).rejects.toThrow(UsageError);
   });
