@@ -7,6 +7,8 @@ export interface TurnOutcome {
   /** The messages the user was sent in this turn, joined by newlines. */
   reply: string;
   calls: readonly ScriptedCall[];
+  /** The text of each request the model got in this turn. */
+  seen: readonly string[];
   /** Runs a read-only query on the pack's database. */
   query(sql: string, params: readonly unknown[]): Record<string, unknown>[];
   /** The jobs the pack has scheduled. */
@@ -23,6 +25,11 @@ export function unmet(expect: Expectation, outcome: TurnOutcome): string[] {
   for (const wanted of expect.reply_contains ?? [])
     if (!outcome.reply.includes(wanted))
       failures.push(`reply_contains ${quote(wanted)}: the reply was ${quote(outcome.reply)}`);
+  for (const wanted of expect.model_saw ?? [])
+    if (!outcome.seen.some((request) => request.includes(wanted)))
+      failures.push(
+        `model_saw ${quote(wanted)}: not in the model's requests; the last message was ${quote(lastLine(outcome.seen))}`,
+      );
   for (const tool of expect.tool_ok ?? []) {
     const calls = outcome.calls.filter((c) => c.tool === tool);
     const failed = calls.find((c) => isError(c.result));
@@ -54,4 +61,9 @@ function dbUnmet(db: NonNullable<Expectation['db']>, outcome: TurnOutcome): stri
   return [
     `db ${quote(db.sql, 80)}: expected ${JSON.stringify(db.rows)}, got ${JSON.stringify(rows)}`,
   ];
+}
+
+/** The newest message of the turn's first request (the user's, with its Sent line). */
+function lastLine(seen: readonly string[]): string {
+  return seen[0]?.split('\n').slice(-3).join('\n') ?? '(the model was not called)';
 }

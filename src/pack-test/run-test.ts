@@ -110,6 +110,7 @@ async function runTurn(r: Rig, packName: string, turn: Turn, index: number): Pro
   const failures = unmet(turn.expect, {
     reply: r.channel.sent(CHAT).slice(before).join('\n'),
     calls: r.script.calls(),
+    seen: r.script.seen(),
     query: (sql, params) => readOnly(r.core.packs.storage(packName).dbFile, sql, params),
     jobs: () =>
       r.core.store.db
@@ -123,15 +124,21 @@ async function runTurn(r: Rig, packName: string, turn: Turn, index: number): Pro
   return failures;
 }
 
+/** `/name args` at the start of a message, as the terminal reads a command. */
+const COMMAND = /^\/([A-Za-z0-9_]+)(?:@\w+)?(?:\s+([\s\S]*))?$/;
+
+/** The user's message: a command (`/review`) as a command, like the bot's edges send it. */
 function message(text: string, index: number, at: number): InboundEvent {
+  const command = COMMAND.exec(text.trim());
   return {
     origin: { platform: PLATFORM, keys: [`turn-${index + 1}`] },
     address: CHAT,
     chatType: 'private',
     senderId: 1,
     receivedAt: at,
-    kind: 'text',
-    text,
+    ...(command
+      ? { kind: 'command' as const, command: command[1]!.toLowerCase(), args: command[2] ?? '' }
+      : { kind: 'text' as const, text }),
   };
 }
 

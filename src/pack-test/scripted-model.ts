@@ -16,11 +16,13 @@ export interface ScriptedCall {
 export function createScriptedModel() {
   let steps: Step[] = [];
   let calls: ScriptedCall[] = [];
+  let seen: string[] = [];
   let next = 1;
 
   const model: ChatModel = {
     info: { provider: 'openai', model: 'pack-test-script', acceptsImages: false },
     async complete(request, { onText }) {
+      seen.push(request.messages.map((m) => m.content).join('\n'));
       for (const message of request.messages) {
         const call = calls.find((c) => c.id === message.toolCallId);
         if (message.role === 'tool' && call) call.result = message.content;
@@ -45,9 +47,12 @@ export function createScriptedModel() {
     script(turnSteps: readonly Step[]): void {
       steps = [...turnSteps];
       calls = [];
+      seen = [];
     },
     /** The calls made in this turn. */
     calls: (): readonly ScriptedCall[] => calls,
+    /** The text of every message of each request in this turn (system prompt included). */
+    seen: (): readonly string[] => seen,
     /** Steps the turn ended without using. */
     unused: (): number => steps.length,
   };

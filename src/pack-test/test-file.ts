@@ -25,6 +25,12 @@ const expectation = z
       .array(z.string())
       .optional()
       .describe('Strings the reply the user sees must contain'),
+    model_saw: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "Strings the model's requests in this turn contained (the [Sent: …] line, a skill's instructions)",
+      ),
     tool_ok: z
       .array(z.string())
       .optional()

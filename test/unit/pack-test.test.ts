@@ -95,7 +95,7 @@ describe('satchel pack test', () => {
   it('fails a broken test with exit 1, naming the test, the expectation and what was seen', async () => {
     const dir = await demoPack({
       'broken.yml': oneTurn(
-        'db: { sql: "SELECT body FROM notes", rows: [{ body: eggs }] }\n          reply_contains: [Noted]',
+        'db: { sql: "SELECT body FROM notes", rows: [{ body: eggs }] }\n          reply_contains: [Noted]\n          model_saw: ["[Sent: 2026-01-06"]',
       ),
     });
     const run = await packTest({}, dir, '.');
@@ -104,6 +104,10 @@ describe('satchel pack test', () => {
       'turn 1: db "SELECT body FROM notes": expected [{"body":"eggs"}], got [{"body":"milk"}]',
     );
     expect(run.out).toContain('turn 1: reply_contains "Noted": the reply was "Saved."');
+    // The default time: Monday 5 January 2026, 09:00 UTC.
+    expect(run.out).toContain(
+      'turn 1: model_saw "[Sent: 2026-01-06": not in the model\'s requests; the last message was "[Sent: 2026-01-05 Monday 09:00 UTC]\\nremember milk"',
+    );
     expect(run.out).toMatch(/0 passed, 1 failed\n$/);
     expect(run.code).toBe(1);
   });
