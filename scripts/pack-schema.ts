@@ -1,9 +1,19 @@
-// Writes packs/pack.schema.json from the zod schema of pack.yml (`npm run schema`).
-// test/unit/pack-schema.test.ts fails when the committed file is out of date.
+// Writes packs/pack.schema.json and packs/pack-test.schema.json from their zod schemas
+// (`npm run schema`). test/unit/pack-schema.test.ts fails when a committed file is out of date.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { PACK_SCHEMA_FILE, packJsonSchema } from '../src/packs/json-schema.ts';
+import {
+  PACK_SCHEMA_FILE,
+  PACK_TEST_SCHEMA_FILE,
+  packJsonSchema,
+  packTestJsonSchema,
+} from '../src/packs/json-schema.ts';
 
-const file = fileURLToPath(new URL(`../${PACK_SCHEMA_FILE}`, import.meta.url));
-writeFileSync(file, `${JSON.stringify(packJsonSchema(), null, 2)}\n`);
-process.stdout.write(`wrote ${PACK_SCHEMA_FILE}\n`);
+for (const [name, schema] of [
+  [PACK_SCHEMA_FILE, packJsonSchema()],
+  [PACK_TEST_SCHEMA_FILE, packTestJsonSchema()],
+] as const) {
+  const file = fileURLToPath(new URL(`../${name}`, import.meta.url));
+  writeFileSync(file, `${JSON.stringify(schema, null, 2)}\n`);
+  process.stdout.write(`wrote ${name}\n`);
+}

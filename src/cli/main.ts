@@ -8,6 +8,7 @@ import { modelsCommand } from './models.ts';
 import { packAddCommand, packRemoveCommand } from './pack-add.ts';
 import { packListCommand } from './pack-list.ts';
 import { packNewCommand } from './pack-new.ts';
+import { packTestCommand } from './pack-test.ts';
 import { packValidateCommand } from './pack-validate.ts';
 import { restoreCommand } from './restore.ts';
 import { startCommand } from './start.ts';
@@ -23,6 +24,7 @@ const COMMANDS: readonly CliCommand[] = [
   packValidateCommand,
   packNewCommand,
   packListCommand,
+  packTestCommand,
   packAddCommand,
   packRemoveCommand,
   backupCommand,

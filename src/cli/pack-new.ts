@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { inspectPack } from '../packs/loader.ts';
 import { formatProblem } from '../packs/problems.ts';
-import { BUNDLED_SCHEMA, packName, scaffoldPack } from '../packs/scaffold.ts';
+import { BUNDLED_SCHEMA, BUNDLED_TEST_SCHEMA, packName, scaffoldPack } from '../packs/scaffold.ts';
 import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { packDirs } from './pack-list.ts';
@@ -12,8 +12,8 @@ const HELP = `Usage: satchel pack new NAME [--dir DIR]
 
 Creates a working pack skeleton in DIR/NAME: pack.yml (checked by editors through
 pack.schema.json), SOUL.md, one skill with a command (/notes), schema.sql with one table,
-migrations/ and templates/USER.md and MEMORY.md. It passes satchel pack validate and
-answers in satchel chat --pack NAME.
+migrations/, templates/USER.md and MEMORY.md, and a first test (tests/notes.yml). It passes
+satchel pack validate and satchel pack test, and answers in satchel chat --pack NAME.
 
   NAME       the pack's name: [a-z][a-z0-9-]*, at most 32 characters
   --dir DIR  the folder to create it in (default: the first folder of SATCHEL_PACKS,
@@ -46,10 +46,15 @@ export const packNewCommand: CliCommand = {
 };
 
 function create(dir: string, name: string): void {
-  const schemaPath = isInside(path.dirname(path.dirname(BUNDLED_SCHEMA)), dir)
-    ? path.relative(dir, BUNDLED_SCHEMA).split(path.sep).join('/')
-    : pathToFileURL(BUNDLED_SCHEMA).href;
-  for (const [file, text] of Object.entries(scaffoldPack(name, schemaPath))) {
+  const inRepo = isInside(path.dirname(path.dirname(BUNDLED_SCHEMA)), dir);
+  const schemaOf = (schema: string, from: string) =>
+    inRepo ? path.relative(from, schema).split(path.sep).join('/') : pathToFileURL(schema).href;
+  const files = scaffoldPack(
+    name,
+    schemaOf(BUNDLED_SCHEMA, dir),
+    schemaOf(BUNDLED_TEST_SCHEMA, path.join(dir, 'tests')),
+  );
+  for (const [file, text] of Object.entries(files)) {
     const target = path.join(dir, file);
     mkdirSync(path.dirname(target), { recursive: true });
     writeFileSync(target, text, { flag: 'wx' });
@@ -71,6 +76,7 @@ function report(io: CliIo, root: string, dir: string, name: string): number {
     '',
     'Next:',
     `  satchel pack validate ${shown}`,
+    `  satchel pack test ${shown}`,
     `  satchel chat --pack ${name}`,
     '  then edit pack.yml, SOUL.md and skills/notes/SKILL.md (docs/PACKS.md is the guide)',
   ];

@@ -7,6 +7,11 @@ export const BUNDLED_SCHEMA = fileURLToPath(
   new URL('../../packs/pack.schema.json', import.meta.url),
 );
 
+/** The pack-test.schema.json of this satchel, for the editor comment of a new test file. */
+export const BUNDLED_TEST_SCHEMA = fileURLToPath(
+  new URL('../../packs/pack-test.schema.json', import.meta.url),
+);
+
 /** A new pack's name: what `name` in pack.yml accepts. */
 export const packName = z
   .string()
@@ -29,9 +34,14 @@ export function displayNameOf(name: string): string {
  * The files of a new, working pack named `name` (paths relative to its folder): a manifest
  * that points editors at the JSON Schema (`schemaPath`, relative to the pack folder), a
  * persona, one skill with a command, an owned table, a migrations folder and the two note
- * templates. It passes `satchel pack validate` as written.
+ * templates, and a first test (`tests/notes.yml`, its schema at `testSchemaPath`, relative to
+ * the tests folder). It passes `satchel pack validate` and `satchel pack test` as written.
  */
-export function scaffoldPack(name: string, schemaPath: string): Record<string, string> {
+export function scaffoldPack(
+  name: string,
+  schemaPath: string,
+  testSchemaPath = schemaPath.replace(/pack\.schema\.json$/, 'pack-test.schema.json'),
+): Record<string, string> {
   const title = displayNameOf(name);
   return {
     'pack.yml': manifest(name, title, schemaPath),
@@ -41,6 +51,7 @@ export function scaffoldPack(name: string, schemaPath: string): Record<string, s
     'migrations/README.md': migrationsReadme,
     'templates/USER.md':
       '# About the user\n\n## Name\n<!-- how to address the user -->\n\n## Language\n<!-- the language to answer in -->\n',
+    'tests/notes.yml': firstTest(testSchemaPath),
     'templates/MEMORY.md': `# What ${title} knows\n\n<!-- lasting facts and agreements; data lives in the database -->\n`,
   };
 }
@@ -115,6 +126,36 @@ SELECT id, body, created_at FROM notes ORDER BY id DESC LIMIT 10
 \`\`\`
 Show them as a short list. If there are none, say so and how to add one.
 `;
+
+function firstTest(schemaPath: string): string {
+  return `${schemaComment(schemaPath)}
+# Run with: satchel pack test <folder of this pack>. The model is scripted: each turn lists
+# the tool calls it makes (the SQL your skill tells it to run), then its answer; the tools
+# and the database are real, on a fresh home, at the fixed time below. docs/PACKS.md tells more.
+now: 2026-01-05T09:00:00Z
+tests:
+  - name: saves a note and lists it
+    turns:
+      - user: remember that the spare key is under the blue pot
+        model:
+          - tool: db_write
+            args: { action: insert, table: notes, values: { body: the spare key is under the blue pot } }
+          - answer: Saved.
+        expect:
+          tool_ok: [db_write]
+          db:
+            sql: SELECT body FROM notes
+            rows: [{ body: the spare key is under the blue pot }]
+      - user: /notes
+        model:
+          - tool: db_query
+            args: { sql: "SELECT id, body, created_at FROM notes ORDER BY id DESC LIMIT 10" }
+          - answer: "1. the spare key is under the blue pot"
+        expect:
+          tool_ok: [db_query]
+          reply_contains: [blue pot]
+`;
+}
 
 function schemaSql(title: string): string {
   return `-- ${title}. Migration zero: re-applied at every start, so every statement must be

@@ -64,6 +64,13 @@ describe('satchel pack new → validate → chat', () => {
     expect(validated.status).toBe(0);
     expect(validated.stdout).toContain('ok: demo 0.1.0 (Demo)\n  skills: /notes\n');
 
+    const tested = satchel('pack', 'test', 'packs/demo');
+    expect(tested.stderr).toBe('');
+    expect(tested.stdout).toBe(
+      'demo\n✓ notes.yml: saves a note and lists it\n\n1 passed, 0 failed\n',
+    );
+    expect(tested.status).toBe(0);
+
     const listed = satchel('pack', 'list');
     expect(listed.status).toBe(0);
     expect(listed.stdout).toContain('  demo  0.1.0  Demo\n    skills: /notes\n');

@@ -48,6 +48,7 @@ describe('the satchel command', () => {
         'pack validate',
         'pack new',
         'pack list',
+        'pack test',
         'pack add',
         'pack remove',
       ])
@@ -56,7 +57,13 @@ describe('the satchel command', () => {
   });
 
   it("prints a command's help on stdout and exits 0, without running it", () => {
-    for (const command of [['start'], ['chat'], ['pack', 'validate'], ['usage']]) {
+    for (const command of [
+      ['start'],
+      ['chat'],
+      ['pack', 'validate'],
+      ['pack', 'test'],
+      ['usage'],
+    ]) {
       const run = satchel(...command, '--help');
       expect(run.status, command.join(' ')).toBe(0);
       expect(run.stderr).toBe('');

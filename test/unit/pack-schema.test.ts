@@ -1,10 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { PACK_SCHEMA_FILE, packJsonSchema } from '../../src/packs/json-schema.ts';
+import {
+  PACK_SCHEMA_FILE,
+  PACK_TEST_SCHEMA_FILE,
+  packJsonSchema,
+  packTestJsonSchema,
+} from '../../src/packs/json-schema.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const committed = JSON.parse(readFileSync(path.join(REPO, PACK_SCHEMA_FILE), 'utf8'));
@@ -53,5 +58,28 @@ describe('pack.schema.json', () => {
     const result = fromJson.safeParse(broken);
     expect(result.success).toBe(false);
     expect(result.error!.issues.map((i) => i.path)).toContainEqual(where);
+  });
+});
+
+describe('pack-test.schema.json', () => {
+  const committedTests = JSON.parse(readFileSync(path.join(REPO, PACK_TEST_SCHEMA_FILE), 'utf8'));
+  const testsFromJson = z.fromJSONSchema(committedTests);
+  const testFiles = BUNDLED.flatMap((pack) =>
+    readdirSync(path.join(REPO, 'packs', pack, 'tests')).map((f) => `${pack}/tests/${f}`),
+  );
+
+  it('is the schema generated from the zod test-file schema (run `npm run schema` if not)', () => {
+    expect(committedTests).toEqual(packTestJsonSchema());
+  });
+
+  it.each(testFiles)('validates the bundled %s, which points editors at it', (file) => {
+    const text = readFileSync(path.join(REPO, 'packs', file), 'utf8');
+    expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=../../pack-test.schema.json');
+    expect(testsFromJson.safeParse(parseYaml(text)).error?.issues ?? []).toEqual([]);
+  });
+
+  it('rejects a turn with an unknown expectation', () => {
+    const file = { tests: [{ name: 'x', turns: [{ user: 'hi', expect: { replies: ['a'] } }] }] };
+    expect(testsFromJson.safeParse(file).success).toBe(false);
   });
 });

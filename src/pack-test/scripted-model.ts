@@ -1,0 +1,61 @@
+import type { ChatModel } from '../core/ports.ts';
+import type { Step } from './test-file.ts';
+
+/** A tool call the script made, and what the tool answered (once the model saw it). */
+export interface ScriptedCall {
+  id: string;
+  tool: string;
+  result: string | undefined;
+}
+
+/**
+ * The chat model of a pack test: each call answers with the next scripted step — one tool
+ * call, or the final answer — and reads the tools' results from the request it is given, as
+ * a real model would.
+ */
+export function createScriptedModel() {
+  let steps: Step[] = [];
+  let calls: ScriptedCall[] = [];
+  let seen: string[] = [];
+  let next = 1;
+
+  const model: ChatModel = {
+    info: { provider: 'openai', model: 'pack-test-script', acceptsImages: false },
+    async complete(request, { onText }) {
+      seen.push(request.messages.map((m) => m.content).join('\n'));
+      for (const message of request.messages) {
+        const call = calls.find((c) => c.id === message.toolCallId);
+        if (message.role === 'tool' && call) call.result = message.content;
+      }
+      const usage = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
+      const step = steps.shift();
+      if (step && 'tool' in step) {
+        const id = `call_${next++}`;
+        calls.push({ id, tool: step.tool, result: undefined });
+        const toolCalls = [{ id, name: step.tool, arguments: JSON.stringify(step.args) }];
+        return { text: '', toolCalls, usage };
+      }
+      const text = step?.answer ?? '(the script has no answer here)';
+      onText?.(text);
+      return { text, toolCalls: [], usage };
+    },
+  };
+
+  return {
+    model,
+    /** Starts a turn: these steps, no calls yet. */
+    script(turnSteps: readonly Step[]): void {
+      steps = [...turnSteps];
+      calls = [];
+      seen = [];
+    },
+    /** The calls made in this turn. */
+    calls: (): readonly ScriptedCall[] => calls,
+    /** The text of every message of each request in this turn (system prompt included). */
+    seen: (): readonly string[] => seen,
+    /** Steps the turn ended without using. */
+    unused: (): number => steps.length,
+  };
+}
+
+export type ScriptedModel = ReturnType<typeof createScriptedModel>;

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+
+/** The date tests run at when their file names none: a Monday morning, UTC. */
+export const DEFAULT_NOW = '2026-01-05T09:00:00Z';
+
+const instant = z
+  .string()
+  .refine((text) => !Number.isNaN(Date.parse(text)), 'must be a date and time (ISO 8601)')
+  .describe('A date and time, ISO 8601 (2026-01-05T09:00:00Z)');
+
+const toolStep = z
+  .object({
+    tool: z.string().min(1).describe('The tool the scripted model calls'),
+    args: z.record(z.string(), z.unknown()).default({}).describe("The tool call's arguments"),
+  })
+  .strict();
+
+const answerStep = z
+  .object({ answer: z.string().describe("The scripted model's final answer") })
+  .strict();
+
+const expectation = z
+  .object({
+    reply_contains: z
+      .array(z.string())
+      .optional()
+      .describe('Strings the reply the user sees must contain'),
+    model_saw: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "Strings the model's requests in this turn contained (the [Sent: …] line, a skill's instructions)",
+      ),
+    tool_ok: z
+      .array(z.string())
+      .optional()
+      .describe('Tools called in this turn whose results were all not errors'),
+    tool_error: z
+      .array(z.string())
+      .optional()
+      .describe('Tools called in this turn of which at least one result was an error'),
+    db: z
+      .object({
+        sql: z.string().min(1).describe("A read-only query on the pack's database"),
+        params: z
+          .array(z.union([z.string(), z.number(), z.boolean(), z.null()]))
+          .optional()
+          .describe("Values for the query's ? placeholders, in order"),
+        rows: z
+          .array(z.record(z.string(), z.unknown()))
+          .describe('The rows it must return, in order (column: value)'),
+      })
+      .strict()
+      .optional(),
+    jobs: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe("The number of jobs the pack's tools scheduled (manifest cron jobs not counted)"),
+  })
+  .strict();
+
+const turn = z
+  .object({
+    user: z.string().min(1).describe('The text the user sends'),
+    now: instant.optional().describe("When this turn's message is sent (default: the file's now)"),
+    model: z
+      .array(z.union([toolStep, answerStep]))
+      .default([])
+      .describe("The scripted model's steps, in order: tool calls, then an answer"),
+    expect: expectation.default({}).describe('What must hold after the turn'),
+  })
+  .strict();
+
+/** A pack's `tests/*.yml` (SPEC §15): scripted conversations and what they must leave behind. */
+export const testFileSchema = z
+  .object({
+    now: instant.default(DEFAULT_NOW).describe('When the tests run (a fake clock)'),
+    timezone: z
+      .string()
+      .default('UTC')
+      .describe("The user's time zone (SATCHEL_TIMEZONE), as the Sent line shows it"),
+    tests: z
+      .array(
+        z
+          .object({
+            name: z.string().min(1).describe('Shown as <file>: <name>'),
+            turns: z.array(turn).min(1),
+          })
+          .strict(),
+      )
+      .min(1),
+  })
+  .strict();
+
+export type TestFile = z.output<typeof testFileSchema>;
+export type PackTest = TestFile['tests'][number];
+export type Turn = PackTest['turns'][number];
+export type Expectation = Turn['expect'];
+export type Step = Turn['model'][number];

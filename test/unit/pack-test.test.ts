@@ -1,0 +1,173 @@
+/**
+ * `satchel pack test`: the bundled packs' tests pass (CI runs them here), every SQL block
+ * of their skills is run by one, and a broken test fails with exit 1 naming the test and
+ * the expectation, with what was seen instead.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/cli/args.ts';
+import { packNewCommand } from '../../src/cli/pack-new.ts';
+import { packTestCommand } from '../../src/cli/pack-test.ts';
+import { recordingIo } from '../support/cli-io.ts';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const PACKS = path.join(REPO, 'packs');
+const BUNDLED = ['habits', 'journal', 'vocab'];
+
+const temps: string[] = [];
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function packTest(env: Record<string, string>, cwd: string, ...args: string[]) {
+  const io = recordingIo(env, cwd);
+  const code = await packTestCommand.run(args, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+/** A new pack (`satchel pack new demo`) whose tests/ holds only `tests` (file → YAML). */
+async function demoPack(tests: Record<string, string>): Promise<string> {
+  const root = mkdtempSync(path.join(tmpdir(), 'satchel-pack-test-'));
+  temps.push(root);
+  expect(await packNewCommand.run(['demo', '--dir', root], recordingIo({}, root))).toBe(0);
+  const dir = path.join(root, 'demo');
+  rmSync(path.join(dir, 'tests'), { recursive: true });
+  mkdirSync(path.join(dir, 'tests'));
+  for (const [file, text] of Object.entries(tests))
+    writeFileSync(path.join(dir, 'tests', file), text);
+  return dir;
+}
+
+const oneTurn = (expect: string, steps = '- answer: Saved.') => `tests:
+  - name: saves a note
+    turns:
+      - user: remember milk
+        model:
+          - tool: db_write
+            args: { action: insert, table: notes, values: { body: milk } }
+          ${steps}
+        expect:
+          ${expect}
+`;
+
+describe('satchel pack test', () => {
+  it('passes on every bundled pack (exit 0), one line per test', async () => {
+    const run = await packTest({ SATCHEL_PACKS: PACKS }, REPO);
+    expect(run.err).toBe('');
+    expect(run.out).not.toContain('✗');
+    for (const pack of BUNDLED) expect(run.out).toContain(`${pack}\n✓ `);
+    const [, passed] = run.out.match(/^(\d+) passed, 0 failed$/m) ?? [];
+    expect(Number(passed)).toBeGreaterThanOrEqual(15);
+    expect(run.code).toBe(0);
+  }, 120_000);
+
+  it.each(BUNDLED)("%s's tests run every SQL block of its skills", (pack) => {
+    const normal = (text: string) => text.replace(/\s+/g, ' ').trim();
+    const tests = normal(
+      readdirSync(path.join(PACKS, pack, 'tests'))
+        .map((f) => readFileSync(path.join(PACKS, pack, 'tests', f), 'utf8'))
+        .join('\n'),
+    );
+    const skills = path.join(PACKS, pack, 'skills');
+    const untested = readdirSync(skills).flatMap((skill) => {
+      const text = readFileSync(path.join(skills, skill, 'SKILL.md'), 'utf8');
+      const blocks = [...text.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!);
+      // A block with -- comments is a template the model trims to the filters it needs.
+      return blocks
+        .filter((sql) => !sql.includes('--') && !tests.includes(normal(sql)))
+        .map((sql) => `${skill}: ${sql.slice(0, 60)}`);
+    });
+    expect(untested).toEqual([]);
+  });
+
+  it('runs the first test of a new pack', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'satchel-pack-test-'));
+    temps.push(root);
+    await packNewCommand.run(['demo', '--dir', root], recordingIo({}, root));
+    const run = await packTest({}, root, 'demo/');
+    expect(run.out).toBe('demo\n✓ notes.yml: saves a note and lists it\n\n1 passed, 0 failed\n');
+    expect(run.code).toBe(0);
+  });
+
+  it('fails a broken test with exit 1, naming the test, the expectation and what was seen', async () => {
+    const dir = await demoPack({
+      'broken.yml': oneTurn(
+        'db: { sql: "SELECT body FROM notes", rows: [{ body: eggs }] }\n          reply_contains: [Noted]\n          model_saw: ["[Sent: 2026-01-06"]',
+      ),
+    });
+    const run = await packTest({}, dir, '.');
+    expect(run.out).toContain('✗ broken.yml: saves a note\n');
+    expect(run.out).toContain(
+      'turn 1: db "SELECT body FROM notes": expected [{"body":"eggs"}], got [{"body":"milk"}]',
+    );
+    expect(run.out).toContain('turn 1: reply_contains "Noted": the reply was "Saved."');
+    // The default time: Monday 5 January 2026, 09:00 UTC.
+    expect(run.out).toContain(
+      'turn 1: model_saw "[Sent: 2026-01-06": not in the model\'s requests; the last message was "[Sent: 2026-01-05 Monday 09:00 UTC]\\nremember milk"',
+    );
+    expect(run.out).toMatch(/0 passed, 1 failed\n$/);
+    expect(run.code).toBe(1);
+  });
+
+  it('checks tool results: tool_ok fails on an error, tool_error on a success', async () => {
+    const dir = await demoPack({
+      'a.yml': oneTurn('tool_error: [db_write]'),
+      'b.yml': oneTurn(
+        'tool_ok: [db_write]',
+        '- tool: db_write\n            args: { action: insert, table: nope, values: { x: 1 } }\n          - answer: ok',
+      ),
+    });
+    const run = await packTest({}, dir, dir);
+    expect(run.out).toContain('✗ a.yml: saves a note\n    turn 1: tool_error db_write: no error;');
+    expect(run.out).toMatch(
+      /✗ b\.yml: saves a note\n {4}turn 1: tool_ok db_write: it returned "Error: /,
+    );
+    expect(run.code).toBe(1);
+  });
+
+  it('counts the jobs the pack scheduled, at the fixed time', async () => {
+    const schedule = `- tool: schedule
+            args: { action: create, schedule: "2026-01-06T08:00:00Z", prompt: buy milk }
+          - answer: I will remind you.`;
+    const dir = await demoPack({
+      'jobs.yml': oneTurn('jobs: 2\n          tool_ok: [schedule]', schedule),
+    });
+    const run = await packTest({}, dir, dir);
+    expect(run.out).toContain('turn 1: jobs: expected 2, found 1');
+    expect(run.out).not.toContain('tool_ok');
+    expect(run.code).toBe(1);
+  });
+
+  it('reports an invalid test file, unused script steps and a pack without tests', async () => {
+    const dir = await demoPack({
+      'bad.yml': 'tests:\n  - name: x\n    turns: []\n',
+      'early.yml': oneTurn('tool_ok: [db_write]', '- answer: one\n          - answer: two'),
+    });
+    const run = await packTest({}, dir, dir);
+    expect(run.out).toContain('✗ bad.yml\n    not a valid test file: tests.0.turns:');
+    expect(run.out).toContain('turn 1: model: the turn ended with 1 scripted step(s) unused');
+    rmSync(path.join(dir, 'tests'), { recursive: true });
+    const none = await packTest({}, dir, dir);
+    expect(none.out).toContain('✗ demo has no tests (tests/*.yml)');
+    expect(none.code).toBe(1);
+  });
+
+  it('ends a turn that waits for a button press (ask_user) and fails it, instead of hanging', async () => {
+    const ask = `- tool: ask_user
+            args: { question: Sure?, options: [Yes, No] }
+          - answer: ok`;
+    const dir = await demoPack({ 'ask.yml': oneTurn('tool_ok: [db_write]', ask) });
+    const run = await packTest({}, dir, dir);
+    expect(run.out).toContain(
+      '✗ ask.yml: saves a note\n    turn 1: the turn showed buttons and waited for a press (ask_user)',
+    );
+    expect(run.code).toBe(1);
+  });
+
+  it('refuses an unknown pack name as a usage error', async () => {
+    await expect(packTest({ SATCHEL_PACKS: PACKS }, REPO, 'nope')).rejects.toThrow(UsageError);
+  });
+});
