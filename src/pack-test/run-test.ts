@@ -54,6 +54,8 @@ function rig(packDir: string, file: TestFile): Rig {
       SATCHEL_TIMEZONE: file.timezone,
       DASHBOARD_PORT: '0',
       LOG_LEVEL: 'silent',
+      // The scripted model costs nothing and has no price: a pack's USD cap must not refuse it.
+      UNKNOWN_PRICE: 'allow',
     },
     { telegram: false },
   );
