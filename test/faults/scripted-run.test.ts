@@ -51,14 +51,15 @@ const SCHEDULE: Fault[] = [
     m.failNext(2, 429, { retryAfter: 1 }),
   ),
   tgFault(42, 'sendChatAction 500 storm', 'sendChatAction', { status: 500 }, 10),
-
   tgFault(46, 'sendMessage connection dropped', 'sendMessage', { status: 'drop' }, 2),
-  modelFault(50, 'model never answers (idle timeout)', 1, (m) => m.injectFaults(1, { hang: true })),
-  tgFault(54, 'getUpdates response lost', 'getUpdates', { status: 'lost' }, 1),
-  modelFault(57, 'truncated body, malformed body', 2, (m) => {
+  modelFault(48, 'truncated body, malformed body', 2, (m) => {
     m.injectFaults(1, { malformed: 'body' });
     m.injectFaults(1, { truncateAfter: 0 });
   }),
+  // Last: a turn whose call hangs until the idle timeout goes to the fallback, which no later
+  // fault may hit (the fallback gets one try).
+  modelFault(52, 'model never answers (idle timeout)', 1, (m) => m.injectFaults(1, { hang: true })),
+  tgFault(54, 'getUpdates response lost', 'getUpdates', { status: 'lost' }, 1),
 ];
 
 let h: Harness;
@@ -97,6 +98,23 @@ async function runScript(harness: Harness): Promise<void> {
   let total = 0;
   const answered = (user: number) => new Set(harness.tg.texts(user)).size;
   const deadline = Date.now() + 100_000;
+  // Model faults are not stacked: one waits until the requests of the one before have all
+  // been made — its own, a retry after each and the fallback's — so no turn meets more
+  // failures than its three tries and the fallback's one can absorb (on a loaded machine
+  // two storms could otherwise land on one turn, or on a fallback).
+  let modelQuietAt = 0;
+  const requests = () => harness.model.chatRequests().length;
+  const ready = (fault: Fault | undefined) =>
+    fault !== undefined &&
+    fault.after <= total &&
+    (!fault.model || (harness.model.pendingFaults() === 0 && requests() >= modelQuietAt));
+  const inject = () => {
+    while (ready(pending[0])) {
+      const fault = pending.shift()!;
+      fault.inject(harness.tg, harness.model);
+      if (fault.model) modelQuietAt = requests() + fault.count + 2;
+    }
+  };
   for (;;) {
     for (const user of USERS) {
       const mine = sent.get(user) ?? [];
@@ -105,18 +123,9 @@ async function runScript(harness: Harness): Promise<void> {
       sent.set(user, [...mine, text]);
       harness.tg.text({ userId: user, text });
       total++;
-      // Model faults are not stacked: one waits until the model's earlier ones are used up, so
-      // no turn meets more failures than its three tries and the fallback's one can absorb
-      // (on a loaded machine two storms could otherwise land on one turn).
-      while (
-        pending[0] &&
-        pending[0].after <= total &&
-        !(pending[0].model && harness.model.pendingFaults() > 0)
-      )
-        pending.shift()!.inject(harness.tg, harness.model);
+      inject();
     }
-    while (pending[0]?.model && pending[0].after <= total && harness.model.pendingFaults() === 0)
-      pending.shift()!.inject(harness.tg, harness.model);
+    inject();
     if (USERS.every((u) => answered(u) >= PER_CHAT)) return;
     if (Date.now() > deadline) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
