@@ -10,7 +10,7 @@ import { type StreamMode, streamModeFor } from './stream.ts';
  */
 export function createChannelCalls(
   channelOf: (platform: string) => Channel | undefined,
-  outbox: Pick<Outbox, 'call' | 'callOptional'>,
+  outbox: Pick<Outbox, 'call' | 'callOptional' | 'callSide'>,
 ) {
   return {
     streamMode(address: Address, chatType: ChatType): StreamMode {
@@ -34,7 +34,8 @@ export function createChannelCalls(
       const channel = channelOf(to.platform);
       const set = channel?.setReaction?.bind(channel);
       if (!set) return;
-      await outbox.callOptional(to, 'setReaction', () => set(to, messageId, emoji));
+      // Below messages: a reaction never holds up a reply (SPEC §4's budget is shared).
+      await outbox.callSide(to, 'setReaction', () => set(to, messageId, emoji));
     },
 
     topics(to: Address): ((name: string) => Promise<{ threadId: number }>) | undefined {

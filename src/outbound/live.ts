@@ -128,6 +128,14 @@ export function createLive(deps: LiveDeps) {
     callOptional<T>(to: Address, method: string, fn: () => Promise<T>): Promise<T | undefined> {
       return delivery.optional(to, method, fn, 'message');
     },
+
+    /**
+     * `callOptional` for a call no message should wait behind (a reaction): it takes a slot
+     * only after the messages waiting for one, like typing, and never one kept for them.
+     */
+    callSide<T>(to: Address, method: string, fn: () => Promise<T>): Promise<T | undefined> {
+      return delivery.optional(to, method, fn, 'side');
+    },
   };
 }
 

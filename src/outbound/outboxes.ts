@@ -80,6 +80,8 @@ export function createOutboxes(deps: OutboxesDeps) {
     call: <T>(to: Address, fn: () => Promise<T>) => of(to).call(to, fn),
     callOptional: <T>(to: Address, method: string, fn: () => Promise<T>) =>
       of(to).callOptional(to, method, fn),
+    callSide: <T>(to: Address, method: string, fn: () => Promise<T>) =>
+      of(to).callSide(to, method, fn),
     /** A platform answers again: its stalled chats try at once instead of after their backoff. */
     retryNow: (platform: string): void => byPlatform.get(platform)?.retryNow(),
     /** Sends every channel's rows left unsent by an earlier run. */
