@@ -95,7 +95,9 @@ function rows(result: SideBySide): string[][] {
 }
 
 async function firstText(rig: Rig): Promise<void> {
-  const bot = await spawnBot('satchel', rig.env('satchel', rig.newHome(), [FIRST_TEXT_USER]));
+  // The group's turns are plain messages: GROUP_REPLY=all answers them without a mention.
+  const env = { ...rig.env('satchel', rig.newHome(), [FIRST_TEXT_USER]), GROUP_REPLY: 'all' };
+  const bot = await spawnBot('satchel', env);
   try {
     const result = await measureFirstText(rig);
     console.log('First visible text after the model’s first token (ms, 6 turns each)');

@@ -42,7 +42,11 @@ export async function spawnBot(
 ): Promise<BotChild> {
   const spawnedAt = preciseNow();
   const child = fork(options.entry ?? ENTRY, [kind], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...(process.env.BENCH_LOGS ? { BENCH_LOGS: process.env.BENCH_LOGS } : {}),
+      ...env,
+    },
     execArgv: [
       '--import',
       'tsx',

@@ -42,9 +42,10 @@ async function startSatchel(): Promise<Running & { importMs: number; createMs: n
   const { createApp } = await import('../../src/app.ts');
   const { parseConfig } = await import('../../src/config/config.ts');
   const importMs = performance.now();
-  // Logs are made (serialized) as in production, and dropped instead of written.
+  // Logs are made (serialized) as in production, and dropped instead of written
+  // (BENCH_LOGS=1 writes them to stderr, to see why a run stalls).
   const app = createApp(parseConfig(process.env), {
-    logDestination: { write: () => true },
+    logDestination: process.env.BENCH_LOGS ? process.stderr : { write: () => true },
     announce: () => undefined,
   });
   const createMs = performance.now();

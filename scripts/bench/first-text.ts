@@ -43,7 +43,8 @@ export async function measureFirstText(rig: Rig, turns = 6): Promise<FirstText> 
         const label = `first-${where}-${turn}`;
         tg.text({ userId: FIRST_TEXT_USER, chatId, text: label });
         const request = await until(
-          () => model.chatRequests().find((r) => lastUserText(r) === label && r.endedAt),
+          // In a group the text comes with its sender's name.
+          () => model.chatRequests().find((r) => lastUserText(r).endsWith(label) && r.endedAt),
           `the answer to ${label}`,
         );
         const method = where === 'private' ? 'sendMessageDraft' : 'sendMessage';
