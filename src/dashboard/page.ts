@@ -1,29 +1,20 @@
-import { readFileSync } from 'node:fs';
+import { type Asset, loadAssets } from './assets.ts';
 
-export interface Asset {
-  type: string;
-  body: Buffer;
-}
-
-const FILES = {
-  '/': ['index.html', 'text/html; charset=utf-8'],
-  '/app.js': ['app.js', 'text/javascript; charset=utf-8'],
-  '/dom.js': ['dom.js', 'text/javascript; charset=utf-8'],
-  '/chart.js': ['chart.js', 'text/javascript; charset=utf-8'],
-  '/tables.js': ['tables.js', 'text/javascript; charset=utf-8'],
-  '/app.css': ['app.css', 'text/css; charset=utf-8'],
-} as const;
+export type { Asset } from './assets.ts';
 
 /**
- * The page, by request path: one HTML file, its script modules and its style sheet, all
- * served from here (no CDN, no web font). The script fetches `/api/usage` and draws
- * everything itself (hand-made SVG for the chart).
+ * The dashboard page: one HTML file, its script modules and its style sheets (`base.css` is
+ * the web chat's too). The script fetches `/api/usage` and draws everything itself
+ * (hand-made SVG for the chart).
  */
 export function loadPage(): ReadonlyMap<string, Asset> {
-  return new Map(
-    Object.entries(FILES).map(([route, [file, type]]) => [
-      route,
-      { type, body: readFileSync(new URL(`./page/${file}`, import.meta.url)) },
-    ]),
-  );
+  return loadAssets(new URL('./page/', import.meta.url), {
+    '/': 'index.html',
+    '/app.js': 'app.js',
+    '/dom.js': 'dom.js',
+    '/chart.js': 'chart.js',
+    '/tables.js': 'tables.js',
+    '/base.css': 'base.css',
+    '/app.css': 'app.css',
+  });
 }

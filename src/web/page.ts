@@ -1,27 +1,16 @@
-import { readFileSync } from 'node:fs';
+import { type Asset, loadAssets } from '../dashboard/assets.ts';
 
-export interface Asset {
-  type: string;
-  body: Buffer;
-}
-
-/** The chat page's files by path under `/chat`. */
-const FILES = {
-  '/': ['chat.html', 'text/html; charset=utf-8'],
-  '/chat.js': ['chat.js', 'text/javascript; charset=utf-8'],
-  '/markup.js': ['markup.js', 'text/javascript; charset=utf-8'],
-  '/chat.css': ['chat.css', 'text/css; charset=utf-8'],
-} as const;
+export type { Asset } from '../dashboard/assets.ts';
 
 /**
- * The chat page: one HTML file, its script modules and its style sheet, all served from here
- * (nothing from a CDN, no library from elsewhere). Read once.
+ * The chat page by path under `/chat`: one HTML file, its script modules and its style sheet
+ * (on top of the dashboard's `/base.css`).
  */
 export function loadChatPage(): ReadonlyMap<string, Asset> {
-  return new Map(
-    Object.entries(FILES).map(([route, [file, type]]) => [
-      route,
-      { type, body: readFileSync(new URL(`./page/${file}`, import.meta.url)) },
-    ]),
-  );
+  return loadAssets(new URL('./page/', import.meta.url), {
+    '/': 'chat.html',
+    '/chat.js': 'chat.js',
+    '/markup.js': 'markup.js',
+    '/chat.css': 'chat.css',
+  });
 }

@@ -159,6 +159,25 @@ describe('the web chat alone, without TELEGRAM_BOT_TOKEN', () => {
   });
 });
 
+describe('the web chat page', () => {
+  it('serves every file the page links, the style sheet it shares with the dashboard too', async () => {
+    const c = await start();
+    const get = (path: string) => fetch(new URL(path, c.base), { headers: { cookie: c.cookie } });
+    const page = await get('/chat');
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const linked = [...(await page.text()).matchAll(/(?:href|src)="(\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(linked).toEqual(['/base.css', '/chat/chat.css', '/chat/chat.js']);
+    for (const path of linked) {
+      const file = await get(path);
+      expect(file.status, path).toBe(200);
+      expect(file.headers.get('content-type'), path).toMatch(
+        /^text\/(css|javascript); charset=utf-8$/,
+      );
+      expect((await file.text()).length, path).toBeGreaterThan(100);
+    }
+  });
+});
+
 describe('the web chat keeps others out', () => {
   it('answers 401 and no data without the token', async () => {
     const c = await start();
