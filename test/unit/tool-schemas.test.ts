@@ -191,6 +191,7 @@ describe('Gemini gets tool schemas it accepts', () => {
       refBomb(),
       `more than ${MAX_SCHEMA_PARTS} parts once its $refs are inlined`,
     ],
+    ['a schema that is not a JSON object', 'anything' as never, 'its schema is not a JSON object'],
     [
       'a root that is not an object',
       { type: 'array', items: { type: 'string' } },
