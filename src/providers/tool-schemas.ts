@@ -54,7 +54,7 @@ export function toolsForProvider(
   const kept: ToolSpec[] = [];
   for (const tool of tools ?? []) {
     try {
-      if (!TOOL_NAME.test(tool.name))
+      if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name))
         throw new SchemaRefused(
           'its name does not fit the providers (a letter or _ first, then letters, digits, _ or -, at most 64)',
         );
@@ -94,16 +94,16 @@ function converted(schema: unknown, dialect: SchemaDialect): Json {
 }
 
 /** `schema` as the dialect takes it; throws SchemaRefused when it cannot be converted. */
-export function convertSchema(schema: unknown, dialect: SchemaDialect): Json {
+function convertSchema(schema: unknown, dialect: SchemaDialect): Json {
   if (!isObject(schema)) throw new SchemaRefused('its schema is not a JSON object');
   const walk: Walk = { root: schema, inline: dialect === 'gemini', parts: 0 };
   // A $ref to the root ('#') from inside it is recursion.
-  const converted = convert(schema, walk, ['#']) as Json;
-  if (converted.type !== undefined && converted.type !== 'object')
+  const out = convert(schema, walk, ['#']) as Json;
+  if (out.type !== undefined && out.type !== 'object')
     throw new SchemaRefused(
-      `its schema describes ${JSON.stringify(converted.type)}, not an arguments object`,
+      `its schema describes ${JSON.stringify(out.type)}, not an arguments object`,
     );
-  return converted;
+  return out;
 }
 
 interface Walk {
