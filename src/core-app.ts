@@ -137,9 +137,10 @@ export function createCore(
   const channelOf = (platform: string) => edges.get(platform)?.channel;
   const sessions = createSessionRepo(store.db, redact);
   const model =
-    options.chatModel ?? createChatModel(config, catalog, config.llm.provider, config.llm.model);
+    options.chatModel ??
+    createChatModel(config, catalog, config.llm.provider, config.llm.model, log);
   const fallback = config.llm.fallback
-    ? createChatModel(config, catalog, config.llm.fallback.provider, config.llm.fallback.model)
+    ? createChatModel(config, catalog, config.llm.fallback.provider, config.llm.fallback.model, log)
     : undefined;
   for (const { pack, missing } of settings.skipped)
     log.error(
@@ -173,7 +174,7 @@ export function createCore(
   const media = createMediaInputs({
     files: (platform) => edges.get(platform)?.files,
     transcriber: createTranscriber(config),
-    vision: createVisionModel(config, catalog),
+    vision: createVisionModel(config, catalog, log),
     quota,
     ledger,
     clock,
@@ -186,7 +187,7 @@ export function createCore(
   events.on('turn_completed', ({ type, address, ...fields }) =>
     log.info({ event: type, address: addressKey(address), ...fields }, 'turn completed'),
   );
-  const models = createModelChoice(config, catalog, model);
+  const models = createModelChoice(config, catalog, model, log);
   // The scheduler runs only the jobs of this process's channels: another process (the
   // terminal chat) serves the others.
   const jobs = createJobRepo(store.db, {

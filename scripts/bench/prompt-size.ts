@@ -49,7 +49,9 @@ export function measurePrompts(): PackPrompt[] {
           timezone: 'UTC',
         } as unknown as TurnToolContext;
         const { specs } = createToolRunner(packTools(ctx), silentLog);
-        const wire = toWireTools({ system, messages: [], tools: specs });
+        const wire = toWireTools({ system, messages: [], tools: specs }, (tool, reason) => {
+          throw new Error(`${tool} would be left out of requests: ${reason}`);
+        });
         return {
           pack: name,
           systemChars: system.length,

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import type { ChatModel, Transcriber } from '../core/ports.ts';
+import type { ChatModel, Logger, Transcriber } from '../core/ports.ts';
 import { createGeminiChatModel, loadGeminiSdk, mapGeminiError } from './gemini.ts';
 import { createGroqChatModel, loadGroqSdk, mapGroqError } from './groq.ts';
 import { createGroqTranscriber } from './groq-stt.ts';
@@ -12,6 +12,8 @@ export interface ChatModelOptions extends ProviderAccess {
   timeoutMs: number;
   /** The model takes images inline (the model catalog says). */
   acceptsImages: boolean;
+  /** Where a tool left out of the requests (its schema cannot be converted) is reported. */
+  log?: Logger | undefined;
 }
 
 export interface TranscriberOptions extends ProviderAccess {

@@ -7,7 +7,7 @@ import type {
   Part,
 } from '@google/genai';
 import { AbortedError, isAbort, ProviderError } from '../core/errors.ts';
-import type { ChatModel, ChatRequest, ChatResponse, ModelInfo } from '../core/ports.ts';
+import type { ChatModel, ChatResponse, Logger, ModelInfo, ToolSpec } from '../core/ports.ts';
 import type { ChatMessage, ToolCall } from '../core/types.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
 import { keyRefusal } from './key-hint.ts';
@@ -16,6 +16,7 @@ import {
   mapBrokenResponse,
   retryAfterFromGoogleBody,
 } from './response-errors.ts';
+import { refusalLog, toolsForProvider } from './tool-schemas.ts';
 
 export interface GeminiOptions {
   apiKey?: string | undefined;
@@ -25,6 +26,8 @@ export interface GeminiOptions {
   timeoutMs: number;
   /** The model takes images inline (the model catalog says); text-only when unset. */
   acceptsImages?: boolean;
+  /** Where a tool left out of the requests (its schema cannot be converted) is reported. */
+  log?: Logger | undefined;
 }
 
 const PROVIDER = 'gemini';
@@ -60,6 +63,7 @@ export function createGeminiChatModel(options: GeminiOptions): ChatModel {
     model: options.model,
     acceptsImages: options.acceptsImages ?? false,
   };
+  const refused = refusalLog(options.log, PROVIDER, options.model);
 
   return {
     info,
@@ -67,7 +71,7 @@ export function createGeminiChatModel(options: GeminiOptions): ChatModel {
       return withIdleTimeout(
         { provider: PROVIDER, timeoutMs: options.timeoutMs, signal },
         async (sdkSignal, progress) => {
-          const tools = toGeminiTools(request);
+          const tools = toolsForProvider(request.tools, 'gemini', refused).map(toDeclaration);
           const { models } = await client();
           const stream = await models.generateContentStream({
             model: options.model,
@@ -201,13 +205,11 @@ function parseArgs(json: string): Record<string, unknown> {
   }
 }
 
-function toGeminiTools(request: ChatRequest): FunctionDeclaration[] {
-  return (request.tools ?? []).map((t) => ({
-    name: t.name,
-    description: t.description,
-    parametersJsonSchema: t.parameters,
-  }));
-}
+const toDeclaration = (tool: ToolSpec): FunctionDeclaration => ({
+  name: tool.name,
+  description: tool.description,
+  parametersJsonSchema: tool.parameters,
+});
 
 /**
  * SDK errors → ProviderError; 429, 5xx, network failures and broken or cut-off answers are

@@ -1,9 +1,10 @@
 import type Groq from 'groq-sdk';
 import { AbortedError } from '../core/errors.ts';
-import type { ChatModel, ModelInfo } from '../core/ports.ts';
+import type { ChatModel, Logger, ModelInfo } from '../core/ports.ts';
 import { httpFetch } from './http-fetch.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
 import { collectChatStream, mapSdkError, toWireMessages, toWireTools } from './openai.ts';
+import { refusalLog } from './tool-schemas.ts';
 
 export interface GroqOptions {
   apiKey?: string | undefined;
@@ -13,6 +14,8 @@ export interface GroqOptions {
   timeoutMs: number;
   /** The model takes images inline (the model catalog says); text-only when unset. */
   acceptsImages?: boolean;
+  /** Where a tool left out of the requests (its schema cannot be converted) is reported. */
+  log?: Logger | undefined;
 }
 
 type GroqSdk = typeof import('groq-sdk');
@@ -55,6 +58,7 @@ export function createGroqChatModel(options: GroqOptions): ChatModel {
     model: options.model,
     acceptsImages: options.acceptsImages ?? false,
   };
+  const refused = refusalLog(options.log, info.provider, options.model);
 
   return {
     info,
@@ -63,12 +67,13 @@ export function createGroqChatModel(options: GroqOptions): ChatModel {
         { provider: info.provider, timeoutMs: options.timeoutMs, signal },
         async (sdkSignal, progress) => {
           const { chat } = await client();
+          const tools = toWireTools(request, refused);
           const stream = await chat.completions.create(
             {
               model: options.model,
               // Tools before the messages, as the provider reads the prompt: the body then grows
               // only at its end from one request to the next (prompt caching, SPEC §14).
-              ...(request.tools?.length ? { tools: toWireTools(request) } : {}),
+              ...(tools.length ? { tools } : {}),
               messages: toWireMessages(request),
               stream: true,
             },

@@ -1,4 +1,4 @@
-import type { ChatModel, Transcriber } from '../core/ports.ts';
+import type { ChatModel, Logger, Transcriber } from '../core/ports.ts';
 import type { ModelCatalog } from '../usage/catalog.ts';
 import { PROVIDER_CLIENTS } from './clients.ts';
 import { parseModelRef } from './model-ref.ts';
@@ -12,13 +12,15 @@ import {
 
 /**
  * The chat model for a provider, with the configured keys and base URLs. Whether it takes
- * images inline comes from the model catalog: an unknown model is text-only.
+ * images inline comes from the model catalog: an unknown model is text-only. `log` hears of
+ * tools left out of its requests (`tool_schema_refused`).
  */
 export function createChatModel(
   config: ProviderSettings,
   catalog: ModelCatalog,
   provider: Provider,
   model?: string,
+  log?: Logger,
 ): ChatModel {
   const name = model ?? specOf(provider).defaults.chat;
   return PROVIDER_CLIENTS[provider].chatModel({
@@ -26,6 +28,7 @@ export function createChatModel(
     model: name,
     timeoutMs: config.llm.timeoutMs,
     acceptsImages: catalog.acceptsImages(provider, name),
+    log,
   });
 }
 
@@ -38,6 +41,7 @@ export function createModelResolver(
   config: ProviderSettings,
   catalog: ModelCatalog,
   defaultModel: ChatModel,
+  log?: Logger,
 ) {
   const made = new Map<string, ChatModel>();
   return (ref: string | undefined): ChatModel => {
@@ -46,7 +50,7 @@ export function createModelResolver(
     if (known) return known;
     const { provider, model } = parseModelRef(ref, config.llm.provider);
     const chat = providerConfigured(config, provider)
-      ? createChatModel(config, catalog, provider, model)
+      ? createChatModel(config, catalog, provider, model, log)
       : defaultModel;
     made.set(ref, chat);
     return chat;

@@ -1,4 +1,4 @@
-import type { ChatModel } from '../core/ports.ts';
+import type { ChatModel, Logger } from '../core/ports.ts';
 import type { ModelCatalog } from '../usage/catalog.ts';
 import { createModelResolver } from './index.ts';
 import { parseModelRef } from './model-ref.ts';
@@ -17,8 +17,9 @@ export function createModelChoice(
   config: ProviderSettings,
   catalog: ModelCatalog,
   defaultModel: ChatModel,
+  log?: Logger,
 ) {
-  const resolve = createModelResolver(config, catalog, defaultModel);
+  const resolve = createModelResolver(config, catalog, defaultModel, log);
   const choices = catalog
     .chatModels()
     .filter((e) => isProvider(e.provider) && providerConfigured(config, e.provider))

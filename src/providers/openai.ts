@@ -1,11 +1,12 @@
 import OpenAI from 'openai';
 import { AbortedError, ProviderError, ProviderTimeoutError } from '../core/errors.ts';
-import type { ChatModel, ChatRequest, ChatResponse, ModelInfo } from '../core/ports.ts';
+import type { ChatModel, ChatRequest, ChatResponse, Logger, ModelInfo } from '../core/ports.ts';
 import type { ChatMessage, ToolCall } from '../core/types.ts';
 import { httpFetch } from './http-fetch.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
 import { keyRefusal } from './key-hint.ts';
 import { IncompleteResponse, mapBrokenResponse, retryAfterFromHeaders } from './response-errors.ts';
+import { refusalLog, toolsForProvider } from './tool-schemas.ts';
 
 export interface OpenAiOptions {
   apiKey?: string | undefined;
@@ -16,6 +17,8 @@ export interface OpenAiOptions {
   provider?: string;
   /** The model takes images inline (the model catalog says); text-only when unset. */
   acceptsImages?: boolean;
+  /** Where a tool left out of the requests (its schema cannot be converted) is reported. */
+  log?: Logger | undefined;
 }
 
 /** A chat model over the OpenAI chat-completions API (OpenAI and compatible servers). */
@@ -34,6 +37,7 @@ export function createOpenAiChatModel(options: OpenAiOptions): ChatModel {
     model: options.model,
     acceptsImages: options.acceptsImages ?? false,
   };
+  const refused = refusalLog(options.log, info.provider, options.model);
 
   return {
     info,
@@ -41,12 +45,13 @@ export function createOpenAiChatModel(options: OpenAiOptions): ChatModel {
       return withIdleTimeout(
         { provider: info.provider, timeoutMs: options.timeoutMs, signal },
         async (sdkSignal, progress) => {
+          const tools = toWireTools(request, refused);
           const stream = await client.chat.completions.create(
             {
               model: options.model,
               // Tools before the messages, as the provider reads the prompt: the body then grows
               // only at its end from one request to the next (prompt caching, SPEC §14).
-              ...(request.tools?.length ? { tools: toWireTools(request) } : {}),
+              ...(tools.length ? { tools } : {}),
               messages: toWireMessages(request),
               stream: true,
               stream_options: { include_usage: true },
@@ -212,9 +217,15 @@ function userContent(message: ChatMessage): string | WireContentPart[] {
   ];
 }
 
-/** The request's tools as OpenAI-shaped function tools. */
-export function toWireTools(request: ChatRequest): WireTool[] {
-  return (request.tools ?? []).map((t) => ({
+/**
+ * The request's tools as OpenAI-shaped function tools, without those whose schema cannot be
+ * sent (reported to `refused`); empty when none is left.
+ */
+export function toWireTools(
+  request: ChatRequest,
+  refused: (tool: string, reason: string) => void,
+): WireTool[] {
+  return toolsForProvider(request.tools, 'openai', refused).map((t) => ({
     type: 'function',
     function: { name: t.name, description: t.description, parameters: t.parameters },
   }));

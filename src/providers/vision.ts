@@ -1,4 +1,4 @@
-import type { ChatModel, ChatRequest } from '../core/ports.ts';
+import type { ChatModel, ChatRequest, Logger } from '../core/ports.ts';
 import type { ImageInput } from '../core/types.ts';
 import type { ModelCatalog } from '../usage/catalog.ts';
 import { createChatModel } from './index.ts';
@@ -17,10 +17,11 @@ export { parseModelRef };
 export function createVisionModel(
   config: ProviderSettings,
   catalog: ModelCatalog,
+  log?: Logger,
 ): ChatModel | undefined {
   const ref = visionModelRef(config);
   if (!ref || !providerConfigured(config, ref.provider)) return undefined;
-  return createChatModel(config, catalog, ref.provider, ref.model);
+  return createChatModel(config, catalog, ref.provider, ref.model, log);
 }
 
 /** Which model describes photos: VISION_MODEL, else the chat provider's default, if any. */

@@ -412,3 +412,132 @@ describe('FakeModel faults', () => {
     expect(fake.pendingFaults()).toBe(0);
   });
 });
+
+describe('FakeModel refuses what the real APIs refuse', () => {
+  const fn = (name: string) => ({
+    type: 'function' as const,
+    function: { name, parameters: { type: 'object', properties: {} } },
+  });
+  const openAiAsk = (tools: ReturnType<typeof fn>[]) =>
+    openai.chat.completions.create({
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+      tools,
+    });
+  const groqAsk = (tools: ReturnType<typeof fn>[]) =>
+    new Groq({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 }).chat.completions.create({
+      model: 'llama',
+      messages: [{ role: 'user', content: 'x' }],
+      tools,
+    });
+
+  it.each([
+    ['a dot', 'github.search'],
+    ['a colon', 'fs:read'],
+    ['a space', 'get weather'],
+    ['65 characters', 'a'.repeat(65)],
+  ])('OpenAI: a function name with %s is a 400 naming the field', async (_what, name) => {
+    fake.enqueue({ text: 'kept for the next request' });
+    await expect(openAiAsk([fn('ok_tool'), fn(name)])).rejects.toMatchObject({
+      status: 400,
+      error: {
+        type: 'invalid_request_error',
+        param: 'tools[1].function.name',
+        code: 'invalid_value',
+      },
+    });
+    // The refused request used no scripted reply.
+    const res = await openAiAsk([fn('ok-tool_2'), fn('a'.repeat(64))]);
+    expect(res.choices[0]?.message.content).toBe('kept for the next request');
+  });
+
+  it('OpenAI: an empty tool list is a 400', async () => {
+    await expect(openAiAsk([])).rejects.toMatchObject({
+      status: 400,
+      error: { param: 'tools', code: 'empty_array' },
+    });
+  });
+
+  it('Groq: a bad function name and an empty tool list are 400s in its shape', async () => {
+    for (const tools of [[fn('mcp.tool')], []]) {
+      const error = await groqAsk(tools).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      // groq-sdk keeps the whole body as `error`.
+      expect(error).toMatchObject({
+        status: 400,
+        error: {
+          error: { type: 'invalid_request_error', message: expect.stringMatching(/tools/) },
+        },
+      });
+    }
+    expect((await groqAsk([fn('mcp__tool')])).choices[0]?.message.content).toBe('echo: x');
+  });
+
+  describe('Gemini', () => {
+    const ai = () => new GoogleGenAI({ apiKey: 'test', httpOptions: { baseUrl: fake.url } });
+    const declare = (name: string, parametersJsonSchema: object = { type: 'object' }) => ({
+      name,
+      parametersJsonSchema,
+    });
+    const geminiAsk = (functionDeclarations: ReturnType<typeof declare>[]) =>
+      ai().models.generateContent({
+        model: 'gemini-test',
+        contents: 'x',
+        config: { tools: [{ functionDeclarations }] },
+      });
+    /** The refusal's message, from the error body the SDK carries in its message. */
+    const refusedWith = async (request: Promise<unknown>): Promise<string> => {
+      const error = await request.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({ status: 400 });
+      const body = JSON.parse((error as Error).message);
+      expect(body.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
+      return body.error.message;
+    };
+
+    it('takes names with dots, colons and dashes up to 64 characters', async () => {
+      const names = ['_private', 'fs.read:v2-x', `a${'b'.repeat(63)}`];
+      const res = await geminiAsk(names.map((n) => declare(n)));
+      expect(res.text).toBe('echo: x');
+    });
+
+    it.each([
+      ['starts with a digit', '1tool'],
+      ['starts with a dash', '-tool'],
+      ['holds a slash', 'fs/read'],
+      ['has 65 characters', 'a'.repeat(65)],
+    ])('refuses a function name that %s', async (_what, name) => {
+      const message = await refusedWith(geminiAsk([declare('fine'), declare(name)]));
+      expect(message).toContain('function_declarations[1].name: [FIELD_INVALID]');
+    });
+
+    it('refuses an empty functionDeclarations list', async () => {
+      const message = await refusedWith(geminiAsk([]));
+      expect(message).toContain("tools[0].tool_type: required one_of 'tool_type'");
+    });
+
+    it('refuses $schema anywhere in parametersJsonSchema', async () => {
+      const nested = {
+        type: 'object',
+        properties: { q: { $schema: 'https://json-schema.org/draft/2020-12/schema' } },
+      };
+      const message = await refusedWith(geminiAsk([declare('search', nested)]));
+      expect(message).toContain('function_declarations[0].parameters_json_schema');
+      expect(message).toContain('$schema is not supported');
+    });
+
+    it('refuses a $ref', async () => {
+      const withRef = {
+        type: 'object',
+        properties: { q: { $ref: '#/$defs/q' } },
+        $defs: { q: { type: 'string' } },
+      };
+      const message = await refusedWith(geminiAsk([declare('search', withRef)]));
+      expect(message).toContain('$ref is not supported');
+    });
+  });
+});

@@ -17,6 +17,10 @@
  * trickle forever (`trickle`) or fail with a status and a Retry-After (`status`, `retryAfter`). `injectFaults` / `failNext` put faults in
  * front of the queued replies ("the next 3 chat requests get 503").
  *
+ * Strict: a chat request the real API refuses (a bad function name, an empty tool list, a
+ * schema Gemini cannot take; see model-strict.ts) is answered with that API's 400, before any
+ * scripted reply or fault is used.
+ *
  * Keys: `requireKey(provider, key)` makes every request to that provider with another key fail
  * as the provider fails it (OpenAI and Groq: 401; Gemini: 400 with reason API_KEY_INVALID).
  */
@@ -29,6 +33,7 @@ import {
   type TranscriptionReply,
 } from './model-replies.ts';
 import { lastUserText } from './model-requests.ts';
+import { refusal } from './model-strict.ts';
 import {
   type Ctx,
   modelList,
@@ -347,6 +352,8 @@ export class FakeModel {
     if (key !== undefined && keyOf(rec) !== key) return sendKeyError(res, rec.provider);
     if (rec.kind === 'models') return sendJson(res, 200, modelList(rec.provider, this.models));
     if (rec.kind === 'transcription') return this.transcribe(ctx, rec);
+    const refused = refusal(rec.provider, rec.body);
+    if (refused) return sendJson(res, refused.status, refused.body);
     const reply = this.nextReply(rec);
     await pause(ctx, reply.delayMs ?? 0);
     if (reply.hang && !rec.stream) await pause(ctx, Number.POSITIVE_INFINITY);

@@ -10,6 +10,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { type Clock, systemClock } from '../../src/core/clock.ts';
 import type { Address } from '../../src/core/types.ts';
 import { createLogger } from '../../src/logging/logger.ts';
@@ -21,6 +22,7 @@ import { type CoreStore, openCoreStore } from '../../src/store/client.ts';
 import { createJobRepo } from '../../src/store/job-repo.ts';
 import { createAskRegistry } from '../../src/tools/asks.ts';
 import { createToolRunner, packTools } from '../../src/tools/registry.ts';
+import { defineTool, ToolError } from '../../src/tools/tool.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { FIXTURE_PACKS } from '../support/harness.ts';
 import { offlineWeb } from '../support/web-tools.ts';
@@ -457,6 +459,62 @@ describe('the tool runner', () => {
     expect(await tools.run({ id: 'y', name: 'nope', arguments: '{}' }, signal)).toMatch(
       /^Error: unknown tool "nope"/,
     );
+  });
+});
+
+describe('a failing tool reaches the model as a result beginning with "Error:"', () => {
+  const failing = (failure: () => never) =>
+    defineTool({
+      name: 'memory',
+      description: 'fails',
+      schema: z.object({}),
+      run: async () => failure(),
+    });
+  const lines: string[] = [];
+  const log = createLogger({
+    level: 'warn',
+    secrets: [],
+    destination: { write: (line: string) => void lines.push(line) },
+  });
+
+  it.each([
+    [
+      'a ToolError',
+      () => {
+        throw new ToolError('no such row');
+      },
+      'Error: no such row',
+    ],
+    [
+      'an empty ToolError',
+      () => {
+        throw new ToolError('');
+      },
+      'Error: ',
+    ],
+    [
+      'a crash',
+      () => {
+        throw new TypeError('x.y is undefined');
+      },
+      'Error: the tool failed unexpectedly',
+    ],
+    [
+      'a thrown string',
+      () => {
+        throw 'boom';
+      },
+      'Error: the tool failed unexpectedly',
+    ],
+  ])('%s', async (_what, failure, expected) => {
+    lines.length = 0;
+    const tools = createToolRunner([failing(failure)], log);
+    const call = { id: 'c1', name: 'memory', arguments: '{}' };
+    expect(await tools.run(call, new AbortController().signal)).toBe(expected);
+    // What went wrong inside stays in the log, for the operator.
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ event: 'tool_error', tool: 'memory' }),
+    ]);
   });
 });
 
