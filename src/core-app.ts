@@ -39,6 +39,7 @@ import {
   WEB_LIMITS,
   type WebLimits,
 } from './tools/web/guarded-get.ts';
+import { createTopicGone } from './turn/chat-changes.ts';
 import { createPipeline } from './turn/pipeline.ts';
 import { createCalendar } from './usage/calendar.ts';
 import type { ModelCatalog } from './usage/catalog.ts';
@@ -125,6 +126,13 @@ export function createCore(
     edges.set(edge.platform, edge);
   }
   const channels = [...edges.values()].flatMap((edge) => (edge.channel ? [edge.channel] : []));
+  // The scheduler runs only the jobs of this process's channels: another process (the
+  // terminal chat) serves the others.
+  const jobs = createJobRepo(store.db, {
+    timezone: config.timezone,
+    platforms: channels.map((c) => c.platform),
+    maxJobs: config.maxJobs,
+  });
   const outboxRepo = createOutboxRepo(store.db);
   const outbox = createOutboxes({
     repo: outboxRepo,
@@ -132,6 +140,7 @@ export function createCore(
     clock,
     log,
     redact,
+    threadGone: createTopicGone({ log, jobs }),
     ...options.outbox,
   });
   const channelOf = (platform: string) => edges.get(platform)?.channel;
@@ -188,13 +197,6 @@ export function createCore(
     log.info({ event: type, address: addressKey(address), ...fields }, 'turn completed'),
   );
   const models = createModelChoice(config, catalog, model, log);
-  // The scheduler runs only the jobs of this process's channels: another process (the
-  // terminal chat) serves the others.
-  const jobs = createJobRepo(store.db, {
-    timezone: config.timezone,
-    platforms: channels.map((c) => c.platform),
-    maxJobs: config.maxJobs,
-  });
   const router = createRouter({
     sessions,
     packs,

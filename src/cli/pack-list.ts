@@ -4,6 +4,7 @@ import { envSchema } from '../config/schema.ts';
 import { installedPacksDir, installedSource } from '../packs/installed.ts';
 import { type PackInspection, scanPacks } from '../packs/loader.ts';
 import { formatProblem } from '../packs/problems.ts';
+import { type PackSettingsEnv, resolveSettings } from '../packs/settings.ts';
 import type { Skill } from '../packs/skills.ts';
 import { noMoreThan, parseCommandArgs } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
@@ -32,7 +33,8 @@ const HELP = `Usage: satchel pack list
 Lists the packs in the folders of SATCHEL_PACKS (default ./packs) and those installed with
 satchel pack add (SATCHEL_HOME/installed-packs): name, version, display name, where an
 installed pack came from, and skills (a skill with a command shows it: /name). A pack that cannot load is listed
-with every problem found; satchel would skip it at start.`;
+with every problem found, and a pack whose required settings are unset (SATCHEL_PACK_*, from the
+environment or .env) with the variables it misses; satchel would skip either at start.`;
 
 export const packListCommand: CliCommand = {
   path: ['pack', 'list'],
@@ -42,6 +44,8 @@ export const packListCommand: CliCommand = {
     noMoreThan(parseCommandArgs(args, {}).positionals, 0);
     const dirs = [...packDirs(io), installedDir(io)];
     const found = scanPacks(dirs);
+    const env = settingsEnv(io);
+    const describe = (f: PackInspection) => describePack(f, env);
     if (found.length === 0) {
       io.stdout.write(`No packs in ${dirs.join(', ')}. Create one with: satchel pack new NAME\n`);
       return 0;
@@ -51,15 +55,33 @@ export const packListCommand: CliCommand = {
       if (here.length > 0) io.stdout.write(`${root}\n${here.map(describe).join('\n')}\n`);
     }
     const broken = found.filter((f) => !f.pack).length;
+    const unset = found.filter((f) => f.pack && missingOf(f.pack, env).length > 0).length;
     io.stdout.write(
-      `\n${found.length - broken} pack(s) load${broken ? `, ${broken} broken (skipped at start; run satchel pack validate DIR for details)` : ''}.\n`,
+      `\n${found.length - broken - unset} pack(s) load${broken ? `, ${broken} broken (skipped at start; run satchel pack validate DIR for details)` : ''}${unset ? `, ${unset} missing settings (skipped at start until they are set)` : ''}.\n`,
     );
     return 0;
   },
 };
 
-/** One pack: its line and its skills, or its folder and its problems. */
-function describe({ dir, pack, problems }: PackInspection): string {
+/** The `SATCHEL_PACK_*` variables `npm start` would see (the environment over `.env`). */
+function settingsEnv(io: Pick<CliIo, 'env' | 'cwd'>): PackSettingsEnv {
+  const env = withEnvFile(io.env, io.cwd);
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      (entry): entry is [string, string] =>
+        entry[0].startsWith('SATCHEL_PACK_') && entry[1] !== undefined,
+    ),
+  );
+}
+
+const missingOf = (pack: NonNullable<PackInspection['pack']>, env: PackSettingsEnv) =>
+  resolveSettings(pack.manifest, env).missing;
+
+/**
+ * One pack: its line, skills and source, and the variables of its unset required settings;
+ * or its folder and its problems.
+ */
+function describePack({ dir, pack, problems }: PackInspection, env: PackSettingsEnv): string {
   if (!pack) {
     const lines = problems.map(
       (p) => `    ${formatProblem({ ...p, file: path.relative(dir, p.file) || '.' })}`,
@@ -70,7 +92,13 @@ function describe({ dir, pack, problems }: PackInspection): string {
     `  ${pack.name}  ${pack.manifest.version}  ${pack.displayName}`,
     `    skills: ${pack.skills.map(skillLabel).join(', ')}`,
     `    source: ${sourceOf(dir)}`,
+    ...missingLine(missingOf(pack, env)),
   ].join('\n');
+}
+
+function missingLine(missing: readonly string[]): string[] {
+  if (missing.length === 0) return [];
+  return [`    missing settings: ${missing.join(', ')} (skipped at start until set)`];
 }
 
 /** Where a pack came from: `pack add`'s record, or the folder it is in (a bundled pack). */

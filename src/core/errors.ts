@@ -110,6 +110,7 @@ export class StopRequested extends AbortedError {
  * - `bad_markup`: the formatted text was refused; the same words as plain text may pass.
  * - `not_modified`: an edit would change nothing: what it asks for is already shown.
  * - `gone`: the message to edit or delete no longer exists, or can no longer be changed.
+ * - `thread_gone`: the thread (a forum topic) the call went to no longer exists (deleted).
  * - `refused`: any other final refusal (no rights, no such chat, a bad request).
  * - `transient`: a server error, a network failure or no answer; worth another try.
  */
@@ -118,6 +119,7 @@ export type ChannelErrorKind =
   | 'bad_markup'
   | 'not_modified'
   | 'gone'
+  | 'thread_gone'
   | 'refused'
   | 'transient';
 

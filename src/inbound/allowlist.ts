@@ -16,6 +16,9 @@ export function createAllowlist(allowedUserIds: readonly number[], clock: Clock)
   const lastReply = new Map<number, number>();
 
   return {
+    /** Whether the sender is on the allowlist (nothing is remembered). */
+    allows: (senderId: number): boolean => allowed.has(senderId),
+
     check(event: Pick<InboundEvent, 'senderId' | 'chatType'>): GateDecision {
       if (allowed.has(event.senderId)) return 'allow';
       if (event.chatType !== 'private') return 'deny-silently';

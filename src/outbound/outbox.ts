@@ -29,6 +29,11 @@ export interface OutboxDeps {
   stallDelaysMs?: readonly number[];
   /** Removes secrets from text that is stored (a network error names the request URL). */
   redact?: (text: string) => string;
+  /**
+   * A row was refused because its thread (a forum topic) no longer exists: the channel
+   * sends no event for a deleted topic, so this is how satchel learns of it.
+   */
+  threadGone?: (to: Address) => void;
 }
 
 export interface DispatchOptions {
@@ -93,6 +98,8 @@ export function createOutbox(deps: OutboxDeps) {
       if (shutdown.signal.aborted) return 'deferred' as const;
       const final = !(error instanceof ChannelError && error.kind === 'transient');
       repo.markAttempt(row.id, redact(String((error as Error).message)), final);
+      if (error instanceof ChannelError && error.kind === 'thread_gone' && row.threadId !== null)
+        deps.threadGone?.(to);
       if (final || !stalled.has(row.chatId))
         log.error(
           { event: sendFailed, chatId: row.chatId, outboxId: row.id, final, err: error },

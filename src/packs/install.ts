@@ -17,6 +17,7 @@ import { promisify } from 'node:util';
 import { ArchiveError, extractSafely } from '../backup/archive.ts';
 import { installedPacksDir, SOURCE_FILE } from './installed.ts';
 import { formatProblem } from './problems.ts';
+import { compareVersions } from './semver.ts';
 import { validatePack } from './validate.ts';
 import { readYaml } from './yaml-source.ts';
 
@@ -205,24 +206,6 @@ function installedVersion(dir: string): string | undefined {
   const version = (readYaml(readFileSync(manifest, 'utf8')).value as { version?: unknown } | null)
     ?.version;
   return typeof version === 'string' ? version : undefined;
-}
-
-/** Compares `1.2.3`-style versions by their numbers (a pre-release sorts before its release). */
-export function compareVersions(a: string, b: string): number {
-  const parts = (v: string) => {
-    const [core = '', pre] = v.split(/-(.*)/s);
-    return { nums: core.split('+')[0]!.split('.').map(Number), pre };
-  };
-  const x = parts(a);
-  const y = parts(b);
-  for (let i = 0; i < 3; i++) {
-    const d = (x.nums[i] ?? 0) - (y.nums[i] ?? 0);
-    if (d !== 0) return Math.sign(d);
-  }
-  if (x.pre === y.pre) return 0;
-  if (x.pre === undefined) return 1;
-  if (y.pre === undefined) return -1;
-  return x.pre < y.pre ? -1 : 1;
 }
 
 /** Removes an installed pack; with `purge`, its data under SATCHEL_HOME/packs/<name>/ too. */

@@ -22,7 +22,7 @@ function describeJob(row: JobRow, timezone: string, now: number, withPack: boole
       ? 'once'
       : `"${row.schedule}"${row.source === 'manifest' ? ' (pack default)' : ''}`;
   const state = !row.enabled
-    ? 'paused'
+    ? PAUSED[row.pausedBy ?? 'user']
     : row.runningDueAt !== null
       ? 'running now'
       : row.nextRunAt === null
@@ -34,6 +34,13 @@ function describeJob(row: JobRow, timezone: string, now: number, withPack: boole
       : '';
   return `${row.id}: ${how}, ${what}${withPack ? ` [${row.pack}]` : ''} — ${state}${last}`;
 }
+
+/** A paused job's state, saying why when satchel paused it itself (its topic). */
+const PAUSED: Record<NonNullable<JobRow['pausedBy']> | 'user', string> = {
+  user: 'paused',
+  topic_closed: 'paused while its topic is closed',
+  topic_gone: 'paused: its topic no longer exists',
+};
 
 /** When a job runs, for a person and for the model: "tomorrow 18:00 (2026-11-23T18:00:00+01:00)". */
 export function describeTime(at: number | null, timezone: string, now: number): string {

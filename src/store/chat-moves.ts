@@ -1,28 +1,15 @@
-import { and, eq, isNull } from 'drizzle-orm';
-import { type Address, addressKey } from '../core/types.ts';
+import { and, eq } from 'drizzle-orm';
+import { addressKey } from '../core/types.ts';
 import type { Db } from './client.ts';
 import { conversationRoutes, jobs, outbox, sessions } from './schema.ts';
 
 /**
- * What changes with a group itself: a forum topic closed (its jobs pause), a group moved to
- * a new chat id (a Telegram group upgraded to a supergroup): its routes, sessions, jobs and
- * unsent messages go with it, so the conversations carry on where they were.
+ * What changes with a group itself: a group moved to a new chat id (a Telegram group
+ * upgraded to a supergroup): its routes, sessions, jobs and unsent messages go with it, so
+ * the conversations carry on where they were. (A topic's jobs pause in the job repo.)
  */
 export function createChatMoves(db: Db) {
   return {
-    /** Pauses the enabled jobs that deliver to `to` (a topic); returns how many. */
-    pauseJobs(to: Address): number {
-      const thread =
-        to.threadId === undefined ? isNull(jobs.threadId) : eq(jobs.threadId, to.threadId);
-      const where = and(
-        eq(jobs.platform, to.platform),
-        eq(jobs.chatId, to.chatId),
-        thread,
-        eq(jobs.enabled, true),
-      );
-      return db.update(jobs).set({ enabled: false }).where(where).run().changes;
-    },
-
     /** Moves everything of chat `from` to chat `to` on `platform`, in one transaction. */
     move(platform: string, from: number, to: number): void {
       const rename = renamer(platform, from, to);

@@ -27,6 +27,8 @@ export type JobRow = Omit<typeof jobs.$inferSelect, 'chatId'> & { chatId: number
 export type JobKind = JobRow['kind'];
 /** How a run ended, as `job_run` logs it. */
 export type RunOutcome = NonNullable<JobRow['lastOutcome']>;
+/** Why satchel paused a job itself (see `pauseAt`). */
+export type PauseReason = NonNullable<JobRow['pausedBy']>;
 
 /** The default of MAX_JOBS: the most jobs one pack may have in one chat or topic. */
 export const DEFAULT_MAX_JOBS = 50;
@@ -85,7 +87,10 @@ export function createJobRepo(
       .get() as JobRow | undefined;
 
   return {
-    /** Calls `listener` after the `schedule` tool creates, pauses, resumes or removes a job. */
+    /**
+     * Calls `listener` after the `schedule` tool creates, pauses, resumes or removes a job,
+     * and after a topic's jobs are paused or resumed.
+     */
     onChange(listener: () => void): () => void {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -120,6 +125,7 @@ export function createJobRepo(
         skill: fields.skill ?? null,
         prompt: fields.prompt ?? null,
         enabled: true,
+        pausedBy: null,
         nextRunAt: fields.nextRunAt,
         lastRunAt: null,
         lastOutcome: null,
@@ -155,9 +161,46 @@ export function createJobRepo(
       const job = find(id, pack, to);
       if (!job) return false;
       const nextRunAt = enabled && job.kind === 'cron' ? nextAfter(job, now) : job.nextRunAt;
-      db.update(jobs).set({ enabled, nextRunAt }).where(eq(jobs.id, id)).run();
+      // The user's word is final: a job they pause stays paused when its topic reopens.
+      db.update(jobs).set({ enabled, pausedBy: null, nextRunAt }).where(eq(jobs.id, id)).run();
       changed();
       return true;
+    },
+
+    /**
+     * Pauses every running job (all packs) that delivers to `to`, marked with `reason`, so
+     * that `resumeAt` can tell them from those the user paused; returns how many.
+     */
+    pauseAt(to: Address, reason: PauseReason): number {
+      const where = and(at(to), eq(jobs.enabled, true));
+      const paused = db.update(jobs).set({ enabled: false, pausedBy: reason }).where(where).run();
+      if (paused.changes > 0) changed();
+      return paused.changes;
+    },
+
+    /**
+     * Resumes the jobs of `to` that `pauseAt` paused for `reason` (not those the user paused);
+     * a cron job continues from its next tick after `now`, without catching up. Returns how
+     * many.
+     */
+    resumeAt(to: Address, reason: PauseReason, now: number): number {
+      const paused = rows(
+        db
+          .select()
+          .from(jobs)
+          .where(and(at(to), eq(jobs.enabled, false), eq(jobs.pausedBy, reason))),
+      );
+      db.transaction((tx) => {
+        for (const job of paused) {
+          const nextRunAt = job.kind === 'cron' ? nextAfter(job, now) : job.nextRunAt;
+          tx.update(jobs)
+            .set({ enabled: true, pausedBy: null, nextRunAt })
+            .where(eq(jobs.id, job.id))
+            .run();
+        }
+      });
+      if (paused.length > 0) changed();
+      return paused.length;
     },
 
     remove(id: string, pack: string, to: Address): boolean {

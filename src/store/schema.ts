@@ -190,6 +190,12 @@ export const jobs = sqliteTable(
     skill: text('skill'),
     prompt: text('prompt'),
     enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    /**
+     * Why satchel itself paused the job: `topic_closed` (its forum topic was closed; reopening
+     * resumes it) or `topic_gone` (Telegram no longer knows the topic). Null when it runs, or
+     * when the user or the manifest paused it: those stay paused until the user resumes them.
+     */
+    pausedBy: text('paused_by', { enum: ['topic_closed', 'topic_gone'] }),
     /** The next due time; null when a cron expression has no future time. */
     nextRunAt: integer('next_run_at'),
     lastRunAt: integer('last_run_at'),

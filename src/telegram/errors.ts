@@ -58,6 +58,8 @@ function kindOf(status: number | undefined, description: string): ChannelErrorKi
   if (/message is not modified/i.test(description)) return 'not_modified';
   if (/message to (edit|delete) not found|message can't be (edited|deleted)/i.test(description))
     return 'gone';
+  // A deleted forum topic: the Bot API sends no update for the deletion, only this.
+  if (/message thread not found/i.test(description)) return 'thread_gone';
   return 'refused';
 }
 

@@ -20,7 +20,7 @@ export function notAuthorized(senderId: number): string {
 /**
  * Telegram's gate (SPEC §2 step 2), before anything else: an allowed sender passes; anyone
  * else is logged (`tg_auth_denied`) and told once per 10 minutes in a private chat, and
- * ignored in groups.
+ * ignored in groups; a stranger's reaction is only logged, at debug.
  */
 export function createTelegramGate(deps: {
   allowedUserIds: readonly number[];
@@ -31,19 +31,24 @@ export function createTelegramGate(deps: {
   return (event: InboundEvent): Verdict => {
     // A group's own changes (a topic closed, a migration) are facts about the chat, not prompts.
     if (event.kind === 'chat_change') return 'allow';
+    // A stranger's reaction (anyone in a group may react to the bot's messages) is common
+    // and asks for nothing: dropped with a debug line, and no reply or cooldown spent on it.
+    if (event.kind === 'reaction' && !allowlist.allows(event.senderId)) {
+      deps.log.debug(denial(event), 'reaction from a sender not on the allowlist ignored');
+      return { deny: true };
+    }
     const decision = allowlist.check(event);
     if (decision === 'allow') return 'allow';
-    deps.log.warn(
-      {
-        event: 'tg_auth_denied',
-        userId: event.senderId,
-        chatId: event.address.chatId,
-        kind: event.kind,
-      },
-      'sender not on the allowlist',
-    );
-    return decision === 'deny-and-reply' && event.kind !== 'reaction'
+    deps.log.warn(denial(event), 'sender not on the allowlist');
+    return decision === 'deny-and-reply'
       ? { deny: true, reply: plain(notAuthorized(event.senderId)) }
       : { deny: true };
   };
 }
+
+const denial = (event: InboundEvent) => ({
+  event: 'tg_auth_denied',
+  userId: event.senderId,
+  chatId: event.address.chatId,
+  kind: event.kind,
+});

@@ -1,26 +1,54 @@
+import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
-import { addressKey, type InboundEvent } from '../core/types.ts';
+import { type Address, addressKey, type InboundEvent } from '../core/types.ts';
 import type { ChatMoves } from '../store/chat-moves.ts';
+import type { JobRepo } from '../store/job-repo.ts';
 import type { Replies } from './replies.ts';
 
 type ChatChange = Extract<InboundEvent, { kind: 'chat_change' }>;
 
 /**
  * A group or topic changed under its conversations (SPEC §12): a closed topic's jobs pause
- * (a reopened one's stay paused until resumed), and a group that moved to a new chat id takes
- * its routes, sessions, jobs and unsent messages along. Nothing is answered.
+ * and a reopened one's resume (only those the close paused: a job the user paused stays
+ * paused), and a group that moved to a new chat id takes its routes, sessions, jobs and
+ * unsent messages along. Nothing is answered.
  */
-export function createChatChanges(deps: { log: Logger; moves: ChatMoves; replies: Replies }) {
-  const { log, moves, replies } = deps;
+export function createChatChanges(deps: {
+  log: Logger;
+  clock: Clock;
+  moves: ChatMoves;
+  jobs: Pick<JobRepo, 'pauseAt' | 'resumeAt'>;
+  replies: Replies;
+}) {
+  const { log, moves, jobs, replies } = deps;
   return (event: ChatChange): void => {
     const address = addressKey(event.address);
     if (event.change === 'topic_closed') {
-      const paused = moves.pauseJobs(event.address);
+      const paused = jobs.pauseAt(event.address, 'topic_closed');
       log.info({ event: 'topic_closed', address, pausedJobs: paused }, 'topic closed');
+    } else if (event.change === 'topic_reopened') {
+      const resumed = jobs.resumeAt(event.address, 'topic_closed', deps.clock.now());
+      log.info({ event: 'topic_reopened', address, resumedJobs: resumed }, 'topic reopened');
     } else if (event.change === 'moved' && event.movedTo !== undefined) {
       moves.move(event.address.platform, event.address.chatId, event.movedTo);
       log.info({ event: 'chat_moved', from: address, to: event.movedTo }, 'group moved');
     }
     replies.settle([event.origin]);
+  };
+}
+
+/**
+ * A send into a forum topic was refused because the topic no longer exists (SPEC §12: the
+ * Bot API sends no update for a deleted topic): its jobs pause, so they stop running and
+ * failing; the refused row itself is not tried again (a final refusal).
+ */
+export function createTopicGone(deps: { log: Logger; jobs: Pick<JobRepo, 'pauseAt'> }) {
+  return (to: Address): void => {
+    const paused = deps.jobs.pauseAt(to, 'topic_gone');
+    if (paused === 0) return;
+    deps.log.warn(
+      { event: 'topic_gone_jobs_paused', address: addressKey(to), pausedJobs: paused },
+      'the topic no longer exists (deleted?): its jobs are paused',
+    );
   };
 }

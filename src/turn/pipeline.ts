@@ -81,7 +81,13 @@ export function createPipeline(services: PipelineServices) {
     answerButton: delivery.answerButton,
     groupReply: conversing.groupReply,
     botMessage: delivery.botMessage,
-    chatChange: createChatChanges({ log, moves: conversing.moves, replies }),
+    chatChange: createChatChanges({
+      log,
+      clock,
+      moves: conversing.moves,
+      jobs: turns.jobs,
+      replies,
+    }),
   });
 
   return {

@@ -40,7 +40,7 @@ export interface Conversing {
   router: Router;
   packs: PackRegistry;
   sessions: Pick<SessionRepo, 'jobSession'>;
-  /** A group's own changes: topics closed, a group moved to a new chat id. */
+  /** A group moved to a new chat id (its conversations go along). */
   moves: ChatMoves;
   /** GROUP_REPLY: in groups outside pack topics, `mention` answers only addressed messages. */
   groupReply: 'mention' | 'all';

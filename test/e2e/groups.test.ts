@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { notAuthorized } from '../../src/telegram/gate.ts';
 import { ALLOWED_UPDATES } from '../../src/telegram/update-supplier.ts';
 import { lastUserText, userTexts } from '../fakes/model-server.ts';
 import {
@@ -6,6 +7,7 @@ import {
   FIXTURE_PACKS,
   fixturePacks,
   harnessPerTest,
+  STRANGER,
   settled,
 } from '../support/harness.ts';
 
@@ -162,6 +164,39 @@ describe('groups (SPEC §12)', () => {
     expect(lastUserText(h.model.chatRequests()[1]!)).toBe(
       '[reacted 👍 to: "Here is the fern care plan for spring."]\nthanks',
     );
+  });
+
+  it('ignores a reaction from someone not on the allowlist, with a debug line and no reply', async () => {
+    await h.start();
+    h.model.enqueue({ text: 'Hello group.' }, { text: 'Still here.' });
+    h.tg.text({ userId: ALLOWED_USER, ...inGroup, text: `${BOT} say hello` });
+    const hello = await h.tg.waitForCall('sendMessage');
+    await settled(h, 1);
+
+    const messageId = hello.result.message_id;
+    h.tg.reaction({ userId: STRANGER, chatId: GROUP, messageId, emoji: '👎' });
+    await settled(h, 2);
+    expect(h.logs('tg_auth_denied')).toMatchObject([
+      { level: 20, userId: STRANGER, chatId: GROUP, kind: 'reaction' },
+    ]);
+    expect(h.logs('reaction_noted')).toHaveLength(0);
+
+    h.tg.text({ userId: ALLOWED_USER, ...inGroup, text: `${BOT} anyone there?` });
+    await settled(h, 3);
+    expect(lastUserText(h.model.chatRequests()[1]!)).toBe(`User: ${BOT} anyone there?`);
+
+    // In a private chat too, and it spends no reply: the stranger's first text is still told.
+    h.tg.reaction({ userId: STRANGER, messageId: 1, emoji: '👍' });
+    await settled(h, 4);
+    h.tg.text({ userId: STRANGER, text: 'hello?' });
+    await settled(h, 5);
+    expect(h.tg.texts(STRANGER)).toEqual([notAuthorized(STRANGER)]);
+    expect(h.logs('tg_auth_denied').map((l) => [l.kind, l.level])).toEqual([
+      ['reaction', 20],
+      ['reaction', 20],
+      ['text', 40],
+    ]);
+    expect(h.model.chatRequests()).toHaveLength(2);
   });
 
   it('asks Telegram for exactly the update types it handles', async () => {

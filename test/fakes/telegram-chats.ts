@@ -46,6 +46,8 @@ export class Chats {
   readsAllGroupMessages = false;
   /** First names given to users (`nameUser`); the others are "User". */
   private readonly names = new Map<number, string>();
+  /** Forum topics deleted by a user, by `chat:thread`. */
+  private readonly deletedTopics = new Set<string>();
 
   constructor(
     private readonly token: string,
@@ -61,6 +63,16 @@ export class Chats {
   /** Gives a user a first name, shown as the `from` of their later updates. */
   nameUser(userId: number, name: string): void {
     this.names.set(userId, name);
+  }
+
+  /** A user deletes a forum topic: Telegram sends no update, and the thread is unknown after. */
+  deleteTopic(chatId: number, threadId: number): void {
+    this.deletedTopics.add(`${chatId}:${threadId}`);
+  }
+
+  /** Whether a call's `chat_id` and `message_thread_id` name a deleted topic. */
+  isDeletedTopic(chatId: Json, threadId: Json): boolean {
+    return threadId !== undefined && this.deletedTopics.has(`${chatId}:${threadId}`);
   }
 
   /** A user as their updates show them. */

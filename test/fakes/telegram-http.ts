@@ -108,6 +108,9 @@ export class TelegramHttp {
   /** Carries out a Bot API method (all but getUpdates); unknown methods are a 404. */
   private dispatch(method: string, p: Params): Reply {
     const { bot, chats, files, webhook, updates } = this.parts;
+    // Any call into a deleted topic (a send, a chat action, an edit) is refused, as Telegram does.
+    if (chats.isDeletedTopic(p.chat_id, p.message_thread_id))
+      return fail(400, 'Bad Request: message thread not found');
     if (TRUE_METHODS.has(method)) return ok(true);
     if (SEND_METHODS.has(method)) return bot.send(method, p);
     switch (method) {

@@ -373,6 +373,27 @@ describe('FakeTelegram with the real grammY client', () => {
     expect(await api.sendChatAction(1, 'typing')).toBe(true);
   });
 
+  it('refuses every call into a deleted topic, and only there', async () => {
+    await api.sendMessage(-100777, 'before', { message_thread_id: 10 });
+    fake.deleteTopic(-100777, 10);
+    const gone = { error_code: 400, description: 'Bad Request: message thread not found' };
+    await expect(
+      api.sendMessage(-100777, 'after', { message_thread_id: 10 }),
+    ).rejects.toMatchObject(gone);
+    await expect(
+      api.sendChatAction(-100777, 'typing', { message_thread_id: 10 }),
+    ).rejects.toMatchObject(gone);
+    await api.sendMessage(-100777, 'other topic', { message_thread_id: 11 });
+    await api.sendMessage(-100777, 'general');
+    expect(fake.texts(-100777)).toEqual(['before', 'other topic', 'general']);
+    expect(fake.calls('sendMessage').map((c) => Boolean(c.failed))).toEqual([
+      false,
+      true,
+      false,
+      false,
+    ]);
+  });
+
   it('editMessageText: edits, not-modified and not-found', async () => {
     const m = await api.sendMessage(9, 'draft');
     const edited = await api.editMessageText(9, m.message_id, 'final');

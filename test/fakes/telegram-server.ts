@@ -139,6 +139,12 @@ export class FakeTelegram {
   readonly service: UserMessages['service'] = (o) => this.userMessages.service(o);
   /** Gives a user a first name for their later updates (default "User"). */
   readonly nameUser = (userId: number, name: string): void => this.chats.nameUser(userId, name);
+  /**
+   * A user deletes a forum topic: no update is sent (the Bot API has none for it), and every
+   * later call with that `message_thread_id` fails with 400 "message thread not found".
+   */
+  readonly deleteTopic = (chatId: number, threadId: number): void =>
+    this.chats.deleteTopic(chatId, threadId);
   /** What getMe says of privacy mode (`can_read_all_group_messages`; default false, as BotFather sets it). */
   readonly setReadsAllGroupMessages = (reads: boolean): void => {
     this.chats.readsAllGroupMessages = reads;

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Address } from '../../src/core/types.ts';
+import { describeJobs } from '../../src/scheduler/describe.ts';
 import { type CoreStore, openCoreStore } from '../../src/store/client.ts';
 import { createJobRepo, type JobRepo, type ManifestJob } from '../../src/store/job-repo.ts';
 
@@ -25,7 +27,7 @@ afterEach(() => {
   rmSync(home, { recursive: true, force: true });
 });
 
-const cron = (schedule: string, nextRunAt: number | null, to = chat) =>
+const cron = (schedule: string, nextRunAt: number | null, to: Address = chat) =>
   jobs.create({ pack: 'alpha', to, kind: 'cron', schedule, nextRunAt, skill: 'alpha_one' }, T0);
 
 const entry = (cronId: string, to = chat, schedule = '0 8 * * *'): ManifestJob => ({
@@ -96,6 +98,54 @@ describe('job repo', () => {
     // Resumed later, a cron job continues from its next tick, without catching up.
     expect(jobs.setEnabled(inTopic.id, 'alpha', topic, true, T0 + 48 * HOUR)).toBe(true);
     expect(jobs.find(inTopic.id, 'alpha', topic)?.nextRunAt).toBe(Date.UTC(2026, 10, 25, 8, 0));
+  });
+
+  it("pauses a topic's jobs with a reason, and resumes only those paused for it", () => {
+    const changes: string[] = [];
+    jobs.onChange(() => changes.push('changed'));
+    const fern = cron('0 8 * * *', T0 + HOUR, topic);
+    const repot = cron('0 9 * * *', T0 + HOUR, topic);
+    const elsewhere = cron('0 8 * * *', T0 + HOUR, chat);
+    const other = cron('0 8 * * *', T0 + HOUR, { ...topic, threadId: 8 });
+    expect(jobs.setEnabled(repot.id, 'alpha', topic, false, T0)).toBe(true);
+    changes.length = 0;
+
+    expect(jobs.pauseAt(topic, 'topic_closed')).toBe(1);
+    expect(jobs.pauseAt(topic, 'topic_closed')).toBe(0); // nothing left to pause
+    expect(changes).toEqual(['changed']);
+    const state = (id: string) => {
+      const job = jobs.forAddress(topic).find((j) => j.id === id) ?? jobs.find(id, 'alpha', chat);
+      return [job?.enabled, job?.pausedBy];
+    };
+    expect([fern, repot, elsewhere].map((j) => state(j.id))).toEqual([
+      [false, 'topic_closed'],
+      [false, null],
+      [true, null],
+    ]);
+    expect(jobs.find(other.id, 'alpha', { ...topic, threadId: 8 })?.enabled).toBe(true);
+    expect(describeJobs(jobs.forAddress(topic), TZ, T0)).toContain(
+      `${fern.id}: "0 8 * * *", skill alpha_one — paused while its topic is closed`,
+    );
+    expect(describeJobs(jobs.forAddress(topic), TZ, T0)).toContain(
+      `${repot.id}: "0 9 * * *", skill alpha_one — paused\n`,
+    );
+
+    // Another reason's pauses are not resumed; the close's are, from their next tick.
+    expect(jobs.resumeAt(topic, 'topic_gone', T0 + 2 * HOUR)).toBe(0);
+    const later = Date.UTC(2026, 10, 23, 9, 0); // Mon 10:00 Berlin, past Monday's 08:00
+    expect(jobs.resumeAt(topic, 'topic_closed', later)).toBe(1);
+    expect(jobs.find(fern.id, 'alpha', topic)).toMatchObject({
+      enabled: true,
+      pausedBy: null,
+      nextRunAt: Date.UTC(2026, 10, 24, 7, 0), // Tue 08:00 Berlin
+    });
+    expect(jobs.find(repot.id, 'alpha', topic)).toMatchObject({ enabled: false, pausedBy: null });
+
+    // A job the user pauses again after a topic paused it is theirs: it stays paused.
+    jobs.pauseAt(topic, 'topic_gone');
+    jobs.setEnabled(fern.id, 'alpha', topic, false, later);
+    expect(jobs.resumeAt(topic, 'topic_gone', later)).toBe(0);
+    expect(describeJobs([jobs.find(fern.id, 'alpha', topic)!], TZ, later)).toContain('— paused\n');
   });
 
   it('materializes manifest entries idempotently and keeps tool jobs and user pauses', () => {

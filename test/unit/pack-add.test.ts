@@ -177,6 +177,29 @@ describe('satchel pack add', () => {
     expect(listing(w.installed)).toEqual(['alpha']);
   });
 
+  it('upgrades by semver precedence: a pre-release is below its release, alpha.10 above alpha.9', async () => {
+    const w = workspace();
+    const add = (version: string, ...flags: string[]) =>
+      run(w, 'add', [packSource(w.cwd, 'alpha', { version }), '--upgrade', ...flags]);
+    expect((await add('2.0.0-alpha.9')).code).toBe(0);
+    const next = await add('2.0.0-alpha.10');
+    expect(next.err).toBe('');
+    expect(next.out).toContain('Installed alpha 2.0.0-alpha.10 (was 2.0.0-alpha.9)');
+    expect((await add('2.0.0')).code).toBe(0);
+
+    const back = await add('2.0.0-rc.1');
+    expect(back.code).toBe(1);
+    expect(back.err).toBe(
+      'satchel pack add: alpha 2.0.0-rc.1 is older than the installed 2.0.0; use --force to go back.\n',
+    );
+    expect(readFileSync(path.join(w.installed, 'alpha', 'pack.yml'), 'utf8')).toContain(
+      'version: 2.0.0\n',
+    );
+    // Build metadata does not count: the same version again is a reinstall, not a step back.
+    expect((await add('2.0.0+rebuild.2')).code).toBe(0);
+    expect((await add('2.0.0-rc.1', '--force')).code).toBe(0);
+  });
+
   it('refuses a pack whose name a pack in SATCHEL_PACKS already has', async () => {
     const w = workspace();
     const bundled = path.join(w.cwd, 'packs');

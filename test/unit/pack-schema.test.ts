@@ -78,6 +78,38 @@ describe('pack-test.schema.json', () => {
     expect(testsFromJson.safeParse(parseYaml(text)).error?.issues ?? []).toEqual([]);
   });
 
+  it("docs/PACKS.md's example test file is valid and shows every field the runner accepts", () => {
+    const docs = readFileSync(path.join(REPO, 'docs', 'PACKS.md'), 'utf8');
+    const section = docs.slice(docs.indexOf('## Testing a pack'));
+    const example = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const parsed = parseYaml(example);
+    expect(testsFromJson.safeParse(parsed).error?.issues ?? []).toEqual([]);
+    const shown = new Set<string>();
+    const walk = (value: unknown): void => {
+      if (Array.isArray(value)) value.forEach(walk);
+      else if (value && typeof value === 'object')
+        for (const [key, inner] of Object.entries(value)) {
+          shown.add(key);
+          walk(inner);
+        }
+    };
+    walk(parsed);
+    // Every property the schema names, at any depth (`properties` maps of the JSON Schema).
+    const accepted = new Set<string>();
+    const collect = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(collect);
+      else if (node && typeof node === 'object')
+        for (const [key, inner] of Object.entries(node)) {
+          if (key === 'properties' && inner && typeof inner === 'object')
+            for (const name of Object.keys(inner)) accepted.add(name);
+          collect(inner);
+        }
+    };
+    collect(committedTests);
+    expect(accepted).toContain('model_saw');
+    expect([...accepted].filter((name) => !shown.has(name))).toEqual([]);
+  });
+
   it('rejects a turn with an unknown expectation', () => {
     const file = { tests: [{ name: 'x', turns: [{ user: 'hi', expect: { replies: ['a'] } }] }] };
     expect(testsFromJson.safeParse(file).success).toBe(false);

@@ -1,8 +1,13 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { packListCommand } from '../../src/cli/pack-list.ts';
 import { parseConfig } from '../../src/config/config.ts';
 import { checkPacks } from '../../src/ops/doctor-local.ts';
 import { manifestSchema } from '../../src/packs/manifest.ts';
 import { resolveSettings, settingVariable } from '../../src/packs/settings.ts';
+import { recordingIo } from '../support/cli-io.ts';
 import { fixturePacks } from '../support/harness.ts';
 
 const manifest = (settings: unknown[]) =>
@@ -86,5 +91,58 @@ describe('pack settings', () => {
     expect(failed[0]!.title).toContain('SATCHEL_PACK_ALPHA_TOKEN');
     expect(failed[0]!.title).not.toContain('HOST');
     expect(failed[0]!.detail).toEqual(['SATCHEL_PACK_ALPHA_TOKEN: The API token']);
+  });
+});
+
+describe('satchel pack list and settings', () => {
+  const withSettings = () =>
+    fixturePacks(
+      ['alpha', 'beta'],
+      'settings:\n  - {name: token, description: The API token, required: true, secret: true}\n' +
+        '  - {name: host, description: The server, required: true}\n' +
+        '  - {name: color, description: Optional}\n',
+    );
+
+  async function list(env: Record<string, string>, cwd: string) {
+    const io = recordingIo(env, cwd);
+    const code = await packListCommand.run([], io);
+    return { code, out: io.out(), err: io.err() };
+  }
+
+  it('names the variables of the required settings each pack misses, as doctor does', async () => {
+    const packs = withSettings();
+    const cwd = mkdtempSync(path.join(tmpdir(), 'satchel-list-cwd-'));
+    try {
+      // beta's token comes from .env, its host from the environment; alpha has only a host.
+      writeFileSync(path.join(cwd, '.env'), 'SATCHEL_PACK_BETA_TOKEN=s3cret\n');
+      const run = await list(
+        {
+          SATCHEL_PACKS: packs,
+          SATCHEL_HOME: path.join(cwd, 'home'),
+          SATCHEL_PACK_ALPHA_HOST: 'h',
+          SATCHEL_PACK_BETA_HOST: 'h',
+        },
+        cwd,
+      );
+      expect(run.code).toBe(0);
+      expect(run.err).toBe('');
+      expect(run.out).toMatch(
+        /^ {2}alpha {2}1\.0\.0 {2}Alpha Garden\n(?: {4}.*\n){2} {4}missing settings: SATCHEL_PACK_ALPHA_TOKEN \(skipped at start until set\)\n/m,
+      );
+      expect(run.out).not.toContain('SATCHEL_PACK_BETA');
+      expect(run.out).not.toContain('s3cret');
+      expect(run.out).toContain(
+        '\n1 pack(s) load, 1 missing settings (skipped at start until they are set).\n',
+      );
+
+      const none = await list({ SATCHEL_PACKS: packs, SATCHEL_HOME: path.join(cwd, 'home') }, cwd);
+      expect(none.out).toContain(
+        'missing settings: SATCHEL_PACK_ALPHA_TOKEN, SATCHEL_PACK_ALPHA_HOST (skipped',
+      );
+      expect(none.out).toContain('missing settings: SATCHEL_PACK_BETA_HOST (skipped');
+      expect(none.out).toContain('\n0 pack(s) load, 2 missing settings');
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });
