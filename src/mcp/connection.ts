@@ -6,6 +6,8 @@ import { serverEnvironment } from './environment.ts';
 import { createStderrTail, type StderrTail } from './stderr-tail.ts';
 import type { McpServerConfig } from './types.ts';
 
+/** The longest timer node takes: the SDK's request timer, when the caller bounds the request. */
+export const NO_SDK_TIMEOUT_MS = 2 ** 31 - 1;
 /** After SIGKILL, how long `stop` still waits to see the process gone. */
 const KILL_WAIT_MS = 2000;
 /** The most one message from a server may take: a little over the largest useful result. */
@@ -37,8 +39,8 @@ export interface McpConnection {
    * and may arrive after the close, and its last line is usually the reason.
    */
   stderrDrained(ms: number): Promise<void>;
-  /** Spawns or reaches the server and runs the `initialize` handshake. */
-  connect(signal: AbortSignal, timeoutMs: number): Promise<void>;
+  /** Spawns or reaches the server and runs the `initialize` handshake; `signal` bounds it. */
+  connect(signal: AbortSignal): Promise<void>;
   /** Closes it; a process still running after `graceMs` is killed. Waits, bounded. */
   stop(graceMs: number): Promise<void>;
 }
@@ -84,8 +86,9 @@ export function createConnection(config: McpServerConfig, hooks: ConnectionHooks
     async stderrDrained(ms) {
       await within(stderrEnded, ms);
     },
-    async connect(signal, timeoutMs) {
-      await client.connect(transport, { signal, timeout: timeoutMs });
+    async connect(signal) {
+      // The caller's signal is the bound (on satchel's clock); the SDK's own timer is off.
+      await client.connect(transport, { signal, timeout: NO_SDK_TIMEOUT_MS });
     },
     async stop(graceMs) {
       stopping = true;

@@ -5,7 +5,7 @@ import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
 import { untilAborted } from './abortable.ts';
 import { backoffMs } from './backoff.ts';
-import { createConnection, type McpConnection } from './connection.ts';
+import { createConnection, type McpConnection, NO_SDK_TIMEOUT_MS } from './connection.ts';
 import type { OrphanGuard } from './orphan-guard.ts';
 import { allowedTools } from './tool-list.ts';
 import type { McpServerConfig, McpTool } from './types.ts';
@@ -95,11 +95,8 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
     );
     try {
       const signal = controller.signal;
-      await untilAborted(connection.connect(signal, config.timeoutMs), signal);
-      const listed = await untilAborted(
-        listAll(connection.client, signal, config.timeoutMs),
-        signal,
-      );
+      await untilAborted(connection.connect(signal), signal);
+      const listed = await untilAborted(listAll(connection.client, signal), signal);
       if (connection.isClosed()) throw new Error('the server exited');
       current = connection;
       tools = allowedTools(listed, config, log);
@@ -178,14 +175,14 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
 
 export type ServerRunner = ReturnType<typeof createServerRunner>;
 
-async function listAll(client: Client, signal: AbortSignal, timeout: number): Promise<unknown[]> {
+async function listAll(client: Client, signal: AbortSignal): Promise<unknown[]> {
   const tools: unknown[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
     const result = await client.request(
       { method: 'tools/list', params: cursor ? { cursor } : {} },
       LooseToolList,
-      { signal, timeout },
+      { signal, timeout: NO_SDK_TIMEOUT_MS },
     );
     tools.push(...result.tools);
     cursor = result.nextCursor;
