@@ -82,3 +82,22 @@ function unsetReferences(
   const names = values.flatMap((v) => [...v.matchAll(SETTING_REFERENCE)].map((m) => m[1]!));
   return [...new Set(names)].filter((name) => settings[name] === undefined);
 }
+
+/**
+ * Every served pack's servers, read once at start; `onUnavailable` hears each server a
+ * missing optional setting holds back (for the log).
+ */
+export function mcpServersByPack(
+  packs: readonly { name: string; dir: string; manifest: Pick<Manifest, 'mcp'> }[],
+  settings: ReadonlyMap<string, Readonly<Record<string, string>>>,
+  onUnavailable: (pack: string, unavailable: McpUnavailable) => void,
+): (pack: string) => readonly McpServerConfig[] {
+  const byPack = new Map<string, McpServerConfig[]>();
+  for (const pack of packs) {
+    if (pack.manifest.mcp.length === 0) continue;
+    const { servers, unavailable } = packMcpServers(pack, settings.get(pack.name) ?? {});
+    for (const u of unavailable) onUnavailable(pack.name, u);
+    byPack.set(pack.name, servers);
+  }
+  return (pack) => byPack.get(pack) ?? [];
+}

@@ -16,6 +16,21 @@ export interface Tool<Args = unknown> {
   run(args: Args, signal: AbortSignal): Promise<string>;
 }
 
+/**
+ * A tool described by a JSON Schema from elsewhere (an MCP server's tool): the runner only
+ * checks that the arguments are a JSON object, and whoever runs it validates the rest.
+ */
+export interface SchemaTool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object, sent to the model as it is. */
+  parameters: Record<string, unknown>;
+  run(args: Record<string, unknown>, signal: AbortSignal): Promise<string>;
+}
+
+/** What the tool runner takes: the core tools (zod) and schema tools side by side. */
+export type AnyTool = Tool | SchemaTool;
+
 export { ToolError } from '../core/errors.ts';
 
 /** Helps a factory return a typed tool as the registry's untyped one. */
