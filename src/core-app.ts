@@ -12,6 +12,7 @@ import { addressKey } from './core/types.ts';
 import { createMediaInputs } from './inbound/media.ts';
 import { createLogger } from './logging/logger.ts';
 import { mcpServersByPack } from './mcp/config.ts';
+import { createDefaultHub } from './mcp/default-hub.ts';
 import type { McpHub } from './mcp/types.ts';
 import { createChannelCalls } from './outbound/channel-calls.ts';
 import type { OutboxDeps } from './outbound/outbox.ts';
@@ -56,18 +57,6 @@ const SHUTDOWN_GRACE_MS = 10_000;
 const SETTLE_AFTER_ABORT_MS = 500;
 /** How long the MCP servers may take to stop when the grace is used up. */
 const MCP_CLOSE_MS = 2000;
-
-/** Until the hub lands: every server of a pack fails to start, and the turn goes on. */
-const unbuiltHub: McpHub = {
-  tools: async (servers) => ({
-    tools: [],
-    failed: servers.map((s) => ({ server: s.name, reason: 'MCP servers are not supported yet' })),
-  }),
-  call: async () => {
-    throw new Error('MCP servers are not supported yet');
-  },
-  close: async () => {},
-};
 
 export interface CoreOptions {
   clock?: Clock;
@@ -176,7 +165,7 @@ export function createCore(
         `pack skipped: ${error.message}`,
       ),
   });
-  const mcpHub = options.mcpHub ?? unbuiltHub;
+  const mcpHub = options.mcpHub ?? createDefaultHub(log);
   const mcpServers = mcpServersByPack(packs.list(), settings.values, (pack, { server, reason }) =>
     log.warn(
       { event: 'mcp_server_unavailable', pack, server, reason },
