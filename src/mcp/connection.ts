@@ -1,0 +1,155 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { serverEnvironment } from './environment.ts';
+import { createStderrTail, type StderrTail } from './stderr-tail.ts';
+import type { McpServerConfig } from './types.ts';
+
+/** The longest timer node takes: the SDK's request timer, when the caller bounds the request. */
+export const NO_SDK_TIMEOUT_MS = 2 ** 31 - 1;
+/** After SIGKILL, how long `stop` still waits to see the process gone. */
+const KILL_WAIT_MS = 2000;
+/** The most one message from a server may take: a little over the largest useful result. */
+const MIN_BUFFER_BYTES = 16 * 1024 * 1024;
+
+export interface ConnectionHooks {
+  /** satchel's own environment, from which only a minimal part is passed on. */
+  parentEnv: Readonly<Record<string, string | undefined>>;
+  /** A stdio server's process was spawned (for the orphan guard). */
+  onSpawn(pid: number): void;
+  /** The connection closed: the process exited (stdio) or the transport gave up. */
+  onClose(): void;
+}
+
+/** One live connection to one server, and, for stdio, its process. */
+export interface McpConnection {
+  client: Client;
+  /** The server process (stdio), once spawned. */
+  pid(): number | undefined;
+  stderr: StderrTail | undefined;
+  closed: Promise<void>;
+  isClosed(): boolean;
+  /** Whether `stop` was asked for: a close that follows is no crash. */
+  isStopping(): boolean;
+  /** The last error the transport reported (a crash's reason). */
+  lastError(): string | undefined;
+  /**
+   * Waits (at most `ms`) for the rest of a closed server's stderr: it comes through a pipe
+   * and may arrive after the close, and its last line is usually the reason.
+   */
+  stderrDrained(ms: number): Promise<void>;
+  /** Spawns or reaches the server and runs the `initialize` handshake; `signal` bounds it. */
+  connect(signal: AbortSignal): Promise<void>;
+  /** Closes it; a process still running after `graceMs` is killed. Waits, bounded. */
+  stop(graceMs: number): Promise<void>;
+}
+
+export function createConnection(config: McpServerConfig, hooks: ConnectionHooks): McpConnection {
+  const client = new Client({ name: 'satchel', version: '1.0.0' });
+  const { transport, stderr, stderrEnded } = createTransport(config, hooks);
+  let pid: number | undefined;
+  let closed = false;
+  let stopping = false;
+  let lastError: string | undefined;
+  let markClosed = () => {};
+  const closedPromise = new Promise<void>((resolve) => {
+    markClosed = resolve;
+  });
+  client.onclose = () => {
+    if (closed) return;
+    closed = true;
+    markClosed();
+    hooks.onClose();
+  };
+  client.onerror = (error) => {
+    lastError = error.message;
+  };
+  if (transport instanceof StdioClientTransport) {
+    // The pid is known once the process is spawned, before the handshake: a server that
+    // hangs in `initialize` must be killable (and guarded) too.
+    const start = transport.start.bind(transport);
+    transport.start = async () => {
+      await start();
+      pid = transport.pid ?? undefined;
+      if (pid !== undefined) hooks.onSpawn(pid);
+    };
+  }
+  return {
+    client,
+    pid: () => pid,
+    stderr,
+    closed: closedPromise,
+    isClosed: () => closed,
+    isStopping: () => stopping,
+    lastError: () => lastError,
+    async stderrDrained(ms) {
+      await within(stderrEnded, ms);
+    },
+    async connect(signal) {
+      // The caller's signal is the bound (on satchel's clock); the SDK's own timer is off.
+      await client.connect(transport, { signal, timeout: NO_SDK_TIMEOUT_MS });
+    },
+    async stop(graceMs) {
+      stopping = true;
+      // The SDK ends stdin, then sends SIGTERM after 2 s and SIGKILL after 4 s; a grace
+      // shorter than that is enforced here.
+      void client.close().catch(() => {});
+      if (pid === undefined || closed) return;
+      if (await within(closedPromise, graceMs)) return;
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+      await within(closedPromise, KILL_WAIT_MS);
+    },
+  };
+}
+
+function createTransport(
+  config: McpServerConfig,
+  hooks: ConnectionHooks,
+): { transport: Transport; stderr: StderrTail | undefined; stderrEnded: Promise<void> } {
+  const spec = config.transport;
+  if (spec.type === 'http') {
+    const transport = new StreamableHTTPClientTransport(new URL(spec.url), {
+      requestInit: { headers: { ...spec.headers } },
+    });
+    return { transport, stderr: undefined, stderrEnded: Promise.resolve() };
+  }
+  const transport = new StdioClientTransport({
+    command: spec.command,
+    args: [...spec.args],
+    env: serverEnvironment(hooks.parentEnv, spec.env),
+    cwd: spec.cwd,
+    stderr: 'pipe',
+    maxBufferSize: Math.max(MIN_BUFFER_BYTES, config.maxOutputChars * 8),
+  });
+  const stderr = createStderrTail();
+  const stream = transport.stderr;
+  stream?.on('data', (chunk: Buffer) => stderr.push(chunk));
+  const stderrEnded = new Promise<void>((resolve) => {
+    stream?.once('end', resolve);
+    stream?.once('close', resolve);
+  });
+  return { transport, stderr, stderrEnded };
+}
+
+/** Whether `promise` settled within `ms` (a real-time bound that never keeps node alive). */
+function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+    promise.then(
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+    );
+  });
+}

@@ -1,0 +1,128 @@
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { type Clock, systemClock } from '../core/clock.ts';
+import { ToolError } from '../core/errors.ts';
+import type { Logger } from '../core/ports.ts';
+import { untilAborted } from './abortable.ts';
+import { createOrphanGuard } from './orphan-guard.ts';
+import { toMcpResult } from './result.ts';
+import { createServerRunner, type ServerRunner } from './server.ts';
+import type { McpHub, McpResult, McpServerConfig, McpToolsOfPack } from './types.ts';
+
+/** Checked loosely: a content part of a type this code does not know is summarised, not fatal. */
+const LooseCallResult = z
+  .object({ content: z.array(z.unknown()).optional(), isError: z.boolean().optional() })
+  .passthrough();
+
+export interface McpHubOptions {
+  log: Logger;
+  /** Times starts and backoff (default: the system clock). */
+  clock?: Clock;
+  /** satchel's environment: only PATH, HOME, the locale and the like reach a server. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** How long a stopping server has to exit before SIGKILL (default 3000 ms). */
+  closeGraceMs?: number;
+  /** Stop the servers even when satchel is killed with SIGKILL (default true; see orphan-guard.ts). */
+  orphanGuard?: boolean;
+}
+
+/** The hub behind a pack's `mcp:` servers (SPEC §13): lazy starts, restarts, calls, shutdown. */
+export function createMcpHub(options: McpHubOptions): McpHub {
+  const guard = options.orphanGuard === false ? noGuard : createOrphanGuard();
+  const deps = {
+    log: options.log,
+    clock: options.clock ?? systemClock,
+    parentEnv: options.env ?? process.env,
+    guard,
+    closeGraceMs: options.closeGraceMs ?? 3000,
+  };
+  const runners = new Map<string, { fingerprint: string; runner: ServerRunner }>();
+  const retired = new Set<Promise<void>>();
+  let closed = false;
+
+  /** Each pack has its own servers; a changed entry (a pack reloaded) gets a fresh one. */
+  function runnerFor(config: McpServerConfig): ServerRunner {
+    const key = `${config.pack}\u0000${config.name}`;
+    const fingerprint = JSON.stringify(config);
+    const known = runners.get(key);
+    if (known?.fingerprint === fingerprint) return known.runner;
+    if (known) {
+      const done = known.runner.close().finally(() => retired.delete(done));
+      retired.add(done);
+    }
+    const runner = createServerRunner(config, deps);
+    runners.set(key, { fingerprint, runner });
+    return runner;
+  }
+
+  return {
+    async tools(servers, signal): Promise<McpToolsOfPack> {
+      signal.throwIfAborted();
+      if (closed) return { tools: [], failed: servers.map((s) => shutDown(s.name)) };
+      const states = await untilAborted(
+        Promise.all(servers.map((config) => runnerFor(config).ensure())),
+        signal,
+      );
+      const result: McpToolsOfPack = { tools: [], failed: [] };
+      states.forEach((state, i) => {
+        if (state.ok) result.tools.push(...state.tools);
+        else result.failed.push({ server: servers[i]!.name, reason: state.reason });
+      });
+      return result;
+    },
+
+    async call(config, tool, args, signal): Promise<McpResult> {
+      signal.throwIfAborted();
+      if (closed)
+        throw new ToolError(`The MCP server ${config.name} is stopped: satchel is shutting down.`);
+      const runner = runnerFor(config);
+      const state = await untilAborted(runner.ensure(), signal);
+      if (!state.ok)
+        throw new ToolError(`The MCP server ${config.name} is not available: ${state.reason}.`);
+      if (!state.tools.some((t) => t.tool === tool))
+        throw new ToolError(`The MCP server ${config.name} offers no tool ${tool} to this pack.`);
+      let raw: unknown;
+      try {
+        raw = await state.connection.client.request(
+          { method: 'tools/call', params: { name: tool, arguments: args } },
+          LooseCallResult,
+          { signal, timeout: config.timeoutMs },
+        );
+      } catch (error) {
+        // The SDK has sent the server its cancellation; the registry wants the abort itself.
+        if (signal.aborted) throw signal.reason;
+        throw callError(config, tool, error, state.connection.isClosed());
+      }
+      runner.healthy();
+      return toMcpResult(raw, config, tool);
+    },
+
+    async close(): Promise<void> {
+      closed = true;
+      await Promise.all([...[...runners.values()].map((r) => r.runner.close()), ...retired]);
+      runners.clear();
+      guard.close();
+    },
+  };
+}
+
+function callError(
+  config: McpServerConfig,
+  tool: string,
+  error: unknown,
+  exited: boolean,
+): ToolError {
+  const where = `The MCP tool ${config.name}/${tool}`;
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+    return new ToolError(`${where} did not answer within ${config.timeoutMs} ms (timeout_ms).`);
+  if (exited || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed))
+    return new ToolError(
+      `${where} failed: the server exited during the call; it is restarted on the next use.`,
+    );
+  const message = error instanceof Error ? error.message : String(error);
+  return new ToolError(`${where} failed: ${message}`);
+}
+
+const shutDown = (server: string) => ({ server, reason: 'satchel is shutting down' });
+
+const noGuard = { track() {}, untrack() {}, close() {} };
