@@ -106,8 +106,9 @@ export function resultText(result: McpResult): string {
   return [result.text, ...lines].filter((part) => part !== '').join('\n');
 }
 
+/** Like the hub's line for other parts it does not pass on (result.ts). */
 function describeImage(image: McpImage): string {
-  const bytes = Math.floor((image.data.replace(/=+$/, '').length * 3) / 4);
-  const size = bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
-  return `[an image (${image.mimeType}, ${size}) that the model cannot see here]`;
+  const padding = image.data.endsWith('==') ? 2 : image.data.endsWith('=') ? 1 : 0;
+  const bytes = Math.floor((image.data.length * 3) / 4) - padding;
+  return `[image: ${image.mimeType}, ${bytes} bytes, not shown]`;
 }

@@ -227,7 +227,7 @@ describe("a pack's MCP tools in its turns", () => {
       { server: 'files', tool: 'get.x', args: {} },
     ]);
     expect(toolResults(requests[1])).toEqual([
-      'fern: water weekly\n[an image (image/png, 8 B) that the model cannot see here]',
+      'fern: water weekly\n[image: image/png, 8 bytes, not shown]',
       'Error: no such file',
       'Error: MCP server files: the call timed out',
       'Error: arguments must be a JSON object',

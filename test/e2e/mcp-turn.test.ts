@@ -1,0 +1,98 @@
+/**
+ * A pack's MCP servers through real turns (SPEC §13): the hub starts the fixture server on
+ * the pack's first turn, the model (over the OpenAI SDK, against the fake) is offered its
+ * tools as <server>__<tool>, reads results and errors, and /stop cancels a running call.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { RecordedRequest } from '../fakes/model-server.ts';
+import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
+import { fixtureEntry } from '../support/mcp-packs.ts';
+
+const temps: string[] = [];
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+const h = harnessPerTest();
+
+const toolsOf = (request: RecordedRequest | undefined) =>
+  (request?.body.tools ?? []) as { function: { name: string; parameters: unknown } }[];
+const toolResults = (request: RecordedRequest | undefined): string[] =>
+  ((request?.body.messages ?? []) as { role: string; content: string }[])
+    .filter((m) => m.role === 'tool')
+    .map((m) => m.content);
+
+describe('MCP tools in a turn', () => {
+  it('offers the allowed tools with their schemas, and the model reads results and errors', async () => {
+    const packs = fixturePacks(
+      ['beta'],
+      `mcp:\n${fixtureEntry('fx', ['tools: [echo, add, image, fail]'])}\n`,
+    );
+    await h.start({ SATCHEL_PACKS: packs });
+    h.model.enqueue(
+      {
+        toolCalls: [
+          { name: 'fx__echo', arguments: { text: 'hello there' } },
+          { name: 'fx__add', arguments: { a: 'two', b: 3 } },
+          { name: 'fx__fail', arguments: {} },
+          { name: 'fx__image', arguments: {} },
+        ],
+      },
+      { text: 'Done.' },
+    );
+    h.say('try the tools');
+    await settled(h, 1);
+
+    const [first, second] = h.model.chatRequests();
+    const tools = toolsOf(first);
+    expect(tools.map((t) => t.function.name)).toEqual([
+      'memory',
+      'db_query',
+      'fx__echo',
+      'fx__add',
+      'fx__image',
+      'fx__fail',
+    ]);
+    expect(tools[2]!.function.parameters).toMatchObject({
+      type: 'object',
+      properties: { text: { type: 'string' } },
+      required: ['text'],
+    });
+    expect(tools[2]!.function.parameters).not.toHaveProperty('$schema');
+    const results = toolResults(second);
+    expect(results[0]).toBe('hello there');
+    // The server validates the arguments; its complaint is an error result.
+    expect(results[1]).toMatch(/^Error: .*Invalid arguments for tool add.*expected number/);
+    expect(results[2]).toBe('Error: it failed on purpose');
+    expect(results[3]).toBe('a red dot\n[image: image/png, 70 bytes, not shown]');
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('Done.');
+  });
+
+  it('/stop cancels a running call: the server hears the cancellation', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'satchel-mcp-cancel-'));
+    temps.push(dir);
+    const cancelFile = path.join(dir, 'cancel');
+    const packs = fixturePacks(
+      ['beta'],
+      `mcp:\n${fixtureEntry('fx', ['env:', `  MCP_FIXTURE_CANCEL_FILE: ${JSON.stringify(cancelFile)}`])}\n`,
+    );
+    await h.start({ SATCHEL_PACKS: packs });
+    h.model.enqueue({ toolCalls: [{ name: 'fx__slow', arguments: {} }] });
+    h.say('take your time');
+    const state = () => {
+      try {
+        return readFileSync(cancelFile, 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    await vi.waitFor(() => expect(state()).toBe('started'), { timeout: 15_000, interval: 25 });
+    h.say('/stop');
+    await vi.waitFor(() => expect(state()).toBe('cancelled'), { timeout: 15_000, interval: 25 });
+    await settled(h, 2);
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('Stopped.');
+    expect(h.model.chatRequests()).toHaveLength(1);
+  });
+});
