@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Clock } from '../core/clock.ts';
@@ -196,8 +197,13 @@ function withStderr(reason: string, connection: McpConnection): string {
   return line ? `${reason} (stderr: ${line})` : reason;
 }
 
+/** A start failure in a few words: an HTTP status first, a server's answer cut short. */
 function messageOf(error: unknown): string {
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
     return 'the server exited';
-  return error instanceof Error ? error.message : String(error);
+  if (error instanceof StreamableHTTPError && error.code !== undefined)
+    return short(`HTTP ${error.code}: ${error.message.replace(/^Streamable HTTP error: /, '')}`);
+  return short(error instanceof Error ? error.message : String(error));
 }
+
+const short = (text: string, max = 300) => (text.length > max ? `${text.slice(0, max)}…` : text);

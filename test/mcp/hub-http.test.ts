@@ -1,0 +1,69 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMcpHub } from '../../src/mcp/hub.ts';
+import type { McpHub, McpServerConfig } from '../../src/mcp/types.ts';
+import { type McpHttpFixture, startMcpHttpFixture } from '../fixtures/mcp/http-server.ts';
+import { idle, recordingLog } from './support.ts';
+
+let hub: McpHub | undefined;
+let fixture: McpHttpFixture | undefined;
+afterEach(async () => {
+  await hub?.close();
+  await fixture?.close();
+  hub = undefined;
+  fixture = undefined;
+});
+
+function httpServer(url: string, headers: Record<string, string> = {}): McpServerConfig {
+  return {
+    pack: 'notes',
+    name: 'web',
+    transport: { type: 'http', url, headers },
+    timeoutMs: 30_000,
+    maxOutputChars: 20_000,
+  };
+}
+
+describe('the MCP hub over streamable HTTP', () => {
+  it('lists and calls tools, sending the configured headers on every request', async () => {
+    fixture = await startMcpHttpFixture({ requireHeaders: { 'X-Api-Key': 'k-123' } });
+    const recorded = recordingLog();
+    hub = createMcpHub({ log: recorded.log });
+    const server = httpServer(fixture.url, { 'X-Api-Key': 'k-123' });
+
+    const { tools, failed } = await hub.tools([server], idle());
+    expect(failed).toEqual([]);
+    expect(tools.map((t) => t.tool)).toEqual(['echo', 'add']);
+    expect(await hub.call(server, 'add', { a: 20, b: 22 }, idle())).toEqual({
+      text: '42',
+      images: [],
+      isError: false,
+    });
+
+    expect(fixture.requests.length).toBeGreaterThanOrEqual(3);
+    expect(fixture.requests.every((r) => r.headers['x-api-key'] === 'k-123')).toBe(true);
+    expect(fixture.requests.some((r) => r.refused)).toBe(false);
+  });
+
+  it('reports a server that refuses the request as failed, with the reason, and backs off', async () => {
+    fixture = await startMcpHttpFixture({ requireHeaders: { 'X-Api-Key': 'k-123' } });
+    const recorded = recordingLog();
+    hub = createMcpHub({ log: recorded.log });
+    const server = httpServer(fixture.url, { 'X-Api-Key': 'wrong' });
+
+    const { tools, failed } = await hub.tools([server], idle());
+
+    expect(tools).toEqual([]);
+    expect(failed).toMatchObject([
+      {
+        server: 'web',
+        reason:
+          'it could not be started: HTTP 401: Error POSTing to endpoint: missing or wrong header',
+      },
+    ]);
+    expect(recorded.events('mcp_start_failed')).toHaveLength(1);
+    await expect(hub.call(server, 'add', { a: 1, b: 1 }, idle())).rejects.toThrow(
+      /web is not available: .*401.*next try in 1 s/,
+    );
+    expect(fixture.requests.every((r) => r.refused)).toBe(true);
+  });
+});
