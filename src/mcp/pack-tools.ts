@@ -52,6 +52,8 @@ export async function packMcpTools(deps: {
   taken: Iterable<string>;
   signal: AbortSignal;
   log: Logger;
+  /** Whoever answers takes images: a result's images are shown to it, else described. */
+  acceptsImages: boolean;
 }): Promise<SchemaTool[]> {
   const { hub, servers, log } = deps;
   const { tools, failed, clashes } = await namedMcpTools(hub, servers, deps.taken, deps.signal);
@@ -66,13 +68,14 @@ export async function packMcpTools(deps: {
       `MCP tool ${clash.server}/${clash.tool} left out: its name ${clash.name} is taken by ${clash.with}`,
     );
   const byName = new Map(servers.map((s) => [s.name, s]));
-  return tools.map((tool) => schemaTool(hub, byName.get(tool.server)!, tool));
+  return tools.map((tool) => schemaTool(hub, byName.get(tool.server)!, tool, deps.acceptsImages));
 }
 
 function schemaTool(
   hub: McpHub,
   server: McpServerConfig,
   tool: McpTool & { name: string },
+  acceptsImages: boolean,
 ): SchemaTool {
   return {
     name: tool.name,
@@ -80,9 +83,10 @@ function schemaTool(
     parameters: parametersOf(tool.inputSchema),
     async run(args, signal) {
       const result = await hub.call(server, tool.tool, args, signal);
-      const text = resultText(result);
-      if (result.isError) throw new ToolError(text || 'the tool reported an error');
-      return text;
+      if (result.isError) throw new ToolError(resultText(result) || 'the tool reported an error');
+      const shown = acceptsImages ? result.images.filter(showable) : [];
+      const text = resultText(result, shown);
+      return shown.length > 0 ? { text, images: shown } : text;
     },
   };
 }
@@ -96,19 +100,29 @@ function parametersOf(schema: Record<string, unknown>): Record<string, unknown> 
   return { ...rest, type: 'object' };
 }
 
+/** The image types every provider takes inline. */
+const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp']);
+/** A bigger image is described instead (a provider refuses a request past ~20 MB). */
+const MAX_INLINE_BYTES = 4 * 1024 * 1024;
+
+const showable = (image: McpImage) =>
+  INLINE_TYPES.has(image.mimeType) && bytesOf(image) <= MAX_INLINE_BYTES;
+
 /**
- * What the model reads: the text parts, then a line per image. Images are described, not
- * sent: a tool result carries text only on every provider, and a picture the model never
- * asked to see would cost its tokens in every later request of the session.
+ * What the model reads: the text parts, then a line per image, which says whether the image
+ * is shown to it (after the results, see agent/tool-images.ts) or only described.
  */
-export function resultText(result: McpResult): string {
-  const lines = result.images.map(describeImage);
+export function resultText(result: McpResult, shown: readonly McpImage[] = []): string {
+  const lines = result.images.map((image) => describeImage(image, shown.includes(image)));
   return [result.text, ...lines].filter((part) => part !== '').join('\n');
 }
 
 /** Like the hub's line for other parts it does not pass on (result.ts). */
-function describeImage(image: McpImage): string {
+function describeImage(image: McpImage, shown: boolean): string {
+  return `[image: ${image.mimeType}, ${bytesOf(image)} bytes, ${shown ? 'shown to you after the tool results' : 'not shown'}]`;
+}
+
+function bytesOf(image: McpImage): number {
   const padding = image.data.endsWith('==') ? 2 : image.data.endsWith('=') ? 1 : 0;
-  const bytes = Math.floor((image.data.length * 3) / 4) - padding;
-  return `[image: ${image.mimeType}, ${bytes} bytes, not shown]`;
+  return Math.floor((image.data.length * 3) / 4) - padding;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Logger, ToolRunner, ToolSpec } from '../core/ports.ts';
-import type { ToolCall } from '../core/types.ts';
+import type { ImageInput, ToolCall } from '../core/types.ts';
 import type { CoreTool } from '../packs/manifest.ts';
 import { createAskUserTool } from './ask-user.ts';
 import type { TurnToolContext } from './context.ts';
@@ -46,6 +46,8 @@ export function createToolRunner(tools: readonly AnyTool[], log: Logger): ToolRu
     parameters: 'parameters' in t ? t.parameters : jsonSchema(t.schema),
   }));
 
+  const shown: { tool: string; images: ImageInput[] }[] = [];
+
   async function run(call: ToolCall, signal: AbortSignal): Promise<string> {
     const tool = byName.get(call.name);
     if (!tool)
@@ -61,7 +63,10 @@ export function createToolRunner(tools: readonly AnyTool[], log: Logger): ToolRu
     if ('parameters' in tool) {
       if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
         throw new ToolError('arguments must be a JSON object');
-      return tool.run(raw as Record<string, unknown>, signal);
+      const output = await tool.run(raw as Record<string, unknown>, signal);
+      if (typeof output === 'string') return output;
+      if (output.images.length > 0) shown.push({ tool: call.name, images: output.images });
+      return output.text;
     }
     const parsed = tool.schema.safeParse(raw);
     if (!parsed.success) {
@@ -75,6 +80,7 @@ export function createToolRunner(tools: readonly AnyTool[], log: Logger): ToolRu
 
   return {
     specs,
+    takeImages: () => shown.splice(0),
     waitsForUser: (name) => {
       const tool = byName.get(name);
       return tool !== undefined && 'waitsForUser' in tool && tool.waitsForUser === true;

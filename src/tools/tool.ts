@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ImageInput } from '../core/types.ts';
 import type { CoreTool } from '../packs/manifest.ts';
 
 /**
@@ -25,7 +26,11 @@ export interface SchemaTool {
   description: string;
   /** JSON Schema of the arguments object, sent to the model as it is. */
   parameters: Record<string, unknown>;
-  run(args: Record<string, unknown>, signal: AbortSignal): Promise<string>;
+  /** The text the model reads, or that and images it sees after the results (this turn). */
+  run(
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<string | { text: string; images: ImageInput[] }>;
 }
 
 /** What the tool runner takes: the core tools (zod) and schema tools side by side. */

@@ -220,6 +220,7 @@ async function toolsFor(
           taken: CORE_TOOLS,
           signal: turn.signal,
           log,
+          acceptsImages: acceptsImages(services, routed),
         });
   return createToolRunner([...tools, ...mcp], log);
 }
@@ -229,11 +230,15 @@ function inputsOf(services: ChatTurnServices, turn: ChatTurn, routed: Routed) {
   return turnInputs(turn.events, services.turns.media, {
     scope: scopeOf(turn, routed),
     packCaps: routed.packCaps,
-    acceptsImages: routed.model.info.acceptsImages && services.turns.fallbackAcceptsImages,
+    acceptsImages: acceptsImages(services, routed),
     filesDir: routed.storage?.filesDir,
     signal: turn.signal,
   });
 }
+
+/** Images go to the model only when whoever answers can see them (the fallback too). */
+const acceptsImages = (services: ChatTurnServices, routed: Routed) =>
+  routed.model.info.acceptsImages && services.turns.fallbackAcceptsImages;
 
 const scopeOf = (turn: ChatTurn, routed: Routed) => ({
   pack: turn.pack,

@@ -99,7 +99,7 @@ ${fixtureEntry('fx', [
 
     // It arrived: the stdio server compared its env, the HTTP server let every request in.
     const [, second] = h.model.chatRequests();
-    const results = (second?.body.messages as { role: string; content: string }[])
+    const results = ((second?.body.messages ?? []) as { role: string; content: string }[])
       .filter((m) => m.role === 'tool')
       .map((m) => m.content);
     expect(results).toEqual(['ok', '5']);

@@ -7,9 +7,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { RecordedRequest } from '../fakes/model-server.ts';
+import { imagesOf, lastUserText, type RecordedRequest, userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 import { fixtureEntry } from '../support/mcp-packs.ts';
+
+/** The fixture's \`image\` tool's picture (test/fixtures/mcp/stdio-server.mjs). */
+const PNG_1X1 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 const temps: string[] = [];
 afterEach(() => {
@@ -66,8 +70,59 @@ describe('MCP tools in a turn', () => {
     // The server validates the arguments; its complaint is an error result.
     expect(results[1]).toMatch(/^Error: .*Invalid arguments for tool add.*expected number/);
     expect(results[2]).toBe('Error: it failed on purpose');
-    expect(results[3]).toBe('a red dot\n[image: image/png, 70 bytes, not shown]');
+    expect(results[3]).toBe(
+      'a red dot\n[image: image/png, 70 bytes, shown to you after the tool results]',
+    );
     expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('Done.');
+
+    // gpt-4.1-mini takes images: the image follows the results in a user message, this turn
+    // only; the history keeps the note.
+    const note =
+      '[The images the tools returned (fx__image: 1 image), shown to you in this turn only.]';
+    expect(second!.body.messages.at(-1).role).toBe('user');
+    expect(lastUserText(second!)).toBe(note);
+    expect(imagesOf(second!)).toEqual([{ mimeType: 'image/png', data: PNG_1X1 }]);
+    expect(imagesOf(first!)).toEqual([]);
+    h.model.enqueue({ text: 'Nothing more.' });
+    h.say('anything else?');
+    await settled(h, 2);
+    const third = h.model.chatRequests()[2]!;
+    expect(userTexts(third)).toContain(note);
+    expect(imagesOf(third)).toEqual([]);
+  });
+
+  it('on Gemini: the tools are function declarations, the image follows the function responses', async () => {
+    const packs = fixturePacks(['beta'], `mcp:\n${fixtureEntry('fx', ['tools: [echo, image]'])}\n`);
+    await h.start(({ model }) => ({
+      SATCHEL_PACKS: packs,
+      LLM_PROVIDER: 'gemini',
+      GEMINI_BASE_URL: model.url,
+      GEMINI_API_KEY: 'g-test-key-123',
+      LLM_MODEL: 'gemini-2.5-flash',
+    }));
+    h.model.enqueue({ toolCalls: [{ name: 'fx__image', arguments: {} }] }, { text: 'A red dot.' });
+    h.say('show me');
+    await settled(h, 1);
+    const [first, second] = h.model.chatRequests();
+    const declarations = first!.body.tools.flatMap(
+      (t: { functionDeclarations?: unknown[] }) => t.functionDeclarations ?? [],
+    );
+    expect(declarations.map((d: { name: string }) => d.name)).toEqual([
+      'memory',
+      'db_query',
+      'fx__echo',
+      'fx__image',
+    ]);
+    expect(JSON.stringify(declarations)).not.toContain('$schema');
+    const last = second!.body.contents.at(-1);
+    expect(last.role).toBe('user');
+    expect(last.parts.map((p: object) => Object.keys(p)[0])).toEqual([
+      'functionResponse',
+      'text',
+      'inlineData',
+    ]);
+    expect(imagesOf(second!)).toEqual([{ mimeType: 'image/png', data: PNG_1X1 }]);
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('A red dot.');
   });
 
   it('/stop cancels a running call: the server hears the cancellation', async () => {

@@ -227,6 +227,7 @@ describe("a pack's MCP tools in its turns", () => {
       { server: 'files', tool: 'get.x', args: {} },
     ]);
     expect(toolResults(requests[1])).toEqual([
+      // The scripted model takes no images: the image is described.
       'fern: water weekly\n[image: image/png, 8 bytes, not shown]',
       'Error: no such file',
       'Error: MCP server files: the call timed out',
