@@ -81,17 +81,24 @@ export function createMcpHub(options: McpHubOptions): McpHub {
         throw new ToolError(`The MCP server ${config.name} is not available: ${state.reason}.`);
       if (!state.tools.some((t) => t.tool === tool))
         throw new ToolError(`The MCP server ${config.name} offers no tool ${tool} to this pack.`);
+      // The SDK never removes the listener it adds to a request's signal: it gets one of its
+      // own for each call, so a turn's signal does not collect them.
+      const local = new AbortController();
+      const forward = () => local.abort(signal.reason);
+      signal.addEventListener('abort', forward, { once: true });
       let raw: unknown;
       try {
         raw = await state.connection.client.request(
           { method: 'tools/call', params: { name: tool, arguments: args } },
           LooseCallResult,
-          { signal, timeout: config.timeoutMs },
+          { signal: local.signal, timeout: config.timeoutMs },
         );
       } catch (error) {
         // The SDK has sent the server its cancellation; the registry wants the abort itself.
         if (signal.aborted) throw signal.reason;
         throw callError(config, tool, error, state.connection.isClosed());
+      } finally {
+        signal.removeEventListener('abort', forward);
       }
       runner.healthy();
       return toMcpResult(raw, config, tool);
