@@ -10,6 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import { packValidateCommand } from '../../src/cli/pack-validate.ts';
 import { packMcpServers } from '../../src/mcp/config.ts';
 import { describeIssue, manifestSchema } from '../../src/packs/manifest.ts';
+import { scaffoldPack } from '../../src/packs/scaffold.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import { fixturePacks } from '../support/harness.ts';
 
@@ -224,6 +225,18 @@ describe('packMcpServers', () => {
           'it uses ${settings.token}, which is unset: set SATCHEL_PACK_NOTES_TOKEN in the environment (.env)',
       },
     ]);
+  });
+});
+
+describe('satchel pack new', () => {
+  it('shows settings and an mcp: server in comments, valid once uncommented', () => {
+    const yml = scaffoldPack('notes', '../pack.schema.json')['pack.yml']!;
+    const start = yml.indexOf('# settings:');
+    expect(start).toBeGreaterThan(0);
+    const uncommented = `${yml.slice(0, start)}${yml.slice(start).replace(/^# /gm, '')}`;
+    const parsed = manifestSchema.safeParse(parseYaml(uncommented));
+    expect(parsed.error?.issues ?? []).toEqual([]);
+    expect(parsed.data?.mcp[0]?.env).toEqual({ FILES_TOKEN: '${settings.files_token}' });
   });
 });
 
