@@ -3,16 +3,25 @@
  * reports, and the server configs the hub gets (settings filled in).
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${settings.NAME} is pack.yml syntax, not a template
-import { readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { packNewCommand } from '../../src/cli/pack-new.ts';
+import { packTestCommand } from '../../src/cli/pack-test.ts';
 import { packValidateCommand } from '../../src/cli/pack-validate.ts';
 import { packMcpServers } from '../../src/mcp/config.ts';
 import { describeIssue, manifestSchema } from '../../src/packs/manifest.ts';
 import { scaffoldPack } from '../../src/packs/scaffold.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import { fixturePacks } from '../support/harness.ts';
+import { fixtureEntry } from '../support/mcp-packs.ts';
+
+const temps: string[] = [];
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 const SETTINGS = [
   { name: 'token', description: 'API token', secret: true },
@@ -237,6 +246,38 @@ describe('satchel pack new', () => {
     const parsed = manifestSchema.safeParse(parseYaml(uncommented));
     expect(parsed.error?.issues ?? []).toEqual([]);
     expect(parsed.data?.mcp[0]?.env).toEqual({ FILES_TOKEN: '${settings.files_token}' });
+  });
+});
+
+describe('satchel pack test with mcp:', () => {
+  it('starts no server (offline): a call of an MCP tool is an error result', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'satchel-pack-test-mcp-'));
+    temps.push(root);
+    expect(await packNewCommand.run(['demo', '--dir', root], recordingIo({}, root))).toBe(0);
+    const dir = path.join(root, 'demo');
+    // A server that never answers: a test that waited for it would never end.
+    appendFileSync(
+      path.join(dir, 'pack.yml'),
+      `mcp:\n${fixtureEntry('fx', ['env:', '  MCP_FIXTURE_MODE: hang-start'])}\n`,
+    );
+    writeFileSync(
+      path.join(dir, 'tests', 'mcp.yml'),
+      `tests:
+  - name: echoes
+    turns:
+      - user: echo hi
+        model:
+          - tool: fx__echo
+            args: { text: hi }
+          - answer: It did not work.
+        expect:
+          tool_error: [fx__echo]
+`,
+    );
+    const io = recordingIo({}, root);
+    const code = await packTestCommand.run([dir], io);
+    expect(io.out()).toContain('✓ mcp.yml: echoes');
+    expect(code).toBe(0);
   });
 });
 
