@@ -4,6 +4,7 @@ import { type Clock, systemClock } from '../core/clock.ts';
 import { ToolError } from '../core/errors.ts';
 import type { Logger } from '../core/ports.ts';
 import { untilAborted } from './abortable.ts';
+import { describeError } from './describe-error.ts';
 import { createOrphanGuard } from './orphan-guard.ts';
 import { toMcpResult } from './result.ts';
 import { createServerRunner, type ServerRunner } from './server.ts';
@@ -96,7 +97,11 @@ export function createMcpHub(options: McpHubOptions): McpHub {
       } catch (error) {
         // The SDK has sent the server its cancellation; the registry wants the abort itself.
         if (signal.aborted) throw signal.reason;
-        throw callError(config, tool, error, state.connection.isClosed());
+        const failure = callError(config, tool, error, state.connection.isClosed());
+        // Not an answer from the server (a JSON-RPC error or a timeout) but a failed request.
+        if (config.transport.type === 'http' && !(error instanceof McpError))
+          runner.drop(state.connection, error);
+        throw failure;
       } finally {
         signal.removeEventListener('abort', forward);
       }
@@ -126,8 +131,7 @@ function callError(
     return new ToolError(
       `${where} failed: the server exited during the call; it is restarted on the next use.`,
     );
-  const message = error instanceof Error ? error.message : String(error);
-  return new ToolError(`${where} failed: ${message}`);
+  return new ToolError(`${where} failed: ${describeError(error)}`);
 }
 
 const shutDown = (server: string) => ({ server, reason: 'satchel is shutting down' });

@@ -1,12 +1,11 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
 import { untilAborted } from './abortable.ts';
 import { backoffMs } from './backoff.ts';
 import { createConnection, type McpConnection, NO_SDK_TIMEOUT_MS } from './connection.ts';
+import { describeError } from './describe-error.ts';
 import type { OrphanGuard } from './orphan-guard.ts';
 import { allowedTools } from './tool-list.ts';
 import type { McpServerConfig, McpTool } from './types.ts';
@@ -59,17 +58,22 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
     const pid = connection.pid();
     if (pid !== undefined) deps.guard.untrack(pid);
     if (connection !== current || connection.isStopping()) return;
+    markDown(connection, () => withStderr('the server exited', connection));
+  }
+
+  /** The running server is gone: the next use starts it again, after a backoff if it keeps failing. */
+  function markDown(connection: McpConnection, why: () => string): void {
     current = undefined;
     strikes++;
     const wait = backoffMs(strikes, 1);
     retryAt = deps.clock.now() + wait;
     state = 'down';
-    reason = () => withStderr('the server exited', connection);
+    reason = why;
     void connection.stderrDrained(STDERR_WAIT_MS).then(() =>
       log.warn(
         {
           event: 'mcp_server_exited',
-          pid,
+          pid: connection.pid(),
           reason: reason(),
           transportError: connection.lastError(),
           stderr: connection.stderr?.text(),
@@ -80,14 +84,44 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
     );
   }
 
+  /** A start that failed or timed out: the reason, the log line and the backoff. */
+  async function startFailed(
+    connection: McpConnection | undefined,
+    cause: unknown,
+  ): Promise<Availability> {
+    strikes++;
+    const wait = backoffMs(strikes);
+    retryAt = deps.clock.now() + wait;
+    state = 'failed';
+    if (connection?.isClosed()) await connection.stderrDrained(STDERR_WAIT_MS);
+    const why = withStderr(`it could not be started: ${describeError(cause)}`, connection);
+    reason = () => why;
+    log.warn(
+      {
+        event: 'mcp_start_failed',
+        reason: why,
+        stderr: connection?.stderr?.text(),
+        retryInMs: wait,
+      },
+      'MCP server failed to start',
+    );
+    return { ok: false, reason: why };
+  }
+
   async function start(): Promise<Availability> {
     state = 'starting';
     const began = deps.clock.now();
-    const connection: McpConnection = createConnection(config, {
-      parentEnv: deps.parentEnv,
-      onSpawn: (pid) => deps.guard.track(pid),
-      onClose: () => onClosed(connection),
-    });
+    let connection: McpConnection;
+    try {
+      connection = createConnection(config, {
+        parentEnv: deps.parentEnv,
+        onSpawn: (pid) => deps.guard.track(pid),
+        onClose: () => onClosed(connection),
+      });
+    } catch (error) {
+      // A URL that does not parse, say: a failed start like any other, never a throw.
+      return await startFailed(undefined, error);
+    }
     const controller = new AbortController();
     abortStart = (why) => controller.abort(why);
     const timer = deps.clock.setTimeout(
@@ -115,24 +149,10 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
     } catch (error) {
       void stop(connection);
       if ((state as State) === 'closed') return { ok: false, reason: 'satchel is shutting down' };
-      const cause = controller.signal.aborted ? controller.signal.reason : error;
-      strikes++;
-      const wait = backoffMs(strikes);
-      retryAt = deps.clock.now() + wait;
-      state = 'failed';
-      if (connection.isClosed()) await connection.stderrDrained(STDERR_WAIT_MS);
-      const why = withStderr(`it could not be started: ${messageOf(cause)}`, connection);
-      reason = () => why;
-      log.warn(
-        {
-          event: 'mcp_start_failed',
-          reason: why,
-          stderr: connection.stderr?.text(),
-          retryInMs: wait,
-        },
-        'MCP server failed to start',
+      return await startFailed(
+        connection,
+        controller.signal.aborted ? controller.signal.reason : error,
       );
-      return { ok: false, reason: why };
     } finally {
       deps.clock.clearTimeout(timer);
       abortStart = undefined;
@@ -158,6 +178,15 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
       });
       starting = attempt;
       return attempt;
+    },
+    /**
+     * The connection failed under a call (an HTTP server that restarted has lost the
+     * session, say): it is closed, and the next use connects afresh.
+     */
+    drop(connection: McpConnection, error: unknown): void {
+      if (connection !== current) return;
+      markDown(connection, () => `the connection failed: ${describeError(error)}`);
+      void stop(connection);
     },
     /** A call went through: the server is healthy again, a later crash restarts at once. */
     healthy(): void {
@@ -192,18 +221,7 @@ async function listAll(client: Client, signal: AbortSignal): Promise<unknown[]> 
   return tools;
 }
 
-function withStderr(reason: string, connection: McpConnection): string {
-  const line = connection.stderr?.lastLine();
+function withStderr(reason: string, connection: McpConnection | undefined): string {
+  const line = connection?.stderr?.lastLine();
   return line ? `${reason} (stderr: ${line})` : reason;
 }
-
-/** A start failure in a few words: an HTTP status first, a server's answer cut short. */
-function messageOf(error: unknown): string {
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
-    return 'the server exited';
-  if (error instanceof StreamableHTTPError && error.code !== undefined)
-    return short(`HTTP ${error.code}: ${error.message.replace(/^Streamable HTTP error: /, '')}`);
-  return short(error instanceof Error ? error.message : String(error));
-}
-
-const short = (text: string, max = 300) => (text.length > max ? `${text.slice(0, max)}…` : text);

@@ -66,4 +66,42 @@ describe('the MCP hub over streamable HTTP', () => {
     );
     expect(fixture.requests.every((r) => r.refused)).toBe(true);
   });
+
+  it('fails a call with a ToolError when the server has gone away', async () => {
+    fixture = await startMcpHttpFixture();
+    hub = createMcpHub({ log: recordingLog().log });
+    const server = httpServer(fixture.url);
+    await hub.tools([server], idle());
+    await fixture.close();
+    fixture = undefined;
+
+    await expect(hub.call(server, 'echo', { text: 'anyone?' }, idle())).rejects.toMatchObject({
+      code: 'tool_error',
+      message: expect.stringMatching(/^The MCP tool web\/echo failed: /),
+    });
+  });
+
+  it('connects afresh after a stateful server lost the session (it restarted)', async () => {
+    fixture = await startMcpHttpFixture({ stateful: true });
+    const recorded = recordingLog();
+    hub = createMcpHub({ log: recorded.log });
+    const server = httpServer(fixture.url);
+    await hub.tools([server], idle());
+    expect((await hub.call(server, 'echo', { text: 'one' }, idle())).text).toBe('one');
+    const session = fixture.requests.at(-1)?.headers['mcp-session-id'];
+    expect(session).toEqual(expect.any(String));
+
+    fixture.forgetSessions();
+    await expect(hub.call(server, 'echo', { text: 'two' }, idle())).rejects.toThrow(
+      /web\/echo failed: HTTP 404/,
+    );
+    expect(recorded.events('mcp_server_exited')).toMatchObject([
+      { server: 'web', reason: expect.stringMatching(/^the connection failed: HTTP 404/) },
+    ]);
+
+    expect((await hub.call(server, 'echo', { text: 'three' }, idle())).text).toBe('three');
+    const renewed = fixture.requests.at(-1)?.headers['mcp-session-id'];
+    expect(renewed).toEqual(expect.any(String));
+    expect(renewed).not.toBe(session);
+  });
 });

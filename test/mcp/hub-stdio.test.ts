@@ -156,4 +156,39 @@ describe('the MCP hub over stdio', () => {
       'the server exited (stderr: fixture: crashing in a call on purpose)',
     );
   });
+
+  it('reports a command that does not exist and a URL that does not parse as failed, never throws', async () => {
+    const { hub, events } = open();
+    const missing = fixtureServer({ name: 'missing' });
+    missing.transport = {
+      ...missing.transport,
+      command: 'satchel-no-such-command',
+    } as typeof missing.transport;
+    const badUrl = {
+      ...fixtureServer({ name: 'bad' }),
+      transport: { type: 'http' as const, url: 'not a url', headers: {} },
+    };
+
+    const { tools, failed } = await hub.tools([missing, badUrl], idle());
+
+    expect(tools).toEqual([]);
+    expect(failed).toEqual([
+      {
+        server: 'missing',
+        reason: expect.stringMatching(
+          /^it could not be started: spawn satchel-no-such-command ENOENT/,
+        ),
+      },
+      { server: 'bad', reason: expect.stringMatching(/^it could not be started: Invalid URL/) },
+    ]);
+    expect(events('mcp_start_failed')).toHaveLength(2);
+  });
+
+  it('offers a tool the server declares under any name (MCP_FIXTURE_EXTRA_TOOL)', async () => {
+    const { hub } = open();
+    const server = fixtureServer({ env: { MCP_FIXTURE_EXTRA_TOOL: 'notes.search' } });
+    const { tools } = await hub.tools([server], idle());
+    expect(tools.map((t) => t.tool)).toContain('notes.search');
+    expect((await hub.call(server, 'notes.search', { text: 'hi' }, idle())).text).toBe('hi');
+  });
 });
