@@ -11,6 +11,9 @@ import { createRedactor } from './core/redact.ts';
 import { addressKey } from './core/types.ts';
 import { createMediaInputs } from './inbound/media.ts';
 import { createLogger } from './logging/logger.ts';
+import { mcpServersByPack } from './mcp/config.ts';
+import { createDefaultHub } from './mcp/default-hub.ts';
+import type { McpHub } from './mcp/types.ts';
 import { createChannelCalls } from './outbound/channel-calls.ts';
 import type { OutboxDeps } from './outbound/outbox.ts';
 import { createOutboxes } from './outbound/outboxes.ts';
@@ -53,6 +56,8 @@ import { createTotals } from './usage/totals.ts';
 const SHUTDOWN_GRACE_MS = 10_000;
 /** After the grace, how long aborted turns and calls already on the wire may take to end. */
 const SETTLE_AFTER_ABORT_MS = 500;
+/** How long the MCP servers may take to stop when the grace is used up. */
+const MCP_CLOSE_MS = 2000;
 
 export interface CoreOptions {
   clock?: Clock;
@@ -75,6 +80,8 @@ export interface CoreOptions {
   outbox?: Pick<OutboxDeps, 'retryDelaysMs' | 'stallDelaysMs'>;
   /** The model catalog, when the caller already read it (else read from SATCHEL_MODELS). */
   catalog?: ModelCatalog;
+  /** The MCP hub instead of the real one (the turn stages' tests fake it in process). */
+  mcpHub?: McpHub;
 }
 
 /** An edge as the root lists it: its secrets, then how it connects once the core exists. */
@@ -168,6 +175,13 @@ export function createCore(
         `pack skipped: ${error.message}`,
       ),
   });
+  const mcpHub = options.mcpHub ?? createDefaultHub(log, clock);
+  const mcpServers = mcpServersByPack(packs.list(), settings.values, (pack, { server, reason }) =>
+    log.warn(
+      { event: 'mcp_server_unavailable', pack, server, reason },
+      `MCP server ${server} of pack ${pack} is off: ${reason}`,
+    ),
+  );
   const calendar = createCalendar(config.timezone);
   const totals = createTotals(store.db);
   const quota = createQuotaGate({
@@ -244,6 +258,7 @@ export function createCore(
       messages: createMessageSearch(store.sqlite),
       jobs,
       events,
+      mcp: { hub: mcpHub, servers: mcpServers },
       web: {
         fetch: {
           allowHosts: config.web.allowHosts,
@@ -332,6 +347,8 @@ export function createCore(
         const settling = Promise.all([pipeline.idle(), schedulerStopped, outbox.idle()]);
         await within(settling, SETTLE_AFTER_ABORT_MS);
       }
+      // The servers stop after the turns that use them; their processes get a bounded wait.
+      await within(mcpHub.close(), Math.max(deadline - clock.now(), MCP_CLOSE_MS));
       over.abort();
       outbox.close();
       packs.close();

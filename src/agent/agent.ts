@@ -3,7 +3,7 @@ import type { ChatModel, ChatRequest, Logger, ToolRunner, UserInput } from '../c
 
 export type { ToolRunner, UserInput } from '../core/ports.ts';
 
-import type { ChatMessage, ToolCall } from '../core/types.ts';
+import type { ChatMessage, ImageInput, ToolCall } from '../core/types.ts';
 import type { SessionRepo, SessionRow } from '../store/session-repo.ts';
 import type { Ledger } from '../usage/ledger.ts';
 import type { PackCaps, QuotaGate } from '../usage/quota.ts';
@@ -15,6 +15,7 @@ import { type CallScope, createModelCaller, type ModelCall } from './model-call.
 import { defaultRetryPolicy, type RetryPolicy } from './retry.ts';
 import { summarize } from './summarize.ts';
 import { createSentStamps } from './time-stamp.ts';
+import { toolImagesMessage } from './tool-images.ts';
 
 /** At most this many model calls in one turn. */
 export const MAX_MODEL_CALLS = 20;
@@ -126,10 +127,12 @@ export function createAgent(deps: AgentDeps) {
    * its time, repaired. What a request sends is what the previous one sent plus what was
    * added since (prefix caching): a message, once sent, is sent the same way until the
    * session is compacted — tool results too, which are therefore not shortened later.
+   * `shown`: the images tools returned in this turn, by the key of their note.
    */
   async function prepareHistory(
     input: TurnInput,
     signal: AbortSignal,
+    shown: ReadonlyMap<string, ImageInput[]> = new Map(),
   ): Promise<{ system: string; messages: ChatMessage[] }> {
     let session = sessions.session(input.session.id) ?? input.session;
     let stored = sessions.history(session.id, session.summaryUpto);
@@ -154,9 +157,10 @@ export function createAgent(deps: AgentDeps) {
     const system = session.summary
       ? `${input.system}\n\n# Earlier in this session (summary)\n${session.summary}`
       : input.system;
-    const images = new Map(
-      input.inputs.flatMap((i) => (i.images?.length ? [[i.sourceKey, i.images] as const] : [])),
-    );
+    const images = new Map([
+      ...input.inputs.flatMap((i) => (i.images?.length ? [[i.sourceKey, i.images] as const] : [])),
+      ...shown,
+    ]);
     const withImages = stored.map((m) => {
       const attached = m.sourceKey === undefined ? undefined : images.get(m.sourceKey);
       return attached ? { ...m, images: attached } : m;
@@ -176,16 +180,17 @@ export function createAgent(deps: AgentDeps) {
 
   /**
    * The loop itself, under `deadline`. `turn.partial` is the text the current model call
-   * has streamed, which is what is kept when the deadline cuts the turn short.
+   * has streamed, which is what is kept when the deadline cuts the turn short; `turn.images`
+   * the images tools returned, which go with the rest of the turn's requests.
    */
   async function loop(
     input: TurnInput,
     deadline: Deadline,
-    turn: { calls: number; partial: string },
+    turn: { calls: number; partial: string; images: Map<string, ImageInput[]> },
   ): Promise<string> {
     const tools = input.tools?.specs.length ? input.tools : undefined;
     for (turn.calls = 1; ; turn.calls++) {
-      const { system, messages } = await prepareHistory(input, deadline.signal);
+      const { system, messages } = await prepareHistory(input, deadline.signal, turn.images);
       const lastCall = turn.calls === MAX_MODEL_CALLS;
       turn.partial = '';
       const response = await callModel(
@@ -208,6 +213,12 @@ export function createAgent(deps: AgentDeps) {
         store(input, { role: 'tool', content: result, toolCallId: call.id });
         input.onEvent?.({ type: 'tool', call, result });
       }
+      const shown = tools.takeImages?.() ?? [];
+      if (shown.length > 0) {
+        const { images, ...message } = toolImagesMessage(input.turnId, turn.calls, shown);
+        store(input, { role: 'user', ...message });
+        turn.images.set(message.sourceKey, images);
+      }
     }
   }
 
@@ -221,7 +232,7 @@ export function createAgent(deps: AgentDeps) {
       for (const { content, sourceKey } of input.inputs)
         store(input, { role: 'user', content, sourceKey });
       const deadline = startDeadline(clock, turnTimeoutMs, input.signal);
-      const turn = { calls: 0, partial: '' };
+      const turn = { calls: 0, partial: '', images: new Map<string, ImageInput[]>() };
       try {
         const answer = await loop(input, deadline, turn);
         return { answer, modelCalls: turn.calls, timedOut: false };

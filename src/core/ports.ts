@@ -222,4 +222,9 @@ export interface ToolRunner {
   run(call: ToolCall, signal: AbortSignal): Promise<string>;
   /** The tool waits for the user (the turn's deadline does not run meanwhile). */
   waitsForUser?(name: string): boolean;
+  /**
+   * The images the tools run since the last take returned (an MCP tool's), by tool: the
+   * model sees them after those tools' results, in this turn only.
+   */
+  takeImages?(): { tool: string; images: ImageInput[] }[];
 }

@@ -1,5 +1,6 @@
 import { type Config, parseConfig } from '../config/config.ts';
 import { ConfigError } from '../core/errors.ts';
+import type { McpHub } from '../mcp/types.ts';
 import { modelsInUse } from '../providers/models-in-use.ts';
 import { type SqliteDriver, sqliteDriver } from '../store/sqlite.ts';
 import { bundledCatalog, type ModelCatalog } from '../usage/catalog.ts';
@@ -7,6 +8,7 @@ import { loadModelCatalog } from '../usage/catalog-file.ts';
 import { unpricedMessage, unpricedModels } from '../usage/unknown-prices.ts';
 import { type Check, fail, pass, warn } from './check.ts';
 import { checkDatabase, checkPacks, checkPort } from './doctor-local.ts';
+import { checkMcpServers } from './doctor-mcp.ts';
 import { checkAllowlist, checkProviders, checkSearch, checkToken } from './doctor-remote.ts';
 
 export interface DoctorOptions {
@@ -18,6 +20,8 @@ export interface DoctorOptions {
   nodeVersion?: string;
   /** The SQLite driver in use (default: the one this process loaded). */
   sqliteDriver?: SqliteDriver;
+  /** The hub that starts the packs' MCP servers (default: the real one; tests fake it). */
+  mcpHub?: McpHub;
 }
 
 /** The Node versions satchel supports, as `engines` in package.json says. */
@@ -25,8 +29,10 @@ const SUPPORTED_NODE = '^20.19.0 || >=22.12.0';
 
 /**
  * Everything `satchel doctor` checks, in order: Node, the configuration, the allowlist, the
- * token, each provider and model, prices, the packs, the database and the dashboard port.
- * Changes nothing: no update is fetched, no message sent, no token spent, nothing written.
+ * token, each provider and model, prices, the packs and their MCP servers, the database and
+ * the dashboard port.
+ * Changes nothing: no update is fetched, no message sent, no token spent, nothing written
+ * (the MCP servers it starts are stopped again).
  * With an invalid configuration only the first two are checked.
  */
 export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
@@ -59,11 +65,12 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     catalog,
     packs.packs.map((p) => ({ pack: p.name, model: p.manifest.model })),
   );
-  const [token, providers, search, port] = await Promise.all([
+  const [token, providers, search, port, mcp] = await Promise.all([
     checkToken(config, timeoutMs),
     checkProviders(config, uses, timeoutMs),
     checkSearch(config, timeoutMs),
     checkPort(config, timeoutMs),
+    checkMcpServers(config, packs.packs, options.mcpHub),
   ]);
   const prices = unpricedModels(catalog, uses).map((model) =>
     warn(
@@ -77,6 +84,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     ...search,
     ...prices,
     ...packs.checks,
+    ...mcp,
     checkDatabase(config),
     port,
   );

@@ -6,6 +6,7 @@ import { parseConfig } from '../config/config.ts';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import type { Address, InboundEvent } from '../core/types.ts';
 import { type Core, createCore } from '../core-app.ts';
+import { unavailableHub } from '../mcp/default-hub.ts';
 import { jobs } from '../store/schema.ts';
 import { Database } from '../store/sqlite.ts';
 import { createTestChannel, type TestChannel } from './channel.ts';
@@ -67,6 +68,8 @@ function rig(packDir: string, file: TestFile): Rig {
     clock,
     chatModel: script.model,
     logDestination: { write: () => {} },
+    // Offline: the pack's MCP servers are not started, and a call of their tools is an error.
+    mcpHub: unavailableHub('MCP servers do not run in `satchel pack test`'),
   });
   return { core, clock, channel, script, home };
 }

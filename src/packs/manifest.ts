@@ -1,5 +1,6 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { checkMcpEntries, mcpServerSchema } from './manifest-mcp.ts';
 import { didYouMean } from './suggest.ts';
 
 /** The core tools a pack may enable. */
@@ -153,6 +154,12 @@ export const manifestSchema = z
       )
       .default([])
       .describe('Values the operator sets in the environment as SATCHEL_PACK_<PACK>_<NAME>.'),
+    mcp: z
+      .array(mcpServerSchema)
+      .default([])
+      .describe(
+        'MCP servers whose tools this pack\'s turns get, named <name>__<tool> (docs/PACKS.md, "MCP servers").',
+      ),
     model: z
       .string()
       // `provider:model` is one of these too: the provider is read where the model is made
@@ -192,6 +199,7 @@ export const manifestSchema = z
           message: `duplicate setting "${m.settings[i]!.name}" (names are read in upper case)`,
         });
     });
+    checkMcpEntries(m.mcp, m.settings, ctx);
     m.skills.forEach((name, i) => {
       if (m.skills.indexOf(name) !== i)
         ctx.addIssue({ code: 'custom', path: ['skills', i], message: `duplicate skill "${name}"` });

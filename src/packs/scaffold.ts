@@ -84,6 +84,18 @@ tools: [memory, skill_view, db_query, db_write, send_message, ask_user, schedule
 #   daily_usd: 0.2
 # Answer this pack's turns with another model.
 # model: openai:gpt-4.1-mini
+# Values the operator sets as SATCHEL_PACK_<PACK>_<NAME>, and MCP servers whose tools the
+# model gets as <name>__<tool>; a secret comes from a setting, never from this file.
+# settings:
+#   - name: files_token
+#     description: API token of the files service.
+#     secret: true
+# mcp:
+#   - name: files
+#     command: node
+#     args: [servers/files.mjs]
+#     env:
+#       FILES_TOKEN: \${settings.files_token}
 `;
 }
 

@@ -111,6 +111,7 @@ export function validationReport(v: Validation): { ok: boolean; text: string } {
     `  owned tables: ${manifest.schema.owned_tables.join(', ') || 'none'}`,
     `  tools: ${manifest.tools.join(', ') || 'none'}`,
     `  schedules: ${manifest.cron.map((c) => `${c.id} (${c.schedule})`).join(', ') || 'none'}${manifest.jobs_may_schedule ? '; jobs may create jobs' : ''}`,
+    `  mcp servers: ${manifest.mcp.map((s) => `${s.name} (${s.url ? `http ${s.url}` : `stdio ${s.command}`})`).join(', ') || 'none'}`,
     `  migrations: ${pack.migrations.map((m) => path.basename(m.file)).join(', ') || 'none'}`,
   ];
   const e = v.existing;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Logger, ToolRunner, ToolSpec } from '../core/ports.ts';
-import type { ToolCall } from '../core/types.ts';
+import type { ImageInput, ToolCall } from '../core/types.ts';
 import type { CoreTool } from '../packs/manifest.ts';
 import { createAskUserTool } from './ask-user.ts';
 import type { TurnToolContext } from './context.ts';
@@ -11,7 +11,7 @@ import { createMemorySearchTool } from './memory-search.ts';
 import { createScheduleTool } from './schedule.ts';
 import { createSendMessageTool } from './send-message.ts';
 import { createSkillViewTool } from './skill-view.ts';
-import { type Tool, ToolError } from './tool.ts';
+import { type AnyTool, type Tool, ToolError } from './tool.ts';
 import { createWebFetchTool } from './web-fetch.ts';
 import { createWebSearchTool } from './web-search.ts';
 
@@ -34,16 +34,19 @@ export function packTools(ctx: TurnToolContext): Tool[] {
 
 /**
  * Runs the model's tool calls. Arguments are parsed and validated against the tool's schema
- * before it runs; an unknown tool, bad arguments or a failure become an error result the
- * model reads (and a `tool_error` log line). Only an abort ends the turn.
+ * before it runs (a schema tool's only need to be a JSON object: its server checks the
+ * rest); an unknown tool, bad arguments or a failure become an error result the model
+ * reads (and a `tool_error` log line). Only an abort ends the turn.
  */
-export function createToolRunner(tools: readonly Tool[], log: Logger): ToolRunner {
+export function createToolRunner(tools: readonly AnyTool[], log: Logger): ToolRunner {
   const byName = new Map(tools.map((t) => [t.name as string, t]));
   const specs: ToolSpec[] = tools.map((t) => ({
     name: t.name,
     description: t.description,
-    parameters: jsonSchema(t.schema),
+    parameters: 'parameters' in t ? t.parameters : jsonSchema(t.schema),
   }));
+
+  const shown: { tool: string; images: ImageInput[] }[] = [];
 
   async function run(call: ToolCall, signal: AbortSignal): Promise<string> {
     const tool = byName.get(call.name);
@@ -57,6 +60,14 @@ export function createToolRunner(tools: readonly Tool[], log: Logger): ToolRunne
     } catch {
       throw new ToolError('arguments are not valid JSON');
     }
+    if ('parameters' in tool) {
+      if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+        throw new ToolError('arguments must be a JSON object');
+      const output = await tool.run(raw as Record<string, unknown>, signal);
+      if (typeof output === 'string') return output;
+      if (output.images.length > 0) shown.push({ tool: call.name, images: output.images });
+      return output.text;
+    }
     const parsed = tool.schema.safeParse(raw);
     if (!parsed.success) {
       const problems = parsed.error.issues.map(
@@ -69,7 +80,11 @@ export function createToolRunner(tools: readonly Tool[], log: Logger): ToolRunne
 
   return {
     specs,
-    waitsForUser: (name) => byName.get(name)?.waitsForUser === true,
+    takeImages: () => shown.splice(0),
+    waitsForUser: (name) => {
+      const tool = byName.get(name);
+      return tool !== undefined && 'waitsForUser' in tool && tool.waitsForUser === true;
+    },
     async run(call, signal) {
       try {
         return await run(call, signal);

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ImageInput } from '../core/types.ts';
 import type { CoreTool } from '../packs/manifest.ts';
 
 /**
@@ -15,6 +16,25 @@ export interface Tool<Args = unknown> {
   waitsForUser?: boolean;
   run(args: Args, signal: AbortSignal): Promise<string>;
 }
+
+/**
+ * A tool described by a JSON Schema from elsewhere (an MCP server's tool): the runner only
+ * checks that the arguments are a JSON object, and whoever runs it validates the rest.
+ */
+export interface SchemaTool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object, sent to the model as it is. */
+  parameters: Record<string, unknown>;
+  /** The text the model reads, or that and images it sees after the results (this turn). */
+  run(
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<string | { text: string; images: ImageInput[] }>;
+}
+
+/** What the tool runner takes: the core tools (zod) and schema tools side by side. */
+export type AnyTool = Tool | SchemaTool;
 
 export { ToolError } from '../core/errors.ts';
 

@@ -5,10 +5,12 @@ import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import { background } from '../core/background.ts';
 import type { ChatModel, ToolRunner, UserInput } from '../core/ports.ts';
 import type { Address, InboundEvent } from '../core/types.ts';
+import { packMcpTools } from '../mcp/pack-tools.ts';
 import { answerParts } from '../outbound/compose.ts';
 import { createStream, type Stream, type StreamMode } from '../outbound/stream.ts';
 import { keepTyping } from '../outbound/typing.ts';
 import type { Pack, Skill } from '../packs/loader.ts';
+import { CORE_TOOLS } from '../packs/manifest.ts';
 import { packPromptSections } from '../packs/prompt.ts';
 import type { PackStorage } from '../packs/storage.ts';
 import type { Route } from '../routing/router.ts';
@@ -79,7 +81,7 @@ export async function runChatTurn(
   const live = startLive(services, turn, routed);
   const unreact = acknowledgeSeen(services, turn);
   try {
-    const tools = toolsFor(services, turn, routed);
+    const tools = await toolsFor(services, turn, routed);
     const given = turn.inputs ?? (await inputsOf(services, turn, routed));
     const inputs = [
       ...noteInputs(turn.notes ?? []),
@@ -175,12 +177,16 @@ function startLive(services: ChatTurnServices, turn: ChatTurn, routed: Routed): 
   };
 }
 
-/** Step 2: the pack's tools, bound to this turn (none without a pack). */
-function toolsFor(
+/**
+ * Step 2: the pack's tools, bound to this turn (none without a pack): its core tools, then
+ * its MCP servers' tools (started on the pack's first turn; a pack without `mcp:` waits
+ * for nothing).
+ */
+async function toolsFor(
   services: ChatTurnServices,
   turn: ChatTurn,
   routed: Routed,
-): ToolRunner | undefined {
+): Promise<ToolRunner | undefined> {
   const { pack, storage, address, turnId } = routed;
   if (!pack || !storage) return undefined;
   const tools = packTools({
@@ -203,7 +209,20 @@ function toolsFor(
     sessionKey: routed.route.session.key,
     messages: services.turns.messages,
   });
-  return createToolRunner(tools, services.runtime.log.child({ turnId, pack: pack.name }));
+  const log = services.runtime.log.child({ turnId, pack: pack.name });
+  const servers = services.turns.mcp.servers(pack.name);
+  const mcp =
+    servers.length === 0
+      ? []
+      : await packMcpTools({
+          hub: services.turns.mcp.hub,
+          servers,
+          taken: CORE_TOOLS,
+          signal: turn.signal,
+          log,
+          acceptsImages: acceptsImages(services, routed),
+        });
+  return createToolRunner([...tools, ...mcp], log);
 }
 
 /** Step 3: what the user sent, normalized (downloads, transcripts, photos, documents). */
@@ -211,11 +230,15 @@ function inputsOf(services: ChatTurnServices, turn: ChatTurn, routed: Routed) {
   return turnInputs(turn.events, services.turns.media, {
     scope: scopeOf(turn, routed),
     packCaps: routed.packCaps,
-    acceptsImages: routed.model.info.acceptsImages && services.turns.fallbackAcceptsImages,
+    acceptsImages: acceptsImages(services, routed),
     filesDir: routed.storage?.filesDir,
     signal: turn.signal,
   });
 }
+
+/** Images go to the model only when whoever answers can see them (the fallback too). */
+const acceptsImages = (services: ChatTurnServices, routed: Routed) =>
+  routed.model.info.acceptsImages && services.turns.fallbackAcceptsImages;
 
 const scopeOf = (turn: ChatTurn, routed: Routed) => ({
   pack: turn.pack,

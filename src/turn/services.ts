@@ -5,6 +5,7 @@ import type { Acknowledge } from '../core/origin.ts';
 import type { Logger } from '../core/ports.ts';
 import type { Address, ChatType } from '../core/types.ts';
 import type { MediaInputs } from '../inbound/media.ts';
+import type { McpHub, McpServerConfig } from '../mcp/types.ts';
 import type { Outbox } from '../outbound/outboxes.ts';
 import type { StreamMode } from '../outbound/stream.ts';
 import type { PackRegistry } from '../packs/registry.ts';
@@ -85,6 +86,8 @@ export interface Turns {
   events: EventBus;
   /** web_fetch's guard and limits, web_search's provider (SPEC §13). */
   web: TurnToolContext['web'];
+  /** The MCP hub, and the servers each pack declares (SPEC §13): none for most packs. */
+  mcp: { hub: McpHub; servers(pack: string): readonly McpServerConfig[] };
 }
 
 /** What the usage and status commands report. */

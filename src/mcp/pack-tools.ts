@@ -1,0 +1,128 @@
+import type { Logger } from '../core/ports.ts';
+import { type SchemaTool, ToolError } from '../tools/tool.ts';
+import { assignToolNames } from './tool-names.ts';
+import type { McpHub, McpImage, McpResult, McpServerConfig, McpTool } from './types.ts';
+
+/** An MCP tool refused because its provider name is taken, for the log and doctor. */
+export interface McpClash {
+  server: string;
+  tool: string;
+  name: string;
+  with: string;
+}
+
+/** A pack's MCP tools under the names the model sees, and those a name clash left out. */
+export interface NamedMcpTools {
+  tools: (McpTool & { name: string })[];
+  clashes: McpClash[];
+  failed: { server: string; reason: string }[];
+}
+
+/**
+ * The tools of a pack's servers (started if need be), named `<server>__<tool>` against the
+ * names already taken (the core tools); a tool whose name is taken is left out.
+ */
+export async function namedMcpTools(
+  hub: McpHub,
+  servers: readonly McpServerConfig[],
+  taken: Iterable<string>,
+  signal: AbortSignal,
+): Promise<NamedMcpTools> {
+  const { tools, failed } = await hub.tools(servers, signal);
+  const { named, clashes } = assignToolNames(tools, taken);
+  return {
+    tools: named,
+    failed,
+    clashes: clashes.map((c) => ({
+      server: c.tool.server,
+      tool: c.tool.tool,
+      name: c.name,
+      with: c.with,
+    })),
+  };
+}
+
+/**
+ * The pack's MCP tools for one turn, as tools the runner takes. A server that failed to
+ * start and a refused name are logged; the turn goes on with the rest.
+ */
+export async function packMcpTools(deps: {
+  hub: McpHub;
+  servers: readonly McpServerConfig[];
+  taken: Iterable<string>;
+  signal: AbortSignal;
+  log: Logger;
+  /** Whoever answers takes images: a result's images are shown to it, else described. */
+  acceptsImages: boolean;
+}): Promise<SchemaTool[]> {
+  const { hub, servers, log } = deps;
+  const { tools, failed, clashes } = await namedMcpTools(hub, servers, deps.taken, deps.signal);
+  for (const { server, reason } of failed)
+    log.warn(
+      { event: 'mcp_server_failed', server, reason },
+      `MCP server ${server} is not available: ${reason}`,
+    );
+  for (const clash of clashes)
+    log.warn(
+      { event: 'mcp_tool_clash', ...clash },
+      `MCP tool ${clash.server}/${clash.tool} left out: its name ${clash.name} is taken by ${clash.with}`,
+    );
+  const byName = new Map(servers.map((s) => [s.name, s]));
+  return tools.map((tool) => schemaTool(hub, byName.get(tool.server)!, tool, deps.acceptsImages));
+}
+
+function schemaTool(
+  hub: McpHub,
+  server: McpServerConfig,
+  tool: McpTool & { name: string },
+  acceptsImages: boolean,
+): SchemaTool {
+  return {
+    name: tool.name,
+    description: tool.description.trim() || `${tool.tool} (MCP server ${server.name})`,
+    parameters: parametersOf(tool.inputSchema),
+    async run(args, signal) {
+      const result = await hub.call(server, tool.tool, args, signal);
+      if (result.isError) throw new ToolError(resultText(result) || 'the tool reported an error');
+      const shown = acceptsImages ? result.images.filter(showable) : [];
+      const text = resultText(result, shown);
+      return shown.length > 0 ? { text, images: shown } : text;
+    },
+  };
+}
+
+/**
+ * The server's schema as the providers take it: `$schema` removed (Gemini refuses it), and
+ * an object type, which MCP requires anyway.
+ */
+function parametersOf(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _, ...rest } = schema;
+  return { ...rest, type: 'object' };
+}
+
+/** The image types every provider takes inline. */
+const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp']);
+/** A bigger image is described instead (a provider refuses a request past ~20 MB). */
+const MAX_INLINE_BYTES = 4 * 1024 * 1024;
+
+const showable = (image: McpImage) =>
+  INLINE_TYPES.has(image.mimeType) && bytesOf(image) <= MAX_INLINE_BYTES;
+
+/**
+ * What the model reads: the text parts, then a line per image, which says whether the image
+ * is shown to it (after the results, see agent/tool-images.ts) or only described.
+ */
+export function resultText(result: McpResult, shown: readonly McpImage[] = []): string {
+  const lines = result.images.map((image) => describeImage(image, shown.includes(image)));
+  return [result.text, ...lines].filter((part) => part !== '').join('\n');
+}
+
+/** Like the hub's line for other parts it does not pass on (result.ts). */
+function describeImage(image: McpImage, shown: boolean): string {
+  return `[image: ${image.mimeType}, ${bytesOf(image)} bytes, ${shown ? 'shown to you after the tool results' : 'not shown'}]`;
+}
+
+function bytesOf(image: McpImage): number {
+  const padding = image.data.endsWith('==') ? 2 : image.data.endsWith('=') ? 1 : 0;
+  return Math.floor((image.data.length * 3) / 4) - padding;
+}

@@ -1,0 +1,84 @@
+import type { Config } from '../config/config.ts';
+import { createLogger } from '../logging/logger.ts';
+import { packMcpServers } from '../mcp/config.ts';
+import { createDefaultHub } from '../mcp/default-hub.ts';
+import { namedMcpTools } from '../mcp/pack-tools.ts';
+import type { McpHub, McpServerConfig } from '../mcp/types.ts';
+import type { Pack } from '../packs/loader.ts';
+import { CORE_TOOLS } from '../packs/manifest.ts';
+import { packSettings } from '../packs/settings.ts';
+import { type Check, fail, pass, warn } from './check.ts';
+
+/**
+ * Each served pack's MCP servers, started as a turn starts them: the tools each offers under
+ * the names the model sees, the tools a name clash leaves out, and why a server failed or is
+ * off. The servers are stopped again before doctor ends.
+ */
+export async function checkMcpServers(
+  config: Config,
+  packs: readonly Pack[],
+  hub?: McpHub,
+): Promise<Check[]> {
+  const settings = packSettings(packs, config.packSettings);
+  const withServers = settings.packs.filter((p) => p.manifest.mcp.length > 0);
+  if (withServers.length === 0) return [];
+  const own =
+    hub ??
+    createDefaultHub(createLogger({ level: 'silent', secrets: settings.secrets, format: 'json' }));
+  try {
+    const checks = await Promise.all(
+      withServers.map((pack) => checkPack(own, pack, settings.values.get(pack.name) ?? {})),
+    );
+    return checks.flat();
+  } finally {
+    await own.close();
+  }
+}
+
+async function checkPack(
+  hub: McpHub,
+  pack: Pack,
+  values: Readonly<Record<string, string>>,
+): Promise<Check[]> {
+  const { servers, unavailable } = packMcpServers(pack, values);
+  const checks: Check[] = unavailable.map(({ server, reason }) =>
+    warn(
+      `MCP server ${pack.name}/${server} is off: ${reason}`,
+      'Set the variable named above to use its tools; the pack works without them.',
+    ),
+  );
+  if (servers.length === 0) return checks;
+  const named = await namedMcpTools(hub, servers, CORE_TOOLS, new AbortController().signal);
+  for (const server of servers) {
+    const failed = named.failed.find((f) => f.server === server.name);
+    if (failed) {
+      checks.push(
+        fail(
+          `MCP server ${pack.name}/${server.name} (${transportOf(server)}) failed: ${failed.reason}`,
+          `Correct \`mcp\` entry "${server.name}" in ${pack.name}'s pack.yml, or the server itself; its tools are missing from the pack's turns until then.`,
+        ),
+      );
+      continue;
+    }
+    const tools = named.tools.filter((t) => t.server === server.name).map((t) => t.name);
+    checks.push(
+      pass(
+        `MCP server ${pack.name}/${server.name} (${transportOf(server)}): ${tools.length} tool${tools.length === 1 ? '' : 's'}`,
+        tools.length > 0 ? [tools.join(', ')] : undefined,
+      ),
+    );
+    for (const clash of named.clashes.filter((c) => c.server === server.name))
+      checks.push(
+        warn(
+          `MCP server ${pack.name}/${server.name}: tool "${clash.tool}" left out, its name ${clash.name} is taken by ${clash.with}`,
+          `Leave one of them out with \`tools:\` in ${pack.name}'s pack.yml, or rename it in the server.`,
+        ),
+      );
+  }
+  return checks;
+}
+
+function transportOf(server: McpServerConfig): string {
+  const t = server.transport;
+  return t.type === 'http' ? `http ${t.url}` : `stdio ${[t.command, ...t.args].join(' ')}`;
+}

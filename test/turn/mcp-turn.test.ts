@@ -1,0 +1,291 @@
+/**
+ * A pack's MCP tools in its turns (SPEC §13), on the in-memory channel over a fake hub and a
+ * scripted model: what the model is offered and what it reads back. The real hub and its
+ * fixture servers are in test/e2e/mcp-*.test.ts.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/config.ts';
+import { ToolError } from '../../src/core/errors.ts';
+import type { ChatModel, ChatRequest } from '../../src/core/ports.ts';
+import type { Address, InboundEvent, ToolCall } from '../../src/core/types.ts';
+import { type Core, createCore } from '../../src/core-app.ts';
+import type { McpHub, McpResult, McpServerConfig, McpTool } from '../../src/mcp/types.ts';
+import { createMemoryChannel, type MemoryChannel } from '../fakes/memory-channel.ts';
+import { FakeClock } from '../support/fake-clock.ts';
+import { fixturePacks } from '../support/harness.ts';
+
+const MCP = `mcp:
+  - name: files
+    command: node
+    args: [server.mjs]
+  - name: broken
+    command: node
+`;
+
+type Step = { text: string } | { calls: Omit<ToolCall, 'id'>[] };
+
+/** A model that follows a script of answers and tool calls, and keeps every request. */
+function scriptedModel(steps: Step[]) {
+  const requests: ChatRequest[] = [];
+  let id = 0;
+  const model: ChatModel = {
+    info: { provider: 'openai', model: 'gpt-4.1-mini', acceptsImages: false },
+    async complete(request, { onText }) {
+      requests.push(structuredClone(request));
+      const step = steps.shift() ?? { text: 'ok' };
+      const usage = { inputTokens: 10, cachedInputTokens: 0, outputTokens: 5 };
+      if ('calls' in step)
+        return { text: '', toolCalls: step.calls.map((c) => ({ ...c, id: `c${++id}` })), usage };
+      onText?.(step.text);
+      return { text: step.text, toolCalls: [], usage };
+    },
+  };
+  return { model, requests };
+}
+
+/** A hub with a few tools on `files`, whose `broken` server never starts. */
+function fakeHub(results: Record<string, (args: Record<string, unknown>) => McpResult>) {
+  const listed: string[][] = [];
+  const calls: { server: string; tool: string; args: Record<string, unknown> }[] = [];
+  const tools: McpTool[] = [
+    {
+      server: 'files',
+      tool: 'read',
+      description: 'Reads a file.',
+      inputSchema: {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+        properties: { path: { type: 'string' } },
+        required: ['path'],
+      },
+    },
+    { server: 'files', tool: 'get.x', description: 'One.', inputSchema: { type: 'object' } },
+    { server: 'files', tool: 'get_x', description: 'Two.', inputSchema: { type: 'object' } },
+  ];
+  let closed = 0;
+  const hub: McpHub = {
+    async tools(servers) {
+      listed.push(servers.map((s) => `${s.pack}/${s.name}`));
+      return {
+        tools: tools.filter((t) => servers.some((s) => s.name === t.server)),
+        failed: servers
+          .filter((s) => s.name === 'broken')
+          .map((s) => ({ server: s.name, reason: 'spawn node ENOENT' })),
+      };
+    },
+    async call(server: McpServerConfig, tool, args) {
+      calls.push({ server: server.name, tool, args });
+      const result = results[tool];
+      if (!result) throw new ToolError(`MCP server ${server.name}: the call timed out`);
+      return result(args);
+    },
+    async close() {
+      closed++;
+    },
+  };
+  return { hub, listed, calls, closed: () => closed };
+}
+
+const homes: string[] = [];
+const cores: Core[] = [];
+afterEach(async () => {
+  for (const core of cores.splice(0)) await core.stop(async () => {});
+  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
+});
+
+interface Rig {
+  core: Core;
+  channel: () => MemoryChannel;
+  requests: ChatRequest[];
+  logs: Record<string, unknown>[];
+}
+
+function rig(options: { packs: string; steps?: Step[]; hub?: McpHub }): Rig {
+  const home = mkdtempSync(path.join(tmpdir(), 'satchel-mcp-turn-'));
+  homes.push(home);
+  const config = parseConfig(
+    {
+      SATCHEL_HOME: home,
+      SATCHEL_PACKS: options.packs,
+      OPENAI_API_KEY: 'sk-test-stages-0123456789',
+      BATCH_WINDOW_MS: '0',
+      SATCHEL_TIMEZONE: 'UTC',
+      DASHBOARD_PORT: '0',
+      LOG_LEVEL: 'debug',
+    },
+    { telegram: false },
+  );
+  const { model, requests } = scriptedModel(options.steps ?? []);
+  let channel: MemoryChannel | undefined;
+  const logs: Record<string, unknown>[] = [];
+  const core = createCore(
+    config,
+    [
+      {
+        connect: () => {
+          channel = createMemoryChannel({ platform: 'mem' });
+          return { platform: 'mem', channel, acknowledge: () => {} };
+        },
+      },
+    ],
+    {
+      clock: new FakeClock(),
+      chatModel: model,
+      logDestination: { write: (line: string) => void logs.push(JSON.parse(line)) },
+      ...(options.hub ? { mcpHub: options.hub } : {}),
+    },
+  );
+  cores.push(core);
+  return { core, channel: () => channel!, requests, logs };
+}
+
+const TO: Address = { platform: 'mem', chatId: 7 };
+let nextKey = 1;
+function text(body: string): InboundEvent {
+  return {
+    origin: { platform: 'mem', keys: [`m${nextKey++}`] },
+    address: TO,
+    chatType: 'private',
+    senderId: 7,
+    receivedAt: 0,
+    kind: 'text',
+    text: body,
+  };
+}
+
+async function turn(core: Core, body: string): Promise<void> {
+  core.pipeline.accept(text(body));
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  await core.pipeline.idle();
+  await core.outbox.idle();
+}
+
+const toolNames = (request: ChatRequest | undefined) => request?.tools?.map((t) => t.name);
+const toolResults = (request: ChatRequest | undefined) =>
+  request?.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+
+describe("a pack's MCP tools in its turns", () => {
+  it('offers them as <server>__<tool> with the server schema, after the core tools', async () => {
+    const fake = fakeHub({});
+    const { core, requests, logs } = rig({
+      packs: fixturePacks(['beta'], MCP),
+      hub: fake.hub,
+    });
+    await turn(core, 'what is in notes.txt?');
+    expect(fake.listed).toEqual([['beta/files', 'beta/broken']]);
+    expect(toolNames(requests[0])).toEqual(['memory', 'db_query', 'files__read', 'files__get_x']);
+    expect(requests[0]!.tools![2]).toEqual({
+      name: 'files__read',
+      description: 'Reads a file.',
+      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    });
+    // get.x and get_x share a provider name: the second is refused, and the log says why.
+    expect(logs.filter((l) => l.event === 'mcp_tool_clash')).toMatchObject([
+      { server: 'files', tool: 'get_x', name: 'files__get_x', with: 'files/get.x' },
+    ]);
+    expect(logs.filter((l) => l.event === 'mcp_server_failed')).toMatchObject([
+      { server: 'broken', reason: 'spawn node ENOENT', pack: 'beta' },
+    ]);
+    expect(fake.closed()).toBe(0);
+    await core.stop(async () => {});
+    expect(fake.closed()).toBe(1);
+  });
+
+  it('calls the server and the model reads the result; errors begin with Error:', async () => {
+    const fake = fakeHub({
+      read: (args) =>
+        args.path === 'missing.txt'
+          ? { text: 'no such file', images: [], isError: true }
+          : {
+              text: 'fern: water weekly',
+              images: [{ mimeType: 'image/png', data: 'iVBORw0KGgo=' }],
+              isError: false,
+            },
+    });
+    const { core, requests, channel } = rig({
+      packs: fixturePacks(['beta'], MCP),
+      hub: fake.hub,
+      steps: [
+        {
+          calls: [
+            { name: 'files__read', arguments: '{"path":"notes.txt"}' },
+            { name: 'files__read', arguments: '{"path":"missing.txt"}' },
+            { name: 'files__get_x', arguments: '{}' },
+            { name: 'files__read', arguments: '["notes.txt"]' },
+          ],
+        },
+        { text: 'Water the fern weekly.' },
+      ],
+    });
+    await turn(core, 'what is in notes.txt?');
+    expect(fake.calls).toEqual([
+      { server: 'files', tool: 'read', args: { path: 'notes.txt' } },
+      { server: 'files', tool: 'read', args: { path: 'missing.txt' } },
+      { server: 'files', tool: 'get.x', args: {} },
+    ]);
+    expect(toolResults(requests[1])).toEqual([
+      // The scripted model takes no images: the image is described.
+      'fern: water weekly\n[image: image/png, 8 bytes, not shown]',
+      'Error: no such file',
+      'Error: MCP server files: the call timed out',
+      'Error: arguments must be a JSON object',
+    ]);
+    expect(channel().transcript(TO)).toEqual(['Water the fern weekly.']);
+  });
+
+  it('makes no hub call for a pack without mcp:, and its request is byte for byte the same', async () => {
+    const fake = fakeHub({});
+    const withHub = rig({ packs: fixturePacks(['beta']), hub: fake.hub });
+    await turn(withHub.core, 'hello');
+    const without = rig({ packs: fixturePacks(['beta']) });
+    await turn(without.core, 'hello');
+    expect(fake.listed).toEqual([]);
+    expect(JSON.stringify(withHub.requests[0])).toBe(JSON.stringify(without.requests[0]));
+    expect(toolNames(withHub.requests[0])).toEqual(['memory', 'db_query']);
+  });
+
+  it("gives them only to the pack's own turns", async () => {
+    const fake = fakeHub({});
+    const { core, requests } = rig({
+      packs: [fixturePacks(['alpha']), fixturePacks(['beta'], MCP)].join(','),
+      hub: fake.hub,
+    });
+    core.router.resolve(TO, 'alpha');
+    await turn(core, 'hello');
+    expect(fake.listed).toEqual([]);
+    expect(toolNames(requests[0])?.some((n) => n.includes('__'))).toBe(false);
+  });
+
+  it('leaves out a server whose optional setting is unset, naming the variable', async () => {
+    const fake = fakeHub({});
+    const { core, requests, logs } = rig({
+      packs: fixturePacks(
+        ['beta'],
+        `settings:
+  - name: token
+    description: The token.
+    secret: true
+mcp:
+  - name: files
+    command: node
+    env:
+      API_TOKEN: \${settings.token}
+`,
+      ),
+      hub: fake.hub,
+    });
+    expect(logs.filter((l) => l.event === 'mcp_server_unavailable')).toMatchObject([
+      {
+        pack: 'beta',
+        server: 'files',
+        reason: expect.stringContaining('set SATCHEL_PACK_BETA_TOKEN'),
+      },
+    ]);
+    await turn(core, 'hello');
+    expect(fake.listed).toEqual([]);
+    expect(toolNames(requests[0])).toEqual(['memory', 'db_query']);
+  });
+});
