@@ -1,86 +1,39 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { Bot } from 'grammy';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
 import type { InboundEvent } from '../../src/core/types.ts';
-import { createLogger } from '../../src/logging/logger.ts';
 import { health } from '../../src/ops/health.ts';
-import { type CoreStore, openCoreStore } from '../../src/store/client.ts';
-import { createInboxRepo, type InboxRepo } from '../../src/store/inbox-repo.ts';
-import { createWebhookIngress, type WebhookIngress } from '../../src/telegram/webhook.ts';
-import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
+import type { CoreStore } from '../../src/store/client.ts';
+import type { InboxRepo } from '../../src/store/inbox-repo.ts';
+import type { WebhookIngress } from '../../src/telegram/webhook.ts';
+import type { FakeTelegram } from '../fakes/telegram-server.ts';
 import { ALLOWED_USER } from '../support/harness.ts';
+import {
+  WEBHOOK_SECRET as SECRET,
+  type WebhookRig,
+  webhookRig,
+} from '../support/webhook-ingress.ts';
 
-const SECRET = 'webhook-secret_0123456789';
+let w: WebhookRig;
 let tg: FakeTelegram;
-let home: string;
 let store: CoreStore;
 let inbox: InboxRepo;
 let ingress: WebhookIngress;
 let events: InboundEvent[];
 let lines: Record<string, unknown>[];
 let url: string;
-/** How often the ingress said Telegram is heard from (the app then flushes the outbox). */
-let reachable: number;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 beforeEach(async () => {
-  tg = await FakeTelegram.start();
-  home = mkdtempSync(path.join(tmpdir(), 'satchel-webhook-'));
-  store = openCoreStore(home);
-  inbox = createInboxRepo(store.db);
-  events = [];
-  lines = [];
-  reachable = 0;
-  const port = await freePort();
-  url = `http://127.0.0.1:${port}/tg/updates`;
-  ingress = createWebhookIngress({
-    bot: new Bot(TEST_TOKEN, { client: { apiRoot: tg.apiRoot } }),
-    inbox,
-    clock: systemClock,
-    log: createLogger({
-      level: 'debug',
-      secrets: [TEST_TOKEN, SECRET],
-      destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
-    }),
-    webhook: { url, secret: SECRET, host: '127.0.0.1', port },
-    onEvent: (event) => {
-      events.push(event);
-      inbox.markDone(
-        event.origin.keys.map((key) => Number(key.slice('update:'.length))),
-        Date.now(),
-      );
-    },
-    onReachable: () => reachable++,
-  });
+  w = await webhookRig('satchel-webhook-');
+  ({ tg, store, inbox, ingress, events, lines, url } = w);
 });
 
-afterEach(async () => {
-  await ingress.stop();
-  await tg.stop();
-  store.close();
-  rmSync(home, { recursive: true, force: true });
-});
+afterEach(() => w.close());
 
 const stored = () => store.sqlite.prepare('SELECT update_id, status FROM inbound_updates').all();
-const started = async () => {
-  await ingress.start();
-  await vi.waitFor(() => expect(ingress.status().polling).toBe(true), { timeout: 5000 });
-};
 
 describe('webhook mode', () => {
   it('registers the webhook with its secret, and takes each update once, stored first', async () => {
-    await started();
+    await w.start();
     const [set] = tg.calls('setWebhook');
     expect(set?.params).toMatchObject({ url, secret_token: SECRET });
     expect(set?.params.allowed_updates).toEqual([
@@ -106,7 +59,7 @@ describe('webhook mode', () => {
   });
 
   it('ignores a repeated delivery of the same update, answering 200 so Telegram stops', async () => {
-    await started();
+    await w.start();
     const id = tg.text({ userId: ALLOWED_USER, text: 'only once' });
     await vi.waitFor(() => expect(events).toHaveLength(1));
     const update = {
@@ -127,7 +80,7 @@ describe('webhook mode', () => {
   });
 
   it('answers a wrong or missing secret with 401, and nothing is stored or run', async () => {
-    await started();
+    await w.start();
     const update = { update_id: 77, message: { message_id: 1, date: 0, text: 'forged' } };
     const wrong = await tg.postToWebhook(update, 'not-the-secret');
     expect(wrong.status).toBe(401);
@@ -136,26 +89,26 @@ describe('webhook mode', () => {
     expect(events).toEqual([]);
     expect(JSON.stringify(lines)).not.toContain(SECRET);
     // A forged request says nothing about Telegram: the outbox is not sent on by it.
-    expect(reachable).toBe(0);
+    expect(w.reachable).toBe(0);
   });
 
   it('takes an update from Telegram as word that it is reachable: held-back replies go now', async () => {
-    await started();
-    expect(reachable).toBe(0);
+    await w.start();
+    expect(w.reachable).toBe(0);
     tg.text({ userId: ALLOWED_USER, text: 'hello again' });
     await vi.waitFor(() => expect(events).toHaveLength(1));
-    expect(reachable).toBe(1);
+    expect(w.reachable).toBe(1);
   });
 
   it('answers only POSTs at the URL’s path', async () => {
-    await started();
+    await w.start();
     const base = new URL(url);
     expect((await fetch(`${base.origin}/elsewhere`, { method: 'POST' })).status).toBe(404);
     expect((await fetch(url)).status).toBe(405);
   });
 
   it('does not answer 200 before the update is stored: a failed write is delivered again', async () => {
-    await started();
+    await w.start();
     const record = inbox.record.bind(inbox);
     let failures = 1;
     inbox.record = (updates, now) => {
@@ -193,12 +146,12 @@ describe('webhook mode', () => {
       ],
       Date.now(),
     );
-    await started();
+    await w.start();
     expect(events.map((e) => (e.kind === 'text' ? e.text : e.kind))).toEqual(['left over']);
   });
 
   it('stops taking updates on stop', async () => {
-    await started();
+    await w.start();
     await ingress.stop();
     expect(ingress.status().polling).toBe(false);
     await expect(fetch(url, { method: 'POST', body: '{}' })).rejects.toThrow();

@@ -3,76 +3,32 @@
  * update. Each is refused with the right status and one log line, nothing is stored, and
  * the next real update is taken as usual.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { Bot } from 'grammy';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { systemClock } from '../../src/core/clock.ts';
 import type { InboundEvent } from '../../src/core/types.ts';
-import { createLogger } from '../../src/logging/logger.ts';
-import { type CoreStore, openCoreStore } from '../../src/store/client.ts';
-import { createInboxRepo } from '../../src/store/inbox-repo.ts';
-import { createWebhookIngress, type WebhookIngress } from '../../src/telegram/webhook.ts';
-import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
+import type { CoreStore } from '../../src/store/client.ts';
+import type { FakeTelegram } from '../fakes/telegram-server.ts';
 import { ALLOWED_USER } from '../support/harness.ts';
+import {
+  WEBHOOK_SECRET as SECRET,
+  type WebhookRig,
+  webhookRig,
+} from '../support/webhook-ingress.ts';
 
-const SECRET = 'webhook-secret_0123456789';
+let w: WebhookRig;
 let tg: FakeTelegram;
-let home: string;
 let store: CoreStore;
-let ingress: WebhookIngress;
 let events: InboundEvent[];
 let lines: Record<string, unknown>[];
-let url: URL;
+let url: string;
 
 beforeEach(async () => {
-  tg = await FakeTelegram.start();
-  home = mkdtempSync(path.join(tmpdir(), 'satchel-webhook-faults-'));
-  store = openCoreStore(home);
-  const inbox = createInboxRepo(store.db);
-  events = [];
-  lines = [];
-  const port = await freePort();
-  url = new URL(`http://127.0.0.1:${port}/tg/updates`);
-  ingress = createWebhookIngress({
-    bot: new Bot(TEST_TOKEN, { client: { apiRoot: tg.apiRoot } }),
-    inbox,
-    clock: systemClock,
-    log: createLogger({
-      level: 'debug',
-      secrets: [TEST_TOKEN, SECRET],
-      destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
-    }),
-    webhook: { url: url.href, secret: SECRET, host: '127.0.0.1', port },
-    onEvent: (event) => {
-      events.push(event);
-      inbox.markDone(
-        event.origin.keys.map((key) => Number(key.slice('update:'.length))),
-        Date.now(),
-      );
-    },
-  });
-  await ingress.start();
-  await vi.waitFor(() => expect(ingress.status().polling).toBe(true), { timeout: 5000 });
+  w = await webhookRig('satchel-webhook-faults-');
+  ({ tg, store, events, lines, url } = w);
+  await w.start();
 });
 
-afterEach(async () => {
-  await ingress.stop();
-  await tg.stop();
-  store.close();
-  rmSync(home, { recursive: true, force: true });
-});
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+afterEach(() => w.close());
 
 /**
  * POSTs `chunks` to the webhook (with a Content-Length unless `chunked`) and resolves with
