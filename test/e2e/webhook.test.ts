@@ -1,11 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
-import type { InboundEvent } from '../../src/core/types.ts';
 import { health } from '../../src/ops/health.ts';
-import type { CoreStore } from '../../src/store/client.ts';
-import type { InboxRepo } from '../../src/store/inbox-repo.ts';
-import type { WebhookIngress } from '../../src/telegram/webhook.ts';
-import type { FakeTelegram } from '../fakes/telegram-server.ts';
 import { ALLOWED_USER } from '../support/harness.ts';
 import {
   WEBHOOK_SECRET as SECRET,
@@ -14,43 +9,48 @@ import {
 } from '../support/webhook-ingress.ts';
 
 let w: WebhookRig;
-let tg: FakeTelegram;
-let store: CoreStore;
-let inbox: InboxRepo;
-let ingress: WebhookIngress;
-let events: InboundEvent[];
-let lines: Record<string, unknown>[];
-let url: string;
 
 beforeEach(async () => {
   w = await webhookRig('satchel-webhook-');
-  ({ tg, store, inbox, ingress, events, lines, url } = w);
 });
 
 afterEach(() => w.close());
 
-const stored = () => store.sqlite.prepare('SELECT update_id, status FROM inbound_updates').all();
+const stored = () => w.store.sqlite.prepare('SELECT update_id, status FROM inbound_updates').all();
+/** A private text message from the allowed user, as Telegram sends it. */
+const textUpdate = (updateId: number, text: string) => ({
+  update_id: updateId,
+  message: {
+    message_id: 1,
+    date: Math.floor(Date.now() / 1000),
+    chat: { id: ALLOWED_USER, type: 'private', first_name: 'User' },
+    from: { id: ALLOWED_USER, is_bot: false, first_name: 'User' },
+    text,
+  },
+});
 
 describe('webhook mode', () => {
   it('registers the webhook with its secret, and takes each update once, stored first', async () => {
     await w.start();
-    const [set] = tg.calls('setWebhook');
-    expect(set?.params).toMatchObject({ url, secret_token: SECRET });
+    const [set] = w.tg.calls('setWebhook');
+    expect(set?.params).toMatchObject({ url: w.url, secret_token: SECRET });
     expect(set?.params.allowed_updates).toEqual([
       'message',
       'edited_message',
       'callback_query',
       'message_reaction',
     ]);
-    expect(tg.calls('getUpdates')).toHaveLength(0);
+    expect(w.tg.calls('getUpdates')).toHaveLength(0);
 
-    const id = tg.text({ userId: ALLOWED_USER, text: 'hello over the webhook' });
-    await vi.waitFor(() => expect(events).toHaveLength(1));
-    expect(events[0]).toMatchObject({ kind: 'text', text: 'hello over the webhook' });
+    const id = w.tg.text({ userId: ALLOWED_USER, text: 'hello over the webhook' });
+    await vi.waitFor(() => expect(w.events).toHaveLength(1));
+    expect(w.events[0]).toMatchObject({ kind: 'text', text: 'hello over the webhook' });
     // The 200 does not wait for the update to be handed on, but it can reach Telegram after.
-    await vi.waitFor(() => expect(tg.deliveries()).toEqual([{ updateId: id, status: 200 }]));
+    await vi.waitFor(() => expect(w.tg.deliveries()).toEqual([{ updateId: id, status: 200 }]));
     expect(stored()).toEqual([{ update_id: id, status: 'done' }]);
-    expect(health({ sqlite: store.sqlite, clock: systemClock, ingress })).toMatchObject({
+    expect(
+      health({ sqlite: w.store.sqlite, clock: systemClock, ingress: w.ingress }),
+    ).toMatchObject({
       ok: true,
       mode: 'webhook',
       polling: true,
@@ -60,34 +60,25 @@ describe('webhook mode', () => {
 
   it('ignores a repeated delivery of the same update, answering 200 so Telegram stops', async () => {
     await w.start();
-    const id = tg.text({ userId: ALLOWED_USER, text: 'only once' });
-    await vi.waitFor(() => expect(events).toHaveLength(1));
-    const update = {
-      update_id: id,
-      message: {
-        message_id: 1,
-        date: Math.floor(Date.now() / 1000),
-        chat: { id: ALLOWED_USER, type: 'private', first_name: 'User' },
-        from: { id: ALLOWED_USER, is_bot: false, first_name: 'User' },
-        text: 'only once',
-      },
-    };
-    expect((await tg.postToWebhook(update)).status).toBe(200);
-    expect((await tg.postToWebhook(update)).status).toBe(200);
-    expect(events).toHaveLength(1);
+    const id = w.tg.text({ userId: ALLOWED_USER, text: 'only once' });
+    await vi.waitFor(() => expect(w.events).toHaveLength(1));
+    const update = textUpdate(id, 'only once');
+    expect((await w.tg.postToWebhook(update)).status).toBe(200);
+    expect((await w.tg.postToWebhook(update)).status).toBe(200);
+    expect(w.events).toHaveLength(1);
     expect(stored()).toHaveLength(1);
-    expect(lines.filter((l) => l.event === 'tg_update_duplicate')).toHaveLength(2);
+    expect(w.lines.filter((l) => l.event === 'tg_update_duplicate')).toHaveLength(2);
   });
 
   it('answers a wrong or missing secret with 401, and nothing is stored or run', async () => {
     await w.start();
     const update = { update_id: 77, message: { message_id: 1, date: 0, text: 'forged' } };
-    const wrong = await tg.postToWebhook(update, 'not-the-secret');
+    const wrong = await w.tg.postToWebhook(update, 'not-the-secret');
     expect(wrong.status).toBe(401);
-    expect((await tg.postToWebhook(update, null)).status).toBe(401);
+    expect((await w.tg.postToWebhook(update, null)).status).toBe(401);
     expect(stored()).toEqual([]);
-    expect(events).toEqual([]);
-    expect(JSON.stringify(lines)).not.toContain(SECRET);
+    expect(w.events).toEqual([]);
+    expect(JSON.stringify(w.lines)).not.toContain(SECRET);
     // A forged request says nothing about Telegram: the outbox is not sent on by it.
     expect(w.reachable).toBe(0);
   });
@@ -95,65 +86,48 @@ describe('webhook mode', () => {
   it('takes an update from Telegram as word that it is reachable: held-back replies go now', async () => {
     await w.start();
     expect(w.reachable).toBe(0);
-    tg.text({ userId: ALLOWED_USER, text: 'hello again' });
-    await vi.waitFor(() => expect(events).toHaveLength(1));
+    w.tg.text({ userId: ALLOWED_USER, text: 'hello again' });
+    await vi.waitFor(() => expect(w.events).toHaveLength(1));
     expect(w.reachable).toBe(1);
   });
 
   it('answers only POSTs at the URL’s path', async () => {
     await w.start();
-    const base = new URL(url);
+    const base = new URL(w.url);
     expect((await fetch(`${base.origin}/elsewhere`, { method: 'POST' })).status).toBe(404);
-    expect((await fetch(url)).status).toBe(405);
+    expect((await fetch(w.url)).status).toBe(405);
   });
 
   it('does not answer 200 before the update is stored: a failed write is delivered again', async () => {
     await w.start();
-    const record = inbox.record.bind(inbox);
+    const record = w.inbox.record.bind(w.inbox);
     let failures = 1;
-    inbox.record = (updates, now) => {
+    w.inbox.record = (updates, now) => {
       if (failures-- > 0) throw new Error('SQLITE_FULL: database or disk is full');
       return record(updates, now);
     };
-    const id = tg.text({ userId: ALLOWED_USER, text: 'kept despite the full disk' });
-    await vi.waitFor(() => expect(events).toHaveLength(1), { timeout: 5000 });
+    const id = w.tg.text({ userId: ALLOWED_USER, text: 'kept despite the full disk' });
+    await vi.waitFor(() => expect(w.events).toHaveLength(1), { timeout: 5000 });
     await vi.waitFor(() =>
-      expect(tg.deliveries()).toEqual([
+      expect(w.tg.deliveries()).toEqual([
         { updateId: id, status: 500 },
         { updateId: id, status: 200 },
       ]),
     );
-    expect(events[0]).toMatchObject({ text: 'kept despite the full disk' });
-    expect(lines.some((l) => l.event === 'tg_webhook_request_failed')).toBe(true);
+    expect(w.events[0]).toMatchObject({ text: 'kept despite the full disk' });
+    expect(w.lines.some((l) => l.event === 'tg_webhook_request_failed')).toBe(true);
   });
 
   it('replays stored updates that were not finished before the last stop', async () => {
-    inbox.record(
-      [
-        {
-          updateId: 5,
-          payload: {
-            update_id: 5,
-            message: {
-              message_id: 1,
-              date: Math.floor(Date.now() / 1000),
-              chat: { id: ALLOWED_USER, type: 'private', first_name: 'User' },
-              from: { id: ALLOWED_USER, is_bot: false, first_name: 'User' },
-              text: 'left over',
-            },
-          },
-        },
-      ],
-      Date.now(),
-    );
+    w.inbox.record([{ updateId: 5, payload: textUpdate(5, 'left over') }], Date.now());
     await w.start();
-    expect(events.map((e) => (e.kind === 'text' ? e.text : e.kind))).toEqual(['left over']);
+    expect(w.events.map((e) => (e.kind === 'text' ? e.text : e.kind))).toEqual(['left over']);
   });
 
   it('stops taking updates on stop', async () => {
     await w.start();
-    await ingress.stop();
-    expect(ingress.status().polling).toBe(false);
-    await expect(fetch(url, { method: 'POST', body: '{}' })).rejects.toThrow();
+    await w.ingress.stop();
+    expect(w.ingress.status().polling).toBe(false);
+    await expect(fetch(w.url, { method: 'POST', body: '{}' })).rejects.toThrow();
   });
 });

@@ -5,9 +5,6 @@
  */
 import { request } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { InboundEvent } from '../../src/core/types.ts';
-import type { CoreStore } from '../../src/store/client.ts';
-import type { FakeTelegram } from '../fakes/telegram-server.ts';
 import { ALLOWED_USER } from '../support/harness.ts';
 import {
   WEBHOOK_SECRET as SECRET,
@@ -16,15 +13,9 @@ import {
 } from '../support/webhook-ingress.ts';
 
 let w: WebhookRig;
-let tg: FakeTelegram;
-let store: CoreStore;
-let events: InboundEvent[];
-let lines: Record<string, unknown>[];
-let url: string;
 
 beforeEach(async () => {
   w = await webhookRig('satchel-webhook-faults-');
-  ({ tg, store, events, lines, url } = w);
   await w.start();
 });
 
@@ -46,7 +37,7 @@ function answer(
 ): Promise<{ status: number; connection: string | undefined }> {
   const length = chunks.reduce((n, c) => n + c.length, 0);
   return new Promise((resolve, reject) => {
-    const req = request(url, {
+    const req = request(w.url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -74,8 +65,8 @@ function answer(
 }
 
 const json = (value: string) => [Buffer.from(value)];
-const stored = () => store.sqlite.prepare('SELECT update_id FROM inbound_updates').all();
-const refusals = () => lines.filter((l) => l.event === 'tg_webhook_request_refused');
+const stored = () => w.store.sqlite.prepare('SELECT update_id FROM inbound_updates').all();
+const refusals = () => w.lines.filter((l) => l.event === 'tg_webhook_request_refused');
 
 describe('webhook request bodies', () => {
   it('answers 400 to a null body, bad JSON and JSON that is not an object; logs one line each', async () => {
@@ -85,7 +76,7 @@ describe('webhook request bodies', () => {
     expect(await post(json('42'))).toBe(400);
     expect(stored()).toEqual([]);
     expect(refusals().map((l) => l.status)).toEqual([400, 400, 400, 400]);
-    expect(lines.filter((l) => l.event === 'tg_webhook_request_failed')).toEqual([]);
+    expect(w.lines.filter((l) => l.event === 'tg_webhook_request_failed')).toEqual([]);
   });
 
   it('answers 413 to a body over 1 MB, announced or not, without storing it', async () => {
@@ -111,9 +102,9 @@ describe('webhook request bodies', () => {
   it('takes the next real update after the refusals', async () => {
     expect(await post(json('null'))).toBe(400);
     expect(await post([Buffer.alloc(1024 * 1024 + 1, 0x20)])).toBe(413);
-    const id = tg.text({ userId: ALLOWED_USER, text: 'still here' });
-    await vi.waitFor(() => expect(events).toHaveLength(1));
-    expect(events[0]).toMatchObject({ kind: 'text', text: 'still here' });
+    const id = w.tg.text({ userId: ALLOWED_USER, text: 'still here' });
+    await vi.waitFor(() => expect(w.events).toHaveLength(1));
+    expect(w.events[0]).toMatchObject({ kind: 'text', text: 'still here' });
     expect(stored()).toEqual([{ update_id: id }]);
   });
 });
