@@ -29,6 +29,13 @@ async function packNew(cwd: string, packs: string, ...args: string[]) {
   return { code, out: io.out(), err: io.err() };
 }
 
+/** A new working directory with the pack `demo` made in ./packs by `satchel pack new`. */
+async function demoPack() {
+  const cwd = temp();
+  await packNew(cwd, './packs', 'demo');
+  return { cwd, dir: path.join(cwd, 'packs', 'demo') };
+}
+
 describe('satchel pack new', () => {
   it('creates a skeleton that validates, with a command skill, a table and templates', async () => {
     const cwd = temp();
@@ -115,8 +122,7 @@ describe('satchel pack new', () => {
 
 describe('satchel pack list', () => {
   it('lists name, version, display name and skills, and the broken packs with their problems', async () => {
-    const cwd = temp();
-    await packNew(cwd, './packs', 'demo');
+    const { cwd } = await demoPack();
     await packNew(cwd, './packs', 'broken');
     const manifest = path.join(cwd, 'packs', 'broken', 'pack.yml');
     writeFileSync(
@@ -137,9 +143,7 @@ describe('satchel pack list', () => {
 
 describe('pack validate reports every problem', () => {
   it('lists the problems of the manifest, the skills and the schema together, with YAML lines', async () => {
-    const cwd = temp();
-    await packNew(cwd, './packs', 'demo');
-    const dir = path.join(cwd, 'packs', 'demo');
+    const { dir } = await demoPack();
     writeFileSync(
       path.join(dir, 'pack.yml'),
       [
@@ -185,9 +189,7 @@ describe('pack validate reports every problem', () => {
   });
 
   it('checks jobs_may_schedule: it needs the schedule tool, and the report shows it', async () => {
-    const cwd = temp();
-    await packNew(cwd, './packs', 'demo');
-    const dir = path.join(cwd, 'packs', 'demo');
+    const { dir } = await demoPack();
     const manifest = path.join(dir, 'pack.yml');
     const scaffolded = readFileSync(manifest, 'utf8');
     expect(validationReport(validatePack(dir)).text).toContain('  schedules: none\n');
@@ -213,9 +215,7 @@ describe('pack validate reports every problem', () => {
   });
 
   it('shows the line of every YAML syntax error, in pack.yml and in SKILL.md frontmatter', async () => {
-    const cwd = temp();
-    await packNew(cwd, './packs', 'demo');
-    const dir = path.join(cwd, 'packs', 'demo');
+    const { cwd, dir } = await demoPack();
     writeFileSync(
       path.join(dir, 'pack.yml'),
       'name: demo\nversion: 1.0.0\nname: again\nskills: [notes\n',
@@ -240,9 +240,7 @@ describe('pack validate reports every problem', () => {
 
 describe('pack validate says what is wrong, for people, in one round', () => {
   it('a typo with its likely fix, the cron parser’s reason, an unknown provider and a duplicate key, together', async () => {
-    const cwd = temp();
-    await packNew(cwd, './packs', 'demo');
-    const dir = path.join(cwd, 'packs', 'demo');
+    const { dir } = await demoPack();
     writeFileSync(
       path.join(dir, 'pack.yml'),
       [
