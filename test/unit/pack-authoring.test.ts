@@ -1,8 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args.ts';
 import { packListCommand } from '../../src/cli/pack-list.ts';
 import { packNewCommand } from '../../src/cli/pack-new.ts';
@@ -10,17 +9,11 @@ import { inspectPack, loadPack } from '../../src/packs/loader.ts';
 import { formatProblem } from '../../src/packs/problems.ts';
 import { validatePack, validationReport } from '../../src/packs/validate.ts';
 import { recordingIo } from '../support/cli-io.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-const temp = () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-authoring-'));
-  temps.push(dir);
-  return dir;
-};
+const temp = tempDirs('satchel-authoring-');
+const tempInRepo = tempDirs('.authoring-', REPO);
 
 /** `satchel pack new` run in `cwd` with SATCHEL_PACKS=`packs`. */
 async function packNew(cwd: string, packs: string, ...args: string[]) {
@@ -68,8 +61,7 @@ describe('satchel pack new', () => {
   });
 
   it('points the manifest at the JSON Schema: relative inside the repository, a file URL outside', async () => {
-    const inside = mkdtempSync(path.join(REPO, '.authoring-'));
-    temps.push(inside);
+    const inside = tempInRepo();
     await packNew(inside, './packs', 'near');
     const near = readFileSync(path.join(inside, 'packs', 'near', 'pack.yml'), 'utf8');
     const [, relative] = /^# yaml-language-server: \$schema=(\S+)\n/.exec(near) ?? [];
