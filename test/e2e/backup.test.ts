@@ -1,31 +1,22 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { backupCommand } from '../../src/cli/backup.ts';
 import type { CliIo } from '../../src/cli/command.ts';
 import { restoreCommand } from '../../src/cli/restore.ts';
 import { Database } from '../../src/store/sqlite.ts';
 import { userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs('satchel-backup-test-');
 // Registered after the temporary directories' hook, so it runs before it: the harnesses close
 // before the homes restored into those directories go.
 const harness = harnessPerTest();
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-backup-test-'));
-  temps.push(dir);
-  return dir;
-}
 
 /** Runs a command in-process with `env` and `cwd`; its exit code and output. */
 async function run(

@@ -1,8 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDashboard, type Dashboard } from '../../src/dashboard/server.ts';
 import { type CoreReader, openCoreReader } from '../../src/store/read-only.ts';
@@ -11,6 +8,15 @@ import { createLedger } from '../../src/usage/ledger.ts';
 import { usd } from '../../src/usage/money.ts';
 import type { UsageOverview } from '../../src/usage/overview.ts';
 import { testCatalog } from '../support/catalog.ts';
+import {
+  CHROMIUM,
+  type ChromiumSession,
+  haveChromium,
+  launchChromium,
+  saveScreenshot,
+  skipBrowser,
+  watchProblems,
+} from '../support/chromium.ts';
 import type { FakeClock } from '../support/fake-clock.ts';
 import {
   SEED_CAPS,
@@ -22,39 +28,17 @@ import {
   UNKNOWN_MODEL,
 } from '../support/usage-seed.ts';
 
-/**
- * Debian's `chromium` package, driven by playwright-core: no browser download.
- * `CHROMIUM_PATH` points elsewhere (another distribution's binary).
- */
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SCREENSHOT = fileURLToPath(new URL('../../docs/dashboard.png', import.meta.url));
 const TOKEN = 'browser-test-token-0123';
-const inCi = process.env.CI === 'true';
-const haveChromium = existsSync(CHROMIUM);
+const skipped = skipBrowser('dashboard-browser', 'the dashboard');
 
-if (!haveChromium && !inCi)
-  console.warn(
-    `[dashboard-browser] SKIPPED: no Chromium at ${CHROMIUM}. Install it to run the ` +
-      'real-browser test of the dashboard: sudo apt-get install chromium',
-  );
-
-describe.skipIf(!haveChromium && !inCi)('the dashboard in a real browser', () => {
+describe.skipIf(skipped)('the dashboard in a real browser', () => {
   let env: ReturnType<typeof tempCoreStore>;
   let clock: FakeClock;
   let reader: CoreReader;
   let dashboard: Dashboard;
   let url: string;
-  let context: BrowserContext | undefined;
-  let profile: string;
+  let browser: ChromiumSession | undefined;
 
   beforeAll(async () => {
     if (!haveChromium) return;
@@ -69,10 +53,7 @@ describe.skipIf(!haveChromium && !inCi)('the dashboard in a real browser', () =>
       log: silentLog,
     });
     url = (await dashboard.start())!.url;
-    profile = mkdtempSync(path.join(tmpdir(), 'satchel-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      args: CHROMIUM_ARGS,
+    browser = await launchChromium({
       viewport: { width: 1000, height: 700 },
       deviceScaleFactor: 1,
       locale: 'en-US',
@@ -82,11 +63,10 @@ describe.skipIf(!haveChromium && !inCi)('the dashboard in a real browser', () =>
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await dashboard?.stop();
     reader?.close();
     env?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   // Only reached without Chromium when CI=true: there the browser test must not be skipped.
@@ -101,14 +81,10 @@ describe.skipIf(!haveChromium && !inCi)('the dashboard in a real browser', () =>
   it.skipIf(!haveChromium)(
     'renders without errors, loads only from 127.0.0.1, and refreshes itself',
     async () => {
-      const page = await context!.newPage();
-      const problems: string[] = [];
+      const page = await browser!.context.newPage();
+      const problems = watchProblems(page);
       const requested: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error' || m.type() === 'warning') problems.push(`console: ${m.text()}`);
-      });
-      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-      context!.on('request', (r) => requested.push(r.url()));
+      browser!.context.on('request', (r) => requested.push(r.url()));
       await page.clock.install({ time: SEED_NOW });
 
       await page.goto(url);
@@ -135,7 +111,7 @@ describe.skipIf(!haveChromium && !inCi)('the dashboard in a real browser', () =>
       expect(await page.locator('#turns tbody tr').count()).toBe(20);
       expect(await page.locator('#by-model').textContent()).toContain('unknown');
 
-      await saveScreenshot(await page.screenshot({ type: 'png' }));
+      saveScreenshot(SCREENSHOT, await page.screenshot({ type: 'png' }));
 
       // A call booked while the page is open shows up at the next refresh (10 s).
       const ledger = createLedger({
@@ -220,15 +196,4 @@ async function expectEveryColumnOnScreen(page: Page): Promise<void> {
       expect(cell.label, where).toBe(i === 0 ? 'none' : JSON.stringify(table.columns[i]));
     });
   }
-}
-
-/**
- * Keeps docs/dashboard.png (shown in the README) up to date on a developer machine. CI
- * leaves it alone: font rendering differs between machines.
- */
-async function saveScreenshot(png: Buffer): Promise<void> {
-  expect(png.length).toBeLessThan(300_000);
-  if (inCi) return;
-  const current = existsSync(SCREENSHOT) ? readFileSync(SCREENSHOT) : undefined;
-  if (!current?.equals(png)) writeFileSync(SCREENSHOT, png);
 }

@@ -20,10 +20,37 @@ const withFallback = (url: string) => ({
   LLM_FALLBACK: 'groq:llama-3.3-70b-versatile',
   GROQ_BASE_URL: url,
 });
+const providerEnv = {
+  openai: () => ({}),
+  groq: (url: string) => ({
+    LLM_PROVIDER: 'groq',
+    GROQ_BASE_URL: url,
+    LLM_MODEL: 'llama-3.3-70b-versatile',
+  }),
+  gemini: (url: string) => ({
+    LLM_PROVIDER: 'gemini',
+    GEMINI_BASE_URL: url,
+    LLM_MODEL: 'gemini-2.5-flash',
+  }),
+};
+const providers = Object.keys(providerEnv) as (keyof typeof providerEnv)[];
+/** The app on the alpha pack with `provider` as its primary model, retrying without waiting. */
+const startRetrying = (
+  provider: keyof typeof providerEnv = 'openai',
+  env: Record<string, string> = {},
+) =>
+  h.start(
+    ({ model }) => ({
+      SATCHEL_PACKS: fixturePacks(['alpha']),
+      ...providerEnv[provider](model.url),
+      ...env,
+    }),
+    { app: { modelRetry: noWait } },
+  );
 
 describe('a failing primary model', () => {
   it('is retried on a 503 storm and answers, with a ledger row per attempt', async () => {
-    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) }, { app: { modelRetry: noWait } });
+    await startRetrying();
     h.model.failNext(2, 503);
     h.say('hello');
     await settled(h, 1);
@@ -79,7 +106,7 @@ describe('a failing primary model', () => {
   });
 
   it('fails the turn after two retries when there is no fallback; the next message works', async () => {
-    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) }, { app: { modelRetry: noWait } });
+    await startRetrying();
     h.model.failNext(3, 503);
     h.say('hello');
     await settled(h, 1);
@@ -107,30 +134,10 @@ describe('a failing primary model', () => {
 });
 
 describe('a broken answer', () => {
-  const providerEnv = {
-    openai: () => ({}),
-    groq: (url: string) => ({
-      LLM_PROVIDER: 'groq',
-      GROQ_BASE_URL: url,
-      LLM_MODEL: 'llama-3.3-70b-versatile',
-    }),
-    gemini: (url: string) => ({
-      LLM_PROVIDER: 'gemini',
-      GEMINI_BASE_URL: url,
-      LLM_MODEL: 'gemini-2.5-flash',
-    }),
-  };
-
-  it.each(['openai', 'groq', 'gemini'] as const)(
+  it.each(providers)(
     '%s: a stream cut off before its finish and a garbled one are retried, booked as errors',
     async (provider) => {
-      await h.start(
-        ({ model }) => ({
-          SATCHEL_PACKS: fixturePacks(['alpha']),
-          ...providerEnv[provider](model.url),
-        }),
-        { app: { modelRetry: noWait } },
-      );
+      await startRetrying(provider);
       h.model.injectFaults(1, { truncateAfter: 0 });
       h.model.injectFaults(1, { malformed: 'body' });
       h.model.enqueue({ text: 'the whole answer' });
@@ -145,17 +152,10 @@ describe('a broken answer', () => {
     },
   );
 
-  it.each(['openai', 'groq', 'gemini'] as const)(
+  it.each(providers)(
     '%s: a connection reset before the first word is retried, then failed over',
     async (provider) => {
-      await h.start(
-        ({ model }) => ({
-          SATCHEL_PACKS: fixturePacks(['alpha']),
-          ...providerEnv[provider](model.url),
-          LLM_FALLBACK: 'openai:gpt-4.1',
-        }),
-        { app: { modelRetry: noWait } },
-      );
+      await startRetrying(provider, { LLM_FALLBACK: 'openai:gpt-4.1' });
       // The primary's three tries are all cut after the stream's head, before any text.
       h.model.injectFaults(3, { text: 'never shown', resetAfter: 0 }, { provider });
       h.model.enqueue({ text: 'from the fallback' });
@@ -175,16 +175,10 @@ describe('a broken answer', () => {
     },
   );
 
-  it.each(['openai', 'groq', 'gemini'] as const)(
+  it.each(providers)(
     '%s: a connection reset after text reached the user ends the turn with that text, marked as cut',
     async (provider) => {
-      await h.start(
-        ({ model }) => ({
-          SATCHEL_PACKS: fixturePacks(['alpha']),
-          ...providerEnv[provider](model.url),
-        }),
-        { app: { modelRetry: noWait } },
-      );
+      await startRetrying(provider);
       h.model.enqueue(
         { text: 'The first part of a long answer', chunks: 3, resetAfter: 1 },
         { text: 'next answer' },
@@ -227,7 +221,7 @@ describe('a broken answer', () => {
   });
 
   it('a stream with a line that is not JSON fails the turn when nothing else can answer', async () => {
-    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) }, { app: { modelRetry: noWait } });
+    await startRetrying();
     h.model.injectFaults(3, { text: 'some words here', malformed: 'sse' });
     h.say('hello');
     await settled(h, 1);

@@ -1,23 +1,19 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPackAddCommand } from '../../src/cli/pack-add.ts';
 import type { NpmFetch } from '../../src/packs/install.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import { ALLOWED_USER, harnessPerTest, settled } from '../support/harness.ts';
 import { npmPackOf, packSource } from '../support/pack-sources.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
 const h = harnessPerTest();
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs('satchel-pack-add-e2e-');
 
 describe('packs installed with satchel pack add', () => {
   it('are offered in the picker: one from a folder, one from a .tgz, one from npm', async () => {
-    const work = mkdtempSync(path.join(tmpdir(), 'satchel-pack-add-e2e-'));
-    temps.push(work);
+    const work = tempDir();
     const home = path.join(work, 'home');
     const gammaTgz = npmPackOf(
       packSource(work, 'alpha', { name: 'gamma', display: 'Gamma' }),

@@ -1,32 +1,19 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastUserText } from '../fakes/model-server.ts';
+import {
+  CHROMIUM,
+  type ChromiumSession,
+  haveChromium,
+  launchChromium,
+  saveScreenshot,
+  skipBrowser,
+  watchProblems,
+} from '../support/chromium.ts';
 import { fixturePacks, type Harness, startHarness } from '../support/harness.ts';
 
-/** Debian's `chromium` package, driven by playwright-core (as dashboard-browser.test.ts). */
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SCREENSHOT = fileURLToPath(new URL('../../docs/web-chat.png', import.meta.url));
-const inCi = process.env.CI === 'true';
-const haveChromium = existsSync(CHROMIUM);
-
-if (!haveChromium && !inCi)
-  console.warn(
-    `[web-chat-browser] SKIPPED: no Chromium at ${CHROMIUM}. Install it to run the ` +
-      'real-browser test of the web chat: sudo apt-get install chromium',
-  );
+const skipped = skipBrowser('web-chat-browser', 'the web chat');
 
 /** An answer in Markdown with markup a model might be tricked into writing. */
 const ANSWER =
@@ -36,10 +23,9 @@ const SHOWN =
   'Beta says hello, and here is some markup: <script>document.title="pwned"</script> ' +
   '<img src="https://tracker.example/x.png" onerror="document.title=\'pwned\'"> done.';
 
-describe.skipIf(!haveChromium && !inCi)('the web chat in a real browser', () => {
+describe.skipIf(skipped)('the web chat in a real browser', () => {
   let h: Harness;
-  let context: BrowserContext | undefined;
-  let profile: string;
+  let browser: ChromiumSession | undefined;
   let chatUrl: string;
 
   beforeAll(async () => {
@@ -50,10 +36,7 @@ describe.skipIf(!haveChromium && !inCi)('the web chat in a real browser', () => 
       { app: { announce: (line) => printed.push(line) } },
     );
     chatUrl = printed.find((l) => l.startsWith('satchel web chat: '))!.split(': ')[1]!;
-    profile = mkdtempSync(path.join(tmpdir(), 'satchel-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      args: CHROMIUM_ARGS,
+    browser = await launchChromium({
       viewport: { width: 900, height: 700 },
       locale: 'en-US',
       colorScheme: 'light',
@@ -61,9 +44,8 @@ describe.skipIf(!haveChromium && !inCi)('the web chat in a real browser', () => 
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await h?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it('has Chromium to drive', () => {
@@ -74,10 +56,10 @@ describe.skipIf(!haveChromium && !inCi)('the web chat in a real browser', () => 
   it.skipIf(!haveChromium)(
     'sends a line, picks a pack with a button, streams the answer as text, and keeps to 127.0.0.1',
     async () => {
-      const page = await context!.newPage();
+      const page = await browser!.context.newPage();
       const problems = watchProblems(page);
       const requested: string[] = [];
-      context!.on('request', (r) => requested.push(r.url()));
+      browser!.context.on('request', (r) => requested.push(r.url()));
       h.model.enqueue({ text: ANSWER, chunks: 5, chunkDelayMs: 300 });
 
       await page.goto(chatUrl);
@@ -107,7 +89,7 @@ describe.skipIf(!haveChromium && !inCi)('the web chat in a real browser', () => 
       expect(await log.locator('script, img').count()).toBe(0);
       expect(await page.title()).toBe('satchel · chat');
       expect(lastUserText(h.model.chatRequests()[0]!)).toBe('hello there');
-      await saveScreenshot(await page.screenshot({ type: 'png' }));
+      saveScreenshot(SCREENSHOT, await page.screenshot({ type: 'png' }));
 
       // Commands work from the box, Enter sends.
       await page.getByLabel('Message').fill('/help');
@@ -141,21 +123,3 @@ describe.skipIf(!haveChromium && !inCi)('the web chat in a real browser', () => 
     60_000,
   );
 });
-
-/** Console errors and warnings, and uncaught page errors, as they happen. */
-function watchProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  return problems;
-}
-
-/** Keeps docs/web-chat.png (shown in the README) current on a developer machine, not in CI. */
-async function saveScreenshot(png: Buffer): Promise<void> {
-  expect(png.length).toBeLessThan(300_000);
-  if (inCi) return;
-  const current = existsSync(SCREENSHOT) ? readFileSync(SCREENSHOT) : undefined;
-  if (!current?.equals(png)) writeFileSync(SCREENSHOT, png);
-}

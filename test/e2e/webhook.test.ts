@@ -1,103 +1,56 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { Bot } from 'grammy';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
-import type { InboundEvent } from '../../src/core/types.ts';
-import { createLogger } from '../../src/logging/logger.ts';
 import { health } from '../../src/ops/health.ts';
-import { type CoreStore, openCoreStore } from '../../src/store/client.ts';
-import { createInboxRepo, type InboxRepo } from '../../src/store/inbox-repo.ts';
-import { createWebhookIngress, type WebhookIngress } from '../../src/telegram/webhook.ts';
-import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
 import { ALLOWED_USER } from '../support/harness.ts';
+import {
+  WEBHOOK_SECRET as SECRET,
+  type WebhookRig,
+  webhookRig,
+} from '../support/webhook-ingress.ts';
 
-const SECRET = 'webhook-secret_0123456789';
-let tg: FakeTelegram;
-let home: string;
-let store: CoreStore;
-let inbox: InboxRepo;
-let ingress: WebhookIngress;
-let events: InboundEvent[];
-let lines: Record<string, unknown>[];
-let url: string;
-/** How often the ingress said Telegram is heard from (the app then flushes the outbox). */
-let reachable: number;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+let w: WebhookRig;
 
 beforeEach(async () => {
-  tg = await FakeTelegram.start();
-  home = mkdtempSync(path.join(tmpdir(), 'satchel-webhook-'));
-  store = openCoreStore(home);
-  inbox = createInboxRepo(store.db);
-  events = [];
-  lines = [];
-  reachable = 0;
-  const port = await freePort();
-  url = `http://127.0.0.1:${port}/tg/updates`;
-  ingress = createWebhookIngress({
-    bot: new Bot(TEST_TOKEN, { client: { apiRoot: tg.apiRoot } }),
-    inbox,
-    clock: systemClock,
-    log: createLogger({
-      level: 'debug',
-      secrets: [TEST_TOKEN, SECRET],
-      destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
-    }),
-    webhook: { url, secret: SECRET, host: '127.0.0.1', port },
-    onEvent: (event) => {
-      events.push(event);
-      inbox.markDone(
-        event.origin.keys.map((key) => Number(key.slice('update:'.length))),
-        Date.now(),
-      );
-    },
-    onReachable: () => reachable++,
-  });
+  w = await webhookRig('satchel-webhook-');
 });
 
-afterEach(async () => {
-  await ingress.stop();
-  await tg.stop();
-  store.close();
-  rmSync(home, { recursive: true, force: true });
-});
+afterEach(() => w.close());
 
-const stored = () => store.sqlite.prepare('SELECT update_id, status FROM inbound_updates').all();
-const started = async () => {
-  await ingress.start();
-  await vi.waitFor(() => expect(ingress.status().polling).toBe(true), { timeout: 5000 });
-};
+const stored = () => w.store.sqlite.prepare('SELECT update_id, status FROM inbound_updates').all();
+/** A private text message from the allowed user, as Telegram sends it. */
+const textUpdate = (updateId: number, text: string) => ({
+  update_id: updateId,
+  message: {
+    message_id: 1,
+    date: Math.floor(Date.now() / 1000),
+    chat: { id: ALLOWED_USER, type: 'private', first_name: 'User' },
+    from: { id: ALLOWED_USER, is_bot: false, first_name: 'User' },
+    text,
+  },
+});
 
 describe('webhook mode', () => {
   it('registers the webhook with its secret, and takes each update once, stored first', async () => {
-    await started();
-    const [set] = tg.calls('setWebhook');
-    expect(set?.params).toMatchObject({ url, secret_token: SECRET });
+    await w.start();
+    const [set] = w.tg.calls('setWebhook');
+    expect(set?.params).toMatchObject({ url: w.url, secret_token: SECRET });
     expect(set?.params.allowed_updates).toEqual([
       'message',
       'edited_message',
       'callback_query',
       'message_reaction',
     ]);
-    expect(tg.calls('getUpdates')).toHaveLength(0);
+    expect(w.tg.calls('getUpdates')).toHaveLength(0);
 
-    const id = tg.text({ userId: ALLOWED_USER, text: 'hello over the webhook' });
-    await vi.waitFor(() => expect(events).toHaveLength(1));
-    expect(events[0]).toMatchObject({ kind: 'text', text: 'hello over the webhook' });
+    const id = w.tg.text({ userId: ALLOWED_USER, text: 'hello over the webhook' });
+    await vi.waitFor(() => expect(w.events).toHaveLength(1));
+    expect(w.events[0]).toMatchObject({ kind: 'text', text: 'hello over the webhook' });
     // The 200 does not wait for the update to be handed on, but it can reach Telegram after.
-    await vi.waitFor(() => expect(tg.deliveries()).toEqual([{ updateId: id, status: 200 }]));
+    await vi.waitFor(() => expect(w.tg.deliveries()).toEqual([{ updateId: id, status: 200 }]));
     expect(stored()).toEqual([{ update_id: id, status: 'done' }]);
-    expect(health({ sqlite: store.sqlite, clock: systemClock, ingress })).toMatchObject({
+    expect(
+      health({ sqlite: w.store.sqlite, clock: systemClock, ingress: w.ingress }),
+    ).toMatchObject({
       ok: true,
       mode: 'webhook',
       polling: true,
@@ -106,101 +59,75 @@ describe('webhook mode', () => {
   });
 
   it('ignores a repeated delivery of the same update, answering 200 so Telegram stops', async () => {
-    await started();
-    const id = tg.text({ userId: ALLOWED_USER, text: 'only once' });
-    await vi.waitFor(() => expect(events).toHaveLength(1));
-    const update = {
-      update_id: id,
-      message: {
-        message_id: 1,
-        date: Math.floor(Date.now() / 1000),
-        chat: { id: ALLOWED_USER, type: 'private', first_name: 'User' },
-        from: { id: ALLOWED_USER, is_bot: false, first_name: 'User' },
-        text: 'only once',
-      },
-    };
-    expect((await tg.postToWebhook(update)).status).toBe(200);
-    expect((await tg.postToWebhook(update)).status).toBe(200);
-    expect(events).toHaveLength(1);
+    await w.start();
+    const id = w.tg.text({ userId: ALLOWED_USER, text: 'only once' });
+    await vi.waitFor(() => expect(w.events).toHaveLength(1));
+    const update = textUpdate(id, 'only once');
+    expect((await w.tg.postToWebhook(update)).status).toBe(200);
+    expect((await w.tg.postToWebhook(update)).status).toBe(200);
+    expect(w.events).toHaveLength(1);
     expect(stored()).toHaveLength(1);
-    expect(lines.filter((l) => l.event === 'tg_update_duplicate')).toHaveLength(2);
+    expect(w.lines.filter((l) => l.event === 'tg_update_duplicate')).toHaveLength(2);
   });
 
   it('answers a wrong or missing secret with 401, and nothing is stored or run', async () => {
-    await started();
+    await w.start();
     const update = { update_id: 77, message: { message_id: 1, date: 0, text: 'forged' } };
-    const wrong = await tg.postToWebhook(update, 'not-the-secret');
+    const wrong = await w.tg.postToWebhook(update, 'not-the-secret');
     expect(wrong.status).toBe(401);
-    expect((await tg.postToWebhook(update, null)).status).toBe(401);
+    expect((await w.tg.postToWebhook(update, null)).status).toBe(401);
     expect(stored()).toEqual([]);
-    expect(events).toEqual([]);
-    expect(JSON.stringify(lines)).not.toContain(SECRET);
+    expect(w.events).toEqual([]);
+    expect(JSON.stringify(w.lines)).not.toContain(SECRET);
     // A forged request says nothing about Telegram: the outbox is not sent on by it.
-    expect(reachable).toBe(0);
+    expect(w.reachable).toBe(0);
   });
 
   it('takes an update from Telegram as word that it is reachable: held-back replies go now', async () => {
-    await started();
-    expect(reachable).toBe(0);
-    tg.text({ userId: ALLOWED_USER, text: 'hello again' });
-    await vi.waitFor(() => expect(events).toHaveLength(1));
-    expect(reachable).toBe(1);
+    await w.start();
+    expect(w.reachable).toBe(0);
+    w.tg.text({ userId: ALLOWED_USER, text: 'hello again' });
+    await vi.waitFor(() => expect(w.events).toHaveLength(1));
+    expect(w.reachable).toBe(1);
   });
 
   it('answers only POSTs at the URL’s path', async () => {
-    await started();
-    const base = new URL(url);
+    await w.start();
+    const base = new URL(w.url);
     expect((await fetch(`${base.origin}/elsewhere`, { method: 'POST' })).status).toBe(404);
-    expect((await fetch(url)).status).toBe(405);
+    expect((await fetch(w.url)).status).toBe(405);
   });
 
   it('does not answer 200 before the update is stored: a failed write is delivered again', async () => {
-    await started();
-    const record = inbox.record.bind(inbox);
+    await w.start();
+    const record = w.inbox.record.bind(w.inbox);
     let failures = 1;
-    inbox.record = (updates, now) => {
+    w.inbox.record = (updates, now) => {
       if (failures-- > 0) throw new Error('SQLITE_FULL: database or disk is full');
       return record(updates, now);
     };
-    const id = tg.text({ userId: ALLOWED_USER, text: 'kept despite the full disk' });
-    await vi.waitFor(() => expect(events).toHaveLength(1), { timeout: 5000 });
+    const id = w.tg.text({ userId: ALLOWED_USER, text: 'kept despite the full disk' });
+    await vi.waitFor(() => expect(w.events).toHaveLength(1), { timeout: 5000 });
     await vi.waitFor(() =>
-      expect(tg.deliveries()).toEqual([
+      expect(w.tg.deliveries()).toEqual([
         { updateId: id, status: 500 },
         { updateId: id, status: 200 },
       ]),
     );
-    expect(events[0]).toMatchObject({ text: 'kept despite the full disk' });
-    expect(lines.some((l) => l.event === 'tg_webhook_request_failed')).toBe(true);
+    expect(w.events[0]).toMatchObject({ text: 'kept despite the full disk' });
+    expect(w.lines.some((l) => l.event === 'tg_webhook_request_failed')).toBe(true);
   });
 
   it('replays stored updates that were not finished before the last stop', async () => {
-    inbox.record(
-      [
-        {
-          updateId: 5,
-          payload: {
-            update_id: 5,
-            message: {
-              message_id: 1,
-              date: Math.floor(Date.now() / 1000),
-              chat: { id: ALLOWED_USER, type: 'private', first_name: 'User' },
-              from: { id: ALLOWED_USER, is_bot: false, first_name: 'User' },
-              text: 'left over',
-            },
-          },
-        },
-      ],
-      Date.now(),
-    );
-    await started();
-    expect(events.map((e) => (e.kind === 'text' ? e.text : e.kind))).toEqual(['left over']);
+    w.inbox.record([{ updateId: 5, payload: textUpdate(5, 'left over') }], Date.now());
+    await w.start();
+    expect(w.events.map((e) => (e.kind === 'text' ? e.text : e.kind))).toEqual(['left over']);
   });
 
   it('stops taking updates on stop', async () => {
-    await started();
-    await ingress.stop();
-    expect(ingress.status().polling).toBe(false);
-    await expect(fetch(url, { method: 'POST', body: '{}' })).rejects.toThrow();
+    await w.start();
+    await w.ingress.stop();
+    expect(w.ingress.status().polling).toBe(false);
+    await expect(fetch(w.url, { method: 'POST', body: '{}' })).rejects.toThrow();
   });
 });

@@ -6,8 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backupCommand } from '../../src/cli/backup.ts';
@@ -21,18 +20,15 @@ import {
   startHarness,
 } from '../support/harness.ts';
 import { paxEntry, tarEntry, tarGz } from '../support/tar-entries.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
-const temps: string[] = [];
+const tempDir = tempDirs('satchel-backup-faults-');
 const harnesses: Harness[] = [];
+// Registered after the temporary directories' hook, so it runs before it: the harnesses close
+// before their homes go.
 afterEach(async () => {
   for (const h of harnesses.splice(0)) await h.close();
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-const tempDir = () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-backup-faults-'));
-  temps.push(dir);
-  return dir;
-};
 
 /** Names a user can give a document, each hostile to some file system, archive or reader. */
 const HOSTILE_NAMES = [

@@ -3,76 +3,23 @@
  * update. Each is refused with the right status and one log line, nothing is stored, and
  * the next real update is taken as usual.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { Bot } from 'grammy';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { systemClock } from '../../src/core/clock.ts';
-import type { InboundEvent } from '../../src/core/types.ts';
-import { createLogger } from '../../src/logging/logger.ts';
-import { type CoreStore, openCoreStore } from '../../src/store/client.ts';
-import { createInboxRepo } from '../../src/store/inbox-repo.ts';
-import { createWebhookIngress, type WebhookIngress } from '../../src/telegram/webhook.ts';
-import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
 import { ALLOWED_USER } from '../support/harness.ts';
+import {
+  WEBHOOK_SECRET as SECRET,
+  type WebhookRig,
+  webhookRig,
+} from '../support/webhook-ingress.ts';
 
-const SECRET = 'webhook-secret_0123456789';
-let tg: FakeTelegram;
-let home: string;
-let store: CoreStore;
-let ingress: WebhookIngress;
-let events: InboundEvent[];
-let lines: Record<string, unknown>[];
-let url: URL;
+let w: WebhookRig;
 
 beforeEach(async () => {
-  tg = await FakeTelegram.start();
-  home = mkdtempSync(path.join(tmpdir(), 'satchel-webhook-faults-'));
-  store = openCoreStore(home);
-  const inbox = createInboxRepo(store.db);
-  events = [];
-  lines = [];
-  const port = await freePort();
-  url = new URL(`http://127.0.0.1:${port}/tg/updates`);
-  ingress = createWebhookIngress({
-    bot: new Bot(TEST_TOKEN, { client: { apiRoot: tg.apiRoot } }),
-    inbox,
-    clock: systemClock,
-    log: createLogger({
-      level: 'debug',
-      secrets: [TEST_TOKEN, SECRET],
-      destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
-    }),
-    webhook: { url: url.href, secret: SECRET, host: '127.0.0.1', port },
-    onEvent: (event) => {
-      events.push(event);
-      inbox.markDone(
-        event.origin.keys.map((key) => Number(key.slice('update:'.length))),
-        Date.now(),
-      );
-    },
-  });
-  await ingress.start();
-  await vi.waitFor(() => expect(ingress.status().polling).toBe(true), { timeout: 5000 });
+  w = await webhookRig('satchel-webhook-faults-');
+  await w.start();
 });
 
-afterEach(async () => {
-  await ingress.stop();
-  await tg.stop();
-  store.close();
-  rmSync(home, { recursive: true, force: true });
-});
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+afterEach(() => w.close());
 
 /**
  * POSTs `chunks` to the webhook (with a Content-Length unless `chunked`) and resolves with
@@ -90,7 +37,7 @@ function answer(
 ): Promise<{ status: number; connection: string | undefined }> {
   const length = chunks.reduce((n, c) => n + c.length, 0);
   return new Promise((resolve, reject) => {
-    const req = request(url, {
+    const req = request(w.url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -118,8 +65,8 @@ function answer(
 }
 
 const json = (value: string) => [Buffer.from(value)];
-const stored = () => store.sqlite.prepare('SELECT update_id FROM inbound_updates').all();
-const refusals = () => lines.filter((l) => l.event === 'tg_webhook_request_refused');
+const stored = () => w.store.sqlite.prepare('SELECT update_id FROM inbound_updates').all();
+const refusals = () => w.lines.filter((l) => l.event === 'tg_webhook_request_refused');
 
 describe('webhook request bodies', () => {
   it('answers 400 to a null body, bad JSON and JSON that is not an object; logs one line each', async () => {
@@ -129,7 +76,7 @@ describe('webhook request bodies', () => {
     expect(await post(json('42'))).toBe(400);
     expect(stored()).toEqual([]);
     expect(refusals().map((l) => l.status)).toEqual([400, 400, 400, 400]);
-    expect(lines.filter((l) => l.event === 'tg_webhook_request_failed')).toEqual([]);
+    expect(w.lines.filter((l) => l.event === 'tg_webhook_request_failed')).toEqual([]);
   });
 
   it('answers 413 to a body over 1 MB, announced or not, without storing it', async () => {
@@ -155,9 +102,9 @@ describe('webhook request bodies', () => {
   it('takes the next real update after the refusals', async () => {
     expect(await post(json('null'))).toBe(400);
     expect(await post([Buffer.alloc(1024 * 1024 + 1, 0x20)])).toBe(413);
-    const id = tg.text({ userId: ALLOWED_USER, text: 'still here' });
-    await vi.waitFor(() => expect(events).toHaveLength(1));
-    expect(events[0]).toMatchObject({ kind: 'text', text: 'still here' });
+    const id = w.tg.text({ userId: ALLOWED_USER, text: 'still here' });
+    await vi.waitFor(() => expect(w.events).toHaveLength(1));
+    expect(w.events[0]).toMatchObject({ kind: 'text', text: 'still here' });
     expect(stored()).toEqual([{ update_id: id }]);
   });
 });

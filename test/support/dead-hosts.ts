@@ -32,10 +32,15 @@ export async function silentHost(): Promise<DeadHost> {
 
 /** An API root on 127.0.0.1 where nothing listens: connections are refused. */
 export async function refusingRoot(): Promise<string> {
+  return `http://127.0.0.1:${await freePort()}`;
+}
+
+/** A port of 127.0.0.1 where nothing listens (yet): for a server the code under test opens. */
+export async function freePort(): Promise<number> {
   const server = createServer();
   const port = await listen(server);
   await new Promise((resolve) => server.close(resolve));
-  return `http://127.0.0.1:${port}`;
+  return port;
 }
 
 async function listen(server: Server): Promise<number> {

@@ -1,18 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type ExtractOptions,
   extractSafely,
@@ -20,16 +10,9 @@ import {
   writeArchive,
 } from '../../src/backup/archive.ts';
 import { paxEntry, tarEntry, tarGz } from '../support/tar-entries.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-const tempDir = () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-archive-'));
-  temps.push(dir);
-  return dir;
-};
+const tempDir = tempDirs('satchel-archive-');
 
 const LIMITS: ExtractOptions = {
   maxEntries: 100,

@@ -3,18 +3,16 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args.ts';
 import type { CliCommand } from '../../src/cli/command.ts';
 import { runCli } from '../../src/cli/dispatch.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import { FIXTURE_PACKS } from '../support/harness.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
 const BIN = fileURLToPath(new URL('../../scripts/satchel.mjs', import.meta.url));
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs('satchel-cli-');
 
 /** An empty working directory: no `.env` of the developer's reaches the command. */
 const CWD = mkdtempSync(path.join(tmpdir(), 'satchel-cli-cwd-'));
@@ -178,8 +176,7 @@ describe('satchel pack validate', () => {
   });
 
   it('prints file, field and problem for a bad manifest and exits non-zero', () => {
-    const dir = path.join(mkdtempSync(path.join(tmpdir(), 'satchel-cli-')), 'beta');
-    temps.push(path.dirname(dir));
+    const dir = path.join(tempDir(), 'beta');
     cpSync(path.join(FIXTURE_PACKS, 'beta'), dir, { recursive: true });
     writeFileSync(
       path.join(dir, 'pack.yml'),

@@ -1,13 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_NAME_BYTES, safeName, saveUnique } from '../../src/inbound/documents.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs('satchel-docs-');
 
 const bytes = (text: string) => Buffer.byteLength(text);
 
@@ -46,8 +43,7 @@ describe('the name a document is saved under', () => {
   });
 
   it('saves a 130-character CJK name, twice, without ENAMETOOLONG', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'satchel-docs-'));
-    temps.push(dir);
+    const dir = tempDir();
     const wanted = `${'報告書'.repeat(43)}報.pdf`;
     const first = saveUnique(dir, wanted, Buffer.from('one'));
     const second = saveUnique(dir, wanted, Buffer.from('two'));

@@ -1,32 +1,15 @@
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPackAddCommand, packRemoveCommand } from '../../src/cli/pack-add.ts';
 import { packListCommand } from '../../src/cli/pack-list.ts';
 import { type NpmFetch, npmPack } from '../../src/packs/install.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import { npmPackOf, packSource } from '../support/pack-sources.ts';
 import { tarEntry, tarGz } from '../support/tar-entries.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-const temp = () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-pack-add-test-'));
-  temps.push(dir);
-  return dir;
-};
+const temp = tempDirs('satchel-pack-add-test-');
 
 /** A working directory with SATCHEL_HOME=./home and SATCHEL_PACKS=./packs (empty). */
 function workspace() {

@@ -1,8 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args.ts';
 import { packListCommand } from '../../src/cli/pack-list.ts';
 import { packNewCommand } from '../../src/cli/pack-new.ts';
@@ -10,23 +9,24 @@ import { inspectPack, loadPack } from '../../src/packs/loader.ts';
 import { formatProblem } from '../../src/packs/problems.ts';
 import { validatePack, validationReport } from '../../src/packs/validate.ts';
 import { recordingIo } from '../support/cli-io.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-const temp = () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-authoring-'));
-  temps.push(dir);
-  return dir;
-};
+const temp = tempDirs('satchel-authoring-');
+const tempInRepo = tempDirs('.authoring-', REPO);
 
 /** `satchel pack new` run in `cwd` with SATCHEL_PACKS=`packs`. */
 async function packNew(cwd: string, packs: string, ...args: string[]) {
   const io = recordingIo({ SATCHEL_PACKS: packs }, cwd);
   const code = await packNewCommand.run(args, io);
   return { code, out: io.out(), err: io.err() };
+}
+
+/** A new working directory with the pack `demo` made in ./packs by `satchel pack new`. */
+async function demoPack() {
+  const cwd = temp();
+  await packNew(cwd, './packs', 'demo');
+  return { cwd, dir: path.join(cwd, 'packs', 'demo') };
 }
 
 describe('satchel pack new', () => {
@@ -61,8 +61,7 @@ describe('satchel pack new', () => {
   });
 
   it('points the manifest at the JSON Schema: relative inside the repository, a file URL outside', async () => {
-    const inside = mkdtempSync(path.join(REPO, '.authoring-'));
-    temps.push(inside);
+    const inside = tempInRepo();
     await packNew(inside, './packs', 'near');
     const near = readFileSync(path.join(inside, 'packs', 'near', 'pack.yml'), 'utf8');
     const [, relative] = /^# yaml-language-server: \$schema=(\S+)\n/.exec(near) ?? [];
@@ -115,8 +114,7 @@ describe('satchel pack new', () => {
 
 describe('satchel pack list', () => {
   it('lists name, version, display name and skills, and the broken packs with their problems', async () => {
-    const cwd = temp();
-    await packNew(cwd, './packs', 'demo');
+    const { cwd } = await demoPack();
     await packNew(cwd, './packs', 'broken');
     const manifest = path.join(cwd, 'packs', 'broken', 'pack.yml');
     writeFileSync(
@@ -137,9 +135,7 @@ describe('satchel pack list', () => {
 
 describe('pack validate reports every problem', () => {
   it('lists the problems of the manifest, the skills and the schema together, with YAML lines', async () => {
-    const cwd = temp();
-    await packNew(cwd, './packs', 'demo');
-    const dir = path.join(cwd, 'packs', 'demo');
+    const { dir } = await demoPack();
     writeFileSync(
       path.join(dir, 'pack.yml'),
       [
@@ -185,9 +181,7 @@ describe('pack validate reports every problem', () => {
   });
 
   it('checks jobs_may_schedule: it needs the schedule tool, and the report shows it', async () => {
-    const cwd = temp();
-    await packNew(cwd, './packs', 'demo');
-    const dir = path.join(cwd, 'packs', 'demo');
+    const { dir } = await demoPack();
     const manifest = path.join(dir, 'pack.yml');
     const scaffolded = readFileSync(manifest, 'utf8');
     expect(validationReport(validatePack(dir)).text).toContain('  schedules: none\n');
@@ -213,9 +207,7 @@ describe('pack validate reports every problem', () => {
   });
 
   it('shows the line of every YAML syntax error, in pack.yml and in SKILL.md frontmatter', async () => {
-    const cwd = temp();
-    await packNew(cwd, './packs', 'demo');
-    const dir = path.join(cwd, 'packs', 'demo');
+    const { cwd, dir } = await demoPack();
     writeFileSync(
       path.join(dir, 'pack.yml'),
       'name: demo\nversion: 1.0.0\nname: again\nskills: [notes\n',
@@ -240,9 +232,7 @@ describe('pack validate reports every problem', () => {
 
 describe('pack validate says what is wrong, for people, in one round', () => {
   it('a typo with its likely fix, the cron parser’s reason, an unknown provider and a duplicate key, together', async () => {
-    const cwd = temp();
-    await packNew(cwd, './packs', 'demo');
-    const dir = path.join(cwd, 'packs', 'demo');
+    const { dir } = await demoPack();
     writeFileSync(
       path.join(dir, 'pack.yml'),
       [

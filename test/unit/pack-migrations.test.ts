@@ -1,23 +1,15 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inspectPack, loadPack, type Pack } from '../../src/packs/loader.ts';
 import type { PackError } from '../../src/packs/problems.ts';
 import { createPackRegistry } from '../../src/packs/registry.ts';
 import { openPackStorage } from '../../src/packs/storage.ts';
 import { validatePack, validationReport } from '../../src/packs/validate.ts';
 import { Database } from '../../src/store/sqlite.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-const temp = () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-migrations-'));
-  temps.push(dir);
-  return dir;
-};
+const temp = tempDirs('satchel-migrations-');
 
 /** A pack "garden" with one owned table, `plants`, and the given migrations. */
 function gardenPack(root: string, migrations: Record<string, string> = {}): string {

@@ -1,23 +1,19 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inspectPack, loadPack, type Pack } from '../../src/packs/loader.ts';
 import { packPromptSections } from '../../src/packs/prompt.ts';
 import { RESERVED_COMMANDS } from '../../src/packs/skill-command.ts';
 import type { PackStorage } from '../../src/packs/storage.ts';
 import { CORE_COMMANDS, type CommandDeps, createCommands } from '../../src/turn/commands.ts';
 import { FIXTURE_PACKS } from '../support/harness.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs('satchel-skills-');
 
 /** A copy of the alpha fixture with `skills` added (folder name → SKILL.md text). */
 function alphaWith(skills: Record<string, string>): string {
-  const dir = path.join(mkdtempSync(path.join(tmpdir(), 'satchel-skills-')), 'alpha');
-  temps.push(path.dirname(dir));
+  const dir = path.join(tempDir(), 'alpha');
   cpSync(path.join(FIXTURE_PACKS, 'alpha'), dir, { recursive: true });
   for (const [name, text] of Object.entries(skills)) {
     mkdirSync(path.join(dir, 'skills', name), { recursive: true });

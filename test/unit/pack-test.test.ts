@@ -3,24 +3,21 @@
  * of their skills is run by one, and a broken test fails with exit 1 naming the test and
  * the expectation, with what was seen instead.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args.ts';
 import { packNewCommand } from '../../src/cli/pack-new.ts';
 import { packTestCommand } from '../../src/cli/pack-test.ts';
 import { recordingIo } from '../support/cli-io.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const PACKS = path.join(REPO, 'packs');
 const BUNDLED = ['habits', 'journal', 'vocab'];
 
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempRoot = tempDirs('satchel-pack-test-');
 
 async function packTest(env: Record<string, string>, cwd: string, ...args: string[]) {
   const io = recordingIo(env, cwd);
@@ -30,8 +27,7 @@ async function packTest(env: Record<string, string>, cwd: string, ...args: strin
 
 /** A new pack (`satchel pack new demo`) whose tests/ holds only `tests` (file → YAML). */
 async function demoPack(tests: Record<string, string>): Promise<string> {
-  const root = mkdtempSync(path.join(tmpdir(), 'satchel-pack-test-'));
-  temps.push(root);
+  const root = tempRoot();
   expect(await packNewCommand.run(['demo', '--dir', root], recordingIo({}, root))).toBe(0);
   const dir = path.join(root, 'demo');
   rmSync(path.join(dir, 'tests'), { recursive: true });
@@ -84,8 +80,7 @@ describe('satchel pack test', () => {
   });
 
   it('runs the first test of a new pack', async () => {
-    const root = mkdtempSync(path.join(tmpdir(), 'satchel-pack-test-'));
-    temps.push(root);
+    const root = tempRoot();
     await packNewCommand.run(['demo', '--dir', root], recordingIo({}, root));
     const run = await packTest({}, root, 'demo/');
     expect(run.out).toBe('demo\n✓ notes.yml: saves a note and lists it\n\n1 passed, 0 failed\n');

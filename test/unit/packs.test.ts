@@ -1,25 +1,17 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadPack, loadPacks, PackError } from '../../src/packs/loader.ts';
 import { describeIssue, manifestSchema } from '../../src/packs/manifest.ts';
 import { packPromptSections } from '../../src/packs/prompt.ts';
 import { openPackStorage } from '../../src/packs/storage.ts';
 import { Database } from '../../src/store/sqlite.ts';
 import { FIXTURE_PACKS } from '../support/harness.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
 const BUNDLED = fileURLToPath(new URL('../../packs', import.meta.url));
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-const temp = () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-pack-unit-'));
-  temps.push(dir);
-  return dir;
-};
+const temp = tempDirs('satchel-pack-unit-');
 
 function copyFixture(name: string): string {
   const dir = path.join(temp(), name);

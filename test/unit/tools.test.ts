@@ -230,6 +230,24 @@ describe('send_message', () => {
 describe('schedule', () => {
   // Sunday 22 Nov 2026, 12:00 UTC: 13:00 in Berlin (UTC+1).
   const clock = new FakeClock();
+  /** The job repo, with the pack's own daily job (from its manifest) in this chat. */
+  const withManifestJob = () => {
+    const jobs = createJobRepo(core.db, { timezone: 'Europe/Berlin' });
+    jobs.syncManifest(
+      [
+        {
+          pack: 'alpha',
+          cronId: 'water-check',
+          to: chat,
+          schedule: '0 8 * * *',
+          skill: 'alpha_one',
+          enabled: true,
+        },
+      ],
+      clock.now(),
+    );
+    return jobs;
+  };
 
   it("creates, lists, pauses, resumes and removes this pack's jobs in this chat only", async () => {
     const tools = runner(chat, clock);
@@ -338,20 +356,7 @@ describe('schedule', () => {
   });
 
   it('keeps a pack within MAX_JOBS jobs per chat, and says how to free a slot', async () => {
-    const jobs = createJobRepo(core.db, { timezone: 'Europe/Berlin' });
-    jobs.syncManifest(
-      [
-        {
-          pack: 'alpha',
-          cronId: 'water-check',
-          to: chat,
-          schedule: '0 8 * * *',
-          skill: 'alpha_one',
-          enabled: true,
-        },
-      ],
-      clock.now(),
-    );
+    withManifestJob();
     const tools = runner(chat, clock, { maxJobs: 3 });
     const create = (on = tools) =>
       use(on, 'schedule', { action: 'create', schedule: '0 9 * * *', prompt: 'Water' });
@@ -401,20 +406,7 @@ describe('schedule', () => {
   });
 
   it("pauses the pack's own jobs but does not remove them", async () => {
-    const jobs = createJobRepo(core.db, { timezone: 'Europe/Berlin' });
-    jobs.syncManifest(
-      [
-        {
-          pack: 'alpha',
-          cronId: 'water-check',
-          to: chat,
-          schedule: '0 8 * * *',
-          skill: 'alpha_one',
-          enabled: true,
-        },
-      ],
-      clock.now(),
-    );
+    const jobs = withManifestJob();
     const id = jobs.list('alpha', chat)[0]!.id;
     const tools = runner(chat, clock);
     expect(await use(tools, 'schedule', { action: 'list' })).toContain(

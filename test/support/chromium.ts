@@ -1,0 +1,89 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+/**
+ * Debian's `chromium` package, driven by playwright-core: no browser download.
+ * `CHROMIUM_PATH` points elsewhere (another distribution's binary).
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
+export const inCi = process.env.CI === 'true';
+export const haveChromium = existsSync(CHROMIUM);
+
+/**
+ * Whether a browser test file is skipped: no Chromium here, and not CI (where the browser
+ * tests must run). Says so on the console, naming the file's `tag` and `what` it tests.
+ */
+export function skipBrowser(tag: string, what: string): boolean {
+  const skip = !haveChromium && !inCi;
+  if (skip)
+    console.warn(
+      `[${tag}] SKIPPED: no Chromium at ${CHROMIUM}. Install it to run the ` +
+        `real-browser test of ${what}: sudo apt-get install chromium`,
+    );
+  return skip;
+}
+
+type ContextOptions = Omit<
+  NonNullable<Parameters<typeof chromium.launchPersistentContext>[1]>,
+  'executablePath' | 'args'
+>;
+
+/** Chromium on a fresh profile in a temporary directory; `close` also removes the profile. */
+export interface ChromiumSession {
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
+export async function launchChromium(options: ContextOptions): Promise<ChromiumSession> {
+  const profile = mkdtempSync(path.join(tmpdir(), 'satchel-chromium-'));
+  try {
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      args: CHROMIUM_ARGS,
+      ...options,
+    });
+    return {
+      context,
+      async close() {
+        await context.close();
+        rmSync(profile, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(profile, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Console errors and warnings, and uncaught page errors, as they happen. */
+export function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  return problems;
+}
+
+/**
+ * Keeps `file` (a screenshot in docs/, shown in the README) up to date on a developer
+ * machine. CI leaves it alone: font rendering differs between machines.
+ */
+export function saveScreenshot(file: string, png: Buffer): void {
+  expect(png.length).toBeLessThan(300_000);
+  if (inCi) return;
+  const current = existsSync(file) ? readFileSync(file) : undefined;
+  if (!current?.equals(png)) writeFileSync(file, png);
+}
