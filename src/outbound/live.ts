@@ -1,6 +1,7 @@
 import type { Channel, ChatAction, TextPart } from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
 import { type Delivery, withPlainFallback } from './delivery.ts';
+import type { GoneThreads } from './gone-threads.ts';
 import type { Senders } from './senders.ts';
 
 export interface LiveDeps {
@@ -14,6 +15,8 @@ export interface LiveDeps {
   };
   /** Shutdown: nothing new is sent. */
   closed(): boolean;
+  /** Topics known to be deleted: live calls into them are skipped, a refusal is noted. */
+  gone: GoneThreads;
 }
 
 /**
@@ -22,15 +25,27 @@ export interface LiveDeps {
  * hold up a message: they are skipped while the chat has a message on its way, and a newer
  * one replaces one still waiting for a slot, so none is ever sent late. Live messages ride
  * the chat's lane, in order with its rows. What the channel lacks is skipped: no chat
- * actions, no drafts (the final text alone is sent), no edits (`editLive` is false).
+ * actions, no drafts (the final text alone is sent), no edits (`editLive` is false). A call
+ * refused because its topic was deleted pauses the topic's jobs (gone-threads.ts), and no
+ * live call goes into that topic again: a streamed reply stops calling at once.
  */
 export function createLive(deps: LiveDeps) {
-  const { channel, delivery, senders, lanes } = deps;
+  const { channel, delivery, senders, lanes, gone } = deps;
   /** The side call of each chat and kind still waiting for a slot. */
   const waiting = new Map<string, AbortController>();
 
+  /** Makes `call`, noting a refusal that says `to`'s topic is gone (then rethrown). */
+  async function noting<T>(to: Address, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      gone.note(to, error);
+      throw error;
+    }
+  }
+
   async function side(to: Address, what: string, call: () => Promise<void>): Promise<void> {
-    if (deps.closed() || lanes.busy(to.chatId)) return;
+    if (deps.closed() || lanes.busy(to.chatId) || gone.has(to)) return;
     const key = `${to.chatId}:${what}`;
     waiting.get(key)?.abort();
     const mine = new AbortController();
@@ -41,7 +56,7 @@ export function createLive(deps: LiveDeps) {
         what,
         async () => {
           // Taken over by a message meanwhile: a late typing or draft would only mislead.
-          if (!lanes.busy(to.chatId)) await call();
+          if (!lanes.busy(to.chatId) && !gone.has(to)) await noting(to, call);
         },
         'side',
         mine.signal,
@@ -87,10 +102,11 @@ export function createLive(deps: LiveDeps) {
     sendLive(to: Address, part: TextPart): Promise<number | undefined> {
       if (deps.closed()) return Promise.resolve(undefined);
       return lanes.add(to.chatId, async () => {
+        if (gone.has(to)) return undefined;
         const sent = await delivery.optional(
           to,
           'sendMessage',
-          () => senders.sendPart(to, part),
+          () => noting(to, () => senders.sendPart(to, part)),
           'message',
         );
         return sent?.messageId;
@@ -101,10 +117,11 @@ export function createLive(deps: LiveDeps) {
     editLive(to: Address, messageId: number, part: TextPart): Promise<boolean> {
       if (deps.closed() || !channel.editText) return Promise.resolve(false);
       return lanes.add(to.chatId, async () => {
+        if (gone.has(to)) return false;
         const done = await delivery.optional(
           to,
           'editMessageText',
-          () => senders.editLive(to, messageId, part),
+          () => noting(to, () => senders.editLive(to, messageId, part)),
           'message',
         );
         return done === true;

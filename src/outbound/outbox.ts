@@ -8,6 +8,7 @@ import type { OutboxRepo, OutboxRow } from '../store/outbox-repo.ts';
 import type { OutboundText, TextPart } from './compose.ts';
 import { degrade, type OutboundPayload } from './degrade.ts';
 import { createDelivery } from './delivery.ts';
+import { createGoneThreads } from './gone-threads.ts';
 import { createLimiter, type Priority } from './limiter.ts';
 import { createLive } from './live.ts';
 import { createSenders, type RowPayload } from './senders.ts';
@@ -30,8 +31,9 @@ export interface OutboxDeps {
   /** Removes secrets from text that is stored (a network error names the request URL). */
   redact?: (text: string) => string;
   /**
-   * A row was refused because its thread (a forum topic) no longer exists: the channel
-   * sends no event for a deleted topic, so this is how satchel learns of it.
+   * A row or a live call (a streamed message, typing) was refused because its thread (a
+   * forum topic) no longer exists: the channel sends no event for a deleted topic, so this
+   * is how satchel learns of it.
    */
   threadGone?: (to: Address) => void;
 }
@@ -73,7 +75,8 @@ export function createOutbox(deps: OutboxDeps) {
   });
   const senders = createSenders(channel, log);
   const lanes = createSerialQueues<number>();
-  const live = createLive({ channel, delivery, senders, lanes, closed: () => closed });
+  const gone = createGoneThreads(deps.threadGone);
+  const live = createLive({ channel, delivery, senders, lanes, gone, closed: () => closed });
   /** Chats whose head row could not be sent, with the callers waiting on their rows. */
   const stalled = new Set<number>();
   const waiters = new Map<number, Set<(sent: boolean) => void>>();
@@ -98,8 +101,7 @@ export function createOutbox(deps: OutboxDeps) {
       if (shutdown.signal.aborted) return 'deferred' as const;
       const final = !(error instanceof ChannelError && error.kind === 'transient');
       repo.markAttempt(row.id, redact(String((error as Error).message)), final);
-      if (error instanceof ChannelError && error.kind === 'thread_gone' && row.threadId !== null)
-        deps.threadGone?.(to);
+      gone.note(to, error);
       if (final || !stalled.has(row.chatId))
         log.error(
           { event: sendFailed, chatId: row.chatId, outboxId: row.id, final, err: error },

@@ -125,6 +125,67 @@ describe("a forum topic's jobs (SPEC §12)", () => {
     ]);
   });
 
+  it('pauses them at the first live message of a streamed answer refused there, and streams no more into it', async () => {
+    const updates = await start();
+    h.tg.deleteTopic(FORUM, TOPIC);
+    // Typing fails for another reason: the streamed answer's first message is the call that
+    // learns the topic is gone.
+    h.tg.failAlways('sendChatAction', { status: 500 });
+    const answer = 'Ferns like shade, damp soil and a misting now and then, never a soggy pot.';
+    h.model.enqueue({ text: answer, chunks: 4, chunkDelayMs: 100 });
+    h.tg.text({ ...inTopic(TOPIC), text: `${BOT} how do I keep a fern happy?` });
+
+    await vi.waitFor(() => expect(callsInto(TOPIC)).toHaveLength(1));
+    // The stream's next update may go at once: it would be another live message there.
+    clock.advance(1000);
+    await settled(h, updates + 1);
+
+    expect(jobStates()).toEqual([
+      { what: 'alpha_one', thread: TOPIC, enabled: 0, paused_by: 'topic_gone' },
+    ]);
+    // Paused when the live message was refused, before the final text was; logged once.
+    const order = h
+      .logs()
+      .filter(
+        (l) =>
+          l.event === 'topic_gone_jobs_paused' ||
+          l.event === 'tg_send_failed' ||
+          (l.event === 'tg_side_call_failed' && l.what === 'sendMessage'),
+      )
+      .map((l) => l.event);
+    expect(order).toEqual(['topic_gone_jobs_paused', 'tg_side_call_failed', 'tg_send_failed']);
+    expect(h.logs('topic_gone_jobs_paused')).toMatchObject([
+      { address: `tg:${FORUM}:${TOPIC}`, pausedJobs: 1 },
+    ]);
+    // One live message (its first chunk), no more updates, then the final text (one try).
+    const sent = callsInto(TOPIC);
+    expect(sent.map((c) => c.failed)).toEqual([true, true]);
+    expect(sent[1]?.params.text).toBe(answer);
+    expect(answer.startsWith(String(sent[0]?.params.text))).toBe(true);
+    expect(sent[0]?.params.text).not.toBe(answer);
+  });
+
+  it('pauses them when typing there is refused', async () => {
+    const updates = await start();
+    h.tg.deleteTopic(FORUM, TOPIC);
+    // Messages there fail for another reason: only typing can tell the topic is gone.
+    h.tg.failAlways('sendMessage', {
+      status: 400,
+      description: 'Bad Request: not enough rights to send text messages to the chat',
+    });
+    h.model.enqueue({ text: 'Ferns like shade.', chunks: 2, chunkDelayMs: 50 });
+    h.tg.text({ ...inTopic(TOPIC), text: `${BOT} how do I keep a fern happy?` });
+    await settled(h, updates + 1);
+
+    expect(jobStates()).toEqual([
+      { what: 'alpha_one', thread: TOPIC, enabled: 0, paused_by: 'topic_gone' },
+    ]);
+    expect(h.logs('topic_gone_jobs_paused')).toMatchObject([
+      { level: 40, address: `tg:${FORUM}:${TOPIC}`, pausedJobs: 1 },
+    ]);
+    expect(callsInto(TOPIC, 'sendChatAction').map((c) => c.failed)).toEqual([true]);
+  });
+
   it('resumes on reopening the jobs the close paused, not one the user paused', async () => {
     let updates = await start();
     h.model.enqueue(
