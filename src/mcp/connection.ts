@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { serverEnvironment } from './environment.ts';
 import { createStderrTail, type StderrTail } from './stderr-tail.ts';
 import type { McpServerConfig } from './types.ts';
@@ -20,6 +21,8 @@ export interface ConnectionHooks {
   onSpawn(pid: number): void;
   /** The connection closed: the process exited (stdio) or the transport gave up. */
   onClose(): void;
+  /** The server said its tool list changed (`notifications/tools/list_changed`). */
+  onToolsChanged(): void;
 }
 
 /** One live connection to one server, and, for stdio, its process. */
@@ -65,6 +68,7 @@ export function createConnection(config: McpServerConfig, hooks: ConnectionHooks
   client.onerror = (error) => {
     lastError = error.message;
   };
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.onToolsChanged());
   if (transport instanceof StdioClientTransport) {
     // The pid is known once the process is spawned, before the handshake: a server that
     // hangs in `initialize` must be killable (and guarded) too.
