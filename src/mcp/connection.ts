@@ -44,7 +44,11 @@ export interface McpConnection {
   stderrDrained(ms: number): Promise<void>;
   /** Spawns or reaches the server and runs the `initialize` handshake; `signal` bounds it. */
   connect(signal: AbortSignal): Promise<void>;
-  /** Closes it; a process still running after `graceMs` is killed. Waits, bounded. */
+  /**
+   * Closes it: an HTTP session is ended first (a DELETE; a server that does not answer
+   * within `graceMs`, or refuses, is closed anyway), a process still running after
+   * `graceMs` is killed. Waits, bounded.
+   */
   stop(graceMs: number): Promise<void>;
 }
 
@@ -96,6 +100,12 @@ export function createConnection(config: McpServerConfig, hooks: ConnectionHooks
     },
     async stop(graceMs) {
       stopping = true;
+      // Before close, which aborts the transport's requests, this DELETE among them.
+      if (transport instanceof StreamableHTTPClientTransport && !closed)
+        await within(
+          transport.terminateSession().catch(() => {}),
+          graceMs,
+        );
       // The SDK ends stdin, then sends SIGTERM after 2 s and SIGKILL after 4 s; a grace
       // shorter than that is enforced here.
       void client.close().catch(() => {});
