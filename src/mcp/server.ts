@@ -21,7 +21,7 @@ export interface ServerDeps {
 
 export type Availability =
   | { ok: true; connection: McpConnection; tools: McpTool[] }
-  | { ok: false; reason: string };
+  | { ok: false; reason: string; logged: boolean };
 
 type State = 'idle' | 'starting' | 'ready' | 'failed' | 'down' | 'closed';
 
@@ -103,7 +103,7 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
       },
       'MCP server failed to start',
     );
-    return { ok: false, reason: why };
+    return { ok: false, reason: why, logged: true };
   }
 
   async function start(): Promise<Availability> {
@@ -150,7 +150,7 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
       return { ok: true, connection, tools };
     } catch (error) {
       void stop(connection);
-      if ((state as State) === 'closed') return { ok: false, reason: 'satchel is shutting down' };
+      if ((state as State) === 'closed') return shuttingDown();
       return await startFailed(
         connection,
         controller.signal.aborted ? controller.signal.reason : error,
@@ -201,8 +201,7 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
 
   /** The server, started when it is not running (or the reason it is not available). */
   function ensure(): Promise<Availability> {
-    if (state === 'closed')
-      return Promise.resolve({ ok: false, reason: 'satchel is shutting down' });
+    if (state === 'closed') return Promise.resolve(shuttingDown());
     if (refreshing) return refreshing;
     if (state === 'ready' && current && !current.isClosed()) {
       if (!toolsChanged) return Promise.resolve({ ok: true, connection: current, tools });
@@ -213,7 +212,9 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
     const now = deps.clock.now();
     if ((state === 'failed' || state === 'down') && now < retryAt) {
       const seconds = Math.ceil((retryAt - now) / 1000);
-      return Promise.resolve({ ok: false, reason: `${reason()} (next try in ${seconds} s)` });
+      // Both ways here (a failed start, an exit) have logged the failure.
+      const why = `${reason()} (next try in ${seconds} s)`;
+      return Promise.resolve({ ok: false, reason: why, logged: true });
     }
     const attempt = start().finally(() => {
       starting = undefined;
@@ -251,6 +252,12 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
 }
 
 export type ServerRunner = ReturnType<typeof createServerRunner>;
+
+const shuttingDown = (): Availability => ({
+  ok: false,
+  reason: 'satchel is shutting down',
+  logged: false,
+});
 
 function withStderr(reason: string, connection: McpConnection | undefined): string {
   const line = connection?.stderr?.lastLine();

@@ -178,8 +178,13 @@ describe('the MCP hub over stdio', () => {
         reason: expect.stringMatching(
           /^it could not be started: spawn satchel-no-such-command ENOENT/,
         ),
+        logged: true,
       },
-      { server: 'bad', reason: expect.stringMatching(/^it could not be started: Invalid URL/) },
+      {
+        server: 'bad',
+        reason: expect.stringMatching(/^it could not be started: Invalid URL/),
+        logged: true,
+      },
     ]);
     expect(events('mcp_start_failed')).toHaveLength(2);
   });
