@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { serverEnvironment } from './environment.ts';
 import { createStderrTail, type StderrTail } from './stderr-tail.ts';
 import type { McpServerConfig } from './types.ts';
@@ -20,6 +21,8 @@ export interface ConnectionHooks {
   onSpawn(pid: number): void;
   /** The connection closed: the process exited (stdio) or the transport gave up. */
   onClose(): void;
+  /** The server said its tool list changed (`notifications/tools/list_changed`). */
+  onToolsChanged(): void;
 }
 
 /** One live connection to one server, and, for stdio, its process. */
@@ -41,7 +44,11 @@ export interface McpConnection {
   stderrDrained(ms: number): Promise<void>;
   /** Spawns or reaches the server and runs the `initialize` handshake; `signal` bounds it. */
   connect(signal: AbortSignal): Promise<void>;
-  /** Closes it; a process still running after `graceMs` is killed. Waits, bounded. */
+  /**
+   * Closes it: an HTTP session is ended first (a DELETE; a server that does not answer
+   * within `graceMs`, or refuses, is closed anyway), a process still running after
+   * `graceMs` is killed. Waits, bounded.
+   */
   stop(graceMs: number): Promise<void>;
 }
 
@@ -65,6 +72,7 @@ export function createConnection(config: McpServerConfig, hooks: ConnectionHooks
   client.onerror = (error) => {
     lastError = error.message;
   };
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.onToolsChanged());
   if (transport instanceof StdioClientTransport) {
     // The pid is known once the process is spawned, before the handshake: a server that
     // hangs in `initialize` must be killable (and guarded) too.
@@ -92,6 +100,12 @@ export function createConnection(config: McpServerConfig, hooks: ConnectionHooks
     },
     async stop(graceMs) {
       stopping = true;
+      // Before close, which aborts the transport's requests, this DELETE among them.
+      if (transport instanceof StreamableHTTPClientTransport && !closed)
+        await within(
+          transport.terminateSession().catch(() => {}),
+          graceMs,
+        );
       // The SDK ends stdin, then sends SIGTERM after 2 s and SIGKILL after 4 s; a grace
       // shorter than that is enforced here.
       void client.close().catch(() => {});

@@ -67,7 +67,12 @@ export function createMcpHub(options: McpHubOptions): McpHub {
       const result: McpToolsOfPack = { tools: [], failed: [] };
       states.forEach((state, i) => {
         if (state.ok) result.tools.push(...state.tools);
-        else result.failed.push({ server: servers[i]!.name, reason: state.reason });
+        else
+          result.failed.push({
+            server: servers[i]!.name,
+            reason: state.reason,
+            logged: state.logged,
+          });
       });
       return result;
     },

@@ -1,7 +1,14 @@
 import type { Logger } from '../core/ports.ts';
 import { type SchemaTool, ToolError } from '../tools/tool.ts';
 import { assignToolNames } from './tool-names.ts';
-import type { McpHub, McpImage, McpResult, McpServerConfig, McpTool } from './types.ts';
+import type {
+  McpHub,
+  McpImage,
+  McpResult,
+  McpServerConfig,
+  McpTool,
+  McpToolsOfPack,
+} from './types.ts';
 
 /** An MCP tool refused because its provider name is taken, for the log and doctor. */
 export interface McpClash {
@@ -15,7 +22,7 @@ export interface McpClash {
 export interface NamedMcpTools {
   tools: (McpTool & { name: string })[];
   clashes: McpClash[];
-  failed: { server: string; reason: string }[];
+  failed: McpToolsOfPack['failed'];
 }
 
 /**
@@ -44,7 +51,9 @@ export async function namedMcpTools(
 
 /**
  * The pack's MCP tools for one turn, as tools the runner takes. A server that failed to
- * start and a refused name are logged; the turn goes on with the rest.
+ * start and a refused name are logged; the turn goes on with the rest. A failure the hub
+ * has warned about already is noted at debug: a server that stays down costs one warning
+ * per failed start, not one per turn.
  */
 export async function packMcpTools(deps: {
   hub: McpHub;
@@ -57,8 +66,8 @@ export async function packMcpTools(deps: {
 }): Promise<SchemaTool[]> {
   const { hub, servers, log } = deps;
   const { tools, failed, clashes } = await namedMcpTools(hub, servers, deps.taken, deps.signal);
-  for (const { server, reason } of failed)
-    log.warn(
+  for (const { server, reason, logged } of failed)
+    log[logged ? 'debug' : 'warn'](
       { event: 'mcp_server_failed', server, reason },
       `MCP server ${server} is not available: ${reason}`,
     );

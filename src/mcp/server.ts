@@ -1,21 +1,15 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { z } from 'zod';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
 import { untilAborted } from './abortable.ts';
 import { backoffMs } from './backoff.ts';
-import { createConnection, type McpConnection, NO_SDK_TIMEOUT_MS } from './connection.ts';
+import { createConnection, type McpConnection } from './connection.ts';
 import { describeError } from './describe-error.ts';
 import type { OrphanGuard } from './orphan-guard.ts';
-import { allowedTools } from './tool-list.ts';
+import { allowedTools, listAll } from './tool-list.ts';
 import type { McpServerConfig, McpTool } from './types.ts';
 
 /** How long a closed server's last stderr lines are waited for (they name the reason). */
 const STDERR_WAIT_MS = 1000;
-/** A server that lists more pages than this is cut off there (a broken cursor loops). */
-const MAX_LIST_PAGES = 50;
-/** Only the shape that matters is checked: one bad tool entry must not cost the rest. */
-const LooseToolList = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 
 export interface ServerDeps {
   log: Logger;
@@ -27,7 +21,7 @@ export interface ServerDeps {
 
 export type Availability =
   | { ok: true; connection: McpConnection; tools: McpTool[] }
-  | { ok: false; reason: string };
+  | { ok: false; reason: string; logged: boolean };
 
 type State = 'idle' | 'starting' | 'ready' | 'failed' | 'down' | 'closed';
 
@@ -43,6 +37,10 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
   let tools: McpTool[] = [];
   let starting: Promise<Availability> | undefined;
   let abortStart: ((reason: unknown) => void) | undefined;
+  /** The server announced a changed tool list: the next use reads it again. */
+  let toolsChanged = false;
+  let refreshing: Promise<Availability> | undefined;
+  let abortRefresh: ((reason: unknown) => void) | undefined;
   let strikes = 0;
   let retryAt = 0;
   let reason = () => '';
@@ -105,7 +103,7 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
       },
       'MCP server failed to start',
     );
-    return { ok: false, reason: why };
+    return { ok: false, reason: why, logged: true };
   }
 
   async function start(): Promise<Availability> {
@@ -117,6 +115,9 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
         parentEnv: deps.parentEnv,
         onSpawn: (pid) => deps.guard.track(pid),
         onClose: () => onClosed(connection),
+        onToolsChanged: () => {
+          if (!connection.isStopping()) toolsChanged = true;
+        },
       });
     } catch (error) {
       // A URL that does not parse, say: a failed start like any other, never a throw.
@@ -130,6 +131,7 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
     );
     try {
       const signal = controller.signal;
+      toolsChanged = false;
       await untilAborted(connection.connect(signal), signal);
       const listed = await untilAborted(listAll(connection.client, signal), signal);
       if (connection.isClosed()) throw new Error('the server exited');
@@ -148,7 +150,7 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
       return { ok: true, connection, tools };
     } catch (error) {
       void stop(connection);
-      if ((state as State) === 'closed') return { ok: false, reason: 'satchel is shutting down' };
+      if ((state as State) === 'closed') return shuttingDown();
       return await startFailed(
         connection,
         controller.signal.aborted ? controller.signal.reason : error,
@@ -159,26 +161,71 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
     }
   }
 
+  /**
+   * Reads the tool list of a running server again (it announced a change), with the
+   * allow-list and checks of a start, bounded by `timeoutMs`. A listing that fails keeps
+   * the previous list until the next announcement: a server slow to list must not slow
+   * every turn.
+   */
+  async function relist(connection: McpConnection): Promise<Availability> {
+    toolsChanged = false;
+    const controller = new AbortController();
+    abortRefresh = (why) => controller.abort(why);
+    const timer = deps.clock.setTimeout(
+      () => controller.abort(new Error(`it did not list its tools within ${config.timeoutMs} ms`)),
+      config.timeoutMs,
+    );
+    try {
+      const signal = controller.signal;
+      const listed = await untilAborted(listAll(connection.client, signal), signal);
+      if (connection === current) {
+        tools = allowedTools(listed, config, log);
+        log.info({ event: 'mcp_tools_changed', tools: tools.length }, 'MCP server tools changed');
+      }
+    } catch (error) {
+      if (connection === current && !connection.isClosed())
+        log.warn(
+          {
+            event: 'mcp_tools_relist_failed',
+            reason: describeError(controller.signal.aborted ? controller.signal.reason : error),
+          },
+          'MCP server tool list not read again; the previous one is kept',
+        );
+    } finally {
+      deps.clock.clearTimeout(timer);
+      abortRefresh = undefined;
+      refreshing = undefined;
+    }
+    return ensure();
+  }
+
+  /** The server, started when it is not running (or the reason it is not available). */
+  function ensure(): Promise<Availability> {
+    if (state === 'closed') return Promise.resolve(shuttingDown());
+    if (refreshing) return refreshing;
+    if (state === 'ready' && current && !current.isClosed()) {
+      if (!toolsChanged) return Promise.resolve({ ok: true, connection: current, tools });
+      refreshing = relist(current);
+      return refreshing;
+    }
+    if (starting) return starting;
+    const now = deps.clock.now();
+    if ((state === 'failed' || state === 'down') && now < retryAt) {
+      const seconds = Math.ceil((retryAt - now) / 1000);
+      // Both ways here (a failed start, an exit) have logged the failure.
+      const why = `${reason()} (next try in ${seconds} s)`;
+      return Promise.resolve({ ok: false, reason: why, logged: true });
+    }
+    const attempt = start().finally(() => {
+      starting = undefined;
+    });
+    starting = attempt;
+    return attempt;
+  }
+
   return {
     config,
-    /** The server, started when it is not running (or the reason it is not available). */
-    ensure(): Promise<Availability> {
-      if (state === 'closed')
-        return Promise.resolve({ ok: false, reason: 'satchel is shutting down' });
-      if (state === 'ready' && current && !current.isClosed())
-        return Promise.resolve({ ok: true, connection: current, tools });
-      if (starting) return starting;
-      const now = deps.clock.now();
-      if ((state === 'failed' || state === 'down') && now < retryAt) {
-        const seconds = Math.ceil((retryAt - now) / 1000);
-        return Promise.resolve({ ok: false, reason: `${reason()} (next try in ${seconds} s)` });
-      }
-      const attempt = start().finally(() => {
-        starting = undefined;
-      });
-      starting = attempt;
-      return attempt;
-    },
+    ensure,
     /**
      * The connection failed under a call (an HTTP server that restarted has lost the
      * session, say): it is closed, and the next use connects afresh.
@@ -195,6 +242,7 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
     async close(): Promise<void> {
       state = 'closed';
       abortStart?.(new Error('satchel is shutting down'));
+      abortRefresh?.(new Error('satchel is shutting down'));
       if (starting) await starting;
       if (current) void stop(current);
       current = undefined;
@@ -205,21 +253,11 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
 
 export type ServerRunner = ReturnType<typeof createServerRunner>;
 
-async function listAll(client: Client, signal: AbortSignal): Promise<unknown[]> {
-  const tools: unknown[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const result = await client.request(
-      { method: 'tools/list', params: cursor ? { cursor } : {} },
-      LooseToolList,
-      { signal, timeout: NO_SDK_TIMEOUT_MS },
-    );
-    tools.push(...result.tools);
-    cursor = result.nextCursor;
-    if (!cursor) break;
-  }
-  return tools;
-}
+const shuttingDown = (): Availability => ({
+  ok: false,
+  reason: 'satchel is shutting down',
+  logged: false,
+});
 
 function withStderr(reason: string, connection: McpConnection | undefined): string {
   const line = connection?.stderr?.lastLine();

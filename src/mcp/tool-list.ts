@@ -1,8 +1,15 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { z } from 'zod';
 import type { Logger } from '../core/ports.ts';
+import { NO_SDK_TIMEOUT_MS } from './connection.ts';
 import type { McpServerConfig, McpTool } from './types.ts';
 
 /** A schema larger than this (as JSON) is refused: it would cost every turn its size. */
 export const MAX_SCHEMA_CHARS = 64 * 1024;
+/** A server that lists more pages than this is cut off there (a broken cursor loops). */
+const MAX_LIST_PAGES = 50;
+/** Only the shape that matters is checked: one bad tool entry must not cost the rest. */
+const LooseToolList = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 
 /**
  * The tools of one server's listing that reach the pack: those the allow-list names (all
@@ -73,4 +80,21 @@ export function schemaProblem(schema: unknown): string | undefined {
   if (size > MAX_SCHEMA_CHARS)
     return `its input schema is ${size} characters, more than ${MAX_SCHEMA_CHARS}`;
   return undefined;
+}
+
+/** Every page of a server's `tools/list`, unchecked; `signal` bounds it. */
+export async function listAll(client: Client, signal: AbortSignal): Promise<unknown[]> {
+  const tools: unknown[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const result = await client.request(
+      { method: 'tools/list', params: cursor ? { cursor } : {} },
+      LooseToolList,
+      { signal, timeout: NO_SDK_TIMEOUT_MS },
+    );
+    tools.push(...result.tools);
+    cursor = result.nextCursor;
+    if (!cursor) break;
+  }
+  return tools;
 }

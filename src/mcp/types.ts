@@ -58,8 +58,12 @@ export interface McpResult {
 
 export interface McpToolsOfPack {
   tools: McpTool[];
-  /** Servers that could not be started or listed now; the turn goes on without them. */
-  failed: { server: string; reason: string }[];
+  /**
+   * Servers that could not be started or listed now; the turn goes on without them.
+   * `logged`: the hub has warned about this failure itself (`mcp_start_failed`,
+   * `mcp_server_exited`), so a turn that meets it again need not warn once more.
+   */
+  failed: { server: string; reason: string; logged?: boolean }[];
 }
 
 export interface McpHub {

@@ -104,4 +104,42 @@ describe('the MCP hub over streamable HTTP', () => {
     expect(renewed).toEqual(expect.any(String));
     expect(renewed).not.toBe(session);
   });
+
+  it('ends a stateful session on close (DELETE with its id)', async () => {
+    fixture = await startMcpHttpFixture({ stateful: true });
+    hub = createMcpHub({ log: recordingLog().log });
+    await hub.tools([httpServer(fixture.url)], idle());
+    const session = fixture.requests.at(-1)?.headers['mcp-session-id'];
+    expect(session).toEqual(expect.any(String));
+
+    await hub.close();
+    hub = undefined;
+
+    const deletes = fixture.requests.filter((r) => r.method === 'DELETE');
+    expect(deletes.map((r) => r.headers['mcp-session-id'])).toEqual([session]);
+  });
+
+  it('closes anyway when the server refuses to end the session or never answers', async () => {
+    for (const endSession of ['refuse', 'hang'] as const) {
+      fixture = await startMcpHttpFixture({ stateful: true, endSession });
+      hub = createMcpHub({ log: recordingLog().log, closeGraceMs: 200 });
+      await hub.tools([httpServer(fixture.url)], idle());
+
+      await hub.close();
+      hub = undefined;
+
+      expect(fixture.requests.filter((r) => r.method === 'DELETE')).toHaveLength(1);
+      await fixture.close();
+      fixture = undefined;
+    }
+  });
+
+  it('sends no DELETE to a server that keeps no sessions', async () => {
+    fixture = await startMcpHttpFixture();
+    hub = createMcpHub({ log: recordingLog().log });
+    await hub.tools([httpServer(fixture.url)], idle());
+    await hub.close();
+    hub = undefined;
+    expect(fixture.requests.some((r) => r.method === 'DELETE')).toBe(false);
+  });
 });

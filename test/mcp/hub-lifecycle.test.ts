@@ -123,12 +123,17 @@ describe('the MCP hub: timeouts, /stop, crashes and hangs', () => {
           server: 'fx',
           reason:
             'it could not be started: the server exited (stderr: fixture: crashing at start on purpose)',
+          logged: true,
         },
       ],
     });
     expect(events('mcp_start_failed')).toMatchObject([{ pack: 'notes', retryInMs: 1000 }]);
 
-    expect((await hub.tools([server], idle())).failed[0]?.reason).toMatch(/next try in 1 s\)$/);
+    // Within the backoff: the same failure, already logged (a turn need not warn again).
+    expect((await hub.tools([server], idle())).failed[0]).toMatchObject({
+      reason: expect.stringMatching(/next try in 1 s\)$/),
+      logged: true,
+    });
     expect(startedPids(starts)).toHaveLength(1);
     clock.advance(1000);
     await hub.tools([server], idle());
@@ -172,7 +177,11 @@ describe('the MCP hub: timeouts, /stop, crashes and hangs', () => {
     expect(await a).toEqual({
       tools: [],
       failed: [
-        { server: 'fx', reason: 'it could not be started: it did not start within 30000 ms' },
+        {
+          server: 'fx',
+          reason: 'it could not be started: it did not start within 30000 ms',
+          logged: true,
+        },
       ],
     });
     expect(events('mcp_start_failed')).toMatchObject([{ pack: 'a', server: 'fx' }]);

@@ -178,8 +178,13 @@ describe('the MCP hub over stdio', () => {
         reason: expect.stringMatching(
           /^it could not be started: spawn satchel-no-such-command ENOENT/,
         ),
+        logged: true,
       },
-      { server: 'bad', reason: expect.stringMatching(/^it could not be started: Invalid URL/) },
+      {
+        server: 'bad',
+        reason: expect.stringMatching(/^it could not be started: Invalid URL/),
+        logged: true,
+      },
     ]);
     expect(events('mcp_start_failed')).toHaveLength(2);
   });
@@ -190,5 +195,33 @@ describe('the MCP hub over stdio', () => {
     const { tools } = await hub.tools([server], idle());
     expect(tools.map((t) => t.tool)).toContain('notes.search');
     expect((await hub.call(server, 'notes.search', { text: 'hi' }, idle())).text).toBe('hi');
+  });
+
+  it('reads the tool list again after the server announces a change, allow-list applied', async () => {
+    const { hub, events } = open();
+    const startLog = path.join(dir, 'starts');
+    const server = fixtureServer({
+      tools: ['echo', 'add_tool', 'late'],
+      env: { MCP_FIXTURE_START_LOG: startLog },
+    });
+    const before = await hub.tools([server], idle());
+    expect(before.tools.map((t) => t.tool)).toEqual(['echo', 'add_tool']);
+
+    await hub.call(server, 'add_tool', { name: 'late' }, idle());
+    await hub.call(server, 'add_tool', { name: 'other' }, idle());
+    const after = await hub.tools([server], idle());
+
+    expect(after.tools.map((t) => t.tool)).toEqual(['echo', 'add_tool', 'late']);
+    expect(after.tools.find((t) => t.tool === 'late')).toMatchObject({
+      description: 'A tool added later',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+    });
+    expect((await hub.call(server, 'late', { text: 'hi' }, idle())).text).toBe('hi');
+    expect(startedPids(startLog)).toHaveLength(1);
+    // Each add_tool call announced a change: the second call and tools() each read the list.
+    expect(events('mcp_tools_changed')).toMatchObject([
+      { pack: 'notes', server: 'fx', tools: 3 },
+      { pack: 'notes', server: 'fx', tools: 3 },
+    ]);
   });
 });

@@ -46,8 +46,14 @@ function scriptedModel(steps: Step[]) {
   return { model, requests };
 }
 
-/** A hub with a few tools on `files`, whose `broken` server never starts. */
-function fakeHub(results: Record<string, (args: Record<string, unknown>) => McpResult>) {
+/**
+ * A hub with a few tools on `files`, whose `broken` server never starts; `brokenLogged`:
+ * the hub says it has warned about that failure itself.
+ */
+function fakeHub(
+  results: Record<string, (args: Record<string, unknown>) => McpResult>,
+  options: { brokenLogged?: boolean } = {},
+) {
   const listed: string[][] = [];
   const calls: { server: string; tool: string; args: Record<string, unknown> }[] = [];
   const tools: McpTool[] = [
@@ -73,7 +79,11 @@ function fakeHub(results: Record<string, (args: Record<string, unknown>) => McpR
         tools: tools.filter((t) => servers.some((s) => s.name === t.server)),
         failed: servers
           .filter((s) => s.name === 'broken')
-          .map((s) => ({ server: s.name, reason: 'spawn node ENOENT' })),
+          .map((s) => ({
+            server: s.name,
+            reason: 'spawn node ENOENT',
+            ...(options.brokenLogged ? { logged: true } : {}),
+          })),
       };
     },
     async call(server: McpServerConfig, tool, args) {
@@ -187,11 +197,22 @@ describe("a pack's MCP tools in its turns", () => {
       { server: 'files', tool: 'get_x', name: 'files__get_x', with: 'files/get.x' },
     ]);
     expect(logs.filter((l) => l.event === 'mcp_server_failed')).toMatchObject([
-      { server: 'broken', reason: 'spawn node ENOENT', pack: 'beta' },
+      { server: 'broken', reason: 'spawn node ENOENT', pack: 'beta', level: 40 },
     ]);
     expect(fake.closed()).toBe(0);
     await core.stop(async () => {});
     expect(fake.closed()).toBe(1);
+  });
+
+  it('notes a failure the hub has warned about already at debug, on every turn', async () => {
+    const fake = fakeHub({}, { brokenLogged: true });
+    const { core, requests, logs } = rig({ packs: fixturePacks(['beta'], MCP), hub: fake.hub });
+    await turn(core, 'first');
+    await turn(core, 'second');
+    expect(requests).toHaveLength(2);
+    const failed = { server: 'broken', reason: 'spawn node ENOENT', pack: 'beta', level: 20 };
+    expect(logs.filter((l) => l.event === 'mcp_server_failed')).toMatchObject([failed, failed]);
+    expect(logs.filter((l) => (l.level as number) >= 40 && l.server === 'broken')).toEqual([]);
   });
 
   it('calls the server and the model reads the result; errors begin with Error:', async () => {
