@@ -141,13 +141,15 @@ export function createCore(
     maxJobs: config.maxJobs,
   });
   const outboxRepo = createOutboxRepo(store.db);
+  const topics = createTopicGone({ log, clock, jobs });
   const outbox = createOutboxes({
     repo: outboxRepo,
     channels,
     clock,
     log,
     redact,
-    threadGone: createTopicGone({ log, jobs }),
+    threadGone: topics.gone,
+    threadBack: topics.back,
     ...options.outbox,
   });
   const channelOf = (platform: string) => edges.get(platform)?.channel;

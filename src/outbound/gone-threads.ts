@@ -4,11 +4,15 @@ import { type Address, addressKey } from '../core/types.ts';
 /**
  * The threads (forum topics) a channel call was refused into because they no longer exist
  * (`thread_gone`). The channel sends no event for a deleted topic: a refused call is how
- * satchel learns of it, whichever call it was (a queued row, a live message, typing). A
- * thread once gone stays gone (Telegram never reuses a topic's id), so live calls into it
- * are skipped from then on; queued rows are still tried, and refused, once each.
+ * satchel learns of it, whichever call it was (a queued row, a live message, typing). Live
+ * calls into a gone thread are skipped; queued rows are still tried, once each. Telegram
+ * has been known to refuse a call so into a topic that exists: a row delivered there
+ * proves the thread is back, and `onBack` undoes the pause.
  */
-export function createGoneThreads(onGone?: (to: Address) => void) {
+export function createGoneThreads(hooks: {
+  onGone?: ((to: Address) => void) | undefined;
+  onBack?: ((to: Address) => void) | undefined;
+}) {
   const gone = new Set<string>();
   return {
     /** Whether a call into `to` was refused as `thread_gone` before. */
@@ -19,7 +23,13 @@ export function createGoneThreads(onGone?: (to: Address) => void) {
       if (!(error instanceof ChannelError) || error.kind !== 'thread_gone') return;
       if (to.threadId === undefined) return;
       gone.add(addressKey(to));
-      onGone?.(to);
+      hooks.onGone?.(to);
+    },
+
+    /** A row was delivered into `to`: a thread taken for gone is back. */
+    delivered(to: Address): void {
+      if (to.threadId === undefined || !gone.delete(addressKey(to))) return;
+      hooks.onBack?.(to);
     },
   };
 }

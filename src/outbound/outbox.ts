@@ -36,6 +36,8 @@ export interface OutboxDeps {
    * is how satchel learns of it.
    */
   threadGone?: (to: Address) => void;
+  /** A row was delivered into a thread `threadGone` was told of: it exists after all. */
+  threadBack?: (to: Address) => void;
 }
 
 export interface DispatchOptions {
@@ -75,7 +77,7 @@ export function createOutbox(deps: OutboxDeps) {
   });
   const senders = createSenders(channel, log);
   const lanes = createSerialQueues<number>();
-  const gone = createGoneThreads(deps.threadGone);
+  const gone = createGoneThreads({ onGone: deps.threadGone, onBack: deps.threadBack });
   const live = createLive({ channel, delivery, senders, lanes, gone, closed: () => closed });
   /** Chats whose head row could not be sent, with the callers waiting on their rows. */
   const stalled = new Set<number>();
@@ -96,17 +98,18 @@ export function createOutbox(deps: OutboxDeps) {
         priority,
       );
       markSent(row.id, sent.messageId);
+      gone.delivered(to);
       return 'sent' as const;
     } catch (error) {
       if (shutdown.signal.aborted) return 'deferred' as const;
       const final = !(error instanceof ChannelError && error.kind === 'transient');
       repo.markAttempt(row.id, redact(String((error as Error).message)), final);
-      gone.note(to, error);
       if (final || !stalled.has(row.chatId))
         log.error(
           { event: sendFailed, chatId: row.chatId, outboxId: row.id, final, err: error },
           final ? 'send refused' : 'send failed; will retry',
         );
+      gone.note(to, error);
       return final ? ('failed' as const) : ('deferred' as const);
     }
   }

@@ -27,7 +27,11 @@ export function createChatChanges(deps: {
       const paused = jobs.pauseAt(event.address, 'topic_closed');
       log.info({ event: 'topic_closed', address, pausedJobs: paused }, 'topic closed');
     } else if (event.change === 'topic_reopened') {
-      const resumed = jobs.resumeAt(event.address, 'topic_closed', deps.clock.now());
+      // A reopened topic exists: jobs paused as gone (a refusal it was known for) come back too.
+      const now = deps.clock.now();
+      const resumed =
+        jobs.resumeAt(event.address, 'topic_closed', now) +
+        jobs.resumeAt(event.address, 'topic_gone', now);
       log.info({ event: 'topic_reopened', address, resumedJobs: resumed }, 'topic reopened');
     } else if (event.change === 'moved' && event.movedTo !== undefined) {
       moves.move(event.address.platform, event.address.chatId, event.movedTo);
@@ -40,15 +44,30 @@ export function createChatChanges(deps: {
 /**
  * A send into a forum topic was refused because the topic no longer exists (SPEC §12: the
  * Bot API sends no update for a deleted topic): its jobs pause, so they stop running and
- * failing; the refused row itself is not tried again (a final refusal).
+ * failing; the refused row itself is not tried again (a final refusal). `back`: a message
+ * was delivered there after all (the refusal was Telegram's mistake): the jobs resume.
  */
-export function createTopicGone(deps: { log: Logger; jobs: Pick<JobRepo, 'pauseAt'> }) {
-  return (to: Address): void => {
-    const paused = deps.jobs.pauseAt(to, 'topic_gone');
-    if (paused === 0) return;
-    deps.log.warn(
-      { event: 'topic_gone_jobs_paused', address: addressKey(to), pausedJobs: paused },
-      'the topic no longer exists (deleted?): its jobs are paused',
-    );
+export function createTopicGone(deps: {
+  log: Logger;
+  clock: Clock;
+  jobs: Pick<JobRepo, 'pauseAt' | 'resumeAt'>;
+}) {
+  return {
+    gone(to: Address): void {
+      const paused = deps.jobs.pauseAt(to, 'topic_gone');
+      if (paused === 0) return;
+      deps.log.warn(
+        { event: 'topic_gone_jobs_paused', address: addressKey(to), pausedJobs: paused },
+        'the topic no longer exists (deleted?): its jobs are paused',
+      );
+    },
+    back(to: Address): void {
+      const resumed = deps.jobs.resumeAt(to, 'topic_gone', deps.clock.now());
+      if (resumed === 0) return;
+      deps.log.info(
+        { event: 'topic_back_jobs_resumed', address: addressKey(to), resumedJobs: resumed },
+        'a message reached the topic after all: its jobs run again',
+      );
+    },
   };
 }

@@ -186,6 +186,30 @@ describe("a forum topic's jobs (SPEC §12)", () => {
     expect(callsInto(TOPIC, 'sendChatAction').map((c) => c.failed)).toEqual([true]);
   });
 
+  it('resumes them when a message reaches the topic after a refusal Telegram made in error', async () => {
+    const updates = await start();
+    // The topic exists, but one typing call is refused as if it did not (a Bot API glitch).
+    h.tg.fail('sendChatAction', {
+      status: 400,
+      description: 'Bad Request: message thread not found',
+    });
+    h.model.enqueue({ text: 'Ferns like shade.', delayMs: 200 });
+    h.tg.text({ ...inTopic(TOPIC), text: `${BOT} how do I keep a fern happy?` });
+    await settled(h, updates + 1);
+
+    expect(callsInto(TOPIC, 'sendChatAction').map((c) => c.failed)[0]).toBe(true);
+    expect(callsInto(TOPIC).map((c) => [c.failed ?? false, c.params.text])).toEqual([
+      [false, 'Ferns like shade.'],
+    ]);
+    expect(h.logs('topic_gone_jobs_paused')).toMatchObject([{ pausedJobs: 1 }]);
+    expect(h.logs('topic_back_jobs_resumed')).toMatchObject([
+      { address: `tg:${FORUM}:${TOPIC}`, resumedJobs: 1 },
+    ]);
+    expect(jobStates()).toEqual([
+      { what: 'alpha_one', thread: TOPIC, enabled: 1, paused_by: null },
+    ]);
+  });
+
   it('resumes on reopening the jobs the close paused, not one the user paused', async () => {
     let updates = await start();
     h.model.enqueue(
