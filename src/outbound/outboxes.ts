@@ -35,22 +35,16 @@ export function createOutboxes(deps: OutboxesDeps) {
   };
 
   /**
-   * Which outbox wrote a row, until it is dispatched: a row written in this run need not be
-   * read back to find its channel (one SQLite read less per message sent).
+   * Rows go to their own channel's outbox, in the order given within each. The row is read
+   * for its channel (a point read): remembering who wrote which id instead saved nothing
+   * measurable, and a rolled-back write's id is handed out again.
    */
-  const writers = new Map<number, ChannelOutbox>();
-  function wrote<T extends number | number[]>(outbox: ChannelOutbox, ids: T): T {
-    if (!only) for (const id of ([] as number[]).concat(ids)) writers.set(id, outbox);
-    return ids;
-  }
-
-  /** Rows go to their own channel's outbox, in the order given within each. */
   function dispatch(ids: readonly number[], options?: DispatchOptions): Promise<boolean> {
     if (only) return only.dispatch(ids, options);
     const groups = new Map<ChannelOutbox, number[]>();
     for (const id of ids) {
-      const outbox = writers.get(id) ?? byPlatform.get(deps.repo.get(id)?.channel ?? '');
-      writers.delete(id);
+      const row = deps.repo.get(id);
+      const outbox = row && byPlatform.get(row.channel);
       if (outbox) groups.set(outbox, [...(groups.get(outbox) ?? []), id]);
     }
     const sent = [...groups].map(([outbox, group]) => outbox.dispatch(group, options));
@@ -60,18 +54,14 @@ export function createOutboxes(deps: OutboxesDeps) {
   return {
     /** How text shows on `to`'s channel: its markup and its limits. */
     renderFor: (to: Pick<Address, 'platform'>): Renderer => of(to).render,
-    write: (to: Address, message: OutboundText) => wrote(of(to), of(to).write(to, message)),
+    write: (to: Address, message: OutboundText) => of(to).write(to, message),
     writeParts: (to: Address, parts: Parameters<ChannelOutbox['writeParts']>[1]) =>
-      wrote(of(to), of(to).writeParts(to, parts)),
-    writePayload: (to: Address, payload: Parameters<ChannelOutbox['writePayload']>[1]) => {
-      const written = of(to).writePayload(to, payload);
-      wrote(of(to), written.ids);
-      return written;
-    },
+      of(to).writeParts(to, parts),
+    writePayload: (to: Address, payload: Parameters<ChannelOutbox['writePayload']>[1]) =>
+      of(to).writePayload(to, payload),
     writeEdit: (to: Address, messageId: number, part: Parameters<ChannelOutbox['writeEdit']>[2]) =>
-      wrote(of(to), of(to).writeEdit(to, messageId, part)),
-    writeDelete: (to: Address, messageId: number) =>
-      wrote(of(to), of(to).writeDelete(to, messageId)),
+      of(to).writeEdit(to, messageId, part),
+    writeDelete: (to: Address, messageId: number) => of(to).writeDelete(to, messageId),
     dispatch,
     /** The channel's id of the message a row became; undefined until it is sent. */
     messageIdOf: (rowId: number): number | undefined =>
