@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import { ArchiveError, extractSafely } from '../backup/archive.ts';
 import { installedPacksDir, SOURCE_FILE } from './installed.ts';
 import { formatProblem } from './problems.ts';
-import { compareVersions } from './semver.ts';
+import { compareVersions, VERSION } from './semver.ts';
 import { validatePack } from './validate.ts';
 import { readYaml } from './yaml-source.ts';
 
@@ -180,6 +180,11 @@ function place(dir: string, from: string, options: InstallOptions): Installed {
           '  ',
           ' ',
         ),
+      );
+    // A pack copied in by hand may carry no version, or one that cannot be compared.
+    if (!(previous && VERSION.test(previous)) && !options.force)
+      throw new PackInstallError(
+        `The installed ${name} has no version satchel can compare (${previous ?? 'none'}); use --force to replace it.`,
       );
     if (previous && compareVersions(version, previous) < 0 && !options.force)
       throw new PackInstallError(

@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
 import { checkMcpEntries, mcpServerSchema } from './manifest-mcp.ts';
+import { VERSION } from './semver.ts';
 import { didYouMean } from './suggest.ts';
 
 /** The core tools a pack may enable. */
@@ -61,7 +62,7 @@ export const manifestSchema = z
       .describe("The pack's id: [a-z][a-z0-9-]*, at most 32 characters, equal to its folder name."),
     version: z
       .string()
-      .regex(/^\d+\.\d+\.\d+([-+][\w.-]+)?$/, 'must be a version like 1.0.0')
+      .regex(VERSION, 'must be a version like 1.0.0 (or 1.0.0-rc.1, 1.0.0+build.5)')
       .describe('The pack version, like 1.0.0.'),
     display_name: z
       .string()

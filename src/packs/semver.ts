@@ -1,3 +1,7 @@
+/** A semantic version: `1.2.3`, with an optional pre-release (`-rc.1`) and build (`+build.5`). */
+export const VERSION =
+  /^\d+\.\d+\.\d+(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+
 /**
  * Semantic-version precedence (semver.org §11), for `pack add --upgrade`: the numbers
  * first; a pre-release (`1.0.0-rc.1`) is lower than its release; pre-release identifiers

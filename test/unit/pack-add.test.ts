@@ -183,6 +183,31 @@ describe('satchel pack add', () => {
     expect((await add('2.0.0-rc.1', '--force')).code).toBe(0);
   });
 
+  it('takes a full semver version, and replaces an installed pack without a readable one only with --force', async () => {
+    const w = workspace();
+    const full = await run(w, 'add', [
+      packSource(w.cwd, 'alpha', { version: '1.0.0-rc.1+build.5' }),
+    ]);
+    expect(full.err).toBe('');
+    expect(full.code).toBe(0);
+    // Copied in by hand with a version satchel cannot compare.
+    const installedYml = path.join(w.installed, 'alpha', 'pack.yml');
+    writeFileSync(
+      installedYml,
+      readFileSync(installedYml, 'utf8').replace(/^version: .*$/m, 'version: v2'),
+    );
+    const add = (...flags: string[]) =>
+      run(w, 'add', [packSource(w.cwd, 'alpha', { version: '1.0.0' }), '--upgrade', ...flags]);
+    const refused = await add();
+    expect(refused.code).toBe(1);
+    expect(refused.err).toBe(
+      'satchel pack add: The installed alpha has no version satchel can compare (v2); use --force to replace it.\n',
+    );
+    expect(readFileSync(installedYml, 'utf8')).toContain('version: v2');
+    expect((await add('--force')).code).toBe(0);
+    expect(readFileSync(installedYml, 'utf8')).toContain('version: 1.0.0\n');
+  });
+
   it('refuses a pack whose name a pack in SATCHEL_PACKS already has', async () => {
     const w = workspace();
     const bundled = path.join(w.cwd, 'packs');

@@ -160,7 +160,7 @@ describe('pack validate reports every problem', () => {
     const lines = problems.map((p) => formatProblem({ ...p, file: path.relative(dir, p.file) }));
     expect(lines).toEqual(
       expect.arrayContaining([
-        '`pack.yml` line 2: `version` — must be a version like 1.0.0',
+        '`pack.yml` line 2: `version` — must be a version like 1.0.0 (or 1.0.0-rc.1, 1.0.0+build.5)',
         expect.stringMatching(
           /^`pack\.yml` line 8: `tools\[1\]` — unknown tool `shell` \(one of: memory, .+\)$/,
         ),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareVersions } from '../../src/packs/semver.ts';
+import { compareVersions, VERSION } from '../../src/packs/semver.ts';
 
 describe('compareVersions (semver precedence)', () => {
   it('orders the example chain of semver.org §11, each lower than the next', () => {
@@ -58,5 +58,19 @@ describe('compareVersions (semver precedence)', () => {
   it('finds equal versions equal', () => {
     expect(compareVersions('1.2.3', '1.2.3')).toBe(0);
     expect(compareVersions('1.2.3-rc.1', '1.2.3-rc.1')).toBe(0);
+  });
+
+  it('knows a version when it sees one', () => {
+    for (const v of [
+      '1.0.0',
+      '10.20.30',
+      '1.0.0-rc.1',
+      '1.0.0-alpha-beta.7',
+      '1.0.0+build.5',
+      '1.0.0-rc.1+build-7.x',
+    ])
+      expect(VERSION.test(v), v).toBe(true);
+    for (const v of ['v1.0.0', '1.0', '1.0.0-', '1.0.0-rc..1', '1.0.0+', '1.0.0-rc_1', ' 1.0.0'])
+      expect(VERSION.test(v), v).toBe(false);
   });
 });
