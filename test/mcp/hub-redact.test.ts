@@ -94,3 +94,27 @@ describe.each(Object.entries(SECRETS))('the MCP hub with %s', (_, secret) => {
     });
   });
 });
+
+describe('the MCP hub with a secret header value Node refuses', () => {
+  it("redacts the value Node's header check quotes in its error", async () => {
+    const secret = 'line-one-secret\nline-two-secret';
+    const { hub, lines } = open(secret);
+    const server = {
+      ...fixtureServer(),
+      transport: {
+        type: 'http' as const,
+        url: 'http://127.0.0.1:9/mcp',
+        headers: { Authorization: `Bearer ${secret}` },
+      },
+    };
+
+    const { failed } = await hub.tools([server], idle());
+
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.reason).toContain('[redacted]');
+    for (const piece of ['line-one-secret', 'line-two-secret']) {
+      expect(failed[0]!.reason).not.toContain(piece);
+      expect(JSON.stringify(lines)).not.toContain(piece);
+    }
+  });
+});
