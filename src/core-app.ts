@@ -177,7 +177,7 @@ export function createCore(
         `pack skipped: ${error.message}`,
       ),
   });
-  const mcpHub = options.mcpHub ?? createDefaultHub(log, clock);
+  const mcpHub = options.mcpHub ?? createDefaultHub(log, secrets, clock);
   const mcpServers = mcpServersByPack(packs.list(), settings.values, (pack, { server, reason }) =>
     log.warn(
       { event: 'mcp_server_unavailable', pack, server, reason },

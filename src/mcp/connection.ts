@@ -23,6 +23,8 @@ export interface ConnectionHooks {
   onClose(): void;
   /** The server said its tool list changed (`notifications/tools/list_changed`). */
   onToolsChanged(): void;
+  /** Removes secrets from the server's stderr before any of it is cut or kept. */
+  redact?: (text: string) => string;
 }
 
 /** One live connection to one server, and, for stdio, its process. */
@@ -70,7 +72,7 @@ export function createConnection(config: McpServerConfig, hooks: ConnectionHooks
     hooks.onClose();
   };
   client.onerror = (error) => {
-    lastError = error.message;
+    lastError = hooks.redact ? hooks.redact(error.message) : error.message;
   };
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.onToolsChanged());
   if (transport instanceof StdioClientTransport) {
@@ -140,7 +142,7 @@ function createTransport(
     stderr: 'pipe',
     maxBufferSize: Math.max(MIN_BUFFER_BYTES, config.maxOutputChars * 8),
   });
-  const stderr = createStderrTail();
+  const stderr = createStderrTail(undefined, hooks.redact);
   const stream = transport.stderr;
   stream?.on('data', (chunk: Buffer) => stderr.push(chunk));
   const stderrEnded = new Promise<void>((resolve) => {

@@ -1,12 +1,23 @@
 import type { Clock } from '../core/clock.ts';
 import { ToolError } from '../core/errors.ts';
 import type { Logger } from '../core/ports.ts';
+import { createRedactor, redactSecretShapes } from '../core/redact.ts';
 import { createMcpHub } from './hub.ts';
 import type { McpHub } from './types.ts';
 
-/** The hub satchel runs with (the core's, doctor's): servers get a minimal environment. */
-export function createDefaultHub(log: Logger, clock?: Clock): McpHub {
-  return createMcpHub({ log, ...(clock ? { clock } : {}) });
+/**
+ * The hub satchel runs with (the core's, doctor's): servers get a minimal environment, and
+ * `secrets` (the packs' secret settings and satchel's own) and anything shaped like a secret
+ * are removed from what the servers say before it is cut, logged or shown (SPEC §15).
+ */
+export function createDefaultHub(
+  log: Logger,
+  secrets: readonly (string | undefined)[],
+  clock?: Clock,
+): McpHub {
+  const known = createRedactor(secrets);
+  const redact = (text: string) => redactSecretShapes(known(text));
+  return createMcpHub({ log, redact, ...(clock ? { clock } : {}) });
 }
 
 /**

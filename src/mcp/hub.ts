@@ -25,6 +25,11 @@ export interface McpHubOptions {
   closeGraceMs?: number;
   /** Stop the servers even when satchel is killed with SIGKILL (default true; see orphan-guard.ts). */
   orphanGuard?: boolean;
+  /**
+   * Removes the packs' secrets (SPEC §15) from a server's stderr, error descriptions, reasons
+   * and tool results before they are cut, logged or shown (default: keeps text as it is).
+   */
+  redact?: (text: string) => string;
 }
 
 /** The hub behind a pack's `mcp:` servers (SPEC §13): lazy starts, restarts, calls, shutdown. */
@@ -36,7 +41,9 @@ export function createMcpHub(options: McpHubOptions): McpHub {
     parentEnv: options.env ?? process.env,
     guard,
     closeGraceMs: options.closeGraceMs ?? 3000,
+    redact: options.redact ?? ((text: string) => text),
   };
+  const { redact } = deps;
   const runners = new Map<string, { fingerprint: string; runner: ServerRunner }>();
   const retired = new Set<Promise<void>>();
   let closed = false;
@@ -70,7 +77,7 @@ export function createMcpHub(options: McpHubOptions): McpHub {
         else
           result.failed.push({
             server: servers[i]!.name,
-            reason: state.reason,
+            reason: redact(state.reason),
             logged: state.logged,
           });
       });
@@ -84,7 +91,9 @@ export function createMcpHub(options: McpHubOptions): McpHub {
       const runner = runnerFor(config);
       const state = await untilAborted(runner.ensure(), signal);
       if (!state.ok)
-        throw new ToolError(`The MCP server ${config.name} is not available: ${state.reason}.`);
+        throw new ToolError(
+          redact(`The MCP server ${config.name} is not available: ${state.reason}.`),
+        );
       if (!state.tools.some((t) => t.tool === tool))
         throw new ToolError(`The MCP server ${config.name} offers no tool ${tool} to this pack.`);
       // The SDK never removes the listener it adds to a request's signal: it gets one of its
@@ -102,7 +111,7 @@ export function createMcpHub(options: McpHubOptions): McpHub {
       } catch (error) {
         // The SDK has sent the server its cancellation; the registry wants the abort itself.
         if (signal.aborted) throw signal.reason;
-        const failure = callError(config, tool, error, state.connection.isClosed());
+        const failure = callError(config, tool, error, state.connection.isClosed(), redact);
         // Not an answer from the server (a JSON-RPC error or a timeout) but a failed request.
         if (config.transport.type === 'http' && !(error instanceof McpError))
           runner.drop(state.connection, error);
@@ -111,7 +120,9 @@ export function createMcpHub(options: McpHubOptions): McpHub {
         signal.removeEventListener('abort', forward);
       }
       runner.healthy();
-      return toMcpResult(raw, config, tool);
+      // A secret is never shown to the model, even when a server echoes it back.
+      const result = toMcpResult(raw, config, tool);
+      return { ...result, text: redact(result.text) };
     },
 
     async close(): Promise<void> {
@@ -128,6 +139,7 @@ function callError(
   tool: string,
   error: unknown,
   exited: boolean,
+  redact: (text: string) => string,
 ): ToolError {
   const where = `The MCP tool ${config.name}/${tool}`;
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
@@ -136,7 +148,7 @@ function callError(
     return new ToolError(
       `${where} failed: the server exited during the call; it is restarted on the next use.`,
     );
-  return new ToolError(`${where} failed: ${describeError(error)}`);
+  return new ToolError(`${where} failed: ${describeError(error, redact)}`);
 }
 
 const shutDown = (server: string) => ({ server, reason: 'satchel is shutting down' });

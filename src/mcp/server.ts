@@ -17,6 +17,8 @@ export interface ServerDeps {
   parentEnv: Readonly<Record<string, string | undefined>>;
   guard: OrphanGuard;
   closeGraceMs: number;
+  /** Removes the packs' secrets from what a server says before it is cut, logged or shown. */
+  redact: (text: string) => string;
 }
 
 export type Availability =
@@ -92,7 +94,10 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
     retryAt = deps.clock.now() + wait;
     state = 'failed';
     if (connection?.isClosed()) await connection.stderrDrained(STDERR_WAIT_MS);
-    const why = withStderr(`it could not be started: ${describeError(cause)}`, connection);
+    const why = withStderr(
+      `it could not be started: ${describeError(cause, deps.redact)}`,
+      connection,
+    );
     reason = () => why;
     log.warn(
       {
@@ -118,6 +123,7 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
         onToolsChanged: () => {
           if (!connection.isStopping()) toolsChanged = true;
         },
+        redact: deps.redact,
       });
     } catch (error) {
       // A URL that does not parse, say: a failed start like any other, never a throw.
@@ -187,7 +193,10 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
         log.warn(
           {
             event: 'mcp_tools_relist_failed',
-            reason: describeError(controller.signal.aborted ? controller.signal.reason : error),
+            reason: describeError(
+              controller.signal.aborted ? controller.signal.reason : error,
+              deps.redact,
+            ),
           },
           'MCP server tool list not read again; the previous one is kept',
         );
@@ -232,7 +241,7 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
      */
     drop(connection: McpConnection, error: unknown): void {
       if (connection !== current) return;
-      markDown(connection, () => `the connection failed: ${describeError(error)}`);
+      markDown(connection, () => `the connection failed: ${describeError(error, deps.redact)}`);
       void stop(connection);
     },
     /** A call went through: the server is healthy again, a later crash restarts at once. */

@@ -24,7 +24,10 @@ export async function checkMcpServers(
   if (withServers.length === 0) return [];
   const own =
     hub ??
-    createDefaultHub(createLogger({ level: 'silent', secrets: settings.secrets, format: 'json' }));
+    createDefaultHub(
+      createLogger({ level: 'silent', secrets: settings.secrets, format: 'json' }),
+      settings.secrets,
+    );
   try {
     const checks = await Promise.all(
       withServers.map((pack) => checkPack(own, pack, settings.values.get(pack.name) ?? {})),

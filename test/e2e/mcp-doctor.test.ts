@@ -12,13 +12,17 @@ import { doctorCommand } from '../../src/cli/doctor.ts';
 import { FakeModel } from '../fakes/model-server.ts';
 import { fixturePacks, TEST_OPENAI_KEY } from '../support/harness.ts';
 import { fixtureEntry } from '../support/mcp-packs.ts';
+import { LONG_SECRET, secretFragmentsIn } from '../support/secret-fragments.ts';
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function doctor(packs: string): Promise<{ code: number; lines: string[] }> {
+async function doctor(
+  packs: string,
+  more: Record<string, string> = {},
+): Promise<{ code: number; lines: string[] }> {
   const model = await FakeModel.start();
   const home = mkdtempSync(path.join(tmpdir(), 'satchel-mcp-doctor-'));
   closers.push(
@@ -40,6 +44,7 @@ async function doctor(packs: string): Promise<{ code: number; lines: string[] }>
       OPENAI_BASE_URL: `${model.url}/v1`,
       LLM_MODEL: 'gpt-4.1-mini',
       DASHBOARD_PORT: '0',
+      ...more,
     },
     cwd: home,
   };
@@ -70,6 +75,27 @@ describe('satchel doctor: MCP servers', () => {
     );
     const down = lines.find((l) => l.startsWith('✗ MCP server beta/down (stdio '));
     expect(down, lines.join('\n')).toContain('crashing at start on purpose');
+    expect(code).toBe(1);
+  });
+
+  it('says why a server failed without a piece of the secret setting it quoted', async () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${settings.NAME} is pack.yml syntax
+    const token = '  FIXTURE_TOKEN: ${settings.token}';
+    const packs = fixturePacks(
+      ['beta'],
+      `settings:
+  - name: token
+    description: The service token.
+    secret: true
+    required: true
+mcp:
+${fixtureEntry('down', ['env:', '  MCP_FIXTURE_MODE: leak-start', token])}
+`,
+    );
+    const { code, lines } = await doctor(packs, { SATCHEL_PACK_BETA_TOKEN: LONG_SECRET });
+    const down = lines.find((l) => l.startsWith('✗ MCP server beta/down (stdio '));
+    expect(down, lines.join('\n')).toContain('(stderr: fixture: invalid key [redacted])');
+    expect(secretFragmentsIn(lines.join('\n'))).toEqual([]);
     expect(code).toBe(1);
   });
 });

@@ -16,6 +16,7 @@ import type { CliIo } from '../../src/cli/command.ts';
 import { type McpHttpFixture, startMcpHttpFixture } from '../fixtures/mcp/http-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 import { fixtureEntry } from '../support/mcp-packs.ts';
+import { LONG_SECRET, secretFragmentsIn } from '../support/secret-fragments.ts';
 
 const SECRET = 'mcp-secret-5b1e9d7c3a';
 
@@ -123,5 +124,46 @@ ${fixtureEntry('fx', [
 
     await h.stop();
     expect(holding(filesUnder(h.home))).toEqual([]);
+  });
+});
+
+describe('a secret setting an MCP server quotes when it fails', () => {
+  it('reaches no model request, log line or database file: only the redaction mark', async () => {
+    const packs = fixturePacks(
+      ['beta'],
+      `settings:
+  - name: token
+    description: The service token.
+    secret: true
+    required: true
+mcp:
+${fixtureEntry('fx', ['tools: [leak_fail]', 'env:', '  FIXTURE_TOKEN: ${settings.token}'])}
+${fixtureEntry('down', ['env:', '  MCP_FIXTURE_MODE: leak-start', '  FIXTURE_TOKEN: ${settings.token}'])}
+`,
+    );
+    await h.start({ SATCHEL_PACKS: packs, SATCHEL_PACK_BETA_TOKEN: LONG_SECRET });
+    h.model.enqueue(
+      { toolCalls: [{ name: 'fx__leak_fail', arguments: {} }] },
+      { text: 'The service refused.' },
+    );
+    h.tg.text({ userId: ALLOWED_USER, text: 'check the service' });
+    await settled(h, 1);
+
+    const [, second] = h.model.chatRequests();
+    const results = ((second?.body.messages ?? []) as { role: string; content: string }[])
+      .filter((m) => m.role === 'tool')
+      .map((m) => m.content);
+    expect(results).toHaveLength(1);
+    expect(results[0]).toContain('invalid key [redacted]');
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('The service refused.');
+    expect(secretFragmentsIn(JSON.stringify(h.model.requests()))).toEqual([]);
+    const logs = JSON.stringify(h.logs());
+    expect(logs).toContain('invalid key [redacted]');
+    expect(secretFragmentsIn(logs)).toEqual([]);
+    await h.stop();
+    const stored = filesUnder(h.home).filter(
+      (f) => secretFragmentsIn(f.bytes.toString('latin1')).length > 0,
+    );
+    expect(stored.map((f) => f.file)).toEqual([]);
   });
 });
