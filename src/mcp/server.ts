@@ -196,6 +196,10 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
       abortRefresh = undefined;
       refreshing = undefined;
     }
+    // A change announced while listing waits for the next use: a server that announces one
+    // with every listing must not keep this use re-listing forever.
+    if (connection === current && !connection.isClosed() && state === 'ready')
+      return { ok: true, connection, tools };
     return ensure();
   }
 
