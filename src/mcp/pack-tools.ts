@@ -50,6 +50,12 @@ export async function namedMcpTools(
 }
 
 /**
+ * The most tools one request offers: OpenAI refuses more ("array too long"). The pack's
+ * servers' tools past it are left out, the later servers' and listings' first.
+ */
+export const MAX_TOOLS = 128;
+
+/**
  * The pack's MCP tools for one turn, as tools the runner takes. A server that failed to
  * start and a refused name are logged; the turn goes on with the rest. A failure the hub
  * has warned about already is noted at debug: a server that stays down costs one warning
@@ -63,9 +69,24 @@ export async function packMcpTools(deps: {
   log: Logger;
   /** Whoever answers takes images: a result's images are shown to it, else described. */
   acceptsImages: boolean;
+  /** How many core tools the turn offers besides these (they count against MAX_TOOLS). */
+  coreTools: number;
 }): Promise<SchemaTool[]> {
   const { hub, servers, log } = deps;
-  const { tools, failed, clashes } = await namedMcpTools(hub, servers, deps.taken, deps.signal);
+  const named = await namedMcpTools(hub, servers, deps.taken, deps.signal);
+  const { failed, clashes } = named;
+  const room = Math.max(0, MAX_TOOLS - deps.coreTools);
+  const tools = named.tools.slice(0, room);
+  for (const tool of named.tools.slice(room))
+    log.warn(
+      {
+        event: 'mcp_tool_refused',
+        server: tool.server,
+        tool: tool.tool,
+        reason: `too many tools: a request takes at most ${MAX_TOOLS}, core tools included`,
+      },
+      `MCP tool ${tool.server}/${tool.tool} left out: too many tools`,
+    );
   for (const { server, reason, logged } of failed)
     log[logged ? 'debug' : 'warn'](
       { event: 'mcp_server_failed', server, reason },
