@@ -1,5 +1,6 @@
 import type { Logger } from '../core/ports.ts';
 import { type SchemaTool, ToolError } from '../tools/tool.ts';
+import { type TurnImageBudget, turnImageBudget } from './image-budget.ts';
 import { assignToolNames } from './tool-names.ts';
 import type {
   McpHub,
@@ -98,14 +99,16 @@ export async function packMcpTools(deps: {
       `MCP tool ${clash.server}/${clash.tool} left out: its name ${clash.name} is taken by ${clash.with}`,
     );
   const byName = new Map(servers.map((s) => [s.name, s]));
-  return tools.map((tool) => schemaTool(hub, byName.get(tool.server)!, tool, deps.acceptsImages));
+  // One budget for all the tools of the turn: a model without images gets none.
+  const images = deps.acceptsImages ? turnImageBudget() : undefined;
+  return tools.map((tool) => schemaTool(hub, byName.get(tool.server)!, tool, images));
 }
 
 function schemaTool(
   hub: McpHub,
   server: McpServerConfig,
   tool: McpTool & { name: string },
-  acceptsImages: boolean,
+  images: TurnImageBudget | undefined,
 ): SchemaTool {
   return {
     name: tool.name,
@@ -114,7 +117,7 @@ function schemaTool(
     async run(args, signal) {
       const result = await hub.call(server, tool.tool, args, signal);
       if (result.isError) throw new ToolError(resultText(result) || 'the tool reported an error');
-      const shown = acceptsImages ? result.images.filter(showable) : [];
+      const shown = images ? result.images.filter((image) => images.take(image)) : [];
       const text = resultText(result, shown);
       return shown.length > 0 ? { text, images: shown } : text;
     },
@@ -129,14 +132,6 @@ function parametersOf(schema: Record<string, unknown>): Record<string, unknown> 
   const { $schema: _, ...rest } = schema;
   return { ...rest, type: 'object' };
 }
-
-/** The image types every provider takes inline. */
-const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp']);
-/** A bigger image is described instead (a provider refuses a request past ~20 MB). */
-const MAX_INLINE_BYTES = 4 * 1024 * 1024;
-
-const showable = (image: McpImage) =>
-  INLINE_TYPES.has(image.mimeType) && bytesOf(image) <= MAX_INLINE_BYTES;
 
 /**
  * What the model reads: the text parts, then a line per image, which says whether the image

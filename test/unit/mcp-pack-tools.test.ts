@@ -3,6 +3,11 @@
  * request, and which of a result's images the model is shown.
  */
 import { describe, expect, it } from 'vitest';
+import {
+  MAX_IMAGE_CHARS,
+  MAX_TURN_IMAGE_CHARS,
+  MAX_TURN_IMAGES,
+} from '../../src/mcp/image-budget.ts';
 import { MAX_TOOLS, packMcpTools } from '../../src/mcp/pack-tools.ts';
 import type { McpHub, McpResult, McpServerConfig, McpTool } from '../../src/mcp/types.ts';
 import { CORE_TOOLS } from '../../src/packs/manifest.ts';
@@ -63,5 +68,70 @@ describe('packMcpTools', () => {
       reason: expect.stringMatching(/^too many tools/),
     });
     expect(refused.at(-1)).toMatchObject({ server: 'small', tool: 't49' });
+  });
+
+  describe('the images of a turn', () => {
+    /** One turn's tools over a hub whose `shot` answers with the next of `results`' images. */
+    async function turnTools(results: string[][]) {
+      const queue = [...results];
+      const hub = fakeHub(toolsOf('cam', 1), () => ({
+        text: 'shot',
+        images: (queue.shift() ?? []).map((data) => ({ mimeType: 'image/png', data })),
+        isError: false,
+      }));
+      const [tool] = await packMcpTools({
+        hub,
+        servers: [server('cam')],
+        taken: CORE_TOOLS,
+        signal: idle(),
+        log: recordingLog().log,
+        acceptsImages: true,
+        coreTools: 10,
+      });
+      return async () => {
+        const out = await tool!.run({}, idle());
+        return typeof out === 'string' ? { text: out, images: [] } : out;
+      };
+    }
+    const base64 = (chars: number, tag = 'A') => tag.repeat(chars);
+
+    it(`shows at most ${MAX_TURN_IMAGES} images in a turn; the rest are described`, async () => {
+      const shot = await turnTools([['AAAA', 'BBBB', 'CCCC'], ['DDDD', 'EEEE', 'FFFF'], ['GGGG']]);
+
+      const first = await shot();
+      const second = await shot();
+      const third = await shot();
+
+      expect(first.images.map((i) => i.data)).toEqual(['AAAA', 'BBBB', 'CCCC']);
+      expect(second.images.map((i) => i.data)).toEqual(['DDDD', 'EEEE']);
+      expect(second.text).toBe(
+        [
+          'shot',
+          '[image: image/png, 3 bytes, shown to you after the tool results]',
+          '[image: image/png, 3 bytes, shown to you after the tool results]',
+          '[image: image/png, 3 bytes, not shown]',
+        ].join('\n'),
+      );
+      expect(third).toEqual({ text: 'shot\n[image: image/png, 3 bytes, not shown]', images: [] });
+      // The next turn has a budget of its own.
+      const next = await turnTools([['HHHH']]);
+      expect((await next()).images).toHaveLength(1);
+    });
+
+    it('shows at most ~8 MB of base64 in a turn, and no single image over 4 MB', async () => {
+      const third = Math.floor(MAX_TURN_IMAGE_CHARS / 3);
+      const shot = await turnTools([
+        [base64(MAX_IMAGE_CHARS + 4)],
+        [base64(third, 'B'), base64(third, 'C')],
+        [base64(third + 4, 'D')],
+        [base64(third - 4, 'E')],
+      ]);
+
+      expect((await shot()).images).toEqual([]);
+      expect((await shot()).images.map((i) => i.data[0])).toEqual(['B', 'C']);
+      expect((await shot()).images).toEqual([]);
+      // What is left of the budget still takes an image that fits.
+      expect((await shot()).images.map((i) => i.data[0])).toEqual(['E']);
+    });
   });
 });
