@@ -75,7 +75,7 @@ describe('the MCP hub over stdio', () => {
       { mimeType: 'image/png', data: expect.stringMatching(/^iVBOR/) },
     ]);
     expect((await hub.call(server, 'resource', {}, idle())).text).toBe(
-      'see the attached notes\n[resource: file:///notes.txt, text/plain, 17 characters, not shown]',
+      'see the attached notes\n[resource: file:///notes.txt, text/plain]\nline one\nline two',
     );
     expect((await hub.call(server, 'mixed', {}, idle())).text).toBe(
       '[audio: audio/wav, 12 bytes, not shown]\n[resource link: https://example.com/report.pdf]',
