@@ -67,12 +67,14 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
     retryAt = deps.clock.now() + wait;
     state = 'down';
     reason = why;
+    // This exit's own reason (read once its last stderr lines are in): a start that fails
+    // meanwhile changes `reason`, not what this line says.
     void connection.stderrDrained(STDERR_WAIT_MS).then(() =>
       log.warn(
         {
           event: 'mcp_server_exited',
           pid: connection.pid(),
-          reason: reason(),
+          reason: why(),
           transportError: connection.lastError(),
           stderr: connection.stderr?.text(),
           restartInMs: wait,
