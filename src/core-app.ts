@@ -12,6 +12,7 @@ import { addressKey } from './core/types.ts';
 import { createMediaInputs } from './inbound/media.ts';
 import { createLogger } from './logging/logger.ts';
 import { mcpServersByPack } from './mcp/config.ts';
+import { DEFAULT_CLOSE_GRACE_MS, stopBoundMs } from './mcp/connection.ts';
 import { createDefaultHub } from './mcp/default-hub.ts';
 import type { McpHub } from './mcp/types.ts';
 import { createChannelCalls } from './outbound/channel-calls.ts';
@@ -56,8 +57,11 @@ import { createTotals } from './usage/totals.ts';
 const SHUTDOWN_GRACE_MS = 10_000;
 /** After the grace, how long aborted turns and calls already on the wire may take to end. */
 const SETTLE_AFTER_ABORT_MS = 500;
-/** How long the MCP servers may take to stop when the grace is used up. */
-const MCP_CLOSE_MS = 2000;
+/**
+ * How long the MCP servers may take to stop when the grace is used up: the default hub's
+ * grace and its wait after SIGKILL, so a server that ignores SIGTERM is still killed.
+ */
+export const MCP_CLOSE_MS = stopBoundMs(DEFAULT_CLOSE_GRACE_MS);
 
 export interface CoreOptions {
   clock?: Clock;

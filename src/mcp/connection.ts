@@ -9,8 +9,12 @@ import type { McpServerConfig } from './types.ts';
 
 /** The longest timer node takes: the SDK's request timer, when the caller bounds the request. */
 export const NO_SDK_TIMEOUT_MS = 2 ** 31 - 1;
+/** How long a stopping server has to exit before SIGKILL, unless the hub is told otherwise. */
+export const DEFAULT_CLOSE_GRACE_MS = 3000;
 /** After SIGKILL, how long `stop` still waits to see the process gone. */
 const KILL_WAIT_MS = 2000;
+/** The longest `stop(graceMs)` takes: shutdown waits that long, so the SIGKILL is sent. */
+export const stopBoundMs = (graceMs: number) => graceMs + KILL_WAIT_MS;
 /** The most one message from a server may take: a little over the largest useful result. */
 const MIN_BUFFER_BYTES = 16 * 1024 * 1024;
 

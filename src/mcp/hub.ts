@@ -4,6 +4,7 @@ import { type Clock, systemClock } from '../core/clock.ts';
 import { ToolError } from '../core/errors.ts';
 import type { Logger } from '../core/ports.ts';
 import { untilAborted } from './abortable.ts';
+import { DEFAULT_CLOSE_GRACE_MS } from './connection.ts';
 import { describeError } from './describe-error.ts';
 import { createOrphanGuard } from './orphan-guard.ts';
 import { toMcpResult } from './result.ts';
@@ -40,7 +41,7 @@ export function createMcpHub(options: McpHubOptions): McpHub {
     clock: options.clock ?? systemClock,
     parentEnv: options.env ?? process.env,
     guard,
-    closeGraceMs: options.closeGraceMs ?? 3000,
+    closeGraceMs: options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
     redact: options.redact ?? ((text: string) => text),
   };
   const { redact } = deps;

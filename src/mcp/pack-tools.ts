@@ -1,5 +1,6 @@
 import type { Logger } from '../core/ports.ts';
 import { type SchemaTool, ToolError } from '../tools/tool.ts';
+import { type TurnImageBudget, turnImageBudget } from './image-budget.ts';
 import { assignToolNames } from './tool-names.ts';
 import type {
   McpHub,
@@ -50,6 +51,12 @@ export async function namedMcpTools(
 }
 
 /**
+ * The most tools one request offers: OpenAI refuses more ("array too long"). The pack's
+ * servers' tools past it are left out, the later servers' and listings' first.
+ */
+export const MAX_TOOLS = 128;
+
+/**
  * The pack's MCP tools for one turn, as tools the runner takes. A server that failed to
  * start and a refused name are logged; the turn goes on with the rest. A failure the hub
  * has warned about already is noted at debug: a server that stays down costs one warning
@@ -63,9 +70,24 @@ export async function packMcpTools(deps: {
   log: Logger;
   /** Whoever answers takes images: a result's images are shown to it, else described. */
   acceptsImages: boolean;
+  /** How many core tools the turn offers besides these (they count against MAX_TOOLS). */
+  coreTools: number;
 }): Promise<SchemaTool[]> {
   const { hub, servers, log } = deps;
-  const { tools, failed, clashes } = await namedMcpTools(hub, servers, deps.taken, deps.signal);
+  const named = await namedMcpTools(hub, servers, deps.taken, deps.signal);
+  const { failed, clashes } = named;
+  const room = Math.max(0, MAX_TOOLS - deps.coreTools);
+  const tools = named.tools.slice(0, room);
+  for (const tool of named.tools.slice(room))
+    log.warn(
+      {
+        event: 'mcp_tool_refused',
+        server: tool.server,
+        tool: tool.tool,
+        reason: `too many tools: a request takes at most ${MAX_TOOLS}, core tools included`,
+      },
+      `MCP tool ${tool.server}/${tool.tool} left out: too many tools`,
+    );
   for (const { server, reason, logged } of failed)
     log[logged ? 'debug' : 'warn'](
       { event: 'mcp_server_failed', server, reason },
@@ -77,14 +99,16 @@ export async function packMcpTools(deps: {
       `MCP tool ${clash.server}/${clash.tool} left out: its name ${clash.name} is taken by ${clash.with}`,
     );
   const byName = new Map(servers.map((s) => [s.name, s]));
-  return tools.map((tool) => schemaTool(hub, byName.get(tool.server)!, tool, deps.acceptsImages));
+  // One budget for all the tools of the turn: a model without images gets none.
+  const images = deps.acceptsImages ? turnImageBudget() : undefined;
+  return tools.map((tool) => schemaTool(hub, byName.get(tool.server)!, tool, images));
 }
 
 function schemaTool(
   hub: McpHub,
   server: McpServerConfig,
   tool: McpTool & { name: string },
-  acceptsImages: boolean,
+  images: TurnImageBudget | undefined,
 ): SchemaTool {
   return {
     name: tool.name,
@@ -93,7 +117,7 @@ function schemaTool(
     async run(args, signal) {
       const result = await hub.call(server, tool.tool, args, signal);
       if (result.isError) throw new ToolError(resultText(result) || 'the tool reported an error');
-      const shown = acceptsImages ? result.images.filter(showable) : [];
+      const shown = images ? result.images.filter((image) => images.take(image)) : [];
       const text = resultText(result, shown);
       return shown.length > 0 ? { text, images: shown } : text;
     },
@@ -108,14 +132,6 @@ function parametersOf(schema: Record<string, unknown>): Record<string, unknown> 
   const { $schema: _, ...rest } = schema;
   return { ...rest, type: 'object' };
 }
-
-/** The image types every provider takes inline. */
-const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp']);
-/** A bigger image is described instead (a provider refuses a request past ~20 MB). */
-const MAX_INLINE_BYTES = 4 * 1024 * 1024;
-
-const showable = (image: McpImage) =>
-  INLINE_TYPES.has(image.mimeType) && bytesOf(image) <= MAX_INLINE_BYTES;
 
 /**
  * What the model reads: the text parts, then a line per image, which says whether the image

@@ -2,9 +2,10 @@ import { ToolError } from '../core/errors.ts';
 import type { McpImage, McpResult, McpServerConfig } from './types.ts';
 
 /**
- * A `tools/call` result as the model gets it: the text parts joined, images kept, every
- * other part (audio, resources, resource links, types this code does not know) said in one
- * short line, so nothing the server sent is dropped without a word. Fails with a ToolError
+ * A `tools/call` result as the model gets it: the text parts and text resources joined,
+ * images kept, every other part (audio, blob resources, resource links, types this code
+ * does not know) said in one short line, so nothing the server sent is dropped without a
+ * word. Fails with a ToolError
  * when the text is longer than the server's `maxOutputChars`.
  */
 export function toMcpResult(raw: unknown, config: McpServerConfig, tool: string): McpResult {
@@ -34,7 +35,10 @@ export function toMcpResult(raw: unknown, config: McpServerConfig, tool: string)
   return { text, images, isError: result.isError === true };
 }
 
-/** One line for a part that is not text or an image: its type, what it is and its size. */
+/**
+ * One line for a part that is not text or an image: its type, what it is and its size; an
+ * embedded text resource is that line followed by its text.
+ */
 function summarise(part: Record<string, unknown>): string {
   const type = typeof part.type === 'string' ? part.type : 'unknown';
   if (type === 'audio')
@@ -43,9 +47,10 @@ function summarise(part: Record<string, unknown>): string {
     return `[resource link: ${str(part.uri)}${part.mimeType ? `, ${mime(part.mimeType)}` : ''}]`;
   if (type === 'resource') {
     const r = (part.resource ?? {}) as Record<string, unknown>;
-    const size =
-      typeof r.text === 'string' ? `${r.text.length} characters` : `${base64Bytes(r.blob)} bytes`;
-    return `[resource: ${str(r.uri)}, ${mime(r.mimeType)}, ${size}, not shown]`;
+    // A text resource is read like text (and counts against max_output_chars); a blob is not.
+    if (typeof r.text === 'string')
+      return `[resource: ${str(r.uri)}, ${mime(r.mimeType)}]\n${r.text}`;
+    return `[resource: ${str(r.uri)}, ${mime(r.mimeType)}, ${base64Bytes(r.blob)} bytes, not shown]`;
   }
   return `[${type} content, ${JSON.stringify(part).length} characters, not shown]`;
 }

@@ -69,12 +69,14 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
     retryAt = deps.clock.now() + wait;
     state = 'down';
     reason = why;
+    // This exit's own reason (read once its last stderr lines are in): a start that fails
+    // meanwhile changes `reason`, not what this line says.
     void connection.stderrDrained(STDERR_WAIT_MS).then(() =>
       log.warn(
         {
           event: 'mcp_server_exited',
           pid: connection.pid(),
-          reason: reason(),
+          reason: why(),
           transportError: connection.lastError(),
           stderr: connection.stderr?.text(),
           restartInMs: wait,
@@ -205,6 +207,10 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
       abortRefresh = undefined;
       refreshing = undefined;
     }
+    // A change announced while listing waits for the next use: a server that announces one
+    // with every listing must not keep this use re-listing forever.
+    if (connection === current && !connection.isClosed() && state === 'ready')
+      return { ok: true, connection, tools };
     return ensure();
   }
 

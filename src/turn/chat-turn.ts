@@ -221,6 +221,7 @@ async function toolsFor(
           signal: turn.signal,
           log,
           acceptsImages: acceptsImages(services, routed),
+          coreTools: tools.length,
         });
   return createToolRunner([...tools, ...mcp], log);
 }

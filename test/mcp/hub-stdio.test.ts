@@ -75,7 +75,7 @@ describe('the MCP hub over stdio', () => {
       { mimeType: 'image/png', data: expect.stringMatching(/^iVBOR/) },
     ]);
     expect((await hub.call(server, 'resource', {}, idle())).text).toBe(
-      'see the attached notes\n[resource: file:///notes.txt, text/plain, 17 characters, not shown]',
+      'see the attached notes\n[resource: file:///notes.txt, text/plain]\nline one\nline two',
     );
     expect((await hub.call(server, 'mixed', {}, idle())).text).toBe(
       '[audio: audio/wav, 12 bytes, not shown]\n[resource link: https://example.com/report.pdf]',
@@ -224,4 +224,17 @@ describe('the MCP hub over stdio', () => {
       { pack: 'notes', server: 'fx', tools: 3 },
     ]);
   });
+
+  it('reads a list announced as changed during its own listing once per use, not in a loop', async () => {
+    const { hub, events } = open();
+    const server = fixtureServer({ env: { MCP_FIXTURE_MODE: 'churn-list' } });
+    await hub.tools([server], idle());
+
+    // Each listing announces a change: each use reads the list once, and answers.
+    const again = await hub.tools([server], idle());
+    await hub.tools([server], idle());
+
+    expect(again).toMatchObject({ tools: [{ tool: 'echo' }], failed: [] });
+    expect(events('mcp_tools_changed')).toHaveLength(2);
+  }, 15_000);
 });

@@ -66,6 +66,19 @@ describe('MCP hub parts', () => {
     );
   });
 
+  it("counts an embedded resource's text against max_output_chars", () => {
+    const text = (chars: number) => ({
+      content: [{ type: 'resource', resource: { uri: 'x:/t', text: 'x'.repeat(chars) } }],
+    });
+    const config = fixtureServer({ maxOutputChars: 1000 });
+    expect(toMcpResult(text(900), config, 't').text).toBe(
+      `[resource: x:/t, unknown type]\n${'x'.repeat(900)}`,
+    );
+    expect(() => toMcpResult(text(1000), config, 't')).toThrow(
+      /returned 1031 characters, more than its limit of 1000/,
+    );
+  });
+
   it('refuses listing entries without a name or with a schema that is not an object', () => {
     const { log, events } = recordingLog();
     const tools = allowedTools(

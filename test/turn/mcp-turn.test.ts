@@ -11,7 +11,8 @@ import { parseConfig } from '../../src/config/config.ts';
 import { ToolError } from '../../src/core/errors.ts';
 import type { ChatModel, ChatRequest } from '../../src/core/ports.ts';
 import type { Address, InboundEvent, ToolCall } from '../../src/core/types.ts';
-import { type Core, createCore } from '../../src/core-app.ts';
+import { type Core, createCore, MCP_CLOSE_MS } from '../../src/core-app.ts';
+import { DEFAULT_CLOSE_GRACE_MS, stopBoundMs } from '../../src/mcp/connection.ts';
 import type { McpHub, McpResult, McpServerConfig, McpTool } from '../../src/mcp/types.ts';
 import { createMemoryChannel, type MemoryChannel } from '../fakes/memory-channel.ts';
 import { FakeClock } from '../support/fake-clock.ts';
@@ -113,7 +114,13 @@ interface Rig {
   logs: Record<string, unknown>[];
 }
 
-function rig(options: { packs: string; steps?: Step[]; hub?: McpHub }): Rig {
+function rig(options: {
+  packs: string;
+  steps?: Step[];
+  hub?: McpHub;
+  clock?: FakeClock;
+  shutdownGraceMs?: number;
+}): Rig {
   const home = mkdtempSync(path.join(tmpdir(), 'satchel-mcp-turn-'));
   homes.push(home);
   const config = parseConfig(
@@ -142,7 +149,10 @@ function rig(options: { packs: string; steps?: Step[]; hub?: McpHub }): Rig {
       },
     ],
     {
-      clock: new FakeClock(),
+      clock: options.clock ?? new FakeClock(),
+      ...(options.shutdownGraceMs === undefined
+        ? {}
+        : { shutdownGraceMs: options.shutdownGraceMs }),
       chatModel: model,
       logDestination: { write: (line: string) => void logs.push(JSON.parse(line)) },
       ...(options.hub ? { mcpHub: options.hub } : {}),
@@ -308,5 +318,37 @@ mcp:
     await turn(core, 'hello');
     expect(fake.listed).toEqual([]);
     expect(toolNames(requests[0])).toEqual(['memory', 'db_query']);
+  });
+
+  it('on shutdown waits for the servers past their grace, so a stuck one is SIGKILLed', async () => {
+    let closed = false;
+    const hub: McpHub = {
+      ...fakeHub({}).hub,
+      // Stands for a server that ignores SIGTERM: the hub's close takes its grace and more.
+      close: () => new Promise<void>(() => {}),
+    };
+    const clock = new FakeClock();
+    const packs = fixturePacks(['beta'], MCP);
+    const { core } = rig({ packs, hub, clock, shutdownGraceMs: 0 });
+    cores.splice(cores.indexOf(core), 1);
+    const stopping = core
+      .stop(async () => {})
+      .then(() => {
+        closed = true;
+      });
+    const settle = async () => {
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    await settle();
+    clock.advance(1);
+    await settle();
+
+    // The default hub's servers get their grace, then SIGKILL and the wait after it.
+    clock.advance(stopBoundMs(DEFAULT_CLOSE_GRACE_MS) - 2);
+    await settle();
+    expect(closed).toBe(false);
+    clock.advance(MCP_CLOSE_MS);
+    await stopping;
+    expect(closed).toBe(true);
   });
 });
