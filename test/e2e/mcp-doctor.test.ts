@@ -11,7 +11,7 @@ import type { CliIo } from '../../src/cli/command.ts';
 import { doctorCommand } from '../../src/cli/doctor.ts';
 import { FakeModel } from '../fakes/model-server.ts';
 import { fixturePacks, TEST_OPENAI_KEY } from '../support/harness.ts';
-import { fixtureEntry } from '../support/mcp-packs.ts';
+import { fixtureEntry, SECRET_TOKEN_SETTING } from '../support/mcp-packs.ts';
 import { LONG_SECRET, secretFragmentsIn } from '../support/secret-fragments.ts';
 
 const closers: (() => Promise<void> | void)[] = [];
@@ -83,12 +83,7 @@ describe('satchel doctor: MCP servers', () => {
     const token = '  FIXTURE_TOKEN: ${settings.token}';
     const packs = fixturePacks(
       ['beta'],
-      `settings:
-  - name: token
-    description: The service token.
-    secret: true
-    required: true
-mcp:
+      `${SECRET_TOKEN_SETTING}mcp:
 ${fixtureEntry('down', ['env:', '  MCP_FIXTURE_MODE: leak-start', token])}
 `,
     );

@@ -15,7 +15,7 @@ import { backupCommand } from '../../src/cli/backup.ts';
 import type { CliIo } from '../../src/cli/command.ts';
 import { type McpHttpFixture, startMcpHttpFixture } from '../fixtures/mcp/http-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
-import { fixtureEntry } from '../support/mcp-packs.ts';
+import { fixtureEntry, SECRET_TOKEN_SETTING } from '../support/mcp-packs.ts';
 import { LONG_SECRET, secretFragmentsIn } from '../support/secret-fragments.ts';
 
 const SECRET = 'mcp-secret-5b1e9d7c3a';
@@ -131,12 +131,7 @@ describe('a secret setting an MCP server quotes when it fails', () => {
   it('reaches no model request, log line or database file: only the redaction mark', async () => {
     const packs = fixturePacks(
       ['beta'],
-      `settings:
-  - name: token
-    description: The service token.
-    secret: true
-    required: true
-mcp:
+      `${SECRET_TOKEN_SETTING}mcp:
 ${fixtureEntry('fx', ['tools: [leak_fail]', 'env:', '  FIXTURE_TOKEN: ${settings.token}'])}
 ${fixtureEntry('down', ['env:', '  MCP_FIXTURE_MODE: leak-start', '  FIXTURE_TOKEN: ${settings.token}'])}
 `,

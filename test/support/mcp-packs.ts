@@ -14,3 +14,11 @@ export function fixtureEntry(name: string, more: string[] = []): string {
     ...more.map((line) => `    ${line}`),
   ].join('\n');
 }
+
+/** `settings:` of a pack with one required secret, `token` (SATCHEL_PACK_<PACK>_TOKEN). */
+export const SECRET_TOKEN_SETTING = `settings:
+  - name: token
+    description: The service token.
+    secret: true
+    required: true
+`;
