@@ -213,3 +213,37 @@ export const jobs = sqliteTable(
     index('jobs_chat').on(t.platform, t.chatId, t.threadId),
   ],
 );
+
+/**
+ * The owner's "Always allow <tool> in <pack>" answers to approval requests (SPEC §17): a
+ * call of `tool` in `pack` that would wait for approval runs at once. `/approvals` lists
+ * them and `/approvals reset` removes them.
+ */
+export const toolGrants = sqliteTable(
+  'tool_grants',
+  {
+    pack: text('pack').notNull(),
+    tool: text('tool').notNull(),
+    grantedAt: integer('granted_at').notNull(),
+  },
+  (t) => [uniqueIndex('tool_grants_pack_tool').on(t.pack, t.tool)],
+);
+
+/**
+ * What the owner accepted of each MCP server's tools (SPEC §17): a tool's description and
+ * input schema as first listed, or as accepted by `satchel pack trust`. A listing that
+ * differs from its pin, or a tool with no pin once the server is pinned, is withheld.
+ */
+export const mcpToolPins = sqliteTable(
+  'mcp_tool_pins',
+  {
+    pack: text('pack').notNull(),
+    server: text('server').notNull(),
+    tool: text('tool').notNull(),
+    description: text('description').notNull(),
+    /** The tool's input schema as canonical JSON (keys sorted). */
+    inputSchema: text('input_schema').notNull(),
+    pinnedAt: integer('pinned_at').notNull(),
+  },
+  (t) => [uniqueIndex('mcp_tool_pins_key').on(t.pack, t.server, t.tool)],
+);
