@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Effect, UntrustedSource } from '../core/trust.ts';
 import type { ImageInput } from '../core/types.ts';
 import type { CoreTool } from '../packs/manifest.ts';
 
@@ -14,6 +15,13 @@ export interface Tool<Args = unknown> {
   schema: z.ZodType<Args>;
   /** Waits for the user's answer: the turn's deadline does not count that time. */
   waitsForUser?: boolean;
+  /** What a call does (SPEC §17): fixed, or read from its arguments (`memory` reads or writes). */
+  effect?: Effect | ((args: Args) => Effect);
+  /**
+   * Its results are outside text: the runner puts them in an envelope naming this source and
+   * the turn is tainted from then on (web_fetch, web_search).
+   */
+  untrusted?: (args: Args) => UntrustedSource;
   run(args: Args, signal: AbortSignal): Promise<string>;
 }
 
@@ -26,6 +34,10 @@ export interface SchemaTool {
   description: string;
   /** JSON Schema of the arguments object, sent to the model as it is. */
   parameters: Record<string, unknown>;
+  /** What a call does: an MCP tool is `external` unless its server marks it `readOnlyHint`. */
+  effect?: Effect;
+  /** Its results are outside text (an MCP tool's): enveloped, and they taint the turn. */
+  untrusted?: (args: Record<string, unknown>) => UntrustedSource;
   /** The text the model reads, or that and images it sees after the results (this turn). */
   run(
     args: Record<string, unknown>,
