@@ -78,6 +78,7 @@ async function run(label: string, turns: number, toolRounds: number) {
         name: 'memory',
         description: 'noop',
         schema: z.object({ n: z.number() }),
+        effect: 'read',
         run: async () => 'ok',
       }),
     ],

@@ -59,7 +59,7 @@ export function createChat(config: CoreConfig, options: ChatOptions) {
     address: LOCAL_ADDRESS,
     clock: core.clock,
     accept: (event) => core.pipeline.accept(event),
-    choose: (number) => terminal.choose(number),
+    choose: (choice) => terminal.choose(choice),
     optionCount: () => terminal.options?.buttons.length ?? 0,
     notice: (text) => terminal.note(text),
     exit: () => quit(),

@@ -31,6 +31,7 @@ import { createJobEdge } from './scheduler/job-edge.ts';
 import { createScheduler } from './scheduler/scheduler.ts';
 import { createChatMoves } from './store/chat-moves.ts';
 import { type Db, openCoreStore } from './store/client.ts';
+import { createGrantRepo } from './store/grant-repo.ts';
 import { createJobRepo } from './store/job-repo.ts';
 import { createMessageSearch } from './store/message-search.ts';
 import { createOutboxRepo } from './store/outbox-repo.ts';
@@ -265,6 +266,12 @@ export function createCore(
       jobs,
       events,
       mcp: { hub: mcpHub, servers: mcpServers },
+      trust: {
+        policy: config.trust.approval,
+        timeoutMs: config.trust.approvalTimeoutMs,
+        grants: createGrantRepo(store.db),
+        owner: (to) => edges.get(to.platform)?.owner,
+      },
       web: {
         fetch: {
           allowHosts: config.web.allowHosts,

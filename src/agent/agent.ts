@@ -189,9 +189,10 @@ export function createAgent(deps: AgentDeps) {
     turn: { calls: number; partial: string; images: Map<string, ImageInput[]> },
   ): Promise<string> {
     const tools = input.tools?.specs.length ? input.tools : undefined;
+    for (const { content } of input.inputs) tools?.observe?.(content);
     for (turn.calls = 1; ; turn.calls++) {
       const { system, messages } = await prepareHistory(input, deadline.signal, turn.images);
-      const lastCall = turn.calls === MAX_MODEL_CALLS;
+      const lastCall = turn.calls === MAX_MODEL_CALLS || tools?.stopped?.() === true;
       turn.partial = '';
       const response = await callModel(
         streamedCall(input, deadline.signal, turn, {
@@ -206,10 +207,7 @@ export function createAgent(deps: AgentDeps) {
       }
       store(input, { role: 'assistant', content: response.text, toolCalls: response.toolCalls });
       for (const call of response.toolCalls) {
-        const run = () => tools.run(call, deadline.signal);
-        const result = tools.waitsForUser?.(call.name)
-          ? await deadline.whilePaused(run)
-          : await run();
+        const result = await tools.run(call, deadline.signal, deadline.whilePaused);
         store(input, { role: 'tool', content: result, toolCallId: call.id });
         input.onEvent?.({ type: 'tool', call, result });
       }

@@ -1,3 +1,5 @@
+import { ENVELOPE_RULE } from '../core/trust.ts';
+
 /** What the model is told before every turn. Packs add their persona, memory and skills. */
 export interface PromptContext {
   /** Extra sections (a pack's persona, memory, skill index), already written. */
@@ -11,6 +13,7 @@ const CORE = [
   'Do not use HTML, and do not use Markdown tables unless the user asks for a table.',
   "Each user message starts with a line `[Sent: YYYY-MM-DD Weekday HH:MM Zone]`: the user's local date, weekday, time and time zone when it was sent.",
   "The newest message was sent just now: its date is today's date. Do not repeat these lines in your answers.",
+  ENVELOPE_RULE,
 ].join('\n');
 
 /**

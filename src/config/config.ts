@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../core/errors.ts';
+import type { ApprovalPolicy } from '../core/trust.ts';
 import { installedPacksDir } from '../packs/installed.ts';
 import {
   PROVIDER_NAMES,
@@ -51,6 +52,13 @@ export interface CoreConfig {
   };
   /** MAX_JOBS: the most scheduled jobs one pack may have in one chat or topic. */
   maxJobs: number;
+  /** When a tool call waits for the owner's approval (SPEC §17). */
+  trust: {
+    /** TOOL_APPROVAL: `tainted` (a turn that read outside content asks), `always` or `off`. */
+    approval: ApprovalPolicy;
+    /** APPROVAL_TIMEOUT_MS: how long an approval waits before it counts as denied. */
+    approvalTimeoutMs: number;
+  };
   /** web_fetch and web_search (SPEC §13). */
   web: {
     /** WEB_FETCH_ALLOW_HOSTS: `host` or `host:port`, lowercased. */
@@ -151,6 +159,7 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
       unknownPrice: e.UNKNOWN_PRICE,
     },
     maxJobs: e.MAX_JOBS,
+    trust: { approval: e.TOOL_APPROVAL, approvalTimeoutMs: e.APPROVAL_TIMEOUT_MS },
     web: {
       allowHosts: e.WEB_FETCH_ALLOW_HOSTS,
       maxChars: e.WEB_FETCH_MAX_CHARS,

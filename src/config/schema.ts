@@ -139,6 +139,16 @@ const coreVars = {
   QUOTA_SESSION_TOKENS: intFrom('QUOTA_SESSION_TOKENS', 0, 500_000),
   QUOTA_DAILY_USD: numberFrom('QUOTA_DAILY_USD', 0),
   MAX_JOBS: intFrom('MAX_JOBS', 1, 50),
+  TOOL_APPROVAL: optionalText
+    .pipe(
+      z
+        .enum(['tainted', 'always', 'off'], {
+          error: 'TOOL_APPROVAL must be "tainted", "always" or "off" (or empty for tainted)',
+        })
+        .optional(),
+    )
+    .transform((v) => v ?? 'tainted'),
+  APPROVAL_TIMEOUT_MS: intFrom('APPROVAL_TIMEOUT_MS', 1, 300_000),
   WEB_FETCH_ALLOW_HOSTS: optionalText.transform((v) =>
     (v ?? '')
       .split(',')

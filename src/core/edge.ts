@@ -22,6 +22,11 @@ export interface Edge {
    * logging a refusal itself. Without it every event of the edge is the owner's own.
    */
   gate?(event: InboundEvent): Verdict;
+  /**
+   * Who may approve a tool call in its conversations (SPEC §17): the owner's sender id. None
+   * on an edge only the owner reaches (the web chat, the terminal): anyone there may.
+   */
+  readonly owner?: number;
   /** Settles this edge's origins in the reply's transaction; none: nothing to settle. */
   readonly acknowledge?: Acknowledge;
 }

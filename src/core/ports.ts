@@ -91,6 +91,8 @@ export type ChatAction = 'typing' | 'upload_photo' | 'upload_document' | 'record
 export interface InlineButton {
   text: string;
   data: string;
+  /** A letter a channel without buttons may take for a press (the terminal's `y`/`n`). */
+  key?: string;
 }
 
 export interface SendTextOptions {
@@ -219,9 +221,19 @@ export interface UserInput {
 /** Runs the tools a model asked for; a failing tool becomes an error result the model sees. */
 export interface ToolRunner {
   specs: ToolSpec[];
-  run(call: ToolCall, signal: AbortSignal): Promise<string>;
-  /** The tool waits for the user (the turn's deadline does not run meanwhile). */
-  waitsForUser?(name: string): boolean;
+  /**
+   * Runs one call; `pause` runs what waits for a person (an `ask_user` question, the owner's
+   * approval) with the turn's deadline stopped.
+   */
+  run(
+    call: ToolCall,
+    signal: AbortSignal,
+    pause?: <T>(work: () => Promise<T>) => Promise<T>,
+  ): Promise<string>;
+  /** Takes what the turn was given (its input): outside content in it taints the turn. */
+  observe?(text: string): void;
+  /** Too many calls failed in a row: the turn's next request carries no tools. */
+  stopped?(): boolean;
   /**
    * The images the tools run since the last take returned (an MCP tool's), by tool: the
    * model sees them after those tools' results, in this turn only.

@@ -32,6 +32,11 @@ export interface InboundMeta {
   /** The text of the message this one replies to (trimmed), when it is a reply. */
   quote?: string;
   /**
+   * The message was forwarded from someone else (named as the channel knows them): its text
+   * reaches the model as untrusted content (SPEC §17).
+   */
+  forwardedFrom?: string;
+  /**
    * The message speaks to the bot (mentions it, replies to it, or is a command for it). Set by
    * edges where people talk among themselves (groups); in groups an event without it is a
    * prompt only where every message is (GROUP_REPLY=all, a pack's topic).

@@ -10,6 +10,7 @@ import {
   SatchelError,
 } from '../core/errors.ts';
 import type { ChatModel, FileSource, Logger, Transcriber, UserInput } from '../core/ports.ts';
+import { envelope } from '../core/trust.ts';
 import type { FileRef, ImageInput, InboundEvent } from '../core/types.ts';
 import { STT_PROVIDER, specOf } from '../providers/registry.ts';
 import { describeRequest } from '../providers/vision.ts';
@@ -171,7 +172,9 @@ export function createMediaInputs(deps: MediaDeps) {
     const where = turn.filesDir ? `the pack workspace as files/${saved}` : `media/files/${saved}`;
     const head = `[File received: "${event.name}" (${event.mimeType}, ${file.data.length} bytes), saved in ${where}]`;
     const text = inlineText(event.name, event.mimeType, file.data);
-    const body = text === undefined ? head : `${head}\nIts content:\n${fence(text)}`;
+    // Its text is someone else's: it reaches the model as data (SPEC §17).
+    const body =
+      text === undefined ? head : `${head}\nIts content:\n${envelope(`file ${event.name}`, text)}`;
     return withCaption(body, event.caption);
   }
 
@@ -233,12 +236,6 @@ function rethrow(error: unknown, message: string, userMessage: string): unknown 
 function withCaption(body: string, caption: string): string {
   const text = caption.trim();
   return text ? `${body}\nCaption: ${text}` : body;
-}
-
-function fence(text: string): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  const ticks = '`'.repeat(longest + 1);
-  return `${ticks}\n${text}\n${ticks}`;
 }
 
 const IMAGE_TYPES: Record<string, string> = {

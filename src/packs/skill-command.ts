@@ -18,6 +18,7 @@ const TELEGRAM_COMMAND = /^[a-z0-9_]{1,32}$/;
  */
 export const RESERVED_COMMANDS = [
   'start',
+  'approvals',
   'help',
   'new',
   'pack',

@@ -43,6 +43,8 @@ export function telegramEdge(options: TelegramEdgeOptions) {
         channel: adapter.channel,
         files: adapter.files,
         gate: createTelegramGate({ allowedUserIds: options.allowedUserIds, clock, log }),
+        // The first allowed id owns the bot; with no allowlist nobody could press.
+        owner: options.allowedUserIds[0] ?? 0,
         acknowledge: (keys, now) => inbox.markDone(keys.map(updateIdOf), now),
       };
     },

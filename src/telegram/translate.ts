@@ -270,7 +270,20 @@ function metaOf(
     receivedAt,
     ...(topicName === undefined ? {} : { topicName }),
     ...(message.chat.type === 'supergroup' && message.chat.is_forum ? { isForum: true } : {}),
+    ...forwardedOf(message),
   };
+}
+
+/** Who wrote a forwarded message, as the envelope names it. */
+function forwardedOf(message: WireMessage): { forwardedFrom?: string } {
+  const origin = message.forward_origin;
+  if (!origin) return {};
+  const name =
+    (origin.sender_user && nameOf(origin.sender_user)) ??
+    origin.sender_user_name ??
+    origin.chat?.title ??
+    origin.sender_chat?.title;
+  return { forwardedFrom: name?.trim() || 'someone' };
 }
 
 /** A topic's name travels in its creation message, quoted as the reply-to of messages in it. */

@@ -117,6 +117,16 @@ const message = z.looseObject({
   forum_topic_reopened: lenient(z.looseObject({})),
   migrate_to_chat_id: lenient(int),
   reply_to_message: lenient(repliedTo),
+  // Where a forwarded message came from: its text is someone else's (SPEC §17).
+  forward_origin: lenient(
+    z.looseObject({
+      type: z.string(),
+      sender_user: lenient(user),
+      sender_user_name: lenient(z.string()),
+      sender_chat: lenient(z.looseObject({ title: lenient(z.string()) })),
+      chat: lenient(z.looseObject({ title: lenient(z.string()) })),
+    }),
+  ),
   // The part of the replied-to message the user selected (also for replies to other chats).
   quote: lenient(z.looseObject({ text: z.string() })),
 });

@@ -26,7 +26,7 @@ export interface TerminalChannel extends Channel {
   /** The options shown last and not chosen yet, if any. */
   readonly options: ShownOptions | undefined;
   /** Takes option `number` (1-based) of the options shown last; undefined when there is none. */
-  choose(number: number): { messageId: number; data: string } | undefined;
+  choose(choice: number | string): { messageId: number; data: string } | undefined;
   /** Called whenever options are shown. */
   onOptions?: (options: ShownOptions) => void;
 }
@@ -64,14 +64,19 @@ export function createTerminalChannel(
   function showOptions(messageId: number, keyboard: InlineButton[][]): void {
     const buttons = keyboard.flat();
     if (buttons.length === 0) return;
-    out(`${buttons.map((b, i) => `  ${i + 1}. ${b.text}`).join('\n')}\n`);
+    out(
+      `${buttons.map((b, i) => `  ${i + 1}. ${b.text}${b.key ? ` [${b.key}]` : ''}`).join('\n')}\n`,
+    );
     out(hint(buttons));
     options = { messageId, buttons };
     channel.onOptions?.(options);
   }
 
-  const hint = (buttons: InlineButton[]) =>
-    `${style.note(`(type a number, 1–${buttons.length}, to choose)`)}\n`;
+  const hint = (buttons: InlineButton[]) => {
+    const keys = buttons.flatMap((b) => (b.key ? [b.key] : []));
+    const or = keys.length > 0 ? ` or ${keys.join('/')}` : '';
+    return `${style.note(`(type a number, 1–${buttons.length}${or}, to choose)`)}\n`;
+  };
   const printed = (plain: string, keyboard: InlineButton[][] | undefined) =>
     JSON.stringify([plain, keyboard ?? null]);
 
@@ -160,8 +165,12 @@ export function createTerminalChannel(
       return options;
     },
 
-    choose(number: number) {
-      const button = options?.buttons[number - 1];
+    /** The shown option numbered `choice`, or the one whose key it is (`y`), taken. */
+    choose(choice: number | string) {
+      const button =
+        typeof choice === 'number'
+          ? options?.buttons[choice - 1]
+          : options?.buttons.find((b) => b.key === choice);
       if (!options || !button) return undefined;
       const { messageId } = options;
       options = undefined;

@@ -6,8 +6,11 @@ export interface TerminalInputDeps {
   clock: Clock;
   /** The pipeline's entry. */
   accept(event: InboundEvent): void;
-  /** The option numbered `number` of those shown last, taken; undefined when there is none. */
-  choose(number: number): { messageId: number; data: string } | undefined;
+  /**
+   * The option numbered `choice` of those shown last, or the one with that key (`y`, `n`),
+   * taken; undefined when there is none.
+   */
+  choose(choice: number | string): { messageId: number; data: string } | undefined;
   /** How many options are shown and not chosen yet (0 when none). */
   optionCount(): number;
   /** Prints a line of satchel's own (a typed number that names no option). */
@@ -64,7 +67,9 @@ export function createTerminalInput(deps: TerminalInputDeps) {
         deps.notice(`There is no option ${number}: type a number from 1 to ${count}.`);
         return;
       }
-      const choice = number === undefined ? undefined : deps.choose(number);
+      const key = /^(y|yes|n|no|a)$/i.exec(typed)?.[1]?.[0]?.toLowerCase();
+      const choice =
+        number !== undefined ? deps.choose(number) : key ? deps.choose(key) : undefined;
       const command = COMMAND.exec(typed);
       if (command && EXIT_COMMANDS.includes(command[1]!.toLowerCase())) deps.exit();
       else if (choice) {

@@ -30,6 +30,7 @@ export function createAskUserTool(ctx: AskContext, timeoutMs = ASK_TIMEOUT_MS) {
     description:
       'Ask the user a question with 2–8 answer buttons and wait for the press. Returns the chosen option.',
     schema,
+    effect: 'read',
     async run({ question, options }, signal) {
       const id = ctx.asks.newId();
       const keyboard = options.map((text, i) => [{ text, data: ctx.asks.data(id, i) }]);
@@ -55,8 +56,8 @@ export function createAskUserTool(ctx: AskContext, timeoutMs = ASK_TIMEOUT_MS) {
  * buttons; a press of them is answered "already answered"). Not stored: the edit is for the
  * eye only, and a channel without edits (the terminal) skips it; a failed one is logged.
  */
-async function showChoice(
-  ctx: AskContext,
+export async function showChoice(
+  ctx: Pick<AskContext, 'outbox' | 'address'>,
   rows: number[],
   question: string,
   chosen: string | undefined,

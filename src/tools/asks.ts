@@ -20,6 +20,8 @@ export interface Asked {
   userId: number | undefined;
   /** How that user is called, when known. */
   name?: string | undefined;
+  /** What anyone else pressing where it was asked is told, instead of whom it is for. */
+  othersHear?: string;
 }
 
 /** Where a press came from. */
@@ -108,6 +110,7 @@ const MAX_ANSWERED = 256;
 /** Someone else where it was asked hears whom it is for (SPEC §12); elsewhere, just "not for you". */
 function refusal(to: Asked, from: Press): string {
   const here = addressKey(to.address) === addressKey(from.address);
+  if (here && to.othersHear) return to.othersHear;
   return here && to.name ? questionIsFor(to.name) : NOT_FOR_YOU;
 }
 

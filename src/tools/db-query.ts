@@ -45,6 +45,7 @@ export function createDbQueryTool(storage: PackStorage, options: DbQueryOptions 
     name: 'db_query',
     description: `Run ONE read-only SQL query (SELECT, WITH or VALUES) on this pack's own SQLite database and get JSON {columns, rows, rowCount, truncated}. Use ? placeholders with "params". At most ${maxRows} rows; long text is cut to ${MAX_CELL_CHARS} characters. List the tables with: SELECT name, sql FROM sqlite_master WHERE type = 'table'. Use db_write to change data.`,
     schema,
+    effect: 'read',
     async run({ sql, params }, signal) {
       checkSql(sql);
       const result = await storage.queries.run(

@@ -27,6 +27,7 @@ export function createDbWriteTool(storage: PackStorage, ownedTables: readonly st
     name: 'db_write',
     description: `Change rows in this pack's tables (${owned}). action "insert" needs "values" ({column: value}); "update" needs "values" and "where"; "delete" needs "where". "where" matches rows whose columns equal all the given values (null matches NULL). Use db_query to read.`,
     schema,
+    effect: 'write',
     async run({ action, table, values, where }) {
       const db = storage.db;
       if (!ownedTables.includes(table))

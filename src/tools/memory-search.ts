@@ -29,6 +29,7 @@ export function createMemorySearchTool(ctx: MemorySearchContext) {
     description:
       'Search what was said earlier in this chat (all past sessions) and your notes (USER.md, MEMORY.md). Returns dated snippets; use it before saying you do not remember.',
     schema,
+    effect: 'read',
     async run({ query, limit = 5 }) {
       const notes = searchNotes(ctx, query).slice(0, limit);
       const found = ctx.messages.search({

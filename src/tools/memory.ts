@@ -18,6 +18,7 @@ export function createMemoryTool(ctx: Pick<TurnToolContext, 'storage'>) {
     description:
       "Read, append to or replace this pack's notes: USER.md (who the user is) or MEMORY.md (what you know). Both are already in your instructions; write when you learn something worth keeping.",
     schema,
+    effect: ({ action }) => (action === 'read' ? 'read' : 'write'),
     async run({ action, file, text }) {
       const current = ctx.storage.readNote(file);
       if (action === 'read') return current;

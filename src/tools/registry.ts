@@ -12,6 +12,7 @@ import { createScheduleTool } from './schedule.ts';
 import { createSendMessageTool } from './send-message.ts';
 import { createSkillViewTool } from './skill-view.ts';
 import { type AnyTool, type Tool, ToolError } from './tool.ts';
+import { createTrustGate, type Pause, type TrustGate } from './trust/gate.ts';
 import { createWebFetchTool } from './web-fetch.ts';
 import { createWebSearchTool } from './web-search.ts';
 
@@ -36,9 +37,15 @@ export function packTools(ctx: TurnToolContext): Tool[] {
  * Runs the model's tool calls. Arguments are parsed and validated against the tool's schema
  * before it runs (a schema tool's only need to be a JSON object: its server checks the
  * rest); an unknown tool, bad arguments or a failure become an error result the model
- * reads (and a `tool_error` log line). Only an abort ends the turn.
+ * reads (and a `tool_error` log line). Every call passes the turn's trust gate (SPEC §17):
+ * it may wait for the owner, and an untrusted tool's result comes back in its envelope.
+ * Only an abort ends the turn.
  */
-export function createToolRunner(tools: readonly AnyTool[], log: Logger): ToolRunner {
+export function createToolRunner(
+  tools: readonly AnyTool[],
+  log: Logger,
+  gate: TrustGate = openGate(log),
+): ToolRunner {
   const byName = new Map(tools.map((t) => [t.name as string, t]));
   const specs: ToolSpec[] = tools.map((t) => ({
     name: t.name,
@@ -48,7 +55,8 @@ export function createToolRunner(tools: readonly AnyTool[], log: Logger): ToolRu
 
   const shown: { tool: string; images: ImageInput[] }[] = [];
 
-  async function run(call: ToolCall, signal: AbortSignal): Promise<string> {
+  /** The tool and its checked arguments; a ToolError says what is wrong with the call. */
+  function prepare(call: ToolCall): { tool: AnyTool; args: unknown } {
     const tool = byName.get(call.name);
     if (!tool)
       throw new ToolError(
@@ -63,10 +71,7 @@ export function createToolRunner(tools: readonly AnyTool[], log: Logger): ToolRu
     if ('parameters' in tool) {
       if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
         throw new ToolError('arguments must be a JSON object');
-      const output = await tool.run(raw as Record<string, unknown>, signal);
-      if (typeof output === 'string') return output;
-      if (output.images.length > 0) shown.push({ tool: call.name, images: output.images });
-      return output.text;
+      return { tool, args: raw };
     }
     const parsed = tool.schema.safeParse(raw);
     if (!parsed.success) {
@@ -75,30 +80,65 @@ export function createToolRunner(tools: readonly AnyTool[], log: Logger): ToolRu
       );
       throw new ToolError(`invalid arguments: ${problems.join('; ')}`);
     }
-    return tool.run(parsed.data, signal);
+    return { tool, args: parsed.data };
+  }
+
+  async function execute(
+    call: ToolCall,
+    { tool, args }: { tool: AnyTool; args: unknown },
+    signal: AbortSignal,
+    pause: Pause,
+  ): Promise<string> {
+    if ('parameters' in tool) {
+      const output = await tool.run(args as Record<string, unknown>, signal);
+      if (typeof output === 'string') return output;
+      if (output.images.length > 0) shown.push({ tool: call.name, images: output.images });
+      return output.text;
+    }
+    return tool.waitsForUser ? pause(() => tool.run(args, signal)) : tool.run(args, signal);
+  }
+
+  /** A failure as the model reads it: `Error: …`, and a `tool_error` line. */
+  function failed(call: ToolCall, error: unknown, signal: AbortSignal): string {
+    if (signal.aborted) throw signal.reason;
+    const known = error instanceof ToolError;
+    log.warn(
+      { event: 'tool_error', tool: call.name, known, err: error },
+      known ? 'tool refused' : 'tool failed',
+    );
+    return `Error: ${known ? error.message : 'the tool failed unexpectedly'}`;
   }
 
   return {
     specs,
     takeImages: () => shown.splice(0),
-    waitsForUser: (name) => {
-      const tool = byName.get(name);
-      return tool !== undefined && 'waitsForUser' in tool && tool.waitsForUser === true;
-    },
-    async run(call, signal) {
+    observe: (text) => gate.observe(text),
+    stopped: () => gate.stopped(),
+    async run(call, signal, pause = (work) => work()) {
+      let prepared: { tool: AnyTool; args: unknown } | undefined;
+      let result: string;
       try {
-        return await run(call, signal);
+        prepared = prepare(call);
+        const refused = await gate.admit(call, prepared.tool, prepared.args, signal, pause);
+        result = refused ?? (await execute(call, prepared, signal, pause));
       } catch (error) {
-        if (signal.aborted) throw signal.reason;
-        const known = error instanceof ToolError;
-        log.warn(
-          { event: 'tool_error', tool: call.name, known, err: error },
-          known ? 'tool refused' : 'tool failed',
-        );
-        return `Error: ${known ? error.message : 'the tool failed unexpectedly'}`;
+        result = failed(call, error, signal);
       }
+      return gate.settle(call, prepared?.tool, prepared?.args, result);
     },
   };
+}
+
+/** The gate of a runner nobody configured: it never asks, and still envelopes and stops loops. */
+function openGate(log: Logger): TrustGate {
+  return createTrustGate({
+    policy: 'off',
+    pack: { name: '', label: '' },
+    approver: undefined,
+    grants: { has: () => false, grant: () => undefined },
+    now: Date.now,
+    log,
+  });
 }
 
 /**

@@ -113,6 +113,7 @@ export function createScheduleTool(
     name: 'schedule',
     description: `Create, list, pause, resume or remove this pack's scheduled jobs for this chat. A job runs a skill or a prompt on a 5-field cron schedule (read in ${timezone}) or once at an ISO 8601 date-time with its offset (a reminder); what it answers is sent to this chat. Tell the user when it will run.`,
     schema,
+    effect: ({ action }) => (action === 'list' ? 'read' : 'write'),
     async run(args) {
       if (args.action === 'create') return create(args);
       if (args.action === 'list')

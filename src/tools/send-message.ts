@@ -33,6 +33,8 @@ export function createSendMessageTool(
     description:
       'Send an extra message to this chat: text (Markdown), a photo/audio/voice/document (url, or path inside the pack workspace), a keyboard (text + buttons the user can press), or a chat action.',
     schema,
+    // A file goes by URL or from the workspace: it can carry data out. Text stays here.
+    effect: (args) => (args.url !== undefined || args.path !== undefined ? 'external' : 'read'),
     async run(args) {
       const payload = await toPayload(args, ctx.storage.filesDir);
       const { ids, note } = ctx.outbox.writePayload(ctx.address, payload);

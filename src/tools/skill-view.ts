@@ -10,6 +10,7 @@ export function createSkillViewTool(ctx: Pick<TurnToolContext, 'pack'>) {
     name: 'skill_view',
     description: "Load one of this pack's skills: its full instructions and attached files.",
     schema,
+    effect: 'read',
     async run({ name }) {
       const skill = ctx.pack.skills.find((s) => s.name === name);
       if (!skill)

@@ -16,12 +16,17 @@ export interface Tool<Args = unknown> {
   /** Waits for the user's answer: the turn's deadline does not count that time. */
   waitsForUser?: boolean;
   /** What a call does (SPEC §17): fixed, or read from its arguments (`memory` reads or writes). */
-  effect?: Effect | ((args: Args) => Effect);
+  effect: Effect | ((args: Args) => Effect);
   /**
    * Its results are outside text: the runner puts them in an envelope naming this source and
    * the turn is tainted from then on (web_fetch, web_search).
    */
   untrusted?: (args: Args) => UntrustedSource;
+  /**
+   * The URL a call reads (web_fetch): in a tainted turn, one that did not appear verbatim in
+   * the turn's input or results waits for the owner (a built URL can carry data out).
+   */
+  fetches?: (args: Args) => string;
   run(args: Args, signal: AbortSignal): Promise<string>;
 }
 

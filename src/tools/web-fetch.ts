@@ -22,6 +22,9 @@ export function createWebFetchTool(deps: WebFetchDeps) {
     description:
       'Fetch a public web page (http/https) and read its title and main text; plain text, Markdown and JSON come as they are. Other files (images, PDFs, binaries) are refused.',
     schema,
+    effect: 'read',
+    untrusted: ({ url }) => `web_fetch ${url.trim()}`,
+    fetches: ({ url }) => url.trim(),
     async run({ url }, signal) {
       const page = await guardedGet(url.trim(), deps, readable, signal);
       const source = decode(page.body, page.charset);

@@ -36,6 +36,8 @@ export function createWebSearchTool(deps: WebSearchDeps, turn: SearchTurn) {
     description:
       'Search the web. Returns JSON {results: [{title, url, snippet}]}; read a result with web_fetch when the snippet is not enough.',
     schema,
+    effect: 'read',
+    untrusted: ({ query }) => `web_search ${JSON.stringify(query.slice(0, 80))}`,
     async run({ query, count = 5 }, signal) {
       const { provider, clock } = deps;
       if (!provider)

@@ -16,11 +16,13 @@ import type { PackStorage } from '../packs/storage.ts';
 import type { Route } from '../routing/router.ts';
 import type { SessionRow } from '../store/session-repo.ts';
 import { createToolRunner, packTools } from '../tools/registry.ts';
+import type { TrustGate } from '../tools/trust/gate.ts';
 import type { PackCaps } from '../usage/quota.ts';
 import type { Note } from './conversations.ts';
 import { noteInputs, sourceKey, turnInputs, withPinnedSkill } from './inputs.ts';
 import type { Replies } from './replies.ts';
 import type { Conversing, Delivery, Runtime, Turns } from './services.ts';
+import { heldBackNoted, trustGate } from './turn-trust.ts';
 
 /** A scheduled run's answer that means "nothing to say this time": nothing is sent. */
 export const SILENT = '[SILENT]';
@@ -47,7 +49,7 @@ export interface ChatTurn {
 }
 
 /** Where the turn runs and who answers: found once, read by every step. */
-interface Routed {
+export interface Routed {
   turnId: string;
   started: number;
   address: Address;
@@ -81,14 +83,14 @@ export async function runChatTurn(
   const live = startLive(services, turn, routed);
   const unreact = acknowledgeSeen(services, turn);
   try {
-    const tools = await toolsFor(services, turn, routed);
+    const { tools, gate } = await toolsFor(services, turn, routed);
     const given = turn.inputs ?? (await inputsOf(services, turn, routed));
     const inputs = [
       ...noteInputs(turn.notes ?? []),
       ...(turn.job ? given : withPinnedSkill(given, turn.pinned)),
     ];
     const run = await runAgent(services, turn, routed, { tools, inputs, live });
-    return await commit(services, turn, routed, live, run);
+    return await commit(services, turn, routed, live, heldBackNoted(run, gate, SILENT));
   } finally {
     live.stopTyping();
     await live.stream.settle();
@@ -186,9 +188,9 @@ async function toolsFor(
   services: ChatTurnServices,
   turn: ChatTurn,
   routed: Routed,
-): Promise<ToolRunner | undefined> {
+): Promise<{ tools: ToolRunner | undefined; gate: TrustGate | undefined }> {
   const { pack, storage, address, turnId } = routed;
-  if (!pack || !storage) return undefined;
+  if (!pack || !storage) return { tools: undefined, gate: undefined };
   const tools = packTools({
     pack,
     storage,
@@ -223,7 +225,12 @@ async function toolsFor(
           acceptsImages: acceptsImages(services, routed),
           coreTools: tools.length,
         });
-  return createToolRunner([...tools, ...mcp], log);
+  const gate = trustGate(
+    { turns: services.turns, delivery: services.delivery, runtime: services.runtime },
+    { job: turn.job !== undefined, pack: turn.pack, address, label: pack.displayName },
+    log,
+  );
+  return { tools: createToolRunner([...tools, ...mcp], log, gate), gate };
 }
 
 /** Step 3: what the user sent, normalized (downloads, transcripts, photos, documents). */

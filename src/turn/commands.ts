@@ -6,8 +6,10 @@ import { type OutboundText, plain } from '../outbound/compose.ts';
 import type { Skill } from '../packs/loader.ts';
 import type { RESERVED_COMMANDS } from '../packs/skill-command.ts';
 import { pickerMessage } from '../routing/picker.ts';
+import type { GrantRepo } from '../store/grant-repo.ts';
 import { formatLocal } from '../time/local-time.ts';
 import { usageReport } from '../usage/report.ts';
+import { approvalsCommand } from './approvals-command.ts';
 import { createModelCommand } from './model-command.ts';
 import type { Conversing, Delivery, Reports, Runtime } from './services.ts';
 
@@ -26,6 +28,8 @@ export interface CommandDeps {
   agent: Agent;
   /** How to create a forum topic in `to`'s chat; undefined where its channel has no topics. */
   topics: Delivery['topics'];
+  /** The owner's standing approvals (/approvals). */
+  grants: Pick<GrantRepo, 'list' | 'reset'>;
   /** Turns waiting behind the running one in a conversation (for /status). */
   waiting(address: Address): number;
 }
@@ -43,6 +47,7 @@ export const CORE_COMMANDS: Record<(typeof RESERVED_COMMANDS)[number], string> =
   topics: 'Forum groups: one topic per pack',
   jobs: "This chat's scheduled jobs and when they run next",
   model: 'Choose the chat model for this chat',
+  approvals: 'Calls you always allow; /approvals reset removes them',
 };
 
 export const TOPIC_RIGHTS_HELP =
@@ -100,6 +105,8 @@ export function createCommands(deps: CommandDeps) {
     topics: (event) => createTopics(event),
     usage: (event) => (event.args.trim() ? footerSwitch(event) : plain(usageText(event))),
     model: (event) => models.command(event.address, event.args, packModelOf(activeOf(event))),
+    approvals: (event) =>
+      approvalsCommand({ grants: deps.grants, packs, timezone, now: clock.now() }, event.args),
     jobs: (event) => plain(reports.schedule?.describe(event.address) ?? 'No scheduled jobs here.'),
     compact: (event, signal) => compact(event, signal),
     // Handled before the queue (it must not wait behind the turn it stops); here it only

@@ -1,5 +1,6 @@
 import type { UserInput } from '../agent/agent.ts';
 import { originKey } from '../core/origin.ts';
+import { envelope } from '../core/trust.ts';
 import type { InboundEvent } from '../core/types.ts';
 import type { MediaInputs, MediaTurn } from '../inbound/media.ts';
 import type { Skill } from '../packs/loader.ts';
@@ -51,7 +52,7 @@ export function noteInputs(notes: readonly Note[]): UserInput[] {
  * talk) who said it.
  */
 function said(event: InboundEvent, content: string): string {
-  const text = quoted(event, content);
+  const text = quoted(event, forwarded(event, content));
   const group = event.chatType === 'group' || event.chatType === 'supergroup';
   return group && event.senderName ? `${event.senderName}: ${text}` : text;
 }
@@ -60,6 +61,13 @@ function textOf(event: InboundEvent): string | undefined {
   if (event.kind === 'text') return event.text;
   if (event.kind === 'edited') return `${EDIT_LABEL}\n${event.text}`;
   return undefined;
+}
+
+/** A forwarded message is someone else's words: they reach the model as data (SPEC §17). */
+function forwarded(event: InboundEvent, content: string): string {
+  return event.forwardedFrom === undefined
+    ? content
+    : envelope(`forwarded message from ${event.forwardedFrom}`, content);
 }
 
 function quoted(event: InboundEvent, content: string): string {

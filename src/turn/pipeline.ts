@@ -42,6 +42,7 @@ export function createPipeline(services: PipelineServices) {
     conversing,
     reports,
     agent: turns.agent,
+    grants: turns.trust.grants,
     topics: delivery.topics,
     waiting: (address) => conversations.waiting(address),
   });

@@ -3,6 +3,7 @@ import type { Clock } from '../core/clock.ts';
 import type { EventBus } from '../core/events.ts';
 import type { Acknowledge } from '../core/origin.ts';
 import type { Logger } from '../core/ports.ts';
+import type { ApprovalPolicy } from '../core/trust.ts';
 import type { Address, ChatType } from '../core/types.ts';
 import type { MediaInputs } from '../inbound/media.ts';
 import type { McpHub, McpServerConfig } from '../mcp/types.ts';
@@ -12,6 +13,7 @@ import type { PackRegistry } from '../packs/registry.ts';
 import type { ModelChoice } from '../providers/model-choice.ts';
 import type { Router } from '../routing/router.ts';
 import type { ChatMoves } from '../store/chat-moves.ts';
+import type { GrantRepo } from '../store/grant-repo.ts';
 import type { JobRepo } from '../store/job-repo.ts';
 import type { MessageSearch } from '../store/message-search.ts';
 import type { SessionRepo } from '../store/session-repo.ts';
@@ -88,6 +90,14 @@ export interface Turns {
   web: TurnToolContext['web'];
   /** The MCP hub, and the servers each pack declares (SPEC §13): none for most packs. */
   mcp: { hub: McpHub; servers(pack: string): readonly McpServerConfig[] };
+  /** When calls wait for the owner, and the standing approvals (SPEC §17). */
+  trust: {
+    policy: ApprovalPolicy;
+    timeoutMs: number;
+    grants: GrantRepo;
+    /** Who may approve in this conversation; undefined where only the owner is present. */
+    owner(to: Address): number | undefined;
+  };
 }
 
 /** What the usage and status commands report. */

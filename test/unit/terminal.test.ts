@@ -168,7 +168,7 @@ describe('terminal input', () => {
       address: LOCAL_ADDRESS,
       clock,
       accept: (e) => events.push(e),
-      choose: (n) => shown.splice(n - 1, 1)[0],
+      choose: (n) => (typeof n === 'number' ? shown.splice(n - 1, 1)[0] : undefined),
       optionCount: () => shown.length,
       notice: (text) => notices.push(text),
       exit: () => {

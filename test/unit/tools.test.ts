@@ -460,6 +460,7 @@ describe('a failing tool reaches the model as a result beginning with "Error:"',
       name: 'memory',
       description: 'fails',
       schema: z.object({}),
+      effect: 'read',
       run: async () => failure(),
     });
   const lines: string[] = [];
