@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -94,6 +94,11 @@ describe('pack add shows what a pack may do before it installs it', () => {
         '',
       ].join('\n'),
     );
+    // What lands in SATCHEL_HOME is its owner's alone, whatever the source's modes.
+    const mode = (file: string) => statSync(path.join(w.installed, file)).mode & 0o777;
+    expect([mode('alpha'), mode('alpha/pack.yml'), mode('alpha/skills/alpha_one')]).toEqual([
+      0o700, 0o600, 0o700,
+    ]);
   });
 
   it('without a terminal refuses (exit 1) after printing them, and installs nothing', async () => {
