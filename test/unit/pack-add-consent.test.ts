@@ -10,6 +10,8 @@ import { packSource } from '../support/pack-sources.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
 
 const temp = tempDirs('satchel-pack-consent-');
+/** util-linux `script` runs a command under a pseudo-terminal: a real TTY for the prompt. */
+const hasScript = spawnSync('script', ['--version']).status === 0;
 const CLI = fileURLToPath(new URL('../../scripts/satchel.mjs', import.meta.url));
 
 /** alpha's tools, table and schedule, plus web_fetch, two MCP servers and two settings. */
@@ -181,5 +183,20 @@ describe('pack add shows what a pack may do before it installs it', () => {
     expect(run.stdout).toContain('alpha 1.0.0 (Alpha Garden) may use:');
     expect(run.stderr).toContain('there is no terminal to ask');
     expect(listing(w.installed)).toEqual([]);
+  });
+
+  it.skipIf(!hasScript)('the satchel command in a real terminal asks, and "y" installs', () => {
+    const w = workspace();
+    const src = source(w.cwd, '1.0.0');
+    const command = [process.execPath, CLI, 'pack', 'add', src].map((a) => `'${a}'`).join(' ');
+    const run = spawnSync('script', ['-qec', command, '/dev/null'], {
+      cwd: w.cwd,
+      env: { PATH: process.env.PATH ?? '', ...w.env },
+      input: 'y\n',
+      encoding: 'utf8',
+    });
+    expect(run.stdout).toContain('Install alpha 1.0.0? [y/N] ');
+    expect(run.status).toBe(0);
+    expect(listing(w.installed)).toEqual(['alpha']);
   });
 });
