@@ -182,7 +182,10 @@ export const npmPack: NpmFetch = async (spec, dir) => {
   }
 };
 
-/** Validates the staged pack and copies it in, replacing an older one on --upgrade. */
+/**
+ * Validates the staged pack, checks its name and version against what is there, asks for
+ * the owner's consent, and copies it in, replacing an older one on --upgrade.
+ */
 async function place(dir: string, from: string, options: InstallOptions): Promise<Installed> {
   const validation = validatePack(dir, options.home);
   const { pack } = validation;
@@ -197,49 +200,68 @@ async function place(dir: string, from: string, options: InstallOptions): Promis
   }
   const { name } = pack;
   const version = pack.manifest.version;
+  const root = installedPacksDir(options.home);
+  const target = path.join(root, name);
+  const previous = refuseClashes(name, version, target, options);
+  const approve = options.approve ?? (async () => true);
+  const installed = existsSync(target);
+  if (!(await approve(pack.manifest, installed ? installedManifest(target) : undefined, installed)))
+    throw new PackInstallError(`${name} ${version} was not installed.`);
+  copyIn(dir, root, name, `${JSON.stringify({ from, version }, null, 2)}\n`);
+  return { name, version, dir: target, from, ...(previous ? { previous } : {}) };
+}
+
+/**
+ * Refuses a name taken in SATCHEL_PACKS, or installed without --upgrade, and a step back
+ * without --force. Returns the installed version being replaced, if any.
+ */
+function refuseClashes(
+  name: string,
+  version: string,
+  target: string,
+  options: InstallOptions,
+): string | undefined {
   const clash = options.packDirs.map((d) => path.join(d, name)).find((d) => existsSync(d));
   if (clash)
     throw new PackInstallError(
       `A pack named ${name} is already in ${clash} (SATCHEL_PACKS); nothing was installed.`,
     );
-  const root = installedPacksDir(options.home);
+  if (!existsSync(target)) return undefined;
+  const previous = installedVersion(target);
+  if (!options.upgrade)
+    throw new PackInstallError(
+      `${name} ${previous ?? ''} is already installed; use --upgrade to replace it.`.replace(
+        '  ',
+        ' ',
+      ),
+    );
+  // A pack copied in by hand may carry no version, or one that cannot be compared.
+  if (!(previous && VERSION.test(previous)) && !options.force)
+    throw new PackInstallError(
+      `The installed ${name} has no version satchel can compare (${previous ?? 'none'}); use --force to replace it.`,
+    );
+  if (previous && compareVersions(version, previous) < 0 && !options.force)
+    throw new PackInstallError(
+      `${name} ${version} is older than the installed ${previous}; use --force to go back.`,
+    );
+  return previous;
+}
+
+/** Copies the pack in beside its place and moves it there only whole, with its source record. */
+function copyIn(dir: string, root: string, name: string, source: string): void {
   const target = path.join(root, name);
-  const previous = existsSync(target) ? installedVersion(target) : undefined;
-  if (existsSync(target)) {
-    if (!options.upgrade)
-      throw new PackInstallError(
-        `${name} ${previous ?? ''} is already installed; use --upgrade to replace it.`.replace(
-          '  ',
-          ' ',
-        ),
-      );
-    // A pack copied in by hand may carry no version, or one that cannot be compared.
-    if (!(previous && VERSION.test(previous)) && !options.force)
-      throw new PackInstallError(
-        `The installed ${name} has no version satchel can compare (${previous ?? 'none'}); use --force to replace it.`,
-      );
-    if (previous && compareVersions(version, previous) < 0 && !options.force)
-      throw new PackInstallError(
-        `${name} ${version} is older than the installed ${previous}; use --force to go back.`,
-      );
-  }
-  const approve = options.approve ?? (async () => true);
-  const wasManifest = existsSync(target) ? installedManifest(target) : undefined;
-  if (!(await approve(pack.manifest, wasManifest, existsSync(target))))
-    throw new PackInstallError(`${name} ${version} was not installed.`);
   const partial = path.join(root, `.${name}.partial`);
   const old = path.join(root, `.${name}.old`);
   rmSync(partial, { recursive: true, force: true });
   makePrivateDir(root);
   cpSync(dir, partial, { recursive: true });
-  writeFileSync(path.join(partial, SOURCE_FILE), `${JSON.stringify({ from, version }, null, 2)}\n`);
+  writeFileSync(path.join(partial, SOURCE_FILE), source);
   // cp keeps the source's modes; what lands in SATCHEL_HOME is its owner's alone.
   privateTree(partial, true);
   rmSync(old, { recursive: true, force: true });
   if (existsSync(target)) renameSync(target, old);
   renameSync(partial, target);
   rmSync(old, { recursive: true, force: true });
-  return { name, version, dir: target, from, ...(previous ? { previous } : {}) };
 }
 
 /** The installed pack's manifest, when it is still valid (else the upgrade shows all as new). */
