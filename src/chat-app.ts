@@ -7,6 +7,7 @@ import { background } from './core/background.ts';
 import { decodeButton } from './core/button-data.ts';
 import { sleep } from './core/clock.ts';
 import { type CoreOptions, createCore } from './core-app.ts';
+import { makePrivateDir, PRIVATE_FILE } from './store/file-modes.ts';
 import { createTerminalChannel, LOCAL_ADDRESS, type ShownOptions } from './terminal/channel.ts';
 import { createTerminalInput } from './terminal/input.ts';
 import { createPromptedOutput, PLAIN_STYLE, type TerminalStyle } from './terminal/tty.ts';
@@ -42,8 +43,7 @@ export function createChat(config: CoreConfig, options: ChatOptions) {
   const screen = createPromptedOutput((text) => options.output.write(text), style.prompt);
   const terminal = createTerminalChannel((text) => screen.write(text), style);
   const logDestination =
-    options.logDestination ??
-    pino.destination({ dest: path.join(config.home, 'logs', 'chat.log'), mkdir: true, sync: true });
+    options.logDestination ?? privateLog(path.join(config.home, 'logs'), 'chat.log');
   const core = createCore(
     config,
     // The terminal sends no files: it has no file source.
@@ -148,3 +148,9 @@ export function createChat(config: CoreConfig, options: ChatOptions) {
 }
 
 export type Chat = ReturnType<typeof createChat>;
+
+/** A log file in SATCHEL_HOME, its owner's only (it names the packs and the turns). */
+function privateLog(dir: string, name: string) {
+  makePrivateDir(dir);
+  return pino.destination({ dest: path.join(dir, name), sync: true, mode: PRIVATE_FILE });
+}

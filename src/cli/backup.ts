@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { BackupError, createBackup } from '../backup/backup.ts';
 import { satchelHome, withEnvFile } from '../config/env-file.ts';
+import { recordBackup } from '../ops/backup-record.ts';
 import { formatBytes } from '../ops/doctor-local.ts';
 import type { CliCommand } from './command.ts';
 
@@ -33,6 +34,8 @@ export const backupCommand: CliCommand = {
     const archive = archivePath(args[0], io.cwd, now);
     try {
       const result = await createBackup({ home, archive, now });
+      // doctor --security reads it: a backup older than a week is worth a warning.
+      recordBackup(home, { at: now.getTime(), archive: result.archive });
       const packs = result.packs.length > 0 ? `; packs: ${result.packs.join(', ')}` : '';
       io.stdout.write(
         `Backed up ${home} to ${result.archive} (${formatBytes(result.bytes)}, ` +

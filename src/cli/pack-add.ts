@@ -1,12 +1,25 @@
 import path from 'node:path';
 import { withEnvFile } from '../config/env-file.ts';
 import { envSchema } from '../config/schema.ts';
-import { installPack, type NpmFetch, PackInstallError, removePack } from '../packs/install.ts';
+import {
+  type ApproveInstall,
+  installPack,
+  type NpmFetch,
+  PackInstallError,
+  removePack,
+} from '../packs/install.ts';
+import {
+  comparePermissions,
+  formatChanges,
+  formatPermissions,
+  packPermissions,
+} from '../packs/permissions.ts';
 import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
+import { askYesNo, isTerminal } from './confirm.ts';
 import { packDirs } from './pack-list.ts';
 
-const ADD_HELP = `Usage: satchel pack add SOURCE [--upgrade [--force]]
+const ADD_HELP = `Usage: satchel pack add SOURCE [--yes] [--upgrade [--force]]
 
 Installs a pack into SATCHEL_HOME/installed-packs/<name>/, which satchel always searches
 besides SATCHEL_PACKS; it is offered at the next start. SOURCE is
@@ -15,13 +28,21 @@ besides SATCHEL_PACKS; it is offered at the next start. SOURCE is
   npm:NAME[@VERSION]      a package on the npm registry (fetched with npm pack; no
                           install script runs)
 The pack is validated before anything is copied. An archive holding anything but plain
-files and folders inside the pack, or too big, is refused with nothing written.
+files and folders inside the pack, or too big, is refused with nothing written; so is a
+folder holding a link that leads outside the pack, or to a folder.
+
+Before anything is copied it prints what the pack may do: its core tools and their effects,
+its MCP servers, the settings and secrets it reads, its schedules and the tables it owns;
+then it asks "Install NAME VERSION? [y/N]". Without a terminal it asks nothing and refuses,
+unless --yes is given. On --upgrade it prints what the new version adds and removes, and
+asks only when it adds something.
 
 Options:
+  --yes      install without asking (the permissions are still printed)
   --upgrade  replace the installed pack of that name (its migrations run at the next start)
   --force    with --upgrade, allow an older version
 
-Exit codes: 0 installed, 1 refused, 2 bad arguments.`;
+Exit codes: 0 installed, 1 refused (or not accepted), 2 bad arguments.`;
 
 const REMOVE_HELP = `Usage: satchel pack remove NAME [--purge]
 
@@ -45,6 +66,7 @@ export function createPackAddCommand(fetchNpm?: NpmFetch): CliCommand {
       const { positionals, values } = parseCommandArgs(args, {
         upgrade: { type: 'boolean' },
         force: { type: 'boolean' },
+        yes: { type: 'boolean' },
       });
       const [source] = positionals;
       if (source === undefined)
@@ -59,6 +81,7 @@ export function createPackAddCommand(fetchNpm?: NpmFetch): CliCommand {
           packDirs: packDirs(io),
           upgrade: values.upgrade ?? false,
           force: values.force ?? false,
+          approve: approveFrom(io, values.yes ?? false),
           ...(fetchNpm ? { fetchNpm } : {}),
         });
         const was = done.previous ? ` (was ${done.previous})` : '';
@@ -72,6 +95,31 @@ export function createPackAddCommand(fetchNpm?: NpmFetch): CliCommand {
         return 1;
       }
     },
+  };
+}
+
+/**
+ * Shows what the pack may do (on an upgrade, what changes) and gets the owner's yes: from
+ * --yes, or asked on the terminal. Without a terminal, and on a "no", it refuses.
+ */
+function approveFrom(io: CliIo, yes: boolean): ApproveInstall {
+  return async (next, previous, upgrade) => {
+    const label = `${next.name} ${next.version}`;
+    if (upgrade && previous) {
+      const changes = comparePermissions(packPermissions(previous), packPermissions(next));
+      const title = `${label} replaces ${previous.version}. What it may do changes:`;
+      io.stdout.write(formatChanges(title, changes));
+      if (changes.added.length === 0) return true;
+    } else {
+      const title = `${label} (${next.display_name}) may use:`;
+      io.stdout.write(formatPermissions(title, packPermissions(next)));
+    }
+    if (yes) return true;
+    if (!isTerminal(io))
+      throw new PackInstallError(
+        `there is no terminal to ask whether to install ${label}; nothing was installed. Run it with --yes to accept what it may do (above).`,
+      );
+    return askYesNo(io, `Install ${label}?`);
   };
 }
 

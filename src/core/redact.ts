@@ -38,6 +38,12 @@ export function redactSecretShapes(text: string): string {
   return text.replace(SECRET_SHAPES, '[redacted]');
 }
 
+/** Whether `text` holds anything shaped like a secret (what `redactSecretShapes` replaces). */
+export function hasSecretShape(text: string): boolean {
+  SECRET_SHAPES.lastIndex = 0;
+  return SECRET_SHAPES.test(text);
+}
+
 /** `value` (JSON-like) with every string in it passed through `redactSecretShapes`. */
 export function redactSecretShapesIn(value: unknown): unknown {
   if (typeof value === 'string') return redactSecretShapes(value);

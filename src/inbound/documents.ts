@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { PRIVATE_FILE } from '../store/file-modes.ts';
 
 /** A text document up to this size is also given to the model inline. */
 export const INLINE_TEXT_LIMIT = 100 * 1024;
@@ -31,7 +32,7 @@ export function saveUnique(dir: string, wanted: string, data: Buffer): string {
     const candidate = `${fitBytes(name, MAX_NAME_BYTES - bytes(suffix))}${suffix}`;
     try {
       // 'wx' fails when the file exists, so two documents of one name never race.
-      writeFileSync(path.join(dir, candidate), data, { flag: 'wx' });
+      writeFileSync(path.join(dir, candidate), data, { flag: 'wx', mode: PRIVATE_FILE });
       return candidate;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

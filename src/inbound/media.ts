@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '../core/clock.ts';
 import {
@@ -14,6 +14,7 @@ import { envelope } from '../core/trust.ts';
 import type { FileRef, ImageInput, InboundEvent } from '../core/types.ts';
 import { STT_PROVIDER, specOf } from '../providers/registry.ts';
 import { describeRequest } from '../providers/vision.ts';
+import { makePrivateDir, PRIVATE_FILE } from '../store/file-modes.ts';
 import type { Ledger, UsageScope } from '../usage/ledger.ts';
 import type { PackCaps, QuotaGate } from '../usage/quota.ts';
 import { inlineText, saveUnique } from './documents.ts';
@@ -167,7 +168,7 @@ export function createMediaInputs(deps: MediaDeps) {
   async function document(event: Event<'document'>, turn: MediaTurn): Promise<string> {
     const file = await download(event, event.file, turn.signal);
     const dir = turn.filesDir ?? path.join(deps.mediaDir, 'files');
-    mkdirSync(dir, { recursive: true });
+    makePrivateDir(dir);
     const saved = saveUnique(dir, event.name, file.data);
     const where = turn.filesDir ? `the pack workspace as files/${saved}` : `media/files/${saved}`;
     const head = `[File received: "${event.name}" (${event.mimeType}, ${file.data.length} bytes), saved in ${where}]`;
@@ -182,10 +183,10 @@ export function createMediaInputs(deps: MediaDeps) {
   function keep(data: Buffer, mimeType: string): string {
     const day = new Date(clock.now()).toISOString().slice(0, 10);
     const dir = path.join(deps.mediaDir, day);
-    mkdirSync(dir, { recursive: true });
+    makePrivateDir(dir);
     const ext = Object.entries(IMAGE_TYPES).find(([, type]) => type === mimeType)?.[0] ?? '.jpg';
     const name = `${randomUUID()}${ext}`;
-    writeFileSync(path.join(dir, name), data);
+    writeFileSync(path.join(dir, name), data, { mode: PRIVATE_FILE });
     return `media/${day}/${name}`;
   }
 

@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import {
   cpSync,
   existsSync,
-  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -15,7 +14,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ArchiveError, extractSafely } from '../backup/archive.ts';
+import { makePrivateDir, privateTree } from '../store/file-modes.ts';
 import { installedPacksDir, SOURCE_FILE } from './installed.ts';
+import { type Manifest, manifestSchema } from './manifest.ts';
+import { refusedLink } from './pack-files.ts';
 import { formatProblem } from './problems.ts';
 import { compareVersions, VERSION } from './semver.ts';
 import { validatePack } from './validate.ts';
@@ -39,6 +41,17 @@ const LIMITS = {
 /** Folders of a source directory that are never part of the pack. */
 const SKIPPED = new Set(['.git', 'node_modules']);
 
+/**
+ * Asked after the pack is validated and before anything is copied: the manifest of the pack
+ * to install and, on --upgrade, the installed one's (undefined when it cannot be read).
+ * Resolves true to go on; false (or a PackInstallError it throws) refuses.
+ */
+export type ApproveInstall = (
+  next: Manifest,
+  previous: Manifest | undefined,
+  upgrade: boolean,
+) => Promise<boolean>;
+
 export interface InstallOptions {
   source: string;
   home: string;
@@ -48,6 +61,8 @@ export interface InstallOptions {
   upgrade?: boolean;
   force?: boolean;
   fetchNpm?: NpmFetch;
+  /** The owner's consent to the pack's permissions (default: given). */
+  approve?: ApproveInstall;
 }
 
 export interface Installed {
@@ -68,7 +83,8 @@ export async function installPack(options: InstallOptions): Promise<Installed> {
   const temp = mkdtempSync(path.join(tmpdir(), 'satchel-pack-add-'));
   try {
     const { dir, from } = await stage(options, temp);
-    return place(underItsName(dir, path.join(temp, 'staged')), from, options);
+    refuseLinks(dir);
+    return await place(underItsName(dir, path.join(temp, 'staged')), from, options);
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
@@ -108,11 +124,27 @@ function underItsName(dir: string, parent: string): string {
     : undefined;
   const name = typeof named === 'string' && /^[a-z][a-z0-9-]{0,31}$/.test(named) ? named : 'pack';
   const copy = path.join(parent, name);
+  // refuseLinks let through only links to files inside the pack: copied as those files.
   cpSync(dir, copy, {
     recursive: true,
+    dereference: true,
     filter: (file) => !(SKIPPED.has(path.basename(file)) && path.dirname(file) === dir),
   });
   return copy;
+}
+
+/**
+ * Refuses a pack folder holding a link that leads outside it, or to a folder: copying would
+ * follow it, and a file outside the pack (SOUL.md → ~/.ssh/id_rsa) would reach the model.
+ */
+function refuseLinks(dir: string): void {
+  const found = refusedLink(dir, SKIPPED);
+  if (!found) return;
+  throw new PackInstallError(
+    found.reason === 'outside'
+      ? `${found.link} is a link that leads outside the pack; nothing was installed.`
+      : `${found.link} is a link to a folder, which pack add does not copy; nothing was installed.`,
+  );
 }
 
 /** Extracts an `npm pack` archive safely; the pack is its one top folder (`package/`). */
@@ -150,8 +182,11 @@ export const npmPack: NpmFetch = async (spec, dir) => {
   }
 };
 
-/** Validates the staged pack and copies it in, replacing an older one on --upgrade. */
-function place(dir: string, from: string, options: InstallOptions): Installed {
+/**
+ * Validates the staged pack, checks its name and version against what is there, asks for
+ * the owner's consent, and copies it in, replacing an older one on --upgrade.
+ */
+async function place(dir: string, from: string, options: InstallOptions): Promise<Installed> {
   const validation = validatePack(dir, options.home);
   const { pack } = validation;
   if (!pack) {
@@ -165,43 +200,76 @@ function place(dir: string, from: string, options: InstallOptions): Installed {
   }
   const { name } = pack;
   const version = pack.manifest.version;
+  const root = installedPacksDir(options.home);
+  const target = path.join(root, name);
+  const previous = refuseClashes(name, version, target, options);
+  const approve = options.approve ?? (async () => true);
+  const installed = existsSync(target);
+  if (!(await approve(pack.manifest, installed ? installedManifest(target) : undefined, installed)))
+    throw new PackInstallError(`${name} ${version} was not installed.`);
+  copyIn(dir, root, name, `${JSON.stringify({ from, version }, null, 2)}\n`);
+  return { name, version, dir: target, from, ...(previous ? { previous } : {}) };
+}
+
+/**
+ * Refuses a name taken in SATCHEL_PACKS, or installed without --upgrade, and a step back
+ * without --force. Returns the installed version being replaced, if any.
+ */
+function refuseClashes(
+  name: string,
+  version: string,
+  target: string,
+  options: InstallOptions,
+): string | undefined {
   const clash = options.packDirs.map((d) => path.join(d, name)).find((d) => existsSync(d));
   if (clash)
     throw new PackInstallError(
       `A pack named ${name} is already in ${clash} (SATCHEL_PACKS); nothing was installed.`,
     );
-  const root = installedPacksDir(options.home);
+  if (!existsSync(target)) return undefined;
+  const previous = installedVersion(target);
+  if (!options.upgrade)
+    throw new PackInstallError(
+      `${name} ${previous ?? ''} is already installed; use --upgrade to replace it.`.replace(
+        '  ',
+        ' ',
+      ),
+    );
+  // A pack copied in by hand may carry no version, or one that cannot be compared.
+  if (!(previous && VERSION.test(previous)) && !options.force)
+    throw new PackInstallError(
+      `The installed ${name} has no version satchel can compare (${previous ?? 'none'}); use --force to replace it.`,
+    );
+  if (previous && compareVersions(version, previous) < 0 && !options.force)
+    throw new PackInstallError(
+      `${name} ${version} is older than the installed ${previous}; use --force to go back.`,
+    );
+  return previous;
+}
+
+/** Copies the pack in beside its place and moves it there only whole, with its source record. */
+function copyIn(dir: string, root: string, name: string, source: string): void {
   const target = path.join(root, name);
-  const previous = existsSync(target) ? installedVersion(target) : undefined;
-  if (existsSync(target)) {
-    if (!options.upgrade)
-      throw new PackInstallError(
-        `${name} ${previous ?? ''} is already installed; use --upgrade to replace it.`.replace(
-          '  ',
-          ' ',
-        ),
-      );
-    // A pack copied in by hand may carry no version, or one that cannot be compared.
-    if (!(previous && VERSION.test(previous)) && !options.force)
-      throw new PackInstallError(
-        `The installed ${name} has no version satchel can compare (${previous ?? 'none'}); use --force to replace it.`,
-      );
-    if (previous && compareVersions(version, previous) < 0 && !options.force)
-      throw new PackInstallError(
-        `${name} ${version} is older than the installed ${previous}; use --force to go back.`,
-      );
-  }
   const partial = path.join(root, `.${name}.partial`);
   const old = path.join(root, `.${name}.old`);
   rmSync(partial, { recursive: true, force: true });
-  mkdirSync(root, { recursive: true });
+  makePrivateDir(root);
   cpSync(dir, partial, { recursive: true });
-  writeFileSync(path.join(partial, SOURCE_FILE), `${JSON.stringify({ from, version }, null, 2)}\n`);
+  writeFileSync(path.join(partial, SOURCE_FILE), source);
+  // cp keeps the source's modes; what lands in SATCHEL_HOME is its owner's alone.
+  privateTree(partial, true);
   rmSync(old, { recursive: true, force: true });
   if (existsSync(target)) renameSync(target, old);
   renameSync(partial, target);
   rmSync(old, { recursive: true, force: true });
-  return { name, version, dir: target, from, ...(previous ? { previous } : {}) };
+}
+
+/** The installed pack's manifest, when it is still valid (else the upgrade shows all as new). */
+function installedManifest(dir: string): Manifest | undefined {
+  const file = path.join(dir, 'pack.yml');
+  if (!existsSync(file)) return undefined;
+  const parsed = manifestSchema.safeParse(readYaml(readFileSync(file, 'utf8')).value);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** The installed pack's version, from its own pack.yml (a hand-copied one has no source record). */

@@ -1,9 +1,10 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { checkFreshDatabase } from './check-database.ts';
 import { describeIssue, fieldPath, type Manifest, manifestSchema, SKILL_NAME } from './manifest.ts';
 import { type Migration, readMigrations } from './migrations.ts';
+import { readPackFile } from './pack-files.ts';
 import { PackError, type PackProblem } from './problems.ts';
 import { loadSkill, type Skill } from './skills.ts';
 import { didYouMean } from './suggest.ts';
@@ -41,6 +42,7 @@ export interface PackInspection {
  */
 export function inspectPack(dir: string): PackInspection {
   const problems: PackProblem[] = [];
+  const read = (...parts: string[]) => readPackFile(dir, path.join(dir, ...parts), problems);
   const found = readManifest(dir, problems);
   const skills: Skill[] = [];
   for (const name of found.skills) {
@@ -50,7 +52,9 @@ export function inspectPack(dir: string): PackInspection {
   }
   problems.push(...commandClashes(dir, skills));
 
-  const schemaSql = readOptional(path.join(dir, 'schema.sql'));
+  const schemaSql = read('schema.sql');
+  const soul = read('SOUL.md');
+  const templates = { user: read('templates', 'USER.md'), memory: read('templates', 'MEMORY.md') };
   const { migrations, problems: migrationProblems } = readMigrations(dir);
   problems.push(...migrationProblems);
   if (migrationProblems.length === 0) {
@@ -78,13 +82,10 @@ export function inspectPack(dir: string): PackInspection {
       dir,
       manifest,
       skills,
-      soul: readOptional(path.join(dir, 'SOUL.md')),
+      soul,
       schemaSql,
       migrations,
-      templates: {
-        user: readOptional(path.join(dir, 'templates', 'USER.md')),
-        memory: readOptional(path.join(dir, 'templates', 'MEMORY.md')),
-      },
+      templates,
     },
   };
 }
@@ -107,10 +108,11 @@ interface FoundManifest {
 /** Reads pack.yml, adding its problems (with lines) to `problems`. */
 function readManifest(dir: string, problems: PackProblem[]): FoundManifest {
   const file = path.join(dir, 'pack.yml');
-  const text = readOptional(file);
+  const text = readPackFile(dir, file, problems);
   const none = { manifest: undefined, skills: [], ownedTables: undefined, source: undefined };
   if (text === undefined) {
-    problems.push({ file, field: '(file)', problem: 'pack.yml is missing' });
+    if (!problems.some((p) => p.file === file))
+      problems.push({ file, field: '(file)', problem: 'pack.yml is missing' });
     return none;
   }
   const source = readYaml(text);
@@ -192,10 +194,6 @@ function commandClashes(dir: string, skills: readonly Skill[]): PackProblem[] {
 
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
-
-function readOptional(file: string): string | undefined {
-  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from '../store/sqlite.ts';
+import { readPackFile } from './pack-files.ts';
 import { PackError, type PackProblem } from './problems.ts';
 
 /** `migrations/NNNN_name.sql`: one step of the pack's schema, applied once per database. */
@@ -43,7 +44,8 @@ export function readMigrations(packDir: string): {
       });
       continue;
     }
-    migrations.push({ version: Number(match[1]), file, sql: readFileSync(file, 'utf8') });
+    const sql = readPackFile(packDir, file, problems);
+    if (sql !== undefined) migrations.push({ version: Number(match[1]), file, sql });
   }
   migrations.forEach((m, i) => {
     const expected = i + 1;

@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describeIssue, skillFrontmatterSchema } from './manifest.ts';
+import { readPackFile } from './pack-files.ts';
 import type { PackProblem } from './problems.ts';
 import { commandName, commandProblem } from './skill-command.ts';
 import { readYaml, type YamlSource } from './yaml-source.ts';
@@ -32,9 +33,12 @@ export function loadSkill(
   const dir = path.join(packDir, 'skills', name);
   const file = path.join(dir, 'SKILL.md');
   const failed = (problems: PackProblem[]) => ({ skill: undefined, problems });
-  if (!existsSync(file))
+  const outside: PackProblem[] = [];
+  const text = readPackFile(packDir, file, outside);
+  if (outside.length > 0) return failed(outside);
+  if (text === undefined)
     return failed([{ file, field: '(file)', problem: `skill "${name}" has no SKILL.md` }]);
-  const match = FRONTMATTER.exec(readFileSync(file, 'utf8'));
+  const match = FRONTMATTER.exec(text);
   if (!match)
     return failed([
       { file, field: '(frontmatter)', problem: 'must start with a --- YAML frontmatter block' },

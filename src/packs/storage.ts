@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { makePrivateDatabase, makePrivateDir, PRIVATE_FILE } from '../store/file-modes.ts';
 import { Database } from '../store/sqlite.ts';
 import { createQueryPool, type QueryPool, type QueryPoolOptions } from './db-query-pool.ts';
 import type { Pack } from './loader.ts';
@@ -45,10 +46,11 @@ export function openPackStorage(
 ): PackStorage {
   const dir = path.join(home, 'packs', pack.name);
   const filesDir = path.join(dir, 'files');
-  mkdirSync(filesDir, { recursive: true });
+  makePrivateDir(filesDir);
   const dbFile = path.join(dir, 'pack.db');
   const db = new Database(dbFile);
   try {
+    makePrivateDatabase(dbFile);
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
     upgradeDatabase(db, pack);
@@ -83,5 +85,5 @@ export function openPackStorage(
 
 /** Writes the template once; the user's notes are never overwritten. */
 function seed(file: string, template: string): void {
-  if (!existsSync(file)) writeFileSync(file, template);
+  if (!existsSync(file)) writeFileSync(file, template, { mode: PRIVATE_FILE });
 }

@@ -32,7 +32,7 @@ describe('packs installed with satchel pack add', () => {
     ];
     for (const source of sources) {
       const io = recordingIo({ SATCHEL_HOME: home, SATCHEL_PACKS: path.join(work, 'none') }, work);
-      expect(await add.run([source], io)).toBe(0);
+      expect(await add.run([source, '--yes'], io)).toBe(0);
     }
 
     await h.start({ SATCHEL_HOME: home });

@@ -140,6 +140,18 @@ describe('configuration', () => {
     expect(parseConfig({ ...base, TURN_TIMEOUT_MS: '90000' }).turnTimeoutMs).toBe(90_000);
   });
 
+  it('reads TOOL_APPROVAL and APPROVAL_TIMEOUT_MS (default tainted and 5 minutes)', () => {
+    expect(parseConfig(base).trust).toEqual({ approval: 'tainted', approvalTimeoutMs: 300_000 });
+    const set = parseConfig({ ...base, TOOL_APPROVAL: ' off ', APPROVAL_TIMEOUT_MS: '60000' });
+    expect(set.trust).toEqual({ approval: 'off', approvalTimeoutMs: 60_000 });
+    expect(errorOf({ ...base, TOOL_APPROVAL: 'never' })).toContain(
+      'TOOL_APPROVAL must be "tainted", "always" or "off"',
+    );
+    expect(errorOf({ ...base, APPROVAL_TIMEOUT_MS: '0' })).toContain(
+      'APPROVAL_TIMEOUT_MS must be a whole number ≥ 1',
+    );
+  });
+
   it('reads MAX_JOBS', () => {
     expect(parseConfig({ ...base, MAX_JOBS: ' 3 ' }).maxJobs).toBe(3);
   });

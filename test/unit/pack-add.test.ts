@@ -33,7 +33,8 @@ async function run(
       : command === 'remove'
         ? packRemoveCommand
         : packListCommand;
-  const code = await cmd.run(args, io);
+  // No terminal here: pack add installs only with --yes.
+  const code = await cmd.run(command === 'add' ? [...args, '--yes'] : args, io);
   return { code, out: io.out(), err: io.err() };
 }
 

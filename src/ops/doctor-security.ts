@@ -1,0 +1,113 @@
+import path from 'node:path';
+import { count } from 'drizzle-orm';
+import { type Config, parseConfig } from '../config/config.ts';
+import { satchelHome } from '../config/env-file.ts';
+import { ConfigError } from '../core/errors.ts';
+import { loadPacks } from '../packs/loader.ts';
+import { openCoreReader } from '../store/read-only.ts';
+import { mcpToolPins } from '../store/schema.ts';
+import { type Check, fail, pass, warn } from './check.ts';
+import {
+  checkAllowlistSecurity,
+  checkApproval,
+  checkBackupAge,
+  checkDashboard,
+  checkWebAndExternal,
+  checkWebhook,
+} from './security-config.ts';
+import { checkEnvFile, checkHomeModes, fixModes } from './security-files.ts';
+import { checkStoredSecrets } from './security-secrets.ts';
+
+/** An MCP tool not offered to the model until the owner accepts its change (SPEC §17). */
+export interface WithheldTool {
+  pack: string;
+  server: string;
+  tool: string;
+}
+
+export interface SecurityOptions {
+  /** The environment, `.env` included. */
+  env: Record<string, string | undefined>;
+  /** Where `.env` is (the working directory). */
+  cwd: string;
+  now: number;
+  /** `--fix`: apply the safe fixes (file modes) before checking. */
+  fix?: boolean;
+  /**
+   * The hook for withheld MCP tools: pinning (mcp/) decides what is withheld, by listing
+   * each server's tools against mcp_tool_pins. Until it gives doctor that answer, the
+   * check counts the pins and says where withheld tools are listed.
+   */
+  withheldTools?: (config: Config) => Promise<readonly WithheldTool[]>;
+}
+
+export interface SecurityReport {
+  checks: Check[];
+  /** What --fix changed, one line each. */
+  fixed: string[];
+}
+
+/**
+ * `satchel doctor --security`: the installation as an attacker would look at it, each
+ * finding with its fix. Reads only, unless `fix` (then it changes file modes, nothing else).
+ */
+export async function runSecurityDoctor(options: SecurityOptions): Promise<SecurityReport> {
+  const envFile = path.join(options.cwd, '.env');
+  let config: Config | undefined;
+  let configCheck: Check | undefined;
+  try {
+    config = parseConfig(options.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    configCheck = fail(
+      'configuration: invalid (only the files were checked)',
+      'Run `satchel doctor` to see which variables to fix.',
+    );
+  }
+  const home = config?.home ?? satchelHome(options.env, options.cwd);
+  const fixed = options.fix ? fixModes(envFile, home) : [];
+  const checks: Check[] = [checkEnvFile(envFile), checkHomeModes(home)];
+  if (!config) return { checks: [...checks, configCheck!], fixed };
+  const tokenSet = Boolean(options.env.DASHBOARD_TOKEN?.trim());
+  checks.push(
+    ...checkDashboard(config, tokenSet),
+    checkWebhook(config),
+    checkAllowlistSecurity(config),
+    checkApproval(config),
+    ...checkWebAndExternal(loadPacks(config.packDirs).packs),
+    await checkWithheld(config, options.withheldTools),
+    checkStoredSecrets(home),
+    checkBackupAge(home, options.now),
+  );
+  return { checks, fixed };
+}
+
+async function checkWithheld(
+  config: Config,
+  withheldTools: SecurityOptions['withheldTools'],
+): Promise<Check> {
+  if (withheldTools) {
+    const withheld = await withheldTools(config);
+    if (withheld.length === 0) return pass('MCP tools: none withheld');
+    return {
+      ...warn(
+        `MCP tools: ${withheld.length} withheld (changed since you accepted them; the model does not get them)`,
+        'Review each change with `npx satchel pack trust PACK`.',
+      ),
+      detail: withheld.map((t) => `${t.pack}: ${t.server}__${t.tool}`),
+    };
+  }
+  const reader = openCoreReader(config.home);
+  if (!reader) return pass('MCP tools: none pinned yet');
+  try {
+    const pinned = reader.db.select({ n: count() }).from(mcpToolPins).get()?.n ?? 0;
+    return pass(
+      `MCP tools: ${pinned} pinned (a changed tool shows when its server starts; this check starts none)`,
+    );
+  } catch {
+    // A database from before migration 0009 has no pins yet.
+    return pass('MCP tools: none pinned yet');
+  } finally {
+    reader.close();
+  }
+}

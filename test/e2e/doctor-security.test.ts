@@ -1,0 +1,251 @@
+import {
+  chmodSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { backupCommand } from '../../src/cli/backup.ts';
+import { doctorCommand } from '../../src/cli/doctor.ts';
+import { parseConfig } from '../../src/config/config.ts';
+import { recordBackup } from '../../src/ops/backup-record.ts';
+import { runSecurityDoctor } from '../../src/ops/doctor-security.ts';
+import { openCoreStore } from '../../src/store/client.ts';
+import { Database } from '../../src/store/sqlite.ts';
+import { recordingIo } from '../support/cli-io.ts';
+import { packSource } from '../support/pack-sources.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
+
+const temp = tempDirs('satchel-doctor-security-');
+const DAY = 86_400_000;
+const mode = (file: string) => `0${(statSync(file).mode & 0o777).toString(8)}`;
+
+/**
+ * A tidy installation: `.env` 0600 in the working directory, a migrated SATCHEL_HOME made by
+ * satchel itself, an empty pack folder, a backup from yesterday.
+ */
+function installation(extraEnv: Record<string, string> = {}) {
+  const cwd = temp();
+  const home = path.join(cwd, 'data');
+  const packs = path.join(cwd, 'packs');
+  mkdirSync(packs);
+  openCoreStore(home).close();
+  recordBackup(home, { at: Date.now() - DAY, archive: '/backups/yesterday.tar.gz' });
+  const env: Record<string, string> = {
+    TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi',
+    ALLOWED_USER_IDS: '111',
+    OPENAI_API_KEY: 'sk-test-key',
+    SATCHEL_HOME: home,
+    SATCHEL_PACKS: packs,
+    ...extraEnv,
+  };
+  const envFile = path.join(cwd, '.env');
+  writeFileSync(envFile, 'OPENAI_API_KEY=sk-test-key\n', { mode: 0o600 });
+  chmodSync(envFile, 0o600);
+  return { cwd, home, packs, env, envFile };
+}
+
+async function doctor(w: ReturnType<typeof installation>, ...args: string[]) {
+  const io = recordingIo(w.env, w.cwd);
+  const code = await doctorCommand.run(['--security', ...args], io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+/** The checklist's lines that start with `mark` (✓, ✗ or !). */
+const marked = (out: string, mark: string) => out.split('\n').filter((l) => l.startsWith(mark));
+
+describe('satchel doctor --security', () => {
+  it('passes a tidy installation: every line ✓, exit 0', async () => {
+    const w = installation();
+    const done = await doctor(w);
+    expect(done.err).toBe('');
+    expect(marked(done.out, '✗')).toEqual([]);
+    expect(marked(done.out, '!')).toEqual([]);
+    expect(done.out).toContain('✓ .env: readable by its owner only (0600)\n');
+    expect(done.out).toContain('✓ dashboard: bound to 127.0.0.1 (this machine only)\n');
+    expect(done.out).toContain('✓ backup: the last one is from ');
+    expect(done.code).toBe(0);
+  });
+
+  it('fails on .env and SATCHEL_HOME open to other users; --fix makes them private and says what changed', async () => {
+    const w = installation();
+    chmodSync(w.envFile, 0o644);
+    chmodSync(w.home, 0o755);
+    chmodSync(path.join(w.home, 'satchel.db'), 0o644);
+    const loose = await doctor(w);
+    expect(loose.code).toBe(1);
+    expect(marked(loose.out, '✗')).toEqual([
+      '✗ .env is open to other users (0644): they can read the bot token and API keys',
+      '✗ SATCHEL_HOME is open to other users: 1 file(s) and 1 folder(s) (conversations, the ledger, pack data)',
+    ]);
+    expect(loose.out).toContain(`    0644  ${path.join(w.home, 'satchel.db')}\n`);
+    expect(loose.out).toContain(`    fix: Run \`chmod -R go-rwx ${w.home}\``);
+
+    const fixed = await doctor(w, '--fix');
+    // The first run's read of satchel.db left -wal and -shm files in its mode (0644): fixed too.
+    expect(fixed.out).toMatch(/^Fixed \d+ file mode\(s\):\n/);
+    for (const line of [
+      `  ${w.envFile}: 0644 → 0600\n`,
+      `  ${w.home}: 0755 → 0700\n`,
+      `  ${path.join(w.home, 'satchel.db')}: 0644 → 0600\n`,
+    ])
+      expect(fixed.out).toContain(line);
+    expect(fixed.code).toBe(0);
+    expect([mode(w.envFile), mode(w.home), mode(path.join(w.home, 'satchel.db'))]).toEqual([
+      '0600',
+      '0700',
+      '0600',
+    ]);
+    const again = await doctor(w);
+    expect(marked(again.out, '✗')).toEqual([]);
+    expect(again.code).toBe(0);
+  });
+
+  it('fails on an empty allowlist while Telegram is configured', async () => {
+    const w = installation({ ALLOWED_USER_IDS: '' });
+    const done = await doctor(w);
+    expect(marked(done.out, '✗')).toEqual([
+      '✗ allowlist: ALLOWED_USER_IDS is empty while Telegram is configured: nobody can use or own the bot (no owner approves tool calls)',
+    ]);
+    expect(done.code).toBe(1);
+    const web = installation({ ALLOWED_USER_IDS: '', TELEGRAM_BOT_TOKEN: '' });
+    expect((await doctor(web)).out).toContain('✓ allowlist: Telegram is not configured\n');
+  });
+
+  it.each([
+    [
+      { DASHBOARD_TOKEN: 'letmein' },
+      '! dashboard token: DASHBOARD_TOKEN is weak (7 characters, 6 different): anyone on this machine who guesses it reads every conversation',
+    ],
+    [
+      {
+        TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/hook',
+        TELEGRAM_WEBHOOK_SECRET: 'secret',
+      },
+      '! webhook secret: TELEGRAM_WEBHOOK_SECRET is weak (6 characters): whoever guesses it can post updates as any user',
+    ],
+    [
+      { TOOL_APPROVAL: 'off' },
+      '! tool approval: TOOL_APPROVAL=off: a web page, search result or MCP result can make satchel write or send without asking you',
+    ],
+  ])('warns (exit 0) on %o', async (env, line) => {
+    const w = installation(env);
+    const done = await doctor(w);
+    expect(marked(done.out, '!')).toEqual([line]);
+    expect(done.code).toBe(0);
+  });
+
+  it('a strong dashboard token and webhook secret pass', async () => {
+    const strong = 'f3a9c1d87e6b5a4f3e2d1c0b9a8f7e6d';
+    const w = installation({
+      DASHBOARD_TOKEN: strong,
+      TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/hook',
+      TELEGRAM_WEBHOOK_SECRET: strong,
+    });
+    const done = await doctor(w);
+    expect(marked(done.out, '!')).toEqual([]);
+    expect(done.out).toContain('✓ webhook secret: long and varied\n');
+  });
+
+  it('warns on a pack that combines web access with external tools', async () => {
+    const w = installation();
+    const src = packSource(w.cwd, 'alpha');
+    const manifest = path.join(src, 'pack.yml');
+    writeFileSync(
+      manifest,
+      readFileSync(manifest, 'utf8').replace('tools: [memory,', 'tools: [web_fetch, memory,'),
+    );
+    renameSync(src, path.join(w.packs, 'alpha'));
+    const done = await doctor(w);
+    expect(marked(done.out, '!')).toEqual([
+      '! pack alpha combines web access (web_fetch) with external tools (send_message): a page it reads could steer it to send your data out',
+    ]);
+  });
+
+  it('warns on secret-shaped values stored in satchel.db (not the conversation) and in pack databases, never showing them', async () => {
+    const w = installation();
+    const key = `sk-${'a1B2'.repeat(8)}`;
+    const core = new Database(path.join(w.home, 'satchel.db'));
+    const outbox = core.prepare(
+      "INSERT INTO outbox (chat_id, kind, payload, created_at) VALUES (1, 'text', ?, 0)",
+    );
+    outbox.run(JSON.stringify({ text: `your key is ${key}` }));
+    outbox.run(JSON.stringify({ text: `Bearer ${'x'.repeat(20)}` }));
+    core
+      .prepare(
+        "INSERT INTO messages (session_id, turn_id, role, content, created_at) VALUES ('s', 't', 'user', ?, 0)",
+      )
+      .run(`my key ${key}`);
+    core.close();
+    mkdirSync(path.join(w.home, 'packs', 'vault'), { recursive: true });
+    const pack = new Database(path.join(w.home, 'packs', 'vault', 'pack.db'));
+    pack.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)');
+    pack.prepare('INSERT INTO notes (body) VALUES (?)').run(`gsk_${'Q'.repeat(30)}`);
+    pack.close();
+    chmodSync(path.join(w.home, 'packs', 'vault', 'pack.db'), 0o600);
+    chmodSync(path.join(w.home, 'packs', 'vault'), 0o700);
+    chmodSync(path.join(w.home, 'packs'), 0o700);
+
+    const done = await doctor(w);
+    expect(marked(done.out, '!')).toEqual([
+      '! stored secrets: 3 secret-shaped value(s) in the databases (anyone with a copy or a backup can use them)',
+    ]);
+    expect(done.out).toContain('    satchel.db: outbox.payload (2 values)\n');
+    expect(done.out).toContain(
+      `    ${path.join('packs', 'vault', 'pack.db')}: notes.body (1 value)\n`,
+    );
+    expect(done.out).not.toContain('messages.');
+    expect(done.out).not.toContain(key);
+    expect(done.out).not.toContain('QQQQ');
+    expect(done.code).toBe(0);
+  });
+
+  it('warns when no backup is recorded or the last is over a week old; satchel backup records one', async () => {
+    const w = installation();
+    recordBackup(w.home, { at: Date.now() - 9 * DAY, archive: '/backups/old.tar.gz' });
+    expect(marked((await doctor(w)).out, '!')).toEqual([
+      expect.stringMatching(
+        /^! backup: the last one is 9 days old \(\d{4}-\d\d-\d\d, \/backups\/old\.tar\.gz\)$/,
+      ),
+    ]);
+    const fresh = installation();
+    rmSync(path.join(fresh.home, 'last-backup.json'));
+    expect(marked((await doctor(fresh)).out, '!')).toEqual([
+      '! backup: none recorded (`satchel backup` notes each one it writes)',
+    ]);
+    const io = recordingIo(fresh.env, fresh.cwd);
+    expect(await backupCommand.run([path.join(fresh.cwd, 'b.tar.gz')], io)).toBe(0);
+    const after = await doctor(fresh);
+    expect(after.out).toContain(`/b.tar.gz)\n`);
+    expect(marked(after.out, '!')).toEqual([]);
+  });
+
+  it('lists withheld MCP tools through its hook, and counts pins without one', async () => {
+    const w = installation();
+    const withheld = await runSecurityDoctor({
+      env: w.env,
+      cwd: w.cwd,
+      now: Date.now(),
+      withheldTools: async () => [{ pack: 'vault', server: 'files', tool: 'delete' }],
+    });
+    const check = withheld.checks.find((c) => c.title.startsWith('MCP tools'));
+    expect(check).toEqual({
+      status: 'warn',
+      title: 'MCP tools: 1 withheld (changed since you accepted them; the model does not get them)',
+      fix: 'Review each change with `npx satchel pack trust PACK`.',
+      detail: ['vault: files__delete'],
+    });
+    expect(parseConfig(w.env).trust.approval).toBe('tainted');
+    expect((await doctor(w)).out).toContain('✓ MCP tools: 0 pinned');
+  });
+
+  it('--fix goes with --security', async () => {
+    const w = installation();
+    const io = recordingIo(w.env, w.cwd);
+    await expect(doctorCommand.run(['--fix'], io)).rejects.toThrow('--fix goes with --security');
+  });
+});
