@@ -68,8 +68,6 @@ export interface CoreConfig {
     search: SearchConfig | undefined;
   };
   timezone: string;
-  /** SPEC §17: when a tool call waits for the owner, and how long (TOOL_APPROVAL, APPROVAL_TIMEOUT_MS). */
-  trust: { approval: ApprovalPolicy; approvalTimeoutMs: number };
   dashboard: { port: number; token: string };
   logLevel: string;
   /** `json` or `pretty`; unset: pretty when stdout is a terminal, else JSON. */
@@ -168,7 +166,6 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
       search: searchConfig(e),
     },
     timezone: e.SATCHEL_TIMEZONE ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
-    trust: { approval: e.TOOL_APPROVAL, approvalTimeoutMs: e.APPROVAL_TIMEOUT_MS },
     dashboard: {
       port: e.DASHBOARD_PORT,
       token: e.DASHBOARD_TOKEN ?? randomBytes(16).toString('hex'),

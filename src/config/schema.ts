@@ -189,16 +189,6 @@ const coreVars = {
     },
     { message: 'SATCHEL_TIMEZONE must be an IANA zone such as "Europe/Berlin"' },
   ),
-  TOOL_APPROVAL: optionalText
-    .pipe(
-      z
-        .enum(['tainted', 'always', 'off'], {
-          error: 'TOOL_APPROVAL must be "tainted", "always" or "off" (or empty for tainted)',
-        })
-        .optional(),
-    )
-    .transform((v) => v ?? 'tainted'),
-  APPROVAL_TIMEOUT_MS: intFrom('APPROVAL_TIMEOUT_MS', 1, 300_000),
   DASHBOARD_PORT: intFrom('DASHBOARD_PORT', 0, 8787).refine((p) => p <= 65535, {
     message: 'DASHBOARD_PORT must be 0–65535',
   }),
