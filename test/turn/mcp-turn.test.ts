@@ -11,7 +11,7 @@ import { parseConfig } from '../../src/config/config.ts';
 import { ToolError } from '../../src/core/errors.ts';
 import type { ChatModel, ChatRequest } from '../../src/core/ports.ts';
 import type { Address, InboundEvent, ToolCall } from '../../src/core/types.ts';
-import { type Core, createCore, MCP_CLOSE_MS } from '../../src/core-app.ts';
+import { type Core, createCore } from '../../src/core-app.ts';
 import { DEFAULT_CLOSE_GRACE_MS, stopBoundMs } from '../../src/mcp/connection.ts';
 import type { McpHub, McpResult, McpServerConfig, McpTool } from '../../src/mcp/types.ts';
 import { createMemoryChannel, type MemoryChannel } from '../fakes/memory-channel.ts';
