@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { addressKey } from '../core/types.ts';
 import type { Db } from './client.ts';
 import { conversationRoutes, jobs, outbox, sessions } from './schema.ts';
@@ -22,8 +22,11 @@ export function createChatMoves(db: Db) {
         for (const s of tx.select().from(sessions).all()) {
           const key = rename(s.key);
           const address = rename(s.address);
-          if (key !== s.key || address !== s.address)
-            tx.update(sessions).set({ key, address }).where(eq(sessions.id, s.id)).run();
+          if (key === s.key && address === s.address) continue;
+          // The search index tags each message with its session's pack and key: re-tag it.
+          if (key !== s.key) tx.run(unindexSession(s.id));
+          tx.update(sessions).set({ key, address }).where(eq(sessions.id, s.id)).run();
+          if (key !== s.key) tx.run(indexSession(s.id));
         }
         for (const j of tx.select().from(jobs).where(eq(jobs.platform, platform)).all()) {
           if (j.chatId !== from) continue;
@@ -46,6 +49,21 @@ export function createChatMoves(db: Db) {
 }
 
 export type ChatMoves = ReturnType<typeof createChatMoves>;
+
+/**
+ * The search index's rows of one session's messages, removed and added again with the scope
+ * the session has at the time (as the triggers of migrations/0007_memory_search.sql do).
+ */
+const unindexSession = (sessionId: string) => sql`
+  INSERT INTO messages_search (messages_search, rowid, content, scope)
+  SELECT 'delete', m.id, m.content, 's' || hex(s.pack || '|' || s.key)
+  FROM messages m JOIN sessions s ON s.id = m.session_id
+  WHERE m.session_id = ${sessionId} AND m.role IN ('user', 'assistant') AND m.content != ''`;
+const indexSession = (sessionId: string) => sql`
+  INSERT INTO messages_search (rowid, content, scope)
+  SELECT m.id, m.content, 's' || hex(s.pack || '|' || s.key)
+  FROM messages m JOIN sessions s ON s.id = m.session_id
+  WHERE m.session_id = ${sessionId} AND m.role IN ('user', 'assistant') AND m.content != ''`;
 
 const inChat = (platform: string, chatId: number) =>
   and(eq(conversationRoutes.platform, platform), eq(conversationRoutes.chatId, chatId));

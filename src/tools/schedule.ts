@@ -88,6 +88,7 @@ export function createScheduleTool(
   }
 
   function setEnabled(id: string, enabled: boolean): string {
+    if (enabled) refuseResumingARun(id);
     if (!jobs.setEnabled(id, pack.name, address, enabled, ctx.clock.now())) throw notFound(id);
     if (!enabled) return `job ${id} paused`;
     const job = jobs.find(id, pack.name, address);
@@ -96,6 +97,20 @@ export function createScheduleTool(
     return next !== null && next <= now
       ? `job ${id} resumed; its time has passed, so it runs now`
       : `job ${id} resumed; its next run is ${describeTime(next, timezone, now)}`;
+  }
+
+  /**
+   * A job whose run is under way (often the run asking) is not paused: resuming it would do
+   * nothing, and "runs now" would be untrue of a one-shot, which ends with this run.
+   */
+  function refuseResumingARun(id: string): void {
+    const job = jobs.find(id, pack.name, address);
+    if (!job || job.runningDueAt === null || !job.enabled) return;
+    const after =
+      job.kind === 'once'
+        ? 'a one-shot job ends with its run and is then removed; to run it again, the user can ask for a new job'
+        : `it stays scheduled and runs again at its next time ("${job.schedule}")`;
+    throw new ToolError(`job ${id} is running now, so there is nothing to resume: ${after}`);
   }
 
   function remove(id: string): string {

@@ -93,3 +93,34 @@ describe('memory_search', () => {
     expect(names).toEqual(['memory', 'db_query']);
   });
 });
+
+describe('memory_search after a group becomes a supergroup', () => {
+  it("finds the group's earlier messages in the new chat, never another chat's or pack's", async () => {
+    const OLD = -4242;
+    const NEW = -1004242;
+    await h.start({ SATCHEL_PACKS: alphaWithSearch() });
+    seed('group-past', `tg:${OLD}:alpha`, 'alpha', OLD, ['Our boat is named Wanda']);
+    seed('group-beta', `tg:${OLD}:beta`, 'beta', OLD, ['Wanda in the beta pack']);
+    seed('elsewhere', `tg:${NEW - 1}:alpha`, 'alpha', NEW - 1, ['Wanda from a neighbour chat']);
+
+    h.tg.service({ userId: ALLOWED_USER, chatId: OLD, migrateTo: NEW });
+    await settled(h, 1);
+    h.model.enqueue(
+      { toolCalls: [{ name: 'memory_search', arguments: { query: 'Wanda boat' } }] },
+      { text: 'Wanda.' },
+    );
+    h.tg.text({
+      userId: ALLOWED_USER,
+      chatId: NEW,
+      chatType: 'supergroup',
+      text: '@satchel_test_bot what is the boat called?',
+    });
+    await settled(h, 2);
+
+    const found = toolResults(h.model.chatRequests()[1]!)[0]!;
+    expect(found).toContain('(session group-pa, user): Our [boat] is named [Wanda]');
+    expect(found).not.toContain('beta pack');
+    expect(found).not.toContain('neighbour');
+    expect(h.tg.texts(NEW)).toEqual(['Wanda.']);
+  });
+});

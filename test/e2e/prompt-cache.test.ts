@@ -101,3 +101,49 @@ describe('prompt layout for provider caches', () => {
     expect(JSON.stringify(second!.body).startsWith(head(first!))).toBe(true);
   });
 });
+
+/** The tool results of a request (OpenAI format), in order. */
+const toolResults = (request: RecordedRequest): string[] =>
+  (request.body.messages as { role: string; content: string }[])
+    .filter((m) => m.role === 'tool')
+    .map((m) => m.content);
+
+describe('tools and tool results across turns', () => {
+  /** Two turns of the alpha pack: the first calls db_query for 400 generated rows. */
+  async function twoTurns(): Promise<RecordedRequest[]> {
+    const clock = new JumpClock(Date.UTC(2026, 10, 23, 10, 0, 0));
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) }, { app: { clock } });
+    const sql =
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400) SELECT i, 'plant number ' || i AS label FROM n";
+    h.model.enqueue(
+      { toolCalls: [{ name: 'db_query', arguments: { sql } }] },
+      { text: 'Many plants.' },
+      { text: 'Still many.' },
+    );
+    h.say('list my plants');
+    await settled(h, 1);
+    clock.advance(5 * MINUTE);
+    h.say('and now?');
+    await settled(h, 2);
+    return h.model.chatRequests();
+  }
+
+  it('sends the tools before the messages, the same in every request', async () => {
+    const requests = await twoTurns();
+    expect(requests).toHaveLength(3);
+    for (const request of requests) {
+      const keys = Object.keys(request.body);
+      expect(keys.indexOf('tools')).toBeGreaterThanOrEqual(0);
+      expect(keys.indexOf('tools')).toBeLessThan(keys.indexOf('messages'));
+      expect(JSON.stringify(request.body.tools)).toBe(JSON.stringify(requests[0]!.body.tools));
+    }
+  });
+
+  it('sends an earlier turn’s tool result again as it was, not shortened', async () => {
+    const requests = await twoTurns();
+    const [first] = toolResults(requests[1]!);
+    expect(first!.length).toBeGreaterThan(4000);
+    expect(first).toContain('plant number 1');
+    expect(toolResults(requests[2]!)).toEqual([first]);
+  });
+});

@@ -144,3 +144,23 @@ describe('schedule limits', () => {
     ]);
   });
 });
+
+describe('a job resuming itself', () => {
+  it('is told its run is under way (a one-shot ends with it), not that it "runs now"', async () => {
+    await start();
+    await remindAt('2026-11-23T10:01:00Z');
+    const { id } = h.rows<{ id: string }>("SELECT id FROM jobs WHERE source != 'manifest'")[0]!;
+    h.model.enqueue(
+      { toolCalls: [{ name: 'schedule', arguments: { action: 'resume', id } }] },
+      { text: 'The fern is fine.' },
+    );
+    clock.advance(2 * MIN);
+    await ranTimes(1);
+
+    expect(toolResults(h.model.chatRequests()[3]!)).toEqual([
+      `Error: job ${id} is running now, so there is nothing to resume: a one-shot job ends with its run and is then removed; to run it again, the user can ask for a new job`,
+    ]);
+    expect(h.rows('SELECT source FROM jobs')).toEqual([{ source: 'manifest' }]);
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('The fern is fine.');
+  });
+});

@@ -1,11 +1,18 @@
 /**
  * A user pastes secrets into the chat. The conversation keeps what they wrote (the model
  * sees it, `messages` stores it), but the raw copy of the update in the durable inbox and
- * the log never hold it, so neither do backups of them.
+ * the log never hold it, so neither do backups of them. The log is checked where it does
+ * carry the text: a tool whose error message quotes what the model passed it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { userTexts } from '../fakes/model-server.ts';
-import { ALLOWED_USER, type Harness, settled, startHarness } from '../support/harness.ts';
+import {
+  ALLOWED_USER,
+  fixturePacks,
+  type Harness,
+  settled,
+  startHarness,
+} from '../support/harness.ts';
 
 const PASTED = {
   botToken: `7012345678:AAH${'q'.repeat(32)}`,
@@ -26,11 +33,25 @@ afterEach(async () => {
 
 describe('secrets a user pastes', () => {
   it('stay in the conversation, and are redacted in the stored raw update and in the log', async () => {
-    h = await startHarness();
+    h = await startHarness({ SATCHEL_PACKS: fixturePacks(['beta']) });
+    // The model puts each secret where the log carries it: a failing tool's error message.
+    h.model.enqueue(
+      {
+        toolCalls: Object.entries(PASTED).map(([kind, secret]) => ({
+          name: 'db_query',
+          arguments: { sql: `SELECT * FROM "${kind === 'bearer' ? 'Bearer ' : ''}${secret}"` },
+        })),
+      },
+      { text: 'Those are not tables.' },
+    );
     h.tg.text({ userId: ALLOWED_USER, text: TEXT });
     await settled(h, 1);
 
     expect(userTexts(h.model.chatRequests()[0]!).at(-1)).toBe(TEXT);
+    const toolErrors = h.logs('tool_error');
+    expect(toolErrors).toHaveLength(Object.keys(PASTED).length);
+    for (const line of toolErrors)
+      expect(JSON.stringify(line)).toMatch(/no such table: (Bearer )?\[redacted\]/);
     const said = h.rows<{ content: string }>("SELECT content FROM messages WHERE role = 'user'");
     expect(said.map((m) => m.content)).toEqual([TEXT]);
 

@@ -48,4 +48,9 @@ export class FakeClock implements Clock {
   pending(): number {
     return this.timers.length;
   }
+
+  /** When each pending timer is due, soonest first. */
+  dueTimes(): number[] {
+    return this.timers.map((t) => t.at).sort((a, b) => a - b);
+  }
 }

@@ -11,7 +11,7 @@ import { parseConfig } from '../../src/config/config.ts';
 import { ToolError } from '../../src/core/errors.ts';
 import type { ChatModel, ChatRequest } from '../../src/core/ports.ts';
 import type { Address, InboundEvent, ToolCall } from '../../src/core/types.ts';
-import { type Core, createCore, MCP_CLOSE_MS } from '../../src/core-app.ts';
+import { type Core, createCore } from '../../src/core-app.ts';
 import { DEFAULT_CLOSE_GRACE_MS, stopBoundMs } from '../../src/mcp/connection.ts';
 import type { McpHub, McpResult, McpServerConfig, McpTool } from '../../src/mcp/types.ts';
 import { createMemoryChannel, type MemoryChannel } from '../fakes/memory-channel.ts';
@@ -322,10 +322,17 @@ mcp:
 
   it('on shutdown waits for the servers past their grace, so a stuck one is SIGKILLed', async () => {
     let closed = false;
+    let hubClosing = () => {};
+    const closing = new Promise<void>((resolve) => {
+      hubClosing = resolve;
+    });
     const hub: McpHub = {
       ...fakeHub({}).hub,
       // Stands for a server that ignores SIGTERM: the hub's close takes its grace and more.
-      close: () => new Promise<void>(() => {}),
+      close: () => {
+        hubClosing();
+        return new Promise<void>(() => {});
+      },
     };
     const clock = new FakeClock();
     const packs = fixturePacks(['beta'], MCP);
@@ -336,18 +343,18 @@ mcp:
       .then(() => {
         closed = true;
       });
-    const settle = async () => {
-      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
-    };
-    await settle();
-    clock.advance(1);
-    await settle();
+    await closing;
+    const askedAt = clock.now();
 
-    // The default hub's servers get their grace, then SIGKILL and the wait after it.
-    clock.advance(stopBoundMs(DEFAULT_CLOSE_GRACE_MS) - 2);
-    await settle();
+    // The default hub's servers get their grace, then SIGKILL and the wait after it: the
+    // stop's wait for the hub (the hub never answers, so only this timer ends it) is still
+    // pending a moment before that.
+    const waitEnds = askedAt + stopBoundMs(DEFAULT_CLOSE_GRACE_MS);
+    expect(clock.dueTimes()).toContain(waitEnds);
+    clock.advance(waitEnds - askedAt - 1);
+    expect(clock.dueTimes()).toEqual([waitEnds]);
     expect(closed).toBe(false);
-    clock.advance(MCP_CLOSE_MS);
+    clock.advance(1);
     await stopping;
     expect(closed).toBe(true);
   });
