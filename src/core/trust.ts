@@ -29,8 +29,15 @@ export const ENVELOPE_RULE =
  * close its envelope or open a turn of its own.
  */
 export function envelope(source: UntrustedSource, content: string): string {
-  const named = neutralise(source).replace(/["\r\n]/g, ' ');
-  return `${OPEN}${named}">>\n${neutralise(content)}\n${CLOSE}`;
+  return `${OPEN}${sourceName(source)}">>\n${neutralise(content)}\n${CLOSE}`;
+}
+
+/** A source as its envelope names it: on one line, without a `"` to end the name early. */
+export function sourceName(source: UntrustedSource): string {
+  return neutralise(source)
+    .replace(/[\r\n]+/g, ' ')
+    .replaceAll('"', "'")
+    .slice(0, 300);
 }
 
 /** Whether `text` carries an envelope (a result or input that read untrusted content). */

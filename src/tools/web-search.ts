@@ -37,7 +37,7 @@ export function createWebSearchTool(deps: WebSearchDeps, turn: SearchTurn) {
       'Search the web. Returns JSON {results: [{title, url, snippet}]}; read a result with web_fetch when the snippet is not enough.',
     schema,
     effect: 'read',
-    untrusted: ({ query }) => `web_search ${JSON.stringify(query.slice(0, 80))}`,
+    untrusted: ({ query }) => `web_search '${query.slice(0, 80).replaceAll("'", '’')}'`,
     async run({ query, count = 5 }, signal) {
       const { provider, clock } = deps;
       if (!provider)

@@ -1,10 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../fakes/model-server.ts';
 import { FakeSearch } from '../fakes/search-server.ts';
 import { FakeWeb, reply } from '../fakes/web-server.ts';
-import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
+import { ALLOWED_USER, fixtureWithTools, harnessPerTest, settled } from '../support/harness.ts';
 
 const h = harnessPerTest();
 
@@ -18,17 +16,7 @@ async function web(handler: Parameters<typeof FakeWeb.start>[0]) {
   return server;
 }
 
-/** The alpha fixture pack with `tools` replaced. */
-function alphaWith(tools: string[]): string {
-  const dir = fixturePacks(['alpha']);
-  const manifest = path.join(dir, 'alpha', 'pack.yml');
-  const text = readFileSync(manifest, 'utf8').replace(
-    /^tools: .*$/m,
-    `tools: [${tools.join(', ')}]`,
-  );
-  writeFileSync(manifest, text);
-  return dir;
-}
+const alphaWith = (tools: string[]) => fixtureWithTools('alpha', tools);
 
 const toolNames = (request: RecordedRequest | undefined): string[] =>
   (request?.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name);

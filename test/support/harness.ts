@@ -192,6 +192,18 @@ afterEach(() => {
  * A packs directory (removed after the test) with copies of the named fixture packs;
  * `extraManifest` is appended to each copied pack.yml.
  */
+/** One fixture pack with its `tools` replaced (and `extraManifest` appended). */
+export function fixtureWithTools(name: string, tools: string[], extraManifest = ''): string {
+  const dir = fixturePacks([name], extraManifest);
+  const manifest = path.join(dir, name, 'pack.yml');
+  const text = readFileSync(manifest, 'utf8').replace(
+    /^tools: .*$/m,
+    `tools: [${tools.join(', ')}]`,
+  );
+  writeFileSync(manifest, text);
+  return dir;
+}
+
 export function fixturePacks(names: string[], extraManifest = ''): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'satchel-packs-'));
   packDirs.push(dir);

@@ -1,5 +1,5 @@
 import type { Logger } from '../../core/ports.ts';
-import { type ApprovalPolicy, type Effect, envelope } from '../../core/trust.ts';
+import { type ApprovalPolicy, type Effect, envelope, sourceName } from '../../core/trust.ts';
 import type { ToolCall } from '../../core/types.ts';
 import type { GrantRepo } from '../../store/grant-repo.ts';
 import type { AnyTool } from '../tool.ts';
@@ -112,7 +112,7 @@ export function createTrustGate(deps: TrustDeps) {
      * taints the turn). Every result counts for the loop breaker and the URLs seen.
      */
     settle(call: ToolCall, tool: AnyTool | undefined, args: unknown, result: string): string {
-      const source = tool?.untrusted ? tool.untrusted(args as never) : undefined;
+      const source = tool?.untrusted ? sourceName(tool.untrusted(args as never)) : undefined;
       let shown = result;
       if (source !== undefined && !result.startsWith('Error:')) shown = envelope(source, result);
       else if (source !== undefined && 'parameters' in (tool as AnyTool))
