@@ -58,7 +58,7 @@ export function createPackTrustCommand(clock: Clock = systemClock): CliCommand {
       try {
         const pins = createMcpPinRepo(store.db);
         const review = await reviewPackTools({ pack, env: settingsEnv(io), pins });
-        const shown = report(io, name, review);
+        const shown = report(io, name, review, values.yes === true);
         if (shown !== undefined) return shown;
         if (!(values.yes ?? (await confirm(io)))) {
           io.stderr.write('Nothing trusted: the changed tools stay withheld.\n');
@@ -86,7 +86,7 @@ export const packTrustCommand = createPackTrustCommand();
  * Prints the servers that were not compared and each change; returns the exit code when
  * there is nothing to ask about.
  */
-function report(io: CliIo, pack: string, review: TrustReview): number | undefined {
+function report(io: CliIo, pack: string, review: TrustReview, yes: boolean): number | undefined {
   for (const { server, reason } of review.unreachable)
     io.stderr.write(`MCP server ${pack}/${server} was not compared: ${reason}\n`);
   if (review.withheld.length === 0) {
@@ -95,9 +95,9 @@ function report(io: CliIo, pack: string, review: TrustReview): number | undefine
     return 0;
   }
   io.stdout.write(`${changesText(pack, review.withheld)}\n`);
-  if (!isTerminal(io))
-    io.stderr.write('Not trusted: stdin is not a terminal; run again with --yes to accept.\n');
-  return isTerminal(io) ? undefined : 1;
+  if (yes || isTerminal(io)) return undefined;
+  io.stderr.write('Not trusted: stdin is not a terminal; run again with --yes to accept.\n');
+  return 1;
 }
 
 /** The changes, server by server: a line per tool, then what changed under it. */
