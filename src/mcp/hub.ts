@@ -11,7 +11,14 @@ import { createPinGate, type GateResult } from './pin-gate.ts';
 import type { McpPinStore } from './pins.ts';
 import { toMcpResult } from './result.ts';
 import { createServerRunner, type ServerRunner } from './server.ts';
-import type { McpHub, McpResult, McpServerConfig, McpTool, McpToolsOfPack } from './types.ts';
+import type {
+  McpHub,
+  McpResult,
+  McpServerConfig,
+  McpTool,
+  McpToolsOfPack,
+  WithheldTool,
+} from './types.ts';
 
 /** Checked loosely: a content part of a type this code does not know is summarised, not fatal. */
 const LooseCallResult = z
@@ -89,28 +96,33 @@ export function createMcpHub(options: McpHubOptions): McpHub {
         Promise.all(servers.map((config) => runnerFor(config).ensure())),
         signal,
       );
-      const result: Required<McpToolsOfPack> = {
-        tools: [],
-        failed: [],
-        withheld: [],
-        newListing: false,
-      };
+      const tools: McpTool[] = [];
+      const failed: McpToolsOfPack['failed'] = [];
+      const withheld: WithheldTool[] = [];
+      let fresh = false;
       states.forEach((state, i) => {
-        if (state.ok) {
-          const fresh = !answered.has(state.tools);
-          answered.add(state.tools);
-          result.newListing ||= fresh;
-          const { offered, withheld } = pinned(servers[i]!, state.tools, fresh);
-          result.tools.push(...offered);
-          result.withheld.push(...withheld);
-        } else
-          result.failed.push({
+        if (!state.ok) {
+          failed.push({
             server: servers[i]!.name,
             reason: redact(state.reason),
             logged: state.logged,
           });
+          return;
+        }
+        const first = !answered.has(state.tools);
+        answered.add(state.tools);
+        fresh ||= first;
+        const pins = pinned(servers[i]!, state.tools, first);
+        tools.push(...pins.offered);
+        withheld.push(...pins.withheld);
       });
-      return result;
+      const repeated = !fresh && tools.length + withheld.length > 0;
+      return {
+        tools,
+        failed,
+        ...(withheld.length > 0 ? { withheld } : {}),
+        ...(repeated ? { repeated: true as const } : {}),
+      };
     },
 
     async call(config, tool, args, signal): Promise<McpResult> {

@@ -27,8 +27,8 @@ export interface NamedMcpTools {
   failed: McpToolsOfPack['failed'];
   /** Tools their pins hold back until the owner trusts the change (SPEC §17). */
   withheld: WithheldTool[];
-  /** A server's listing is new: what it leaves out is logged now, not on every turn. */
-  newListing: boolean;
+  /** The listings were answered before: what they leave out is logged already. */
+  repeated: boolean;
 }
 
 /**
@@ -41,13 +41,13 @@ export async function namedMcpTools(
   taken: Iterable<string>,
   signal: AbortSignal,
 ): Promise<NamedMcpTools> {
-  const { tools, failed, withheld = [], newListing = true } = await hub.tools(servers, signal);
+  const { tools, failed, withheld = [], repeated = false } = await hub.tools(servers, signal);
   const { named, clashes } = assignToolNames(tools, taken);
   return {
     tools: named,
     failed,
     withheld,
-    newListing,
+    repeated,
     clashes: clashes.map((c) => ({
       server: c.tool.server,
       tool: c.tool.tool,
@@ -92,7 +92,7 @@ export async function packMcpTools(deps: {
       { event: 'mcp_server_failed', server, reason },
       `MCP server ${server} is not available: ${reason}`,
     );
-  if (named.newListing) logLeftOut(log, named.tools.slice(room), clashes);
+  if (!named.repeated) logLeftOut(log, named.tools.slice(room), clashes);
   const byName = new Map(servers.map((s) => [s.name, s]));
   // One budget for all the tools of the turn: a model without images gets none.
   const images = deps.acceptsImages ? turnImageBudget() : undefined;

@@ -90,10 +90,10 @@ export interface McpToolsOfPack {
   /** Tools whose listing differs from their pins: not in `tools` (SPEC §17). */
   withheld?: WithheldTool[];
   /**
-   * A server's listing among these is new since the hub last answered for it (a start, a
-   * re-listing): what a listing leaves out is logged once, not once per turn. Absent: true.
+   * Every listing among these was answered before (no start or re-listing since): what
+   * they leave out has been logged already, so a turn need not log it again. Absent: new.
    */
-  newListing?: boolean;
+  repeated?: true;
 }
 
 export interface McpHub {
