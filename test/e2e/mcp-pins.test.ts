@@ -125,6 +125,17 @@ describe('MCP tool pins', () => {
       out: 'Nothing changed: the MCP tools of beta match their pins.\n',
     });
     expect(h.logs('mcp_tool_withheld')).toHaveLength(1);
+
+    // At a terminal, "y" trusts too (pack trust starts a server of its own, which reads a
+    // third description).
+    writeFileSync(file, 'Echoes its text, politely.');
+    const yes = await runTrust(['beta'], 'y');
+    expect(yes.code).toBe(0);
+    expect(yes.out).toContain(`description changed: "${CHANGED}" → "Echoes its text, politely."`);
+    expect(yes.out).toMatch(/Trust these changes\? \[y\/N\] Trusted 1 MCP tool of beta/);
+    expect(h.rows("SELECT description FROM mcp_tool_pins WHERE tool = 'echo'")).toEqual([
+      { description: 'Echoes its text, politely.' },
+    ]);
   }, 60_000);
 
   it('refuses an unknown pack and says when a pack has no MCP servers', async () => {

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { changesText } from '../../src/cli/pack-trust.ts';
 import { createPinGate } from '../../src/mcp/pin-gate.ts';
 import { changeLines, changeSummary } from '../../src/mcp/pin-report.ts';
 import {
@@ -17,7 +18,7 @@ import {
   pinOf,
   type ToolPin,
 } from '../../src/mcp/pins.ts';
-import type { McpTool } from '../../src/mcp/types.ts';
+import type { McpTool, PinChange } from '../../src/mcp/types.ts';
 import { openCoreStore } from '../../src/store/client.ts';
 import { createMcpPinRepo, readOnlyPins } from '../../src/store/mcp-pin-repo.ts';
 import { openCoreReader } from '../../src/store/read-only.ts';
@@ -121,6 +122,36 @@ describe('comparing a listing with its pins', () => {
       'description and input schema (properties.to) changed since it was pinned',
     );
     expect(changeSummary({ kind: 'added' })).toMatch(/^added since/);
+  });
+});
+
+describe('pack trust: the changes as printed', () => {
+  it('groups them by server: added, description old → new, the schema keys', () => {
+    const held = (server: string, name: string, change: PinChange) => ({
+      pack: 'notes',
+      server,
+      tool: name,
+      change,
+      current: tool(name),
+    });
+    expect(
+      changesText('notes', [
+        held('fx', 'echo', { kind: 'changed', description: { from: 'Old', to: 'New' } }),
+        held('fx', 'add', { kind: 'changed', schemaKeys: ['properties.c', 'required'] }),
+        held('web', 'fetch', { kind: 'added' }),
+      ]),
+    ).toBe(
+      [
+        'MCP server notes/fx:',
+        '  echo',
+        '    description changed: "Old" → "New"',
+        '  add',
+        '    schema changed: properties.c, required',
+        'MCP server notes/web:',
+        '  fetch',
+        '    added: the server did not list it when it was pinned',
+      ].join('\n'),
+    );
   });
 });
 
