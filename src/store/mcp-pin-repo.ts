@@ -16,6 +16,26 @@ export function createMcpPinRepo(db: Db): McpPinStore {
     .where(and(eq(mcpToolPins.pack, p('pack')), eq(mcpToolPins.server, p('server'))))
     .orderBy(asc(mcpToolPins.tool))
     .prepare();
+  // Prepared once: a server's first listing may pin a thousand tools.
+  const upsert = db
+    .insert(mcpToolPins)
+    .values({
+      pack: p('pack'),
+      server: p('server'),
+      tool: p('tool'),
+      description: p('description'),
+      inputSchema: p('inputSchema'),
+      pinnedAt: p('pinnedAt'),
+    })
+    .onConflictDoUpdate({
+      target: [mcpToolPins.pack, mcpToolPins.server, mcpToolPins.tool],
+      set: {
+        description: sql`excluded.description`,
+        inputSchema: sql`excluded.input_schema`,
+        pinnedAt: sql`excluded.pinned_at`,
+      },
+    })
+    .prepare();
 
   return {
     read(pack, server): ToolPin[] {
@@ -24,15 +44,8 @@ export function createMcpPinRepo(db: Db): McpPinStore {
 
     write(pack, server, pins, now): void {
       if (pins.length === 0) return;
-      db.transaction((tx) => {
-        for (const pin of pins)
-          tx.insert(mcpToolPins)
-            .values({ pack, server, ...pin, pinnedAt: now })
-            .onConflictDoUpdate({
-              target: [mcpToolPins.pack, mcpToolPins.server, mcpToolPins.tool],
-              set: { description: pin.description, inputSchema: pin.inputSchema, pinnedAt: now },
-            })
-            .run();
+      db.transaction(() => {
+        for (const pin of pins) upsert.run({ pack, server, ...pin, pinnedAt: now });
       });
     },
   };
