@@ -14,10 +14,10 @@ export interface PinGate {
   /**
    * One server's current listing against its pins, read afresh each time (so a change the
    * owner trusted with `pack trust` is offered on the next turn). The first listing of a
-   * server with no pins pins it. `log`: the caller is the first to see this listing, so its
-   * withheld tools are logged (`mcp_tool_withheld`, one line for the listing).
+   * server with no pins pins it. `firstSight`: the caller is the first to see this listing,
+   * so its withheld tools are logged (`mcp_tool_withheld`, one line for the listing).
    */
-  check(config: McpServerConfig, listing: readonly McpTool[], log: boolean): GateResult;
+  check(config: McpServerConfig, listing: readonly McpTool[], firstSight: boolean): GateResult;
 }
 
 /** The pins of SPEC §17 between a server's listing and the model. */
@@ -34,7 +34,7 @@ export function createPinGate(deps: { store: McpPinStore; log: Logger; clock: Cl
   };
 
   return {
-    check(config, listing, log) {
+    check(config, listing, firstSight) {
       const listed = entries(listing);
       const { first, offered, withheld } = comparePins(
         listed,
@@ -54,7 +54,7 @@ export function createPinGate(deps: { store: McpPinStore; log: Logger; clock: Cl
         change,
         current: tool,
       }));
-      if (log && result.length > 0) logWithheld(deps.log, config, result);
+      if (firstSight && result.length > 0) logWithheld(deps.log, config, result);
       return { offered, withheld: result };
     },
   };
