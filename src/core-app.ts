@@ -33,6 +33,7 @@ import { createChatMoves } from './store/chat-moves.ts';
 import { type Db, openCoreStore } from './store/client.ts';
 import { createGrantRepo } from './store/grant-repo.ts';
 import { createJobRepo } from './store/job-repo.ts';
+import { createMcpPinRepo } from './store/mcp-pin-repo.ts';
 import { createMessageSearch } from './store/message-search.ts';
 import { createOutboxRepo } from './store/outbox-repo.ts';
 import { createSessionRepo } from './store/session-repo.ts';
@@ -182,7 +183,8 @@ export function createCore(
         `pack skipped: ${error.message}`,
       ),
   });
-  const mcpHub = options.mcpHub ?? createDefaultHub(log, secrets, clock);
+  const mcpHub =
+    options.mcpHub ?? createDefaultHub(log, secrets, { clock, pins: createMcpPinRepo(store.db) });
   const mcpServers = mcpServersByPack(packs.list(), settings.values, (pack, { server, reason }) =>
     log.warn(
       { event: 'mcp_server_unavailable', pack, server, reason },

@@ -9,6 +9,7 @@ import { packAddCommand, packRemoveCommand } from './pack-add.ts';
 import { packListCommand } from './pack-list.ts';
 import { packNewCommand } from './pack-new.ts';
 import { packTestCommand } from './pack-test.ts';
+import { packTrustCommand } from './pack-trust.ts';
 import { packValidateCommand } from './pack-validate.ts';
 import { restoreCommand } from './restore.ts';
 import { startCommand } from './start.ts';
@@ -27,6 +28,7 @@ const COMMANDS: readonly CliCommand[] = [
   packTestCommand,
   packAddCommand,
   packRemoveCommand,
+  packTrustCommand,
   backupCommand,
   restoreCommand,
 ];

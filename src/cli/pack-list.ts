@@ -21,7 +21,7 @@ export function packDirs(io: Pick<CliIo, 'env' | 'cwd'>): string[] {
 }
 
 /** SATCHEL_HOME/installed-packs, where `satchel pack add` puts packs. */
-function installedDir(io: Pick<CliIo, 'env' | 'cwd'>): string {
+export function installedDir(io: Pick<CliIo, 'env' | 'cwd'>): string {
   const env = withEnvFile(io.env, io.cwd);
   return installedPacksDir(
     path.resolve(io.cwd, envSchema.shape.SATCHEL_HOME.parse(env.SATCHEL_HOME)),
@@ -64,7 +64,7 @@ export const packListCommand: CliCommand = {
 };
 
 /** The `SATCHEL_PACK_*` variables `npm start` would see (the environment over `.env`). */
-function settingsEnv(io: Pick<CliIo, 'env' | 'cwd'>): PackSettingsEnv {
+export function settingsEnv(io: Pick<CliIo, 'env' | 'cwd'>): PackSettingsEnv {
   const env = withEnvFile(io.env, io.cwd);
   return Object.fromEntries(
     Object.entries(env).filter(

@@ -3,21 +3,23 @@ import { ToolError } from '../core/errors.ts';
 import type { Logger } from '../core/ports.ts';
 import { createRedactor, redactSecretShapes } from '../core/redact.ts';
 import { createMcpHub } from './hub.ts';
+import type { McpPinStore } from './pins.ts';
 import type { McpHub } from './types.ts';
 
 /**
  * The hub satchel runs with (the core's, doctor's): servers get a minimal environment, and
  * `secrets` (the packs' secret settings and satchel's own) and anything shaped like a secret
  * are removed from what the servers say before it is cut, logged or shown (SPEC §15).
+ * With `pins`, a tool whose listing differs from its pin is withheld (SPEC §17).
  */
 export function createDefaultHub(
   log: Logger,
   secrets: readonly (string | undefined)[],
-  clock?: Clock,
+  more: { clock?: Clock; pins?: McpPinStore } = {},
 ): McpHub {
   const known = createRedactor(secrets);
   const redact = (text: string) => redactSecretShapes(known(text));
-  return createMcpHub({ log, redact, ...(clock ? { clock } : {}) });
+  return createMcpHub({ log, redact, ...more });
 }
 
 /**

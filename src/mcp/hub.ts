@@ -7,9 +7,18 @@ import { untilAborted } from './abortable.ts';
 import { DEFAULT_CLOSE_GRACE_MS } from './connection.ts';
 import { describeError } from './describe-error.ts';
 import { createOrphanGuard } from './orphan-guard.ts';
+import { createPinGate, type GateResult } from './pin-gate.ts';
+import type { McpPinStore } from './pins.ts';
 import { toMcpResult } from './result.ts';
 import { createServerRunner, type ServerRunner } from './server.ts';
-import type { McpHub, McpResult, McpServerConfig, McpToolsOfPack } from './types.ts';
+import type {
+  McpHub,
+  McpResult,
+  McpServerConfig,
+  McpTool,
+  McpToolsOfPack,
+  WithheldTool,
+} from './types.ts';
 
 /** Checked loosely: a content part of a type this code does not know is summarised, not fatal. */
 const LooseCallResult = z
@@ -31,6 +40,11 @@ export interface McpHubOptions {
    * and tool results before they are cut, logged or shown (default: keeps text as it is).
    */
   redact?: (text: string) => string;
+  /**
+   * The servers' tool pins (SPEC §17): a listed tool that differs from its pin is withheld.
+   * Without it every allowed tool is offered.
+   */
+  pins?: McpPinStore;
 }
 
 /** The hub behind a pack's `mcp:` servers (SPEC §13): lazy starts, restarts, calls, shutdown. */
@@ -48,6 +62,16 @@ export function createMcpHub(options: McpHubOptions): McpHub {
   const runners = new Map<string, { fingerprint: string; runner: ServerRunner }>();
   const retired = new Set<Promise<void>>();
   let closed = false;
+  const gate = options.pins
+    ? createPinGate({ store: options.pins, log: options.log, clock: deps.clock })
+    : undefined;
+  /** The listings `tools` has answered with: a new one is logged once (see McpToolsOfPack). */
+  const answered = new WeakSet<readonly McpTool[]>();
+
+  /** What the pins let through of a server's current listing. */
+  function pinned(config: McpServerConfig, listing: McpTool[], firstSight: boolean): GateResult {
+    return gate?.check(config, listing, firstSight) ?? { offered: listing, withheld: [] };
+  }
 
   /** Each pack has its own servers; a changed entry (a pack reloaded) gets a fresh one. */
   function runnerFor(config: McpServerConfig): ServerRunner {
@@ -72,17 +96,33 @@ export function createMcpHub(options: McpHubOptions): McpHub {
         Promise.all(servers.map((config) => runnerFor(config).ensure())),
         signal,
       );
-      const result: McpToolsOfPack = { tools: [], failed: [] };
+      const tools: McpTool[] = [];
+      const failed: McpToolsOfPack['failed'] = [];
+      const withheld: WithheldTool[] = [];
+      let fresh = false;
       states.forEach((state, i) => {
-        if (state.ok) result.tools.push(...state.tools);
-        else
-          result.failed.push({
+        if (!state.ok) {
+          failed.push({
             server: servers[i]!.name,
             reason: redact(state.reason),
             logged: state.logged,
           });
+          return;
+        }
+        const first = !answered.has(state.tools);
+        answered.add(state.tools);
+        fresh ||= first;
+        const pins = pinned(servers[i]!, state.tools, first);
+        tools.push(...pins.offered);
+        withheld.push(...pins.withheld);
       });
-      return result;
+      const repeated = !fresh && tools.length + withheld.length > 0;
+      return {
+        tools,
+        failed,
+        ...(withheld.length > 0 ? { withheld } : {}),
+        ...(repeated ? { repeated: true as const } : {}),
+      };
     },
 
     async call(config, tool, args, signal): Promise<McpResult> {
@@ -95,7 +135,13 @@ export function createMcpHub(options: McpHubOptions): McpHub {
         throw new ToolError(
           redact(`The MCP server ${config.name} is not available: ${state.reason}.`),
         );
-      if (!state.tools.some((t) => t.tool === tool))
+      // A listing first seen here is logged by the next turn's `tools`, which offers it.
+      const { offered, withheld } = pinned(config, state.tools, false);
+      if (withheld.some((t) => t.tool === tool))
+        throw new ToolError(
+          `The MCP tool ${config.name}/${tool} is withheld: it changed since it was pinned, and the owner has not trusted the change.`,
+        );
+      if (!offered.some((t) => t.tool === tool))
         throw new ToolError(`The MCP server ${config.name} offers no tool ${tool} to this pack.`);
       // The SDK never removes the listener it adds to a request's signal: it gets one of its
       // own for each call, so a turn's signal does not collect them.

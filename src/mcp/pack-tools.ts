@@ -1,7 +1,7 @@
 import type { Logger } from '../core/ports.ts';
 import { type SchemaTool, ToolError } from '../tools/tool.ts';
 import { type TurnImageBudget, turnImageBudget } from './image-budget.ts';
-import { assignToolNames } from './tool-names.ts';
+import { assignToolNames, namesOf } from './tool-names.ts';
 import type {
   McpHub,
   McpImage,
@@ -9,6 +9,7 @@ import type {
   McpServerConfig,
   McpTool,
   McpToolsOfPack,
+  WithheldTool,
 } from './types.ts';
 
 /** An MCP tool refused because its provider name is taken, for the log and doctor. */
@@ -24,6 +25,10 @@ export interface NamedMcpTools {
   tools: (McpTool & { name: string })[];
   clashes: McpClash[];
   failed: McpToolsOfPack['failed'];
+  /** Tools their pins hold back until the owner trusts the change (SPEC §17). */
+  withheld: WithheldTool[];
+  /** The listings were answered before: what they leave out is logged already. */
+  repeated: boolean;
 }
 
 /**
@@ -36,11 +41,13 @@ export async function namedMcpTools(
   taken: Iterable<string>,
   signal: AbortSignal,
 ): Promise<NamedMcpTools> {
-  const { tools, failed } = await hub.tools(servers, signal);
+  const { tools, failed, withheld = [], repeated = false } = await hub.tools(servers, signal);
   const { named, clashes } = assignToolNames(tools, taken);
   return {
     tools: named,
     failed,
+    withheld,
+    repeated,
     clashes: clashes.map((c) => ({
       server: c.tool.server,
       tool: c.tool.tool,
@@ -58,9 +65,11 @@ export const MAX_TOOLS = 128;
 
 /**
  * The pack's MCP tools for one turn, as tools the runner takes. A server that failed to
- * start and a refused name are logged; the turn goes on with the rest. A failure the hub
- * has warned about already is noted at debug: a server that stays down costs one warning
- * per failed start, not one per turn.
+ * start is logged; the turn goes on with the rest. A failure the hub has warned about
+ * already is noted at debug: a server that stays down costs one warning per failed start,
+ * not one per turn. The tools a listing leaves out (a name clash, past MAX_TOOLS) are
+ * logged when the listing is new, in one line each: a thousand tools cost one line, not
+ * a line per tool on every turn.
  */
 export async function packMcpTools(deps: {
   hub: McpHub;
@@ -78,31 +87,44 @@ export async function packMcpTools(deps: {
   const { failed, clashes } = named;
   const room = Math.max(0, MAX_TOOLS - deps.coreTools);
   const tools = named.tools.slice(0, room);
-  for (const tool of named.tools.slice(room))
-    log.warn(
-      {
-        event: 'mcp_tool_refused',
-        server: tool.server,
-        tool: tool.tool,
-        reason: `too many tools: a request takes at most ${MAX_TOOLS}, core tools included`,
-      },
-      `MCP tool ${tool.server}/${tool.tool} left out: too many tools`,
-    );
   for (const { server, reason, logged } of failed)
     log[logged ? 'debug' : 'warn'](
       { event: 'mcp_server_failed', server, reason },
       `MCP server ${server} is not available: ${reason}`,
     );
-  for (const clash of clashes)
-    log.warn(
-      { event: 'mcp_tool_clash', ...clash },
-      `MCP tool ${clash.server}/${clash.tool} left out: its name ${clash.name} is taken by ${clash.with}`,
-    );
+  if (!named.repeated) logLeftOut(log, named.tools.slice(room), clashes);
   const byName = new Map(servers.map((s) => [s.name, s]));
   // One budget for all the tools of the turn: a model without images gets none.
   const images = deps.acceptsImages ? turnImageBudget() : undefined;
   return tools.map((tool) => schemaTool(hub, byName.get(tool.server)!, tool, images));
 }
+
+function logLeftOut(
+  log: Logger,
+  tooMany: readonly (McpTool & { name: string })[],
+  clashes: readonly McpClash[],
+): void {
+  if (tooMany.length > 0) {
+    const names = tooMany.map((t) => `${t.server}/${t.tool}`);
+    log.warn(
+      {
+        event: 'mcp_tool_refused',
+        count: names.length,
+        tools: names.slice(0, MAX_NAMED),
+        reason: `too many tools: a request takes at most ${MAX_TOOLS}, core tools included`,
+      },
+      `${names.length} MCP tool${names.length === 1 ? '' : 's'} left out: too many tools (${namesOf(names)})`,
+    );
+  }
+  for (const clash of clashes)
+    log.warn(
+      { event: 'mcp_tool_clash', ...clash },
+      `MCP tool ${clash.server}/${clash.tool} left out: its name ${clash.name} is taken by ${clash.with}`,
+    );
+}
+
+/** A refusal line names this many tools at most, and counts the rest. */
+const MAX_NAMED = 100;
 
 function schemaTool(
   hub: McpHub,
@@ -114,6 +136,9 @@ function schemaTool(
     name: tool.name,
     description: tool.description.trim() || `${tool.tool} (MCP server ${server.name})`,
     parameters: parametersOf(tool.inputSchema),
+    // SPEC §17: only the server's own read-only hint makes a call safe to run unasked.
+    effect: tool.annotations?.readOnlyHint === true ? 'read' : 'external',
+    untrusted: () => `mcp ${server.name}/${tool.tool}`,
     async run(args, signal) {
       const result = await hub.call(server, tool.tool, args, signal);
       if (result.isError) throw new ToolError(resultText(result) || 'the tool reported an error');

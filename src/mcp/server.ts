@@ -141,7 +141,7 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
       const signal = controller.signal;
       toolsChanged = false;
       await untilAborted(connection.connect(signal), signal);
-      const listed = await untilAborted(listAll(connection.client, signal), signal);
+      const listed = await untilAborted(listAll(connection.client, signal, log), signal);
       if (connection.isClosed()) throw new Error('the server exited');
       current = connection;
       tools = allowedTools(listed, config, log);
@@ -185,7 +185,7 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
     );
     try {
       const signal = controller.signal;
-      const listed = await untilAborted(listAll(connection.client, signal), signal);
+      const listed = await untilAborted(listAll(connection.client, signal, log), signal);
       if (connection === current) {
         tools = allowedTools(listed, config, log);
         log.info({ event: 'mcp_tools_changed', tools: tools.length }, 'MCP server tools changed');

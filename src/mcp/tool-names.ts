@@ -49,3 +49,9 @@ export function assignToolNames<T extends NamedTool>(
   }
   return { named, clashes };
 }
+
+/** The first names, then how many more: a log message naming tools stays readable. */
+export function namesOf(names: readonly string[], shown = 20): string {
+  const more = names.length - shown;
+  return more > 0 ? `${names.slice(0, shown).join(', ')} and ${more} more` : names.join(', ');
+}

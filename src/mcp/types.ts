@@ -40,6 +40,29 @@ export interface McpTool {
   description: string;
   /** The server's JSON Schema of the arguments object, as it sent it. */
   inputSchema: Record<string, unknown>;
+  /** The server's hints about the tool: `readOnlyHint: true` makes its effect `read` (SPEC §17). */
+  annotations?: { readOnlyHint?: boolean };
+}
+
+/** How a listed tool differs from its pin (SPEC §17): new, or its description or schema changed. */
+export type PinChange =
+  | { kind: 'added' }
+  | {
+      kind: 'changed';
+      /** Both texts, when the description changed. */
+      description?: { from: string; to: string };
+      /** The schema's paths that differ (`properties.text.type`), when the schema changed. */
+      schemaKeys?: string[];
+    };
+
+/** A tool of a listing that is not offered until the owner trusts its change. */
+export interface WithheldTool {
+  pack: string;
+  server: string;
+  tool: string;
+  change: PinChange;
+  /** The tool as the server lists it now: what `pack trust` pins. */
+  current: McpTool;
 }
 
 export interface McpImage {
@@ -64,6 +87,13 @@ export interface McpToolsOfPack {
    * `mcp_server_exited`), so a turn that meets it again need not warn once more.
    */
   failed: { server: string; reason: string; logged?: boolean }[];
+  /** Tools whose listing differs from their pins: not in `tools` (SPEC §17). */
+  withheld?: WithheldTool[];
+  /**
+   * Every listing among these was answered before (no start or re-listing since): what
+   * they leave out has been logged already, so a turn need not log it again. Absent: new.
+   */
+  repeated?: true;
 }
 
 export interface McpHub {

@@ -3,16 +3,20 @@ import { createLogger } from '../logging/logger.ts';
 import { packMcpServers } from '../mcp/config.ts';
 import { createDefaultHub } from '../mcp/default-hub.ts';
 import { namedMcpTools } from '../mcp/pack-tools.ts';
+import { changeSummary } from '../mcp/pin-report.ts';
 import type { McpHub, McpServerConfig } from '../mcp/types.ts';
 import type { Pack } from '../packs/loader.ts';
 import { CORE_TOOLS } from '../packs/manifest.ts';
 import { packSettings } from '../packs/settings.ts';
+import { readOnlyPins } from '../store/mcp-pin-repo.ts';
+import { openCoreReader } from '../store/read-only.ts';
 import { type Check, fail, pass, warn } from './check.ts';
 
 /**
  * Each served pack's MCP servers, started as a turn starts them: the tools each offers under
- * the names the model sees, the tools a name clash leaves out, and why a server failed or is
- * off. The servers are stopped again before doctor ends.
+ * the names the model sees, the tools a name clash leaves out or their pins withhold (read
+ * from the database, never written), and why a server failed or is off. The servers are
+ * stopped again before doctor ends.
  */
 export async function checkMcpServers(
   config: Config,
@@ -22,11 +26,13 @@ export async function checkMcpServers(
   const settings = packSettings(packs, config.packSettings);
   const withServers = settings.packs.filter((p) => p.manifest.mcp.length > 0);
   if (withServers.length === 0) return [];
+  const reader = hub ? undefined : openCoreReader(config.home);
   const own =
     hub ??
     createDefaultHub(
       createLogger({ level: 'silent', secrets: settings.secrets, format: 'json' }),
       settings.secrets,
+      reader ? { pins: readOnlyPins(reader.db) } : {},
     );
   try {
     const checks = await Promise.all(
@@ -35,6 +41,7 @@ export async function checkMcpServers(
     return checks.flat();
   } finally {
     await own.close();
+    reader?.close();
   }
 }
 
@@ -75,6 +82,13 @@ async function checkPack(
         warn(
           `MCP server ${pack.name}/${server.name}: tool "${clash.tool}" left out, its name ${clash.name} is taken by ${clash.with}`,
           `Leave one of them out with \`tools:\` in ${pack.name}'s pack.yml, or rename it in the server.`,
+        ),
+      );
+    for (const held of named.withheld.filter((w) => w.server === server.name))
+      checks.push(
+        warn(
+          `MCP server ${pack.name}/${server.name}: tool "${held.tool}" withheld: ${changeSummary(held.change)}`,
+          `Run \`npx satchel pack trust ${pack.name}\` to see the change and accept it; until then the model is not offered it.`,
         ),
       );
   }

@@ -130,7 +130,13 @@ describe('the MCP hub over stdio', () => {
     expect(failed).toEqual([]);
     expect(tools.map((t) => t.tool)).toEqual(['echo', 'add']);
     expect(tools[0]?.description).toBe('Echoes its text');
-    const refused = events('mcp_tool_refused').map((l) => [l.tool, l.reason]);
+    const [line, ...more] = events('mcp_tool_refused');
+    expect(more).toEqual([]);
+    expect(line).toMatchObject({ count: 3 });
+    const refused = (line!.tools as { tool: string; reason: string }[]).map((t) => [
+      t.tool,
+      t.reason,
+    ]);
     expect(refused).toEqual([
       ['echo', expect.stringMatching(/twice; the first is kept/)],
       ['stringly', expect.stringMatching(/does not describe an object/)],

@@ -49,6 +49,7 @@ describe('the satchel command', () => {
         'pack test',
         'pack add',
         'pack remove',
+        'pack trust',
       ])
         expect(run.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
     }

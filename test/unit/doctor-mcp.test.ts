@@ -1,7 +1,7 @@
 /**
  * `satchel doctor` and the packs' MCP servers (SPEC §13), over a fake hub: each server's
- * tools by the names the model sees, a clash, a failure, a server a missing setting holds
- * back. The real servers: test/e2e/mcp-doctor.test.ts.
+ * tools by the names the model sees, a clash, a tool its pins withhold, a failure, a server
+ * a missing setting holds back. The real servers: test/e2e/mcp-doctor.test.ts.
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${settings.NAME} is pack.yml syntax
 import { describe, expect, it } from 'vitest';
@@ -44,6 +44,22 @@ function fakeHub() {
       return {
         tools: [tool('files', 'read'), tool('files', 'get.x'), tool('files', 'get_x')],
         failed: [{ server: 'web', reason: 'connect ECONNREFUSED 127.0.0.1:9' }],
+        withheld: [
+          {
+            pack: 'beta',
+            server: 'files',
+            tool: 'send',
+            change: { kind: 'changed', schemaKeys: ['properties.to'] },
+            current: tool('files', 'send'),
+          },
+          {
+            pack: 'beta',
+            server: 'files',
+            tool: 'mail',
+            change: { kind: 'added' },
+            current: tool('files', 'mail'),
+          },
+        ],
       };
     },
     call: async () => ({ text: '', images: [], isError: false }),
@@ -55,7 +71,7 @@ function fakeHub() {
 }
 
 describe('doctor: MCP servers', () => {
-  it('lists each server’s tools as the model sees them, the clashes, failures and servers that are off', async () => {
+  it('lists each server’s tools as the model sees them, the clashes, withheld tools, failures and servers that are off', async () => {
     const config = parseConfig({
       SATCHEL_PACKS: [fixturePacks(['alpha']), fixturePacks(['beta'], MCP)].join(','),
       TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi',
@@ -72,6 +88,10 @@ describe('doctor: MCP servers', () => {
       '    files__read, files__get_x',
       '! MCP server beta/files: tool "get_x" left out, its name files__get_x is taken by files/get.x',
       "    fix: Leave one of them out with `tools:` in beta's pack.yml, or rename it in the server.",
+      '! MCP server beta/files: tool "send" withheld: input schema (properties.to) changed since it was pinned',
+      '    fix: Run `npx satchel pack trust beta` to see the change and accept it; until then the model is not offered it.',
+      `! MCP server beta/files: tool "mail" withheld: added since the server's tools were pinned`,
+      '    fix: Run `npx satchel pack trust beta` to see the change and accept it; until then the model is not offered it.',
       '✗ MCP server beta/web (http http://127.0.0.1:9/mcp) failed: connect ECONNREFUSED 127.0.0.1:9',
       '    fix: Correct `mcp` entry "web" in beta\'s pack.yml, or the server itself; its tools are missing from the pack\'s turns until then.',
       '',

@@ -1,0 +1,139 @@
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { withEnvFile } from '../config/env-file.ts';
+import { envSchema } from '../config/schema.ts';
+import { type Clock, systemClock } from '../core/clock.ts';
+import { changeLines } from '../mcp/pin-report.ts';
+import type { WithheldTool } from '../mcp/types.ts';
+import {
+  acceptChanges,
+  PackTrustError,
+  reviewPackTools,
+  type TrustReview,
+} from '../ops/pack-trust.ts';
+import { loadPacks } from '../packs/loader.ts';
+import { openCoreStore } from '../store/client.ts';
+import { createMcpPinRepo } from '../store/mcp-pin-repo.ts';
+import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
+import type { CliCommand, CliIo } from './command.ts';
+import { installedDir, packDirs, settingsEnv } from './pack-list.ts';
+
+const HELP = `Usage: satchel pack trust PACK [--yes]
+
+Starts the MCP servers of PACK, compares the tools they list with the tools pinned at their
+first listing (name, description and input schema), and shows each tool that was added or
+changed since: satchel withholds such a tool from the model until it is trusted. Asks
+"Trust these changes? [y/N]" and, on yes, pins the tools as they are listed now; a running
+satchel offers them from its next turn.
+
+Options:
+  --yes  accept without asking (needed when stdin is not a terminal)
+
+Exit codes: 0 trusted or nothing changed, 1 refused or not accepted, 2 bad arguments.`;
+
+/** `satchel pack trust`, with the clock replaceable (tests pin at a known time). */
+export function createPackTrustCommand(clock: Clock = systemClock): CliCommand {
+  return {
+    path: ['pack', 'trust'],
+    summary: "show what changed in a pack's MCP tools since they were pinned, and trust it",
+    help: HELP,
+    async run(args, io) {
+      const { positionals, values } = parseCommandArgs(args, { yes: { type: 'boolean' } });
+      const [name] = positionals;
+      if (name === undefined) throw new UsageError('which pack? Give its name');
+      noMoreThan(positionals, 1);
+      const dirs = [...packDirs(io), installedDir(io)];
+      const pack = loadPacks(dirs).packs.find((p) => p.name === name);
+      if (!pack) {
+        io.stderr.write(
+          `satchel pack trust: no pack named "${name}" loads from ${dirs.join(', ')} (satchel pack list shows them)\n`,
+        );
+        return 1;
+      }
+      if (pack.manifest.mcp.length === 0) {
+        io.stdout.write(`Pack ${name} has no MCP servers: nothing to trust.\n`);
+        return 0;
+      }
+      const store = openCoreStore(homeOf(io));
+      try {
+        const pins = createMcpPinRepo(store.db);
+        const review = await reviewPackTools({ pack, env: settingsEnv(io), pins });
+        const shown = report(io, name, review, values.yes === true);
+        if (shown !== undefined) return shown;
+        if (!(values.yes ?? (await confirm(io)))) {
+          io.stderr.write('Nothing trusted: the changed tools stay withheld.\n');
+          return 1;
+        }
+        acceptChanges(pins, review.withheld, clock.now());
+        io.stdout.write(
+          `Trusted ${count(review.withheld)} of ${name}: a running satchel offers them from its next turn.\n`,
+        );
+        return 0;
+      } catch (error) {
+        if (!(error instanceof PackTrustError)) throw error;
+        io.stderr.write(`satchel pack trust: ${error.message}\n`);
+        return 1;
+      } finally {
+        store.close();
+      }
+    },
+  };
+}
+
+export const packTrustCommand = createPackTrustCommand();
+
+/**
+ * Prints the servers that were not compared and each change; returns the exit code when
+ * there is nothing to ask about.
+ */
+function report(io: CliIo, pack: string, review: TrustReview, yes: boolean): number | undefined {
+  for (const { server, reason } of review.unreachable)
+    io.stderr.write(`MCP server ${pack}/${server} was not compared: ${reason}\n`);
+  if (review.withheld.length === 0) {
+    if (review.unreachable.length > 0) return 1;
+    io.stdout.write(`Nothing changed: the MCP tools of ${pack} match their pins.\n`);
+    return 0;
+  }
+  io.stdout.write(`${changesText(pack, review.withheld)}\n`);
+  if (yes || isTerminal(io)) return undefined;
+  io.stderr.write('Not trusted: stdin is not a terminal; run again with --yes to accept.\n');
+  return 1;
+}
+
+/** The changes, server by server: a line per tool, then what changed under it. */
+export function changesText(pack: string, withheld: readonly WithheldTool[]): string {
+  const lines: string[] = [];
+  let server: string | undefined;
+  for (const w of withheld) {
+    if (w.server !== server) {
+      server = w.server;
+      lines.push(`MCP server ${pack}/${server}:`);
+    }
+    lines.push(`  ${w.tool}`, ...changeLines(w.change).map((line) => `    ${line}`));
+  }
+  return lines.join('\n');
+}
+
+/** The owner's answer to the question on the terminal: only y or yes trusts. */
+async function confirm(io: CliIo): Promise<boolean> {
+  const rl = createInterface({ input: io.stdin, output: io.stdout });
+  try {
+    const answer = await new Promise<string>((resolve) => {
+      rl.question('Trust these changes? [y/N] ', resolve);
+      rl.once('close', () => resolve(''));
+    });
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+const isTerminal = (io: CliIo) => (io.stdin as { isTTY?: boolean }).isTTY === true;
+
+const count = (tools: readonly unknown[]) =>
+  `${tools.length} MCP tool${tools.length === 1 ? '' : 's'}`;
+
+function homeOf(io: Pick<CliIo, 'env' | 'cwd'>): string {
+  const env = withEnvFile(io.env, io.cwd);
+  return path.resolve(io.cwd, envSchema.shape.SATCHEL_HOME.parse(env.SATCHEL_HOME));
+}

@@ -1,0 +1,79 @@
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { McpPinStore, ToolPin } from '../mcp/pins.ts';
+import type { Db } from './client.ts';
+import { mcpToolPins } from './schema.ts';
+
+/** The MCP tools' pins (SPEC §17) in `mcp_tool_pins`, one row per pack, server and tool. */
+export function createMcpPinRepo(db: Db): McpPinStore {
+  const p = sql.placeholder;
+  const read = db
+    .select({
+      tool: mcpToolPins.tool,
+      description: mcpToolPins.description,
+      inputSchema: mcpToolPins.inputSchema,
+    })
+    .from(mcpToolPins)
+    .where(and(eq(mcpToolPins.pack, p('pack')), eq(mcpToolPins.server, p('server'))))
+    .orderBy(asc(mcpToolPins.tool))
+    .prepare();
+  // Prepared once: a server's first listing may pin a thousand tools.
+  const upsert = db
+    .insert(mcpToolPins)
+    .values({
+      pack: p('pack'),
+      server: p('server'),
+      tool: p('tool'),
+      description: p('description'),
+      inputSchema: p('inputSchema'),
+      pinnedAt: p('pinnedAt'),
+    })
+    .onConflictDoUpdate({
+      target: [mcpToolPins.pack, mcpToolPins.server, mcpToolPins.tool],
+      set: {
+        description: sql`excluded.description`,
+        inputSchema: sql`excluded.input_schema`,
+        pinnedAt: sql`excluded.pinned_at`,
+      },
+    })
+    .prepare();
+
+  return {
+    read(pack, server): ToolPin[] {
+      return read.all({ pack, server });
+    },
+
+    write(pack, server, pins, now): void {
+      if (pins.length === 0) return;
+      db.transaction(() => {
+        for (const pin of pins) upsert.run({ pack, server, ...pin, pinnedAt: now });
+      });
+    },
+  };
+}
+
+/**
+ * The pins as `doctor` sees them: read from a database opened read-only, never written (the
+ * first listing is pinned by satchel, not by a check). A database from before the pins
+ * (no table yet) has none.
+ */
+export function readOnlyPins(db: Db): McpPinStore {
+  return {
+    read(pack, server): ToolPin[] {
+      try {
+        return db
+          .select({
+            tool: mcpToolPins.tool,
+            description: mcpToolPins.description,
+            inputSchema: mcpToolPins.inputSchema,
+          })
+          .from(mcpToolPins)
+          .where(and(eq(mcpToolPins.pack, pack), eq(mcpToolPins.server, server)))
+          .all();
+      } catch (error) {
+        if (/no such table/.test((error as Error).message)) return [];
+        throw error;
+      }
+    },
+    write() {},
+  };
+}
