@@ -27,19 +27,23 @@ afterEach(async () => {
 describe('secrets a user pastes', () => {
   it('stay in the conversation, and are redacted in the stored raw update and in the log', async () => {
     h = await startHarness();
+    // The answer waits, so the raw update is read while its turn runs (once done, the row
+    // keeps no payload at all).
+    h.model.enqueue({ text: 'noted', delayMs: 1000 });
     h.tg.text({ userId: ALLOWED_USER, text: TEXT });
-    await settled(h, 1);
-
-    expect(userTexts(h.model.chatRequests()[0]!).at(-1)).toBe(TEXT);
-    const said = h.rows<{ content: string }>("SELECT content FROM messages WHERE role = 'user'");
-    expect(said.map((m) => m.content)).toEqual([TEXT]);
-
+    await h.model.waitForRequest(1);
     const [raw] = h.rows<{ payload: string }>('SELECT payload FROM inbound_updates');
     const update = JSON.parse(raw!.payload) as { message: { text: string } };
     expect(update.message.text).toBe(
       'set these up please:\nbot [redacted]\nopenai [redacted]\ngroq [redacted]\n' +
         'gemini [redacted]\ncurl -H "Authorization: Bearer [redacted]"',
     );
+    await settled(h, 1);
+
+    expect(userTexts(h.model.chatRequests()[0]!).at(-1)).toBe(TEXT);
+    const said = h.rows<{ content: string }>("SELECT content FROM messages WHERE role = 'user'");
+    expect(said.map((m) => m.content)).toEqual([TEXT]);
+    expect(h.rows('SELECT payload FROM inbound_updates')).toEqual([{ payload: '' }]);
     const log = JSON.stringify(h.logs());
     for (const secret of Object.values(PASTED)) {
       expect(raw!.payload).not.toContain(secret);
