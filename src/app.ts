@@ -38,7 +38,10 @@ export function createApp(config: Config, options: AppOptions = {}) {
   // The edges: a new channel is one more entry here.
   const core = createCore(config, [web.factory, ...(bot ? [bot.factory] : [])], options);
   const { clock, log, store, pipeline } = core;
-  const chat = web.serve((event) => pipeline.accept(event));
+  const chat = web.serve({
+    accept: (event) => pipeline.accept(event),
+    full: (address) => pipeline.full(address),
+  });
   const telegram =
     bot &&
     telegramIngress(bot, config, {

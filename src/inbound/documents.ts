@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { redactSecretShapes } from '../core/redact.ts';
 import { PRIVATE_FILE } from '../store/file-modes.ts';
 
 /** A text document up to this size is also given to the model inline. */
@@ -63,14 +64,17 @@ const UNSAFE_CHARACTERS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 /**
  * The user's file name made safe on every file system and in every archive: no
  * directories, none of UNSAFE_CHARACTERS, at most MAX_NAME_BYTES of UTF-8 (cut at a
- * character boundary, keeping the extension); `file` when nothing is left.
+ * character boundary, keeping the extension); `file` when nothing is left. A secret-shaped
+ * part (a bot token, an API key) is `[redacted]` (SPEC §9: file names, listings and
+ * backups hold it redacted; the conversation keeps the name as sent).
  */
 export function safeName(wanted: string): string {
-  const base = path
+  const kept = path
     .basename(wanted.replaceAll('\\', '/'))
     .replace(UNSAFE_CHARACTERS, '')
-    .replaceAll('/', '')
-    .trim();
+    .replaceAll('/', '');
+  // Redacted after the unsafe characters are gone, so a zero-width one cannot hide a token.
+  const base = redactSecretShapes(kept).trim();
   const name = base === '' || base === '.' || base === '..' ? 'file' : base;
   const { name: stem, ext } = splitExtension(name);
   return `${fitBytes(stem, MAX_NAME_BYTES - bytes(ext))}${ext}`;

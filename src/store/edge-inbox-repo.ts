@@ -1,4 +1,5 @@
 import { and, asc, eq, gte, inArray, sql } from 'drizzle-orm';
+import { redactSecretShapesIn } from '../core/redact.ts';
 import type { Db } from './client.ts';
 import { edgeInbox } from './schema.ts';
 
@@ -11,7 +12,10 @@ export interface EdgeInboxItem {
 /**
  * The durable inbox of one edge (`platform`), in `edge_inbox`: an item is written before it
  * is handled and marked done in its reply's transaction, so a crash leaves it to be handled
- * again and nothing is handled twice.
+ * again and nothing is handled twice. As in Telegram's inbox (inbox-repo.ts), what is stored
+ * has anything shaped like a secret redacted: a token the owner pastes stays in the
+ * conversation (`messages`) and nowhere else, and an item replayed after a crash carries the
+ * redacted text.
  */
 export function createEdgeInboxRepo(db: Db, platform: string) {
   const p = sql.placeholder;
@@ -24,7 +28,7 @@ export function createEdgeInboxRepo(db: Db, platform: string) {
   return {
     /** Stores an item; false when its key is stored already (it is not handled again). */
     record(item: EdgeInboxItem): boolean {
-      const payload = JSON.stringify(item.payload);
+      const payload = JSON.stringify(redactSecretShapesIn(item.payload));
       return insert.run({ key: item.key, payload, receivedAt: item.receivedAt }).changes === 1;
     },
 

@@ -1,6 +1,7 @@
 import type { Bot } from 'grammy';
 import { nextTask } from '../core/background.ts';
 import type { Clock } from '../core/clock.ts';
+import { MAX_NESTING, nestedDeeperThan } from '../core/depth.ts';
 import type { Logger } from '../core/ports.ts';
 import type { InboundEvent } from '../core/types.ts';
 import type { InboxRepo } from '../store/inbox-repo.ts';
@@ -22,7 +23,8 @@ export interface ConsumerDeps {
  * Hands a stored update to the pipeline; `updateId` is its inbox key. Shared by long polling
  * and the webhook. A malformed update is settled here — logged as `tg_update_malformed` and
  * marked done — so it never reaches the pipeline and is never replayed; a kind satchel does
- * not handle is marked done too. Never throws.
+ * not handle is marked done too. An update nested deeper than MAX_NESTING is malformed
+ * before anything recursive reads it (the schema would overflow the stack). Never throws.
  */
 export function createConsumer(deps: ConsumerDeps) {
   const { inbox, clock, log } = deps;
@@ -43,6 +45,10 @@ export function createConsumer(deps: ConsumerDeps) {
     // together, the turns would take turns at every await, and every request of the batch
     // would leave only once all of them were prepared.
     await nextTask();
+    if (nestedDeeperThan(update, MAX_NESTING)) {
+      settleMalformed(updateId, `nested deeper than ${MAX_NESTING} levels`);
+      return;
+    }
     const parsed = parseUpdate(update);
     if (!parsed.ok) {
       settleMalformed(updateId, parsed.problem);

@@ -100,6 +100,13 @@ export function createConversations(deps: ConversationsDeps) {
     submit,
 
     /**
+     * Whether a text or command sent to `address` now would be refused as busy: as many
+     * turns wait behind the running one as may. An edge that can answer its sender at once
+     * (the web chat's POST) asks first instead of taking the message to refuse it.
+     */
+    full: (address: Address): boolean => actors.waiting(addressKey(address)) >= MAX_WAITING,
+
+    /**
      * /stop skips the lane: it aborts the running turn, which tells the user it stopped, and
      * drops messages still gathering in the batch window, which have not reached the model.
      */

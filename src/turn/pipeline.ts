@@ -93,6 +93,7 @@ export function createPipeline(services: PipelineServices) {
 
   return {
     accept: dispatch.accept,
+    full: conversations.full,
     menu: () => commands.menu(),
     close: () => conversations.close(),
     idle: () => conversations.idle(),

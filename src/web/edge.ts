@@ -1,13 +1,13 @@
 import type { Clock } from '../core/clock.ts';
 import type { Edge } from '../core/edge.ts';
 import type { Logger } from '../core/ports.ts';
-import type { Address, InboundEvent } from '../core/types.ts';
+import type { Address } from '../core/types.ts';
 import type { EdgeFactory } from '../core-app.ts';
 import type { Mount } from '../dashboard/handler.ts';
 import { createEdgeInboxRepo, type EdgeInboxRepo } from '../store/edge-inbox-repo.ts';
 import { createWebChannel, WEB_PLATFORM, type WebChannel } from './channel.ts';
 import { createChatRoutes } from './http.ts';
-import { createWebInput } from './input.ts';
+import { createWebInput, type WebInputDeps } from './input.ts';
 import { loadChatPage } from './page.ts';
 
 export interface WebEdgeOptions {
@@ -49,8 +49,11 @@ export function webEdge(options: WebEdgeOptions) {
     factory,
     address,
 
-    /** The chat's routes and its replay, handing input to `accept` (the pipeline's entry). */
-    serve(accept: (event: InboundEvent) => void): { routes: Mount; replay(): number } {
+    /**
+     * The chat's routes and its replay, handing input to `accept` (the pipeline's entry);
+     * `full` says whether the conversation would refuse a line as busy (see WebInputDeps).
+     */
+    serve(pipeline: Pick<WebInputDeps, 'accept' | 'full'>): { routes: Mount; replay(): number } {
       if (!connected) throw new Error('the web edge is not connected yet');
       const { channel, inbox, clock, log } = connected;
       const input = createWebInput({
@@ -60,7 +63,7 @@ export function webEdge(options: WebEdgeOptions) {
         inbox,
         clock,
         log,
-        accept,
+        ...pipeline,
       });
       const routes = createChatRoutes({ address, channel, input, assets: loadChatPage(), log });
       return { routes, replay: () => input.replay() };

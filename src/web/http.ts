@@ -12,6 +12,9 @@ export const CHAT_PATH = '/chat';
 
 /** The most a typed message may hold (a Telegram message holds 4096). */
 export const MAX_MESSAGE_CHARS = 16_000;
+/** The answer to a line the conversation has no room for (429: the page keeps the text). */
+export const BUSY =
+  'I am still working on your earlier messages, so I did not take this one. Send it again in a moment.';
 /** The most a request body may hold; more is refused before it is read to its end. */
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -64,7 +67,7 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
         return answer(400, { error: 'Type a message first.' });
       if (text.length > MAX_MESSAGE_CHARS)
         return answer(413, { error: `A message holds at most ${MAX_MESSAGE_CHARS} characters.` });
-      deps.input.line(text);
+      if (deps.input.line(text) === 'busy') return answer(429, { error: BUSY, busy: true });
       return answer(202, { ok: true });
     }
     if (path === '/press') {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
-import type { Address, InboundEvent, InboundPayload } from '../core/types.ts';
+import { type Address, addressKey, type InboundEvent, type InboundPayload } from '../core/types.ts';
 import type { EdgeInboxRepo } from '../store/edge-inbox-repo.ts';
 import type { WebChannel } from './channel.ts';
 
@@ -21,7 +21,16 @@ export interface WebInputDeps {
   log: Logger;
   /** The pipeline's entry. */
   accept(event: InboundEvent): void;
+  /**
+   * Whether the conversation would refuse a typed line as busy now (SPEC §2 step 8). Such a
+   * line is not taken — not stored, shown or answered — so the POST can say so and the page
+   * keeps the text to send again.
+   */
+  full?(address: Address): boolean;
 }
+
+/** What became of a typed line. */
+export type LineOutcome = 'taken' | 'blank' | 'busy';
 
 /**
  * What the owner types or presses in the browser, as the pipeline's events: a command
@@ -50,16 +59,26 @@ export function createWebInput(deps: WebInputDeps) {
   }
 
   return {
-    /** Takes one typed line (shown at once); a blank one is ignored (false). */
-    line(text: string): boolean {
+    /**
+     * Takes one typed line (shown at once); a blank one is ignored, and one the conversation
+     * has no room for is refused as busy (logged `turn_rejected_busy`, as the core does).
+     */
+    line(text: string): LineOutcome {
       const typed = text.trim();
-      if (typed === '') return false;
+      if (typed === '') return 'blank';
+      if (deps.full?.(address)) {
+        deps.log.warn(
+          { event: 'turn_rejected_busy', address: addressKey(address) },
+          'conversation queue full',
+        );
+        return 'busy';
+      }
       channel.showTyped(address, typed);
       const command = COMMAND.exec(typed);
       if (command)
         enter({ kind: 'command', command: command[1]!.toLowerCase(), args: command[2] ?? '' });
       else enter({ kind: 'text', text: typed });
-      return true;
+      return 'taken';
     },
 
     /** Presses button `data` of message `messageId`; false when the page no longer shows it. */

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { BUSY } from '../../src/web/http.ts';
 import { lastUserText } from '../fakes/model-server.ts';
 import { ChatClient, shownText } from '../support/chat-client.ts';
 import {
@@ -142,6 +143,51 @@ describe('the web chat beside the Telegram bot', () => {
       { content: 'are you there?' },
     ]);
     expect(h!.model.chatRequests()).toHaveLength(2);
+  });
+});
+
+describe('the web chat and what it keeps', () => {
+  it('keeps a pasted bot token and sk- key in the conversation, redacted in edge_inbox', async () => {
+    const c = await start();
+    const token = `7012345678:AAH${'q'.repeat(32)}`;
+    const key = 'sk-proj-AbCdEf0123456789_abcdefGHIJ';
+    const typed = `my bot ${token} and my key ${key}`;
+    await c.send(typed);
+    await c.waitForBot(1);
+    expect(lastUserText(h!.model.chatRequests()[0]!)).toBe(typed);
+    expect(h!.rows("SELECT content FROM messages WHERE role = 'user'")).toEqual([
+      { content: typed },
+    ]);
+    const [row] = h!.rows<{ payload: string }>('SELECT payload FROM edge_inbox');
+    expect(JSON.parse(row!.payload)).toMatchObject({
+      kind: 'text',
+      text: 'my bot [redacted] and my key [redacted]',
+    });
+    expect(row!.payload).not.toContain(token);
+    expect(row!.payload).not.toContain(key);
+  });
+
+  it('answers 429 with the reason to a line a busy conversation cannot take, and keeps none of it', async () => {
+    const c = await start({ BATCH_WINDOW_MS: '0' });
+    h!.model.enqueue({ hang: true });
+    await c.send('first');
+    await h!.model.waitForRequest(1);
+    // Five lines wait behind the running turn; the sixth is refused at once.
+    for (let i = 2; i <= 6; i++) await c.send(`line ${i}`);
+    const refused = await c.post('send', { text: 'one too many' });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ error: BUSY, busy: true });
+    expect(h!.logs('turn_rejected_busy')).toHaveLength(1);
+    expect(h!.rows('SELECT 1 FROM edge_inbox')).toHaveLength(6);
+    const typed = c.entries().filter((e) => e.kind === 'user');
+    expect(typed.map((e) => e.text)).toEqual([
+      'first',
+      'line 2',
+      'line 3',
+      'line 4',
+      'line 5',
+      'line 6',
+    ]);
   });
 });
 

@@ -35,8 +35,11 @@ describe('secrets a user pastes', () => {
   it('stay in the conversation, and are redacted in the stored raw update and in the log', async () => {
     h = await startHarness({ SATCHEL_PACKS: fixturePacks(['beta']) });
     // The model puts each secret where the log carries it: a failing tool's error message.
+    // It answers late, so the raw update is read while its turn runs (once done, the row
+    // keeps no payload at all).
     h.model.enqueue(
       {
+        delayMs: 1000,
         toolCalls: Object.entries(PASTED).map(([kind, secret]) => ({
           name: 'db_query',
           arguments: { sql: `SELECT * FROM "${kind === 'bearer' ? 'Bearer ' : ''}${secret}"` },
@@ -45,6 +48,13 @@ describe('secrets a user pastes', () => {
       { text: 'Those are not tables.' },
     );
     h.tg.text({ userId: ALLOWED_USER, text: TEXT });
+    await h.model.waitForRequest(1);
+    const [raw] = h.rows<{ payload: string }>('SELECT payload FROM inbound_updates');
+    const update = JSON.parse(raw!.payload) as { message: { text: string } };
+    expect(update.message.text).toBe(
+      'set these up please:\nbot [redacted]\nopenai [redacted]\ngroq [redacted]\n' +
+        'gemini [redacted]\ncurl -H "Authorization: Bearer [redacted]"',
+    );
     await settled(h, 1);
 
     expect(userTexts(h.model.chatRequests()[0]!).at(-1)).toBe(TEXT);
@@ -54,13 +64,7 @@ describe('secrets a user pastes', () => {
       expect(JSON.stringify(line)).toMatch(/no such table: (Bearer )?\[redacted\]/);
     const said = h.rows<{ content: string }>("SELECT content FROM messages WHERE role = 'user'");
     expect(said.map((m) => m.content)).toEqual([TEXT]);
-
-    const [raw] = h.rows<{ payload: string }>('SELECT payload FROM inbound_updates');
-    const update = JSON.parse(raw!.payload) as { message: { text: string } };
-    expect(update.message.text).toBe(
-      'set these up please:\nbot [redacted]\nopenai [redacted]\ngroq [redacted]\n' +
-        'gemini [redacted]\ncurl -H "Authorization: Bearer [redacted]"',
-    );
+    expect(h.rows('SELECT payload FROM inbound_updates')).toEqual([{ payload: '' }]);
     const log = JSON.stringify(h.logs());
     for (const secret of Object.values(PASTED)) {
       expect(raw!.payload).not.toContain(secret);

@@ -123,6 +123,31 @@ describe('webhook request bodies', () => {
     expect(refusals()).toEqual([]);
   });
 
+  it('answers 200 to an update nested 20,000 deep, settles it once as malformed, keeps none of it', async () => {
+    // A private text message whose reply_to_message nests 20,000 levels (120 KB): reading it
+    // recursively overflows the stack, and a 500 would make Telegram send it forever.
+    const message = (inner: string) =>
+      `{"message_id":1,"date":0,"chat":{"id":${ALLOWED_USER},"type":"private"},` +
+      `"from":{"id":${ALLOWED_USER},"is_bot":false,"first_name":"U"},"text":"deep","reply_to_message":${inner}}`;
+    const deep = `${'{"x":['.repeat(10_000)}0${']}'.repeat(10_000)}`;
+    const body = json(`{"update_id":4242,"message":${message(deep)}}`);
+    expect(await post(body)).toBe(200);
+    expect(await post(body)).toBe(200);
+    await vi.waitFor(() =>
+      expect(w.lines.filter((l) => l.event === 'tg_update_malformed')).toMatchObject([
+        { updateId: 4242, problem: 'nested deeper than 64 levels' },
+      ]),
+    );
+    const rows = w.store.sqlite.prepare('SELECT update_id, status, payload FROM inbound_updates');
+    expect(rows.all()).toEqual([{ update_id: 4242, status: 'done', payload: '' }]);
+    expect(w.lines.filter((l) => l.event === 'tg_webhook_request_failed')).toEqual([]);
+    expect(w.lines.filter((l) => l.event === 'tg_update_failed')).toEqual([]);
+    expect(w.events).toEqual([]);
+
+    w.tg.text({ userId: ALLOWED_USER, text: 'still here' });
+    await vi.waitFor(() => expect(w.events).toHaveLength(1));
+  });
+
   it('takes the next real update after the refusals', async () => {
     expect(await post(json('null'))).toBe(400);
     expect(await post([Buffer.alloc(1024 * 1024 + 1, 0x20)])).toBe(413);

@@ -24,6 +24,17 @@ describe('the name a document is saved under', () => {
     expect(safeName(wanted)).toBe(saved);
   });
 
+  it('saves a secret-shaped name redacted, the extension kept', () => {
+    const dir = tempDir();
+    const token = `123456789:AA${'h7_Q-x2'.repeat(4)}abcde`; // 35 after the colon
+    expect(saveUnique(dir, `${token}.txt`, Buffer.from('one'))).toBe('[redacted].txt');
+    // A zero-width space inside the token is removed first, so it cannot hide it.
+    const hidden = `key sk-proj-${'Ab3'.repeat(4)}\u200b${'Cd4'.repeat(4)}.json`;
+    expect(saveUnique(dir, hidden, Buffer.from('two'))).toBe('key [redacted].json');
+    expect(readdirSync(dir).sort()).toEqual(['[redacted].txt', 'key [redacted].json']);
+    expect(readdirSync(dir).join()).not.toContain('123456789');
+  });
+
   it('keeps every other character: accents, CJK, emoji, spaces', () => {
     expect(safeName('Ärger über 🌿 語 (draft).md')).toBe('Ärger über 🌿 語 (draft).md');
   });

@@ -50,3 +50,52 @@ describe('redactSecretShapes', () => {
     });
   });
 });
+
+/**
+ * Shapes that made a pattern re-read a run at each of its characters. Each input is 300,000
+ * characters: linear redaction takes a millisecond, the quadratic Bearer look-behind took
+ * about a minute (100,000 spaces took 7 s), well past the test timeout. No clock is read.
+ */
+describe('redactSecretShapes on adversarial input', () => {
+  const n = 300_000;
+  it.each([
+    ['spaces', ' '.repeat(n), ' '.repeat(n)],
+    ['tabs and newlines', '\t\n'.repeat(n / 2), '\t\n'.repeat(n / 2)],
+    ['Bearer then spaces', `Bearer${' '.repeat(n)}`, `Bearer${' '.repeat(n)}`],
+    [
+      'Bearer then spaces then a credential',
+      `Bearer${' '.repeat(n)}abcdefgh1`,
+      `Bearer${' '.repeat(n)}[redacted]`,
+    ],
+    ['Bearer then a long run', `Bearer ${'A'.repeat(n)}`, 'Bearer [redacted]'],
+    ['Bearer over and over', 'Bearer '.repeat(n / 7), 'Bearer '.repeat(n / 7)],
+    ['a run of A', 'A'.repeat(n), 'A'.repeat(n)],
+    ['a run of -', '-'.repeat(n), '-'.repeat(n)],
+    ['a run of digits', '1'.repeat(n), '1'.repeat(n)],
+    ['/bot then digits', `/bot${'1'.repeat(n)}`, `/bot${'1'.repeat(n)}`],
+    ['digits and colons', '1:'.repeat(n / 2), '1:'.repeat(n / 2)],
+  ])('redacts %s in one pass', (_what, text, redacted) => {
+    expect(redactSecretShapes(text) === redacted).toBe(true);
+  });
+});
+
+describe('redactSecretShapesIn on deep values', () => {
+  it('walks a value nested 20,000 deep without overflowing the stack', () => {
+    let value: unknown = { text: OPENAI };
+    for (let i = 0; i < 20_000; i++) value = i % 2 ? { x: value } : [value];
+    let out = redactSecretShapesIn(value);
+    for (let i = 19_999; i >= 0; i--)
+      out = i % 2 ? (out as { x: unknown }).x : (out as unknown[])[0];
+    expect(out).toEqual({ text: '[redacted]' });
+  });
+
+  it('keeps a __proto__ key as data, in its place', () => {
+    const value = JSON.parse(`{"a":1,"__proto__":{"polluted":"${GROQ}"},"b":2}`);
+    const out = redactSecretShapesIn(value) as Record<string, unknown>;
+    expect(Object.keys(out)).toEqual(['a', '__proto__', 'b']);
+    expect(Object.getOwnPropertyDescriptor(out, '__proto__')?.value).toEqual({
+      polluted: '[redacted]',
+    });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});

@@ -25,6 +25,11 @@ describe('web_fetch address rules', () => {
     ['::ffff:127.0.0.1', 'loopback (inside an IPv6 address)'],
     ['::ffff:7f00:1', 'loopback (inside an IPv6 address)'],
     ['::ffff:a9fe:a9fe', 'link-local (inside an IPv6 address)'],
+    ['::ffff:0:127.0.0.1', 'loopback (inside an IPv6 address)'],
+    ['::ffff:0:7f00:1', 'loopback (inside an IPv6 address)'],
+    ['0:0:0:0:ffff:0:a9fe:a9fe', 'link-local (inside an IPv6 address)'],
+    ['::ffff:0:10.0.0.1', 'private (inside an IPv6 address)'],
+    ['::ffff:0:0:0', 'unspecified (inside an IPv6 address)'],
     ['::127.0.0.1', 'loopback (inside an IPv6 address)'],
     ['64:ff9b::10.0.0.1', 'private (inside an IPv6 address)'],
     ['64:ff9b::a00:1', 'private (inside an IPv6 address)'],
@@ -41,6 +46,7 @@ describe('web_fetch address rules', () => {
     '100.128.0.1',
     '2606:4700::6810:85e5',
     '::ffff:8.8.8.8',
+    '::ffff:0:8.8.8.8',
     '64:ff9b::8.8.8.8',
   ])('allows the public address %s', (address) => {
     expect(blockedKind(address)).toBeUndefined();

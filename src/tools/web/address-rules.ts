@@ -4,7 +4,8 @@ import { isIPv4, isIPv6 } from 'node:net';
  * Which IP addresses `web_fetch` may never reach (SPEC §13): anything that is not a public
  * unicast address. Addresses are checked after the host is resolved, so a name that points
  * at a private address is refused like the address itself. IPv6 forms that carry an IPv4
- * address (mapped, compatible, NAT64, 6to4) are judged by the IPv4 address inside.
+ * address (mapped, translated, compatible, NAT64, 6to4) are judged by the IPv4 address
+ * inside.
  */
 
 /** [first octets as a number, prefix length, what it is] for IPv4. */
@@ -71,6 +72,8 @@ function v6Kind(groups: number[]): string | undefined {
   if (zeros(7) && groups[7] === 1) return 'loopback';
   // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible): the IPv4 address decides.
   if (zeros(5) && groups[5] === 0xffff) return inner(embedded(groups, 6));
+  // ::ffff:0:a.b.c.d (IPv4-translated, RFC 2765, ::ffff:0:0:0/96): likewise.
+  if (zeros(4) && groups[4] === 0xffff && groups[5] === 0) return inner(embedded(groups, 6));
   if (zeros(6)) return inner(embedded(groups, 6));
   if (startsWith(groups, [0x64, 0xff9b, 0, 0, 0, 0])) return inner(embedded(groups, 6));
   if (startsWith(groups, [0x64, 0xff9b, 1])) return 'local NAT64';
