@@ -127,3 +127,17 @@ export function createFloodMeter(limits: FloodLimits, clock: Clock, hooks: Flood
 }
 
 export type FloodMeter = ReturnType<typeof createFloodMeter>;
+
+const UNITS: Record<FloodKind, string> = {
+  stderr: 'bytes of stderr',
+  stdout_junk: 'non-JSON lines on stdout',
+  notifications: 'notifications',
+};
+
+/** What a reason says about a flood. */
+export function describeFlood(flood: Flood): string {
+  return `${flood.perSecond} ${UNITS[flood.kind]} a second for ${flood.seconds} s, over its limit of ${flood.limit}`;
+}
+
+/** Why a start was cut short: the server flooded satchel meanwhile. */
+export class ServerFlooded extends Error {}

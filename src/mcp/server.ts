@@ -4,7 +4,7 @@ import { untilAborted } from './abortable.ts';
 import { backoffMs } from './backoff.ts';
 import { createConnection, type McpConnection } from './connection.ts';
 import { describeError } from './describe-error.ts';
-import type { Flood, FloodLimits } from './flood-meter.ts';
+import { describeFlood, type Flood, type FloodLimits, ServerFlooded } from './flood-meter.ts';
 import type { OrphanGuard } from './orphan-guard.ts';
 import { allowedTools, listAll } from './tool-list.ts';
 import type { McpServerConfig, McpTool } from './types.ts';
@@ -315,19 +315,6 @@ const shuttingDown = (): Availability => ({
   reason: 'satchel is shutting down',
   logged: false,
 });
-
-/** Why a start was cut short: the server flooded satchel meanwhile. */
-class ServerFlooded extends Error {}
-
-const FLOOD_UNITS = {
-  stderr: 'bytes of stderr',
-  stdout_junk: 'non-JSON lines on stdout',
-  notifications: 'notifications',
-};
-
-function describeFlood(flood: Flood): string {
-  return `${flood.perSecond} ${FLOOD_UNITS[flood.kind]} a second for ${flood.seconds} s, over its limit of ${flood.limit}`;
-}
 
 function withStderr(reason: string, connection: McpConnection | undefined): string {
   const line = connection?.stderr?.lastLine();
