@@ -17,6 +17,12 @@ export const DEFAULT_CLOSE_GRACE_MS = 3000;
 const KILL_WAIT_MS = 2000;
 /** The longest `stop(graceMs)` takes: shutdown waits that long, so the SIGKILL is sent. */
 export const stopBoundMs = (graceMs: number) => graceMs + KILL_WAIT_MS;
+/** The notifications the client acts on (the SDK's own two, and the tool list's change). */
+const HANDLED_NOTIFICATIONS = new Set([
+  'notifications/cancelled',
+  'notifications/progress',
+  ToolListChangedNotificationSchema.shape.method.value,
+]);
 /** The most one message from a server may take: a little over the largest useful result. */
 const MIN_BUFFER_BYTES = 16 * 1024 * 1024;
 
@@ -181,6 +187,7 @@ function createTransport(config: McpServerConfig, hooks: ConnectionHooks): Trans
       },
       onJunkLine: () => meter.add('stdout_junk', 1),
       onNotification: () => meter.add('notifications', 1),
+      wants: (method) => HANDLED_NOTIFICATIONS.has(method),
     },
   );
   void stdio.stderrEnded.then(() => meter.stop());

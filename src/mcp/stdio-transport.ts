@@ -30,6 +30,8 @@ export interface StdioHooks {
   /** A line on stdout that is not a JSON-RPC message: counted, never parsed further. */
   onJunkLine(): void;
   onNotification(): void;
+  /** Whether a notification with this method is handled (others are dropped unchecked). */
+  wants(method: string): boolean;
 }
 
 export type StdioStream = 'stdout' | 'stderr';
@@ -99,14 +101,25 @@ export function createStdioTransport(params: StdioServerParams, hooks: StdioHook
       hooks.onJunkLine();
       return;
     }
-    let message: JSONRPCMessage;
+    let parsed: unknown;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line.toString('utf8')));
+      parsed = JSON.parse(line.toString('utf8'));
     } catch {
       hooks.onJunkLine();
       return;
     }
-    if ('method' in message && !('id' in message)) hooks.onNotification();
+    const method = notificationMethod(parsed);
+    if (method !== undefined) {
+      hooks.onNotification();
+      // Nobody listens to it (a log message, say): it would only be checked and dropped.
+      if (!hooks.wants(method)) return;
+    }
+    const checked = JSONRPCMessageSchema.safeParse(parsed);
+    if (!checked.success) {
+      hooks.onJunkLine();
+      return;
+    }
+    const message = checked.data;
     try {
       transport.onmessage?.(message);
     } catch (error) {
@@ -199,6 +212,13 @@ export function createStdioTransport(params: StdioServerParams, hooks: StdioHook
   }
 
   return transport;
+}
+
+/** The method of a JSON-RPC notification (a method and no id), else undefined. */
+function notificationMethod(parsed: unknown): string | undefined {
+  if (typeof parsed !== 'object' || parsed === null || 'id' in parsed) return undefined;
+  const method = (parsed as { method?: unknown }).method;
+  return typeof method === 'string' ? method : undefined;
 }
 
 function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
