@@ -1,10 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Clock } from '../core/clock.ts';
 import { serverEnvironment } from './environment.ts';
+import { createFloodMeter, type Flood, type FloodKind, type FloodLimits } from './flood-meter.ts';
 import { createStderrTail, type StderrTail } from './stderr-tail.ts';
+import { createStdioTransport, type StdioTransport } from './stdio-transport.ts';
 import type { McpServerConfig } from './types.ts';
 
 /** The longest timer node takes: the SDK's request timer, when the caller bounds the request. */
@@ -15,6 +17,12 @@ export const DEFAULT_CLOSE_GRACE_MS = 3000;
 const KILL_WAIT_MS = 2000;
 /** The longest `stop(graceMs)` takes: shutdown waits that long, so the SIGKILL is sent. */
 export const stopBoundMs = (graceMs: number) => graceMs + KILL_WAIT_MS;
+/** The notifications the client acts on (the SDK's own two, and the tool list's change). */
+const HANDLED_NOTIFICATIONS = new Set([
+  'notifications/cancelled',
+  'notifications/progress',
+  ToolListChangedNotificationSchema.shape.method.value,
+]);
 /** The most one message from a server may take: a little over the largest useful result. */
 const MIN_BUFFER_BYTES = 16 * 1024 * 1024;
 
@@ -29,6 +37,10 @@ export interface ConnectionHooks {
   onToolsChanged(): void;
   /** Removes secrets from the server's stderr before any of it is cut or kept. */
   redact?: (text: string) => string;
+  /** How much a stdio server may write per second, on which clock (see flood-meter.ts). */
+  flood: { limits: FloodLimits; clock: Clock };
+  /** A stdio server stayed at a flood limit: it is no longer read, and is to be stopped. */
+  onFlood(flood: Flood): void;
 }
 
 /** One live connection to one server, and, for stdio, its process. */
@@ -60,7 +72,7 @@ export interface McpConnection {
 
 export function createConnection(config: McpServerConfig, hooks: ConnectionHooks): McpConnection {
   const client = new Client({ name: 'satchel', version: '1.0.0' });
-  const { transport, stderr, stderrEnded } = createTransport(config, hooks);
+  const { transport, stderr, stderrEnded, stdio } = createTransport(config, hooks);
   let pid: number | undefined;
   let closed = false;
   let stopping = false;
@@ -79,13 +91,13 @@ export function createConnection(config: McpServerConfig, hooks: ConnectionHooks
     lastError = hooks.redact ? hooks.redact(error.message) : error.message;
   };
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.onToolsChanged());
-  if (transport instanceof StdioClientTransport) {
+  if (stdio) {
     // The pid is known once the process is spawned, before the handshake: a server that
     // hangs in `initialize` must be killable (and guarded) too.
-    const start = transport.start.bind(transport);
-    transport.start = async () => {
+    const start = stdio.start;
+    stdio.start = async () => {
       await start();
-      pid = transport.pid ?? undefined;
+      pid = stdio.pid();
       if (pid !== undefined) hooks.onSpawn(pid);
     };
   }
@@ -112,25 +124,28 @@ export function createConnection(config: McpServerConfig, hooks: ConnectionHooks
           transport.terminateSession().catch(() => {}),
           graceMs,
         );
-      // The SDK ends stdin, then sends SIGTERM after 2 s and SIGKILL after 4 s; a grace
-      // shorter than that is enforced here.
+      // The transport ends stdin, then sends SIGTERM after 2 s and SIGKILL after 4 s; a
+      // grace shorter than that is enforced here.
       void client.close().catch(() => {});
-      if (pid === undefined || closed) return;
-      if (await within(closedPromise, graceMs)) return;
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Already gone.
+      if (!stdio || pid === undefined || closed) return;
+      if (!(await within(closedPromise, graceMs))) {
+        stdio.signal('SIGKILL');
+        await within(closedPromise, KILL_WAIT_MS);
       }
-      await within(closedPromise, KILL_WAIT_MS);
+      // What the server started is stopped with it, even what outlived its exit.
+      stdio.signal('SIGKILL');
     },
   };
 }
 
-function createTransport(
-  config: McpServerConfig,
-  hooks: ConnectionHooks,
-): { transport: Transport; stderr: StderrTail | undefined; stderrEnded: Promise<void> } {
+interface Transports {
+  transport: Transport;
+  stderr: StderrTail | undefined;
+  stderrEnded: Promise<void>;
+  stdio?: StdioTransport;
+}
+
+function createTransport(config: McpServerConfig, hooks: ConnectionHooks): Transports {
   const spec = config.transport;
   if (spec.type === 'http') {
     const transport = new StreamableHTTPClientTransport(new URL(spec.url), {
@@ -138,22 +153,45 @@ function createTransport(
     });
     return { transport, stderr: undefined, stderrEnded: Promise.resolve() };
   }
-  const transport = new StdioClientTransport({
-    command: spec.command,
-    args: [...spec.args],
-    env: serverEnvironment(hooks.parentEnv, spec.env),
-    cwd: spec.cwd,
-    stderr: 'pipe',
-    maxBufferSize: Math.max(MIN_BUFFER_BYTES, config.maxOutputChars * 8),
-  });
   const stderr = createStderrTail(undefined, hooks.redact);
-  const stream = transport.stderr;
-  stream?.on('data', (chunk: Buffer) => stderr.push(chunk));
-  const stderrEnded = new Promise<void>((resolve) => {
-    stream?.once('end', resolve);
-    stream?.once('close', resolve);
+  const streamOf = (kind: FloodKind) => (kind === 'stderr' ? 'stderr' : 'stdout');
+  // stdout carries two kinds: it is read again only when neither is held.
+  const held = new Set<FloodKind>();
+  const meter = createFloodMeter(hooks.flood.limits, hooks.flood.clock, {
+    pause(kind) {
+      held.add(kind);
+      stdio.pause(streamOf(kind));
+    },
+    resume(kind) {
+      held.delete(kind);
+      if (![...held].some((other) => streamOf(other) === streamOf(kind)))
+        stdio.resume(streamOf(kind));
+    },
+    flooding(flood) {
+      stdio.deafen();
+      hooks.onFlood(flood);
+    },
   });
-  return { transport, stderr, stderrEnded };
+  const stdio = createStdioTransport(
+    {
+      command: spec.command,
+      args: [...spec.args],
+      env: serverEnvironment(hooks.parentEnv, spec.env),
+      cwd: spec.cwd,
+      maxBufferSize: Math.max(MIN_BUFFER_BYTES, config.maxOutputChars * 8),
+    },
+    {
+      onStderr(chunk) {
+        stderr.push(chunk);
+        meter.add('stderr', chunk.length);
+      },
+      onJunkLine: () => meter.add('stdout_junk', 1),
+      onNotification: () => meter.add('notifications', 1),
+      wants: (method) => HANDLED_NOTIFICATIONS.has(method),
+    },
+  );
+  void stdio.stderrEnded.then(() => meter.stop());
+  return { transport: stdio, stderr, stderrEnded: stdio.stderrEnded, stdio };
 }
 
 /** Whether `promise` settled within `ms` (a real-time bound that never keeps node alive). */

@@ -6,6 +6,7 @@ import type { Logger } from '../core/ports.ts';
 import { untilAborted } from './abortable.ts';
 import { DEFAULT_CLOSE_GRACE_MS } from './connection.ts';
 import { describeError } from './describe-error.ts';
+import { DEFAULT_FLOOD_LIMITS, type FloodLimits } from './flood-meter.ts';
 import { createOrphanGuard } from './orphan-guard.ts';
 import { createPinGate, type GateResult } from './pin-gate.ts';
 import type { McpPinStore } from './pins.ts';
@@ -45,6 +46,8 @@ export interface McpHubOptions {
    * Without it every allowed tool is offered.
    */
   pins?: McpPinStore;
+  /** How much a stdio server may write per second before it is throttled, then stopped. */
+  flood?: Partial<FloodLimits>;
 }
 
 /** The hub behind a pack's `mcp:` servers (SPEC §13): lazy starts, restarts, calls, shutdown. */
@@ -57,6 +60,7 @@ export function createMcpHub(options: McpHubOptions): McpHub {
     guard,
     closeGraceMs: options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
     redact: options.redact ?? ((text: string) => text),
+    flood: { ...DEFAULT_FLOOD_LIMITS, ...options.flood },
   };
   const { redact } = deps;
   const runners = new Map<string, { fingerprint: string; runner: ServerRunner }>();

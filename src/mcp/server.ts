@@ -4,6 +4,7 @@ import { untilAborted } from './abortable.ts';
 import { backoffMs } from './backoff.ts';
 import { createConnection, type McpConnection } from './connection.ts';
 import { describeError } from './describe-error.ts';
+import { describeFlood, type Flood, type FloodLimits, ServerFlooded } from './flood-meter.ts';
 import type { OrphanGuard } from './orphan-guard.ts';
 import { allowedTools, listAll } from './tool-list.ts';
 import type { McpServerConfig, McpTool } from './types.ts';
@@ -19,6 +20,8 @@ export interface ServerDeps {
   closeGraceMs: number;
   /** Removes the packs' secrets from what a server says before it is cut, logged or shown. */
   redact: (text: string) => string;
+  /** How much a stdio server may write per second before it is throttled, then stopped. */
+  flood: FloodLimits;
 }
 
 export type Availability =
@@ -59,6 +62,37 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
     if (pid !== undefined) deps.guard.untrack(pid);
     if (connection !== current || connection.isStopping()) return;
     markDown(connection, () => withStderr('the server exited', connection));
+  }
+
+  /**
+   * The server wrote more than satchel reads for `flood.seconds` seconds in a row: one line,
+   * it is stopped, and the next use starts it again after a backoff (a flood counts as a
+   * failure, like a failed start). A start it floods during fails with this reason.
+   */
+  function flooded(connection: McpConnection, flood: Flood): void {
+    if (connection.isStopping() || connection.isClosed()) return;
+    strikes++;
+    const wait = backoffMs(strikes);
+    retryAt = deps.clock.now() + wait;
+    const why = `it flooded satchel (${describeFlood(flood)}) and was stopped`;
+    reason = () => why;
+    log.warn(
+      {
+        event: 'mcp_server_flooding',
+        pid: connection.pid(),
+        kind: flood.kind,
+        perSecond: flood.perSecond,
+        limit: flood.limit,
+        seconds: flood.seconds,
+        restartInMs: wait,
+      },
+      'MCP server flooded satchel; stopped',
+    );
+    if (connection === current) {
+      current = undefined;
+      state = 'down';
+    } else abortStart?.(new ServerFlooded(why));
+    void stop(connection);
   }
 
   /** The running server is gone: the next use starts it again, after a backoff if it keeps failing. */
@@ -126,6 +160,8 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
           if (!connection.isStopping()) toolsChanged = true;
         },
         redact: deps.redact,
+        flood: { limits: deps.flood, clock: deps.clock },
+        onFlood: (flood) => flooded(connection, flood),
       });
     } catch (error) {
       // A URL that does not parse, say: a failed start like any other, never a throw.
@@ -159,6 +195,12 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
     } catch (error) {
       void stop(connection);
       if ((state as State) === 'closed') return shuttingDown();
+      const cause = controller.signal.aborted ? controller.signal.reason : undefined;
+      if (cause instanceof ServerFlooded) {
+        // `flooded` has logged it and set the backoff.
+        state = 'down';
+        return { ok: false, reason: cause.message, logged: true };
+      }
       return await startFailed(
         connection,
         controller.signal.aborted ? controller.signal.reason : error,

@@ -30,12 +30,11 @@ const alive = (pid: number): boolean => {
   }
 };
 
-/** satchel on the fakes with one pack whose MCP server logs its pid; its first turn ran. */
-async function satchelWithServer() {
+/** satchel on the fakes with one pack whose MCP server runs with `serverEnv` (pack.yml). */
+async function launch(serverEnv: (home: string) => Record<string, string>) {
   const tg = await FakeTelegram.start();
   const model = await FakeModel.start();
   const home = mkdtempSync(path.join(tmpdir(), 'satchel-mcp-proc-'));
-  const pids = path.join(home, 'server-pids');
   cleanups.push(
     () => tg.stop(),
     () => model.stop(),
@@ -43,9 +42,7 @@ async function satchelWithServer() {
   );
   const packs = fixturePacks(
     ['beta'],
-    `mcp:\n${fixtureEntry('fx', [
-      `env: {MCP_FIXTURE_MODE: ignore-eof, MCP_FIXTURE_START_LOG: ${JSON.stringify(pids)}}`,
-    ])}\n`,
+    `mcp:\n${fixtureEntry('fx', [`env: ${JSON.stringify(serverEnv(home))}`])}\n`,
   );
   const run = spawnNode(
     ['--import', TSX, MAIN],
@@ -67,22 +64,46 @@ async function satchelWithServer() {
     },
     (cleanup) => cleanups.push(cleanup),
   );
-  model.enqueue({ toolCalls: [{ name: 'fx__pid', arguments: {} }] }, { text: 'server up' });
-  tg.text({ userId: ALLOWED_USER, text: 'start your server' });
-  await vi.waitFor(() => expect(tg.texts(ALLOWED_USER)).toContain('server up'), {
+  return { tg, model, home, run };
+}
+
+/** One turn in which the model calls `tool` of the server, then answers `reply`. */
+async function turnCalling(
+  { tg, model }: { tg: FakeTelegram; model: FakeModel },
+  tool: string,
+  reply: string,
+) {
+  model.enqueue({ toolCalls: [{ name: `fx__${tool}`, arguments: {} }] }, { text: reply });
+  tg.text({ userId: ALLOWED_USER, text: `call ${tool}` });
+  await vi.waitFor(() => expect(tg.texts(ALLOWED_USER)).toContain(reply), {
     timeout: 20_000,
     interval: 50,
   });
-  expect(existsSync(pids)).toBe(true);
-  const started = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
+}
+
+/** The pids logged one per line in `file` (each removed after the test if still running). */
+function pidsIn(file: string): number[] {
+  const pids = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').map(Number) : [];
+  cleanups.push(() => {
+    for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  });
+  return pids;
+}
+
+/** satchel on the fakes with one pack whose MCP server logs its pid; its first turn ran. */
+async function satchelWithServer() {
+  const setup = await launch((home) => ({
+    MCP_FIXTURE_MODE: 'ignore-eof',
+    MCP_FIXTURE_START_LOG: path.join(home, 'server-pids'),
+  }));
+  const { model, home, run } = setup;
+  await turnCalling(setup, 'pid', 'server up');
+  const started = pidsIn(path.join(home, 'server-pids'));
   expect(started).toHaveLength(1);
   const pid = started[0]!;
   // The model read the pid the server reported: the same process the log names.
   expect(JSON.stringify(model.chatRequests()[1]!.body.messages)).toContain(String(pid));
   expect(alive(pid)).toBe(true);
-  cleanups.push(() => {
-    if (alive(pid)) process.kill(pid, 'SIGKILL');
-  });
   return { run, pid };
 }
 
@@ -100,4 +121,27 @@ describe('MCP servers and the satchel process', () => {
     await run.exited;
     await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 15_000, interval: 100 });
   });
+
+  it('a server that crashed and one stopped by SIGTERM leave none of the processes they started', async () => {
+    const setup = await launch((home) => ({
+      MCP_FIXTURE_MODE: 'fork',
+      MCP_FIXTURE_CHILD_LOG: path.join(home, 'children'),
+    }));
+    const children = path.join(setup.home, 'children');
+    // The first server crashes in a call; the next turn starts a second one, which runs on.
+    await turnCalling(setup, 'crash', 'it crashed');
+    await turnCalling(setup, 'pid', 'it is back');
+    const grandchildren = pidsIn(children);
+    expect(grandchildren).toHaveLength(2);
+    expect(alive(grandchildren[1]!)).toBe(true);
+
+    setup.run.child.kill('SIGTERM');
+
+    expect(await setup.run.exited).toBe(0);
+    // (Killed, they are reaped by init a moment later: until then the pid still answers.)
+    await vi.waitFor(() => expect(grandchildren.filter(alive)).toEqual([]), {
+      timeout: 15_000,
+      interval: 100,
+    });
+  }, 60_000);
 });

@@ -1,9 +1,19 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMcpHub } from '../../src/mcp/hub.ts';
 import { type Captured, spawnNode } from '../support/child.ts';
-import { fixtureServer, idle, isAlive, recordingLog, waitUntilGone } from './support.ts';
+import { FakeClock } from '../support/fake-clock.ts';
+import {
+  fixtureServer,
+  idle,
+  isAlive,
+  recordingLog,
+  startedPids,
+  waitUntilGone,
+} from './support.ts';
 
 const PARENT = fileURLToPath(new URL('../fixtures/mcp/hub-parent.ts', import.meta.url));
 const REPO = path.resolve(path.dirname(PARENT), '../../..');
@@ -16,6 +26,18 @@ afterEach(async () => {
   // A failed test must not leave a server running on the machine.
   for (const pid of leftovers.splice(0)) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
 });
+
+/** A file where `fork` servers log their grandchildren's pids; removed after the test. */
+function childLog(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-mcp-orphans-'));
+  cleanups.push(async () => {
+    // A failed test must not leave a grandchild running either.
+    for (const pid of startedPids(path.join(dir, 'children')))
+      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return path.join(dir, 'children');
+}
 
 /** A satchel-like process with one fixture server (see hub-parent.ts); its server's pid. */
 async function parentWithServer(
@@ -69,6 +91,53 @@ describe('no MCP server outlives satchel', () => {
       expect((await hub.tools([polite], idle())).failed).toEqual([
         { server: 'polite', reason: 'satchel is shutting down' },
       ]);
+    },
+    PROCESS_TIMEOUT,
+  );
+
+  it(
+    'a crash-looping server that starts a helper each time leaves none behind, nor does close()',
+    async () => {
+      const clock = new FakeClock();
+      const hub = createMcpHub({ log: recordingLog().log, clock, closeGraceMs: 500 });
+      const children = childLog();
+      const looping = fixtureServer({
+        name: 'looping',
+        env: { MCP_FIXTURE_MODE: 'fork-crash', MCP_FIXTURE_CHILD_LOG: children },
+      });
+      const running = fixtureServer({
+        name: 'running',
+        env: { MCP_FIXTURE_MODE: 'fork', MCP_FIXTURE_CHILD_LOG: children },
+      });
+      for (let i = 0; i < 3; i++) {
+        expect((await hub.tools([looping], idle())).failed).toHaveLength(1);
+        clock.advance(60_000);
+      }
+      await hub.tools([running], idle());
+      const grandchildren = startedPids(children);
+      expect(grandchildren).toHaveLength(4);
+      // The running server's helper lives as long as the server.
+      expect(isAlive(grandchildren[3]!)).toBe(true);
+
+      await hub.close();
+
+      for (const pid of grandchildren) await waitUntilGone(pid);
+    },
+    PROCESS_TIMEOUT,
+  );
+
+  it(
+    "stops a server's helper when satchel is killed with SIGKILL (the guard signals its group)",
+    async () => {
+      const children = childLog();
+      const { parent } = await parentWithServer('fork', 'wait', {
+        MCP_FIXTURE_CHILD_LOG: children,
+      });
+      const [grandchild] = startedPids(children);
+      expect(isAlive(grandchild!)).toBe(true);
+      parent.child.kill('SIGKILL');
+      await parent.exited;
+      await waitUntilGone(grandchild!);
     },
     PROCESS_TIMEOUT,
   );

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { ConnectionHooks, McpConnection } from '../../src/mcp/connection.ts';
+import { DEFAULT_FLOOD_LIMITS } from '../../src/mcp/flood-meter.ts';
 import { createServerRunner } from '../../src/mcp/server.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { fixtureServer, recordingLog } from './support.ts';
@@ -52,6 +53,7 @@ describe('an MCP server that exits', () => {
       parentEnv: {},
       guard,
       closeGraceMs: 1000,
+      flood: DEFAULT_FLOOD_LIMITS,
     });
     expect(await runner.ensure()).toMatchObject({ ok: true });
 
