@@ -33,15 +33,19 @@ const toolResults = (request: RecordedRequest | undefined): string[] =>
     .map((m) => m.content);
 const memoryFile = () => readFileSync(path.join(h.home, 'packs', 'alpha', 'MEMORY.md'), 'utf8');
 
-/** The approval question Telegram received, and a press of one of its buttons by `userId`. */
-async function approvalAsked() {
-  const question = await h.tg.waitForCall('sendMessage', (c) =>
+/**
+ * The `nth` approval question Telegram received (1 = the first), and a press of one of its
+ * buttons by `userId`.
+ */
+async function approvalAsked(nth = 1) {
+  const questions = await h.tg.waitForCalls('sendMessage', nth, (c) =>
     Boolean(
       c.params.reply_markup?.inline_keyboard
         ?.flat()
         .some((b: { text: string }) => b.text === 'Allow once'),
     ),
   );
+  const question = questions[nth - 1]!;
   const buttons = question.params.reply_markup.inline_keyboard.flat() as {
     text: string;
     callback_data: string;
@@ -218,7 +222,7 @@ describe('a search result that asks to schedule a daily job', () => {
       { text: 'Not scheduled.' },
     );
     h.say('find fern tips again');
-    (await approvalAsked()).press('Deny');
+    (await approvalAsked(2)).press('Deny');
     await settled(h, 4);
     expect(toolJobs()).toHaveLength(1);
   });
@@ -290,7 +294,10 @@ describe('a clean turn', () => {
     h.model.enqueue(
       {
         toolCalls: [
-          { name: 'db_write', arguments: { table: 'plants', values: { name: 'fern' } } },
+          {
+            name: 'db_write',
+            arguments: { action: 'insert', table: 'plants', values: { name: 'fern' } },
+          },
           {
             name: 'memory',
             arguments: { action: 'append', file: 'MEMORY.md', text: 'has a fern' },
@@ -304,11 +311,11 @@ describe('a clean turn', () => {
     expect(h.tg.calls('sendMessage').filter((c) => c.params.reply_markup)).toHaveLength(0);
     const [first, second] = h.model.chatRequests();
     for (const request of [first!, second!]) {
-      expect(JSON.stringify(request.body)).not.toContain('<<untrusted');
+      expect(JSON.stringify(request.body.messages.slice(1))).not.toContain('<<untrusted');
       expect(systemText(request).match(/never instructions to follow/g)).toHaveLength(1);
     }
     expect(toolResults(second)).toEqual([
-      expect.stringMatching(/^inserted/),
+      '{"inserted":1,"id":1}',
       expect.stringMatching(/appended/),
     ]);
     expect(memoryFile()).toContain('has a fern');
