@@ -23,6 +23,8 @@ export interface MessageOpts {
   replyToMessageId?: number;
   /** The part of the replied-to message the user selected (`message.quote.text`). */
   quote?: string;
+  /** Forwarded from a user of this name (`forward_origin` of type `hidden_user`). */
+  forwardedFrom?: string;
 }
 
 export const ICON_COLOR = 7322096;
@@ -113,6 +115,8 @@ export class Chats {
       message.reply_to_message = this.repliedTo(chatId, o.replyToMessageId);
     }
     if (o.quote !== undefined) message.quote = { text: o.quote, position: 0, is_manual: true };
+    if (o.forwardedFrom !== undefined)
+      message.forward_origin = { type: 'hidden_user', sender_user_name: o.forwardedFrom, date: 0 };
     this.keepUserMessage(message);
     return message;
   }
