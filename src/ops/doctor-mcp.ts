@@ -99,3 +99,32 @@ function transportOf(server: McpServerConfig): string {
   const t = server.transport;
   return t.type === 'http' ? `http ${t.url}` : `stdio ${[t.command, ...t.args].join(' ')}`;
 }
+
+/**
+ * The MCP tools their pins withhold now, over every pack (for `doctor --security`): each
+ * pack's servers are started on a hub of doctor's own that reads the pins and never writes.
+ */
+export async function withheldMcpTools(config: Config, packs: readonly Pack[]) {
+  const settings = packSettings(packs, config.packSettings);
+  const withServers = settings.packs.filter((p) => p.manifest.mcp.length > 0);
+  const reader = withServers.length > 0 ? openCoreReader(config.home) : undefined;
+  if (!reader) return [];
+  const hub = createDefaultHub(
+    createLogger({ level: 'silent', secrets: settings.secrets, format: 'json' }),
+    settings.secrets,
+    { pins: readOnlyPins(reader.db) },
+  );
+  try {
+    const listed = await Promise.all(
+      withServers.map(async (pack) => {
+        const { servers } = packMcpServers(pack, settings.values.get(pack.name) ?? {});
+        const tools = await hub.tools(servers, new AbortController().signal);
+        return (tools.withheld ?? []).map((w) => ({ ...w, pack: pack.name }));
+      }),
+    );
+    return listed.flat();
+  } finally {
+    await hub.close();
+    reader.close();
+  }
+}

@@ -7,6 +7,7 @@ import { loadPacks } from '../packs/loader.ts';
 import { openCoreReader } from '../store/read-only.ts';
 import { mcpToolPins } from '../store/schema.ts';
 import { type Check, fail, pass, warn } from './check.ts';
+import { withheldMcpTools } from './doctor-mcp.ts';
 import {
   checkAllowlistSecurity,
   checkApproval,
@@ -75,7 +76,10 @@ export async function runSecurityDoctor(options: SecurityOptions): Promise<Secur
     checkAllowlistSecurity(config),
     checkApproval(config),
     ...checkWebAndExternal(loadPacks(config.packDirs).packs),
-    await checkWithheld(config, options.withheldTools),
+    await checkWithheld(
+      config,
+      options.withheldTools ?? ((c) => withheldMcpTools(c, loadPacks(c.packDirs).packs)),
+    ),
     checkStoredSecrets(home),
     checkBackupAge(home, options.now),
   );
