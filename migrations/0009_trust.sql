@@ -4,6 +4,7 @@ CREATE TABLE `mcp_tool_pins` (
 	`tool` text NOT NULL,
 	`description` text NOT NULL,
 	`input_schema` text NOT NULL,
+	`read_only` integer DEFAULT false NOT NULL,
 	`pinned_at` integer NOT NULL
 );
 --> statement-breakpoint

@@ -21,7 +21,7 @@ import { installedDir, packDirs, settingsEnv } from './pack-list.ts';
 const HELP = `Usage: satchel pack trust PACK [--yes]
 
 Starts the MCP servers of PACK, compares the tools they list with the tools pinned at their
-first listing (name, description and input schema), and shows each tool that was added or
+first listing (name, description, input schema and read-only mark), and shows each tool that was added or
 changed since: satchel withholds such a tool from the model until it is trusted. Asks
 "Trust these changes? [y/N]" and, on yes, pins the tools as they are listed now; a running
 satchel offers them from its next turn.

@@ -78,11 +78,20 @@ function logWithheld(log: Logger, config: McpServerConfig, withheld: WithheldToo
 const MAX_LOGGED = 50;
 
 /** The log's word for a change (no description text: the log line stays short). */
-function summary(w: WithheldTool): { change: string; schemaKeys?: string[] } {
+function summary(w: WithheldTool): {
+  change: string;
+  schemaKeys?: string[];
+  effect?: { from: string; to: string };
+} {
   if (w.change.kind === 'added') return { change: 'added' };
-  const what = [w.change.description && 'description', w.change.schemaKeys && 'schema'];
+  const what = [
+    w.change.description && 'description',
+    w.change.schemaKeys && 'schema',
+    w.change.effect && 'effect',
+  ];
   return {
     change: `${what.filter(Boolean).join(' and ')} changed`,
     ...(w.change.schemaKeys ? { schemaKeys: w.change.schemaKeys } : {}),
+    ...(w.change.effect ? { effect: w.change.effect } : {}),
   };
 }

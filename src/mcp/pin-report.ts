@@ -9,6 +9,7 @@ export function changeSummary(change: PinChange): string {
   const parts: string[] = [];
   if (change.description) parts.push('description');
   if (change.schemaKeys) parts.push(`input schema (${change.schemaKeys.join(', ')})`);
+  if (change.effect) parts.push(`read-only mark (${effectWords(change.effect)})`);
   return `${parts.join(' and ')} changed since it was pinned`;
 }
 
@@ -21,8 +22,20 @@ export function changeLines(change: PinChange): string[] {
       `description changed: ${quote(change.description.from)} → ${quote(change.description.to)}`,
     );
   if (change.schemaKeys) lines.push(`schema changed: ${change.schemaKeys.join(', ')}`);
+  if (change.effect) lines.push(effectLine(change.effect));
   return lines;
 }
+
+type EffectChange = NonNullable<Extract<PinChange, { kind: 'changed' }>['effect']>;
+
+/** What the owner is asked to trust when the server's read-only mark changed. */
+function effectLine(effect: EffectChange): string {
+  return effect.to === 'read'
+    ? 'marked read-only: calls would no longer ask for approval'
+    : 'no longer marked read-only: calls would ask for approval again';
+}
+
+const effectWords = (effect: EffectChange) => `${effect.from} → ${effect.to}`;
 
 /** A text on one line, in quotes, cut at SHOWN_CHARS. */
 function quote(text: string): string {

@@ -6,6 +6,8 @@ export interface ToolPin {
   description: string;
   /** The input schema as canonical JSON (keys sorted): equal schemas pin equal. */
   inputSchema: string;
+  /** The server marked it `readOnlyHint: true`: its calls are `read` and never ask (§17). */
+  readOnly: boolean;
 }
 
 /** Where pins are kept (`store/mcp-pin-repo.ts`): keyed by pack, server and tool. */
@@ -39,6 +41,7 @@ export function pinOf(tool: McpTool): ToolPin {
     tool: tool.tool,
     description: tool.description,
     inputSchema: canonicalJson(tool.inputSchema),
+    readOnly: tool.annotations?.readOnlyHint === true,
   };
 }
 
@@ -70,7 +73,11 @@ export function changeOf(pinned: ToolPin | undefined, now: ToolPin): PinChange |
   if (!pinned) return { kind: 'added' };
   const descriptionChanged = pinned.description !== now.description;
   const schemaChanged = pinned.inputSchema !== now.inputSchema;
-  if (!descriptionChanged && !schemaChanged) return undefined;
+  // Either way counts: gaining the mark lets calls run unasked in a tainted turn; losing it
+  // is harmless (calls ask again) but is withheld until trusted all the same, so that a
+  // tool is offered exactly when it matches its pin, and the pin always says what runs.
+  const effectChanged = pinned.readOnly !== now.readOnly;
+  if (!descriptionChanged && !schemaChanged && !effectChanged) return undefined;
   return {
     kind: 'changed',
     ...(descriptionChanged
@@ -79,8 +86,12 @@ export function changeOf(pinned: ToolPin | undefined, now: ToolPin): PinChange |
     ...(schemaChanged
       ? { schemaKeys: changedPaths(JSON.parse(pinned.inputSchema), JSON.parse(now.inputSchema)) }
       : {}),
+    ...(effectChanged ? { effect: { from: effectOf(pinned), to: effectOf(now) } } : {}),
   };
 }
+
+/** The effect a pinned tool's calls have (`mcp/pack-tools.ts` gives it to the turn). */
+const effectOf = (pin: ToolPin) => (pin.readOnly ? 'read' : 'external');
 
 /**
  * The paths (`properties.text.type`) at which two schemas differ, objects compared key by

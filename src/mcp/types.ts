@@ -44,7 +44,10 @@ export interface McpTool {
   annotations?: { readOnlyHint?: boolean };
 }
 
-/** How a listed tool differs from its pin (SPEC §17): new, or its description or schema changed. */
+/**
+ * How a listed tool differs from its pin (SPEC §17): new, or its description, schema or
+ * read-only mark changed.
+ */
 export type PinChange =
   | { kind: 'added' }
   | {
@@ -53,7 +56,12 @@ export type PinChange =
       description?: { from: string; to: string };
       /** The schema's paths that differ (`properties.text.type`), when the schema changed. */
       schemaKeys?: string[];
+      /** The effect its calls had and would have, when the server's `readOnlyHint` changed. */
+      effect?: { from: McpEffect; to: McpEffect };
     };
+
+/** An MCP tool's effect: `read` when its server marks it `readOnlyHint: true`. */
+export type McpEffect = 'read' | 'external';
 
 /** A tool of a listing that is not offered until the owner trusts its change. */
 export interface WithheldTool {

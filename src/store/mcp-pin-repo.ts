@@ -11,6 +11,7 @@ export function createMcpPinRepo(db: Db): McpPinStore {
       tool: mcpToolPins.tool,
       description: mcpToolPins.description,
       inputSchema: mcpToolPins.inputSchema,
+      readOnly: mcpToolPins.readOnly,
     })
     .from(mcpToolPins)
     .where(and(eq(mcpToolPins.pack, p('pack')), eq(mcpToolPins.server, p('server'))))
@@ -25,6 +26,7 @@ export function createMcpPinRepo(db: Db): McpPinStore {
       tool: p('tool'),
       description: p('description'),
       inputSchema: p('inputSchema'),
+      readOnly: p('readOnly'),
       pinnedAt: p('pinnedAt'),
     })
     .onConflictDoUpdate({
@@ -32,6 +34,7 @@ export function createMcpPinRepo(db: Db): McpPinStore {
       set: {
         description: sql`excluded.description`,
         inputSchema: sql`excluded.input_schema`,
+        readOnly: sql`excluded.read_only`,
         pinnedAt: sql`excluded.pinned_at`,
       },
     })
@@ -65,6 +68,7 @@ export function readOnlyPins(db: Db): McpPinStore {
             tool: mcpToolPins.tool,
             description: mcpToolPins.description,
             inputSchema: mcpToolPins.inputSchema,
+            readOnly: mcpToolPins.readOnly,
           })
           .from(mcpToolPins)
           .where(and(eq(mcpToolPins.pack, pack), eq(mcpToolPins.server, server)))

@@ -243,6 +243,11 @@ export const mcpToolPins = sqliteTable(
     description: text('description').notNull(),
     /** The tool's input schema as canonical JSON (keys sorted). */
     inputSchema: text('input_schema').notNull(),
+    /**
+     * The server marked the tool `readOnlyHint: true`: its calls are `read` and never wait
+     * for approval, so gaining the mark is a change the owner trusts like any other.
+     */
+    readOnly: integer('read_only', { mode: 'boolean' }).notNull().default(false),
     pinnedAt: integer('pinned_at').notNull(),
   },
   (t) => [uniqueIndex('mcp_tool_pins_key').on(t.pack, t.server, t.tool)],

@@ -3,7 +3,8 @@
  * its description between two starts of satchel; the changed tool is left out of the
  * model's request with one `mcp_tool_withheld`, doctor names it, `pack trust` shows the
  * change (and refuses without a terminal unless --yes), and once trusted the next turn
- * offers it again, without a restart.
+ * offers it again, without a restart. The same holds for a tool the server marks
+ * `readOnlyHint: true` between starts: its calls would stop asking for approval.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -136,6 +137,62 @@ describe('MCP tool pins', () => {
     expect(h.rows("SELECT description FROM mcp_tool_pins WHERE tool = 'echo'")).toEqual([
       { description: 'Echoes its text, politely.' },
     ]);
+  }, 60_000);
+
+  it('withholds a tool that becomes read-only between two starts until the owner trusts it', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'satchel-pins-e2e-'));
+    temps.push(dir);
+    const file = path.join(dir, 'read-only');
+    writeFileSync(file, 'false');
+    const packs = fixturePacks(
+      ['beta'],
+      `mcp:\n${fixtureEntry('fx', ['tools: [echo, add]', 'env:', `  MCP_FIXTURE_READ_ONLY_FILE: ${JSON.stringify(file)}`])}\n`,
+    );
+    await h.start({ SATCHEL_PACKS: packs });
+    expect(toolNames(await turn(1))).toEqual(['memory', 'db_query', 'fx__echo', 'fx__add']);
+    expect(h.rows('SELECT tool, read_only FROM mcp_tool_pins ORDER BY tool')).toEqual([
+      { tool: 'add', read_only: 0 },
+      { tool: 'echo', read_only: 0 },
+    ]);
+
+    // Same name, description and schema: only the hint that would make it `read` is new.
+    writeFileSync(file, 'true');
+    await h.restart();
+    expect(toolNames(await turn(2))).toEqual(['memory', 'db_query', 'fx__echo']);
+    const withheld = h.logs('mcp_tool_withheld');
+    expect(withheld).toHaveLength(1);
+    expect(withheld[0]).toMatchObject({
+      tools: ['add'],
+      changes: [
+        { tool: 'add', change: 'effect changed', effect: { from: 'external', to: 'read' } },
+      ],
+    });
+
+    const doctorIo = recordingIo(h.env, h.home);
+    await doctorCommand.run([], doctorIo);
+    expect(doctorIo.out()).toContain(
+      '! MCP server beta/fx: tool "add" withheld: read-only mark (external → read) changed since it was pinned',
+    );
+
+    const refused = await runTrust(['beta']);
+    expect(refused).toMatchObject({
+      code: 1,
+      out: [
+        'MCP server beta/fx:',
+        '  add',
+        '    marked read-only: calls would no longer ask for approval',
+        '',
+      ].join('\n'),
+    });
+    expect(h.rows("SELECT read_only FROM mcp_tool_pins WHERE tool = 'add'")).toEqual([
+      { read_only: 0 },
+    ]);
+
+    expect(await runTrust(['beta', '--yes'])).toMatchObject({ code: 0, err: '' });
+    expect(h.rows("SELECT read_only FROM mcp_tool_pins WHERE tool = 'add'")).toEqual([
+      { read_only: 1 },
+    ]);
+    expect(toolNames(await turn(3))).toEqual(['memory', 'db_query', 'fx__echo', 'fx__add']);
   }, 60_000);
 
   it('refuses an unknown pack and says when a pack has no MCP servers', async () => {

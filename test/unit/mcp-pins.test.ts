@@ -35,6 +35,12 @@ const tool = (name: string, description = `The ${name} tool`, schema?: object): 
   }) as Record<string, unknown>,
 });
 
+/** The same tool, marked by its server `readOnlyHint: hint`. */
+const hinted = (t: McpTool, hint: boolean): McpTool => ({
+  ...t,
+  annotations: { readOnlyHint: hint },
+});
+
 const listingOf = (tools: McpTool[]) => tools.map((t) => ({ tool: t, pin: pinOf(t) }));
 
 function memoryPins(): McpPinStore & { rows: Map<string, ToolPin> } {
@@ -98,6 +104,20 @@ describe('comparing a listing with its pins', () => {
     ]);
   });
 
+  it('withholds a tool whose only change is the read-only mark, gained or lost', () => {
+    const pins = [tool('echo'), hinted(tool('lookup'), true), tool('same')].map(pinOf);
+    // `readOnlyHint: false` is no mark: the same as no annotation at all.
+    const listing = [hinted(tool('echo'), true), tool('lookup'), hinted(tool('same'), false)];
+
+    const result = comparePins(listingOf(listing), pins);
+
+    expect(result.offered.map((t) => t.tool)).toEqual(['same']);
+    expect(result.withheld.map((w) => [w.tool.tool, w.change])).toEqual([
+      ['echo', { kind: 'changed', effect: { from: 'external', to: 'read' } }],
+      ['lookup', { kind: 'changed', effect: { from: 'read', to: 'external' } }],
+    ]);
+  });
+
   it('names at most ten changed schema paths, and counts the rest', () => {
     const wide = (type: string) =>
       Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`f${i}`, { type }]));
@@ -122,6 +142,9 @@ describe('comparing a listing with its pins', () => {
       'description and input schema (properties.to) changed since it was pinned',
     );
     expect(changeSummary({ kind: 'added' })).toMatch(/^added since/);
+    expect(changeSummary({ kind: 'changed', effect: { from: 'external', to: 'read' } })).toBe(
+      'read-only mark (external → read) changed since it was pinned',
+    );
   });
 });
 
@@ -138,6 +161,8 @@ describe('pack trust: the changes as printed', () => {
       changesText('notes', [
         held('fx', 'echo', { kind: 'changed', description: { from: 'Old', to: 'New' } }),
         held('fx', 'add', { kind: 'changed', schemaKeys: ['properties.c', 'required'] }),
+        held('fx', 'lookup', { kind: 'changed', effect: { from: 'external', to: 'read' } }),
+        held('fx', 'peek', { kind: 'changed', effect: { from: 'read', to: 'external' } }),
         held('web', 'fetch', { kind: 'added' }),
       ]),
     ).toBe(
@@ -147,6 +172,10 @@ describe('pack trust: the changes as printed', () => {
         '    description changed: "Old" → "New"',
         '  add',
         '    schema changed: properties.c, required',
+        '  lookup',
+        '    marked read-only: calls would no longer ask for approval',
+        '  peek',
+        '    no longer marked read-only: calls would ask for approval again',
         'MCP server notes/web:',
         '  fetch',
         '    added: the server did not list it when it was pinned',
@@ -189,6 +218,29 @@ describe('the pin gate', () => {
     expect(store.rows.get('notes/fx/echo')?.description).toBe('The echo tool');
   });
 
+  it('withholds a tool that gains the read-only mark, and logs the effect change', () => {
+    const store = memoryPins();
+    const { log, events } = recordingLog();
+    const gate = createPinGate({ store, log, clock });
+    gate.check(config, [tool('echo'), tool('add')], true);
+    expect(store.rows.get('notes/fx/echo')?.readOnly).toBe(false);
+
+    const { offered, withheld } = gate.check(
+      config,
+      [hinted(tool('echo'), true), tool('add')],
+      true,
+    );
+
+    expect(offered.map((t) => t.tool)).toEqual(['add']);
+    expect(withheld.map((w) => w.tool)).toEqual(['echo']);
+    expect(events('mcp_tool_withheld')[0]).toMatchObject({
+      tools: ['echo'],
+      changes: [
+        { tool: 'echo', change: 'effect changed', effect: { from: 'external', to: 'read' } },
+      ],
+    });
+  });
+
   it('reads the pins afresh: a change trusted meanwhile is offered on the next check', () => {
     const store = memoryPins();
     const gate = createPinGate({ store, log: recordingLog().log, clock });
@@ -213,29 +265,44 @@ describe('the pins in the core database', () => {
     homes.push(home);
     const store = openCoreStore(home);
     const repo = createMcpPinRepo(store.db);
-    repo.write('notes', 'fx', [pinOf(tool('echo')), pinOf(tool('add'))], 1_000);
+    repo.write('notes', 'fx', [pinOf(tool('echo')), pinOf(hinted(tool('add'), true))], 1_000);
     repo.write('other', 'fx', [pinOf(tool('echo', 'Another pack'))], 1_000);
     repo.write('notes', 'fx', [pinOf(tool('echo', 'Trusted change'))], 2_000);
 
     expect(repo.read('notes', 'fx')).toEqual([
-      pinOf(tool('add')),
+      pinOf(hinted(tool('add'), true)),
       pinOf(tool('echo', 'Trusted change')),
+    ]);
+    // The mark is kept as it was pinned, and a trusted change of it replaces it.
+    repo.write('other', 'fx', [pinOf(hinted(tool('echo', 'Another pack'), true))], 1_500);
+    expect(repo.read('other', 'fx')).toEqual([
+      {
+        tool: 'echo',
+        description: 'Another pack',
+        inputSchema: expect.any(String),
+        readOnly: true,
+      },
     ]);
     expect(repo.read('other', 'fx').map((p) => p.description)).toEqual(['Another pack']);
     const rows = store.sqlite
-      .prepare('SELECT pack, tool, pinned_at AS at FROM mcp_tool_pins ORDER BY pack, tool')
+      .prepare(
+        'SELECT pack, tool, read_only, pinned_at AS at FROM mcp_tool_pins ORDER BY pack, tool',
+      )
       .all();
     expect(rows).toEqual([
-      { pack: 'notes', tool: 'add', at: 1_000 },
-      { pack: 'notes', tool: 'echo', at: 2_000 },
-      { pack: 'other', tool: 'echo', at: 1_000 },
+      { pack: 'notes', tool: 'add', read_only: 1, at: 1_000 },
+      { pack: 'notes', tool: 'echo', read_only: 0, at: 2_000 },
+      { pack: 'other', tool: 'echo', read_only: 1, at: 1_500 },
     ]);
     store.close();
 
     // doctor's view: read-only, and writing nothing.
     const reader = openCoreReader(home)!;
     const pins = readOnlyPins(reader.db);
-    expect(pins.read('notes', 'fx')).toHaveLength(2);
+    expect(Object.fromEntries(pins.read('notes', 'fx').map((p) => [p.tool, p.readOnly]))).toEqual({
+      add: true,
+      echo: false,
+    });
     pins.write('notes', 'fx', [pinOf(tool('new'))], 3_000);
     expect(pins.read('notes', 'fx')).toHaveLength(2);
     reader.close();
