@@ -1,11 +1,8 @@
 import path from 'node:path';
-import { count } from 'drizzle-orm';
 import { type Config, parseConfig } from '../config/config.ts';
 import { satchelHome } from '../config/env-file.ts';
 import { ConfigError } from '../core/errors.ts';
 import { loadPacks } from '../packs/loader.ts';
-import { openCoreReader } from '../store/read-only.ts';
-import { mcpToolPins } from '../store/schema.ts';
 import { type Check, fail, pass, warn } from './check.ts';
 import { withheldMcpTools } from './doctor-mcp.ts';
 import {
@@ -35,9 +32,8 @@ export interface SecurityOptions {
   /** `--fix`: apply the safe fixes (file modes) before checking. */
   fix?: boolean;
   /**
-   * The hook for withheld MCP tools: pinning (mcp/) decides what is withheld, by listing
-   * each server's tools against mcp_tool_pins. Until it gives doctor that answer, the
-   * check counts the pins and says where withheld tools are listed.
+   * The MCP tools their pins withhold (tests give their own); default: every pack's
+   * servers are started and listed against `mcp_tool_pins`, which is only read.
    */
   withheldTools?: (config: Config) => Promise<readonly WithheldTool[]>;
 }
@@ -88,30 +84,15 @@ export async function runSecurityDoctor(options: SecurityOptions): Promise<Secur
 
 async function checkWithheld(
   config: Config,
-  withheldTools: SecurityOptions['withheldTools'],
+  withheldTools: NonNullable<SecurityOptions['withheldTools']>,
 ): Promise<Check> {
-  if (withheldTools) {
-    const withheld = await withheldTools(config);
-    if (withheld.length === 0) return pass('MCP tools: none withheld');
-    return {
-      ...warn(
-        `MCP tools: ${withheld.length} withheld (changed since you accepted them; the model does not get them)`,
-        'Review each change with `npx satchel pack trust PACK`.',
-      ),
-      detail: withheld.map((t) => `${t.pack}: ${t.server}__${t.tool}`),
-    };
-  }
-  const reader = openCoreReader(config.home);
-  if (!reader) return pass('MCP tools: none pinned yet');
-  try {
-    const pinned = reader.db.select({ n: count() }).from(mcpToolPins).get()?.n ?? 0;
-    return pass(
-      `MCP tools: ${pinned} pinned (a changed tool shows when its server starts; this check starts none)`,
-    );
-  } catch {
-    // A database from before migration 0009 has no pins yet.
-    return pass('MCP tools: none pinned yet');
-  } finally {
-    reader.close();
-  }
+  const withheld = await withheldTools(config);
+  if (withheld.length === 0) return pass('MCP tools: none withheld');
+  return {
+    ...warn(
+      `MCP tools: ${withheld.length} withheld (changed since you accepted them; the model does not get them)`,
+      'Review each change with `npx satchel pack trust PACK`.',
+    ),
+    detail: withheld.map((t) => `${t.pack}: ${t.server}__${t.tool}`),
+  };
 }

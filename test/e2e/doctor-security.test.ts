@@ -224,7 +224,7 @@ describe('satchel doctor --security', () => {
     expect(marked(after.out, '!')).toEqual([]);
   });
 
-  it('lists withheld MCP tools through its hook, and counts pins without one', async () => {
+  it('lists withheld MCP tools through its hook, and none for packs without servers', async () => {
     const w = installation();
     const withheld = await runSecurityDoctor({
       env: w.env,
@@ -240,7 +240,7 @@ describe('satchel doctor --security', () => {
       detail: ['vault: files__delete'],
     });
     expect(parseConfig(w.env).trust.approval).toBe('tainted');
-    expect((await doctor(w)).out).toContain('✓ MCP tools: 0 pinned');
+    expect((await doctor(w)).out).toContain('✓ MCP tools: none withheld');
   });
 
   it('--fix goes with --security', async () => {
