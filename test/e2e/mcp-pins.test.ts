@@ -103,6 +103,11 @@ describe('MCP tool pins', () => {
     );
     expect(at, doctorIo.out()).toBeGreaterThan(0);
     expect(lines[at + 1]).toMatch(/^ {4}fix: Run `npx satchel pack trust beta` to see the change/);
+    // So does doctor --security.
+    const securityIo = recordingIo(h.env, h.home);
+    await doctorCommand.run(['--security'], securityIo);
+    expect(securityIo.out()).toContain('! MCP tools: 1 withheld');
+    expect(securityIo.out()).toContain('beta: fx__echo');
 
     // At a terminal, "n" trusts nothing.
     const declined = await runTrust(['beta'], 'n');
