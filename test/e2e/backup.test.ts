@@ -64,6 +64,8 @@ describe('satchel backup and restore', () => {
     );
     const packDb = new Database(path.join(packDir, 'pack.db'));
     packDb.prepare("INSERT INTO plants (name, watered_on) VALUES ('basil', '2025-06-01')").run();
+    // An "Always allow" answer of the owner's (SPEC §17) is in the backup too.
+    h.exec("INSERT INTO tool_grants (pack, tool, granted_at) VALUES ('alpha', 'memory', 1)");
     const before = {
       sessions: h.rows('SELECT * FROM sessions ORDER BY id'),
       usage: h.rows('SELECT * FROM usage_events ORDER BY id'),
@@ -114,6 +116,9 @@ describe('satchel backup and restore', () => {
     expect(restore.code).toBe(0);
     expect(restore.out).toContain(`into ${restored}`);
 
+    expect(rowsOf(path.join(restored, 'satchel.db'), 'SELECT pack, tool FROM tool_grants')).toEqual(
+      [{ pack: 'alpha', tool: 'memory' }],
+    );
     // Each database is one consistent moment: whole rows, between "before" and "after".
     const plants = rowsOf(path.join(restored, 'packs', 'alpha', 'pack.db'), 'SELECT * FROM plants');
     expect(plants[0]).toMatchObject({ name: 'basil', watered_on: '2025-06-01' });
