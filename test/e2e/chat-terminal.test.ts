@@ -55,6 +55,8 @@ async function chatIn(packs: string[], style: TerminalStyle, env: Record<string,
   const exited = chat.run();
   return {
     type: (line: string) => input.write(`${line}\n`),
+    /** Ctrl-D: the end of the input. */
+    end: () => input.end(),
     shows: (text: string) =>
       vi.waitFor(() => expect(shown).toContain(text), { timeout: 10_000, interval: 20 }),
     screen: () => shown,
@@ -163,5 +165,43 @@ describe('an approval in the terminal chat', () => {
     expect(chat.screen()).not.toContain('expired');
     chat.type('/exit');
     expect(await chat.exited).toBe(0);
+  });
+
+  it('a keeps the answer: the next call runs unasked, /approvals lists it and /approvals reset ends it', async () => {
+    const chat = await chatIn(['alpha'], PLAIN_STYLE, { TOOL_APPROVAL: 'always' });
+    chat.model.enqueue(appendCall('owner has a fern'), { text: 'Saved the fern.' });
+    chat.type('remember my fern');
+    await chat.shows('(type a number, 1–3 or y/a/n, to choose)');
+    chat.type('a');
+    await chat.shows('Saved the fern.');
+    expect(chat.logs('approval_granted')).toMatchObject([{ tool: 'memory', scope: 'always' }]);
+
+    chat.model.enqueue(appendCall('owner has a palm'), { text: 'Saved the palm.' });
+    chat.type('remember my palm');
+    await chat.shows('Saved the palm.');
+    expect(chat.logs('approval_requested')).toHaveLength(1);
+    expect(toolResults(chat.model.chatRequests().at(-1)).at(-1)).toMatch(/^MEMORY.md appended/);
+    chat.type('/approvals');
+    await chat.shows('• memory in Alpha Garden');
+    chat.type('/approvals reset');
+    await chat.shows('Removed 1 standing approval: those calls ask again.');
+    chat.type('/exit');
+    expect(await chat.exited).toBe(0);
+  });
+
+  it('when the input ends while the owner is asked, the turn stops: nothing is written and the chat exits 0', async () => {
+    const chat = await chatIn(['alpha'], PLAIN_STYLE, { TOOL_APPROVAL: 'always' });
+    const memory = () => readFileSync(path.join(chat.home, 'packs', 'alpha', 'MEMORY.md'), 'utf8');
+    await chat.shows(LEAVE_HINT);
+    const before = memory();
+    chat.model.enqueue(appendCall('owner has a fern'), { text: 'Saved.' });
+    chat.type('remember my fern');
+    chat.end();
+    // Nobody can type an answer any more: the question is not waited for (5 minutes by default).
+    expect(await chat.exited).toBe(0);
+    expect(chat.screen()).toContain('(type a number, 1–3 or y/a/n, to choose)');
+    expect(chat.screen()).toContain('Stopped.');
+    expect(memory()).toBe(before);
+    expect(chat.logs('approval_granted')).toEqual([]);
   });
 });
