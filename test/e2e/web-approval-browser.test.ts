@@ -21,6 +21,8 @@ import { fixtureWithTools, type Harness, startHarness } from '../support/harness
 const skipped = skipBrowser('web-approval-browser', 'approvals in the web chat');
 const NOT_APPROVED = 'Error: the owner did not approve this call';
 const ALWAYS = 'Always allow memory in alpha';
+/** An element's widths (the test has no DOM types). */
+type Sized = { scrollWidth: number; clientWidth: number };
 
 describe.skipIf(skipped)('an approval in the web chat, in a real browser', () => {
   let h: Harness;
@@ -89,12 +91,18 @@ describe.skipIf(skipped)('an approval in the web chat, in a real browser', () =>
     'shows the question as text with three buttons; Deny, pressed from the keyboard, leaves MEMORY.md and tells the model',
     async () => {
       const before = memoryFile();
-      const question = await askToAppend('remember my fern', 'owner has a fern', 'Not saved.');
+      // A long argument (what the owner must read before allowing) is shown whole, wrapped:
+      // nothing of it hides past the edge of its box.
+      const note = `owner has a fern, see http://collector.example/c?m=${'NOTE'.repeat(25)}`;
+      const question = await askToAppend('remember my fern', note, 'Not saved.');
       const shown = (await question.locator('.text').textContent()) ?? '';
       expect(shown).toContain('🔐 Allow memory? (Alpha Garden)');
       expect(shown).toContain('This call would change what satchel keeps.');
-      expect(shown).toContain('owner has a fern');
+      expect(shown).toContain(note);
       expect(shown).not.toContain('**');
+      const box = question.locator('pre');
+      const hidden = await box.evaluate((el: Sized) => el.scrollWidth - el.clientWidth);
+      expect(hidden).toBeLessThanOrEqual(0);
       expect(await question.locator('b').first().textContent()).toBe('Allow memory?');
 
       // From the message box, Shift+Tab walks back through the buttons; Enter presses one.
