@@ -6,6 +6,7 @@ import type { CoreConfig } from './config/config.ts';
 import { background } from './core/background.ts';
 import { decodeButton } from './core/button-data.ts';
 import { sleep } from './core/clock.ts';
+import { addressKey } from './core/types.ts';
 import { type CoreOptions, createCore } from './core-app.ts';
 import { makePrivateDir, PRIVATE_FILE } from './store/file-modes.ts';
 import { createTerminalChannel, LOCAL_ADDRESS, type ShownOptions } from './terminal/channel.ts';
@@ -68,6 +69,14 @@ export function createChat(config: CoreConfig, options: ChatOptions) {
   terminal.onOptions = (shown) => {
     if (inputEnded && isQuestion(shown)) input.command('stop');
   };
+  // A question waits inside its turn: once the turn has ended (the question expired, or was
+  // answered elsewhere), its options go, so a `y` or a number typed next is text, not a
+  // press of a question nobody waits for.
+  core.events.on('turn_completed', ({ address }) => {
+    const shown = terminal.options;
+    if (addressKey(address) === addressKey(LOCAL_ADDRESS) && shown && isQuestion(shown))
+      terminal.dropOptions();
+  });
 
   /** Binds `--pack`; false (and a message) when no such pack is installed. */
   function bind(name: string): boolean {

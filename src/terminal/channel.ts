@@ -27,6 +27,8 @@ export interface TerminalChannel extends Channel {
   readonly options: ShownOptions | undefined;
   /** Takes option `number` (1-based) of the options shown last; undefined when there is none. */
   choose(choice: number | string): { messageId: number; data: string } | undefined;
+  /** Ends the options shown last (their question is settled): what is typed next is not a press. */
+  dropOptions(): void;
   /** Called whenever options are shown. */
   onOptions?: (options: ShownOptions) => void;
 }
@@ -163,6 +165,10 @@ export function createTerminalChannel(
 
     get options() {
       return options;
+    },
+
+    dropOptions() {
+      options = undefined;
     },
 
     /** The shown option numbered `choice`, or the one whose key it is (`y`), taken. */

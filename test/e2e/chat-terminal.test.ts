@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
@@ -6,8 +6,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createChat, LEAVE_HINT } from '../../src/chat-app.ts';
 import { parseConfig } from '../../src/config/config.ts';
 import { PLAIN_STYLE, type TerminalStyle, TTY_STYLE } from '../../src/terminal/tty.ts';
+import { lastUserText, toolResults } from '../fakes/model-requests.ts';
 import { FakeModel } from '../fakes/model-server.ts';
-import { fixturePacks, TEST_OPENAI_KEY } from '../support/harness.ts';
+import { fixturePacks, type LogLine, TEST_OPENAI_KEY } from '../support/harness.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -15,7 +16,7 @@ afterEach(async () => {
 });
 
 /** `satchel chat` in this process, on a stream of typed lines and a recorded screen. */
-async function chatIn(packs: string[], style: TerminalStyle) {
+async function chatIn(packs: string[], style: TerminalStyle, env: Record<string, string> = {}) {
   const model = await FakeModel.start();
   const home = mkdtempSync(path.join(tmpdir(), 'satchel-chat-'));
   cleanups.push(
@@ -31,10 +32,12 @@ async function chatIn(packs: string[], style: TerminalStyle) {
       LLM_MODEL: 'gpt-4.1-mini',
       BATCH_WINDOW_MS: '0',
       SATCHEL_TIMEZONE: 'UTC',
+      ...env,
     },
     { telegram: false },
   );
   let shown = '';
+  const logs: LogLine[] = [];
   const input = new PassThrough();
   const output = new Writable({
     write(chunk, _encoding, done) {
@@ -47,14 +50,19 @@ async function chatIn(packs: string[], style: TerminalStyle) {
     output,
     errors: output,
     style,
-    logDestination: { write: () => {} },
+    logDestination: { write: (line: string) => void logs.push(JSON.parse(line)) },
   });
   const exited = chat.run();
   return {
     type: (line: string) => input.write(`${line}\n`),
+    /** Ctrl-D: the end of the input. */
+    end: () => input.end(),
     shows: (text: string) =>
       vi.waitFor(() => expect(shown).toContain(text), { timeout: 10_000, interval: 20 }),
     screen: () => shown,
+    model,
+    home,
+    logs: (event: string) => logs.filter((l) => l.event === event),
     exited,
   };
 }
@@ -81,5 +89,119 @@ describe('satchel chat in a terminal', () => {
     await chat.shows(TTY_STYLE.note('There is no option 9: type a number from 1 to 2.'));
     chat.type('/exit');
     expect(await chat.exited).toBe(0);
+  });
+});
+
+describe('an approval in the terminal chat', () => {
+  const NOT_APPROVED = 'Error: the owner did not approve this call';
+  const appendCall = (text: string) => ({
+    toolCalls: [{ name: 'memory', arguments: { action: 'append', file: 'MEMORY.md', text } }],
+  });
+
+  it('asks with numbered options and keys; n denies, y and yes allow; a y with nothing asked is text', async () => {
+    const chat = await chatIn(['alpha'], PLAIN_STYLE, { TOOL_APPROVAL: 'always' });
+    const memory = () => readFileSync(path.join(chat.home, 'packs', 'alpha', 'MEMORY.md'), 'utf8');
+    await chat.shows(LEAVE_HINT);
+    // Nothing is asked: a `y` is what the owner says.
+    chat.type('y');
+    await chat.shows('echo: y');
+    expect(lastUserText(chat.model.chatRequests()[0]!)).toBe('y');
+    const before = memory();
+
+    chat.model.enqueue(appendCall('owner has a fern'), { text: 'Not saved.' });
+    chat.type('remember my fern');
+    await chat.shows(
+      '  1. Allow once [y]\n  2. Always allow memory in alpha [a]\n  3. Deny [n]\n' +
+        '(type a number, 1–3 or y/a/n, to choose)\n',
+    );
+    expect(chat.screen()).toContain('🔐 Allow memory? (Alpha Garden)\nThis call would change');
+    expect(chat.screen()).not.toContain('**');
+    chat.type('n');
+    await chat.shows('(type a number, 1–3 or y/a/n, to choose)\nNot saved.');
+    expect(toolResults(chat.model.chatRequests().at(-1))).toEqual([NOT_APPROVED]);
+    expect(memory()).toBe(before);
+    expect(chat.logs('approval_denied')).toMatchObject([{ tool: 'memory', reason: 'denied' }]);
+
+    for (const [answer, note] of [
+      ['y', 'owner has basil'],
+      ['yes', 'owner has a cactus'],
+    ] as const) {
+      chat.model.enqueue(appendCall(note), { text: `Saved ${note}.` });
+      chat.type(`remember: ${note}`);
+      await vi.waitFor(() =>
+        expect(chat.logs('approval_requested')).toHaveLength(answer === 'y' ? 2 : 3),
+      );
+      chat.type(answer);
+      await chat.shows(`to choose)\nSaved ${note}.`);
+      expect(toolResults(chat.model.chatRequests().at(-1)).at(-1)).toMatch(/^MEMORY.md appended/);
+      expect(memory()).toContain(note);
+    }
+    expect(chat.logs('approval_granted')).toMatchObject([
+      { tool: 'memory', scope: 'once' },
+      { tool: 'memory', scope: 'once' },
+    ]);
+    // Nothing is asked any more: `y` is text again.
+    chat.type('y');
+    await vi.waitFor(() => expect(lastUserText(chat.model.chatRequests().at(-1)!)).toBe('y'));
+    chat.type('/exit');
+    expect(await chat.exited).toBe(0);
+  });
+
+  it('after an unanswered question times out, the model reads the refusal and a typed y is text again', async () => {
+    const chat = await chatIn(['alpha'], PLAIN_STYLE, {
+      TOOL_APPROVAL: 'always',
+      APPROVAL_TIMEOUT_MS: '300',
+    });
+    chat.model.enqueue(appendCall('owner has a fern'), { text: 'Not saved.' });
+    chat.type('remember my fern');
+    await chat.shows('(type a number, 1–3 or y/a/n, to choose)\nNot saved.\n');
+    await vi.waitFor(() => expect(chat.logs('turn_completed')).toHaveLength(1));
+    expect(chat.logs('approval_denied')).toMatchObject([{ tool: 'memory', reason: 'timeout' }]);
+    expect(toolResults(chat.model.chatRequests().at(-1))).toEqual([NOT_APPROVED]);
+    // The question ended with its turn: `y` is what the owner says, not a press of nothing.
+    chat.type('y');
+    await chat.shows('echo: y');
+    expect(lastUserText(chat.model.chatRequests().at(-1)!)).toBe('y');
+    expect(chat.screen()).not.toContain('expired');
+    chat.type('/exit');
+    expect(await chat.exited).toBe(0);
+  });
+
+  it('a keeps the answer: the next call runs unasked, /approvals lists it and /approvals reset ends it', async () => {
+    const chat = await chatIn(['alpha'], PLAIN_STYLE, { TOOL_APPROVAL: 'always' });
+    chat.model.enqueue(appendCall('owner has a fern'), { text: 'Saved the fern.' });
+    chat.type('remember my fern');
+    await chat.shows('(type a number, 1–3 or y/a/n, to choose)');
+    chat.type('a');
+    await chat.shows('Saved the fern.');
+    expect(chat.logs('approval_granted')).toMatchObject([{ tool: 'memory', scope: 'always' }]);
+
+    chat.model.enqueue(appendCall('owner has a palm'), { text: 'Saved the palm.' });
+    chat.type('remember my palm');
+    await chat.shows('Saved the palm.');
+    expect(chat.logs('approval_requested')).toHaveLength(1);
+    expect(toolResults(chat.model.chatRequests().at(-1)).at(-1)).toMatch(/^MEMORY.md appended/);
+    chat.type('/approvals');
+    await chat.shows('• memory in Alpha Garden');
+    chat.type('/approvals reset');
+    await chat.shows('Removed 1 standing approval: those calls ask again.');
+    chat.type('/exit');
+    expect(await chat.exited).toBe(0);
+  });
+
+  it('when the input ends while the owner is asked, the turn stops: nothing is written and the chat exits 0', async () => {
+    const chat = await chatIn(['alpha'], PLAIN_STYLE, { TOOL_APPROVAL: 'always' });
+    const memory = () => readFileSync(path.join(chat.home, 'packs', 'alpha', 'MEMORY.md'), 'utf8');
+    await chat.shows(LEAVE_HINT);
+    const before = memory();
+    chat.model.enqueue(appendCall('owner has a fern'), { text: 'Saved.' });
+    chat.type('remember my fern');
+    chat.end();
+    // Nobody can type an answer any more: the question is not waited for (5 minutes by default).
+    expect(await chat.exited).toBe(0);
+    expect(chat.screen()).toContain('(type a number, 1–3 or y/a/n, to choose)');
+    expect(chat.screen()).toContain('Stopped.');
+    expect(memory()).toBe(before);
+    expect(chat.logs('approval_granted')).toEqual([]);
   });
 });

@@ -85,3 +85,10 @@ export function systemText(req: RecordedRequest): string {
     .map((m: { content?: unknown }) => partsText(m.content) ?? '')
     .join('\n');
 }
+
+/** The tool results (role `tool`) a chat request in the OpenAI format carried, in order. */
+export function toolResults(req: RecordedRequest | undefined): string[] {
+  return ((req?.body.messages ?? []) as { role?: string; content?: unknown }[])
+    .filter((m) => m.role === 'tool')
+    .map((m) => partsText(m.content) ?? '');
+}

@@ -155,6 +155,27 @@ describe('the terminal channel', () => {
     expect(channel.sendChatAction).toBeUndefined();
     expect(channel.editText).toBeUndefined();
   });
+
+  it('shows an approval question with its keys; once its options end, a key names nothing', async () => {
+    const { channel, shown } = screen();
+    const keyboard = [
+      [{ text: 'Allow once', data: 'ask:q1:0', key: 'y' }],
+      [{ text: 'Deny', data: 'ask:q1:1', key: 'n' }],
+    ];
+    const { messageId } = await channel.sendText(LOCAL_ADDRESS, 'Allow memory?', {
+      formatted: true,
+      keyboard,
+    });
+    expect(shown()).toBe(
+      'Allow memory?\n  1. Allow once [y]\n  2. Deny [n]\n(type a number, 1–2 or y/n, to choose)\n',
+    );
+    expect(channel.choose('a')).toBeUndefined();
+    expect(channel.choose('n')).toEqual({ messageId, data: 'ask:q1:1' });
+    await channel.sendText(LOCAL_ADDRESS, 'Allow memory?', { formatted: true, keyboard });
+    channel.dropOptions();
+    expect(channel.options).toBeUndefined();
+    expect(channel.choose('y')).toBeUndefined();
+  });
 });
 
 describe('terminal input', () => {
@@ -241,6 +262,45 @@ describe('terminal input', () => {
     ]);
     typed.line('2');
     expect(events[0]).toMatchObject({ kind: 'callback', data: 'pack:beta' });
+  });
+
+  it('takes y, yes, n, no and a as the keys of the options shown; with none shown they are text', () => {
+    const events: InboundEvent[] = [];
+    const asked: (number | string)[] = [];
+    let shown = false;
+    const typed = createTerminalInput({
+      address: LOCAL_ADDRESS,
+      clock: new FakeClock(1_000_000),
+      accept: (e) => events.push(e),
+      choose: (choice) => {
+        asked.push(choice);
+        return shown ? { messageId: 5, data: `ask:q1:${choice}` } : undefined;
+      },
+      optionCount: () => (shown ? 3 : 0),
+      notice: () => {},
+      exit: () => {},
+    });
+    typed.line('y');
+    typed.line('no');
+    expect(events.map((e) => (e.kind === 'text' ? e.text : e.kind))).toEqual(['y', 'no']);
+    shown = true;
+    for (const line of ['y', 'YES', 'n', 'No', 'a', ' yes ']) typed.line(line);
+    // Not keys: said as text (the question waits on).
+    typed.line('yeah');
+    typed.line('always');
+    expect(asked).toEqual(['y', 'n', 'y', 'y', 'n', 'n', 'a', 'y']);
+    expect(
+      events.slice(2).map((e) => (e.kind === 'callback' ? [e.data, e.messageId] : e.kind)),
+    ).toEqual([
+      ['ask:q1:y', 5],
+      ['ask:q1:y', 5],
+      ['ask:q1:n', 5],
+      ['ask:q1:n', 5],
+      ['ask:q1:a', 5],
+      ['ask:q1:y', 5],
+      'text',
+      'text',
+    ]);
   });
 
   it('leaves on /exit (or /quit) without sending it to the pipeline', () => {

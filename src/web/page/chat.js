@@ -77,7 +77,13 @@ const handlers = {
     if (entry.kind === 'bot') endDraft();
     log.append(bubble(entry));
   },
-  edit: ({ entry }) => byId(entry.id)?.replaceWith(bubble(entry)),
+  edit: ({ entry }) => {
+    const shown = byId(entry.id);
+    // A pressed button goes with its message: the keyboard goes back to the box, not the page.
+    const hadFocus = shown?.contains(document.activeElement);
+    shown?.replaceWith(bubble(entry));
+    if (hadFocus) box.focus();
+  },
   delete: ({ id }) => byId(id)?.remove(),
   draft: (body) => draft(body),
   notice: ({ text }) => {
