@@ -120,6 +120,8 @@ function rig(options: {
   hub?: McpHub;
   clock?: FakeClock;
   shutdownGraceMs?: number;
+  /** TOOL_APPROVAL (default: tainted, as shipped). */
+  approval?: 'tainted' | 'always' | 'off';
 }): Rig {
   const home = mkdtempSync(path.join(tmpdir(), 'satchel-mcp-turn-'));
   homes.push(home);
@@ -132,6 +134,7 @@ function rig(options: {
       SATCHEL_TIMEZONE: 'UTC',
       DASHBOARD_PORT: '0',
       LOG_LEVEL: 'debug',
+      TOOL_APPROVAL: options.approval ?? '',
     },
     { telegram: false },
   );
@@ -239,6 +242,8 @@ describe("a pack's MCP tools in its turns", () => {
     const { core, requests, channel } = rig({
       packs: fixturePacks(['beta'], MCP),
       hub: fake.hub,
+      // The calls after the first read run in a tainted turn: no approval is asked here.
+      approval: 'off',
       steps: [
         {
           calls: [
@@ -258,10 +263,11 @@ describe("a pack's MCP tools in its turns", () => {
       { server: 'files', tool: 'get.x', args: {} },
     ]);
     expect(toolResults(requests[1])).toEqual([
-      // The scripted model takes no images: the image is described.
-      'fern: water weekly\n[image: image/png, 8 bytes, not shown]',
-      'Error: no such file',
-      'Error: MCP server files: the call timed out',
+      // The scripted model takes no images: the image is described. The server's results,
+      // and its errors, come in their envelopes.
+      '<<untrusted source="mcp files/read">>\nfern: water weekly\n[image: image/png, 8 bytes, not shown]\n<<end untrusted>>',
+      'Error: <<untrusted source="mcp files/read">>\nno such file\n<<end untrusted>>',
+      'Error: <<untrusted source="mcp files/get.x">>\nMCP server files: the call timed out\n<<end untrusted>>',
       'Error: arguments must be a JSON object',
     ]);
     expect(channel().transcript(TO)).toEqual(['Water the fern weekly.']);
