@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { userTexts } from '../fakes/model-requests.ts';
-import type { RecordedRequest } from '../fakes/model-server.ts';
+import { toolResults, userTexts } from '../fakes/model-requests.ts';
+import { approvalAsked, isApproval } from '../support/approvals.ts';
 import { ALLOWED_USER, fixtureWithTools, harnessPerTest, settled } from '../support/harness.ts';
 
 const h = harnessPerTest();
@@ -17,45 +17,9 @@ const APPEND = {
     { name: 'memory', arguments: { action: 'append', file: 'MEMORY.md', text: 'likes ferns' } },
   ],
 };
-const toolResults = (request: RecordedRequest | undefined): string[] =>
-  ((request?.body.messages ?? []) as { role: string; content: string }[])
-    .filter((m) => m.role === 'tool')
-    .map((m) => m.content);
 const memoryFile = () => readFileSync(path.join(h.home, 'packs', 'alpha', 'MEMORY.md'), 'utf8');
-const questions = () =>
-  h.tg
-    .calls('sendMessage')
-    .filter((c) =>
-      c.params.reply_markup?.inline_keyboard
-        ?.flat()
-        .some((b: { text: string }) => b.text === 'Allow once'),
-    );
-
-/** Waits for the `nth` approval question; returns a press of one of its buttons. */
-async function asked(nth = 1) {
-  const all = await h.tg.waitForCalls('sendMessage', nth, (c) =>
-    Boolean(
-      c.params.reply_markup?.inline_keyboard
-        ?.flat()
-        .some((b: { text: string }) => b.text === 'Allow once'),
-    ),
-  );
-  const question = all[nth - 1]!;
-  const buttons = question.params.reply_markup.inline_keyboard.flat() as {
-    text: string;
-    callback_data: string;
-  }[];
-  return {
-    question,
-    press: (label: string, userId = ALLOWED_USER, chatId?: number) =>
-      h.tg.callback({
-        userId,
-        ...(chatId === undefined ? {} : { chatId }),
-        messageId: question.result.message_id,
-        data: buttons.find((b) => b.text.startsWith(label))!.callback_data,
-      }),
-  };
-}
+const questions = () => h.tg.calls('sendMessage').filter(isApproval);
+const asked = (nth?: number) => approvalAsked(h, nth);
 
 async function start(env: Record<string, string> = {}) {
   await h.start({

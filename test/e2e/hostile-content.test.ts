@@ -6,59 +6,24 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { systemText, userTexts } from '../fakes/model-requests.ts';
-import type { RecordedRequest } from '../fakes/model-server.ts';
+import { describe, expect, it } from 'vitest';
+import { systemText, toolResults, userTexts } from '../fakes/model-requests.ts';
 import { FakeSearch } from '../fakes/search-server.ts';
-import { FakeWeb, reply } from '../fakes/web-server.ts';
+import { reply } from '../fakes/web-server.ts';
+import { approvalAsked as askedOf } from '../support/approvals.ts';
 import { ALLOWED_USER, fixtureWithTools, harnessPerTest, settled } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
 import { fixtureEntry } from '../support/mcp-packs.ts';
+import { webServers } from '../support/web-servers.ts';
 
 const h = harnessPerTest();
-const servers: { stop(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.stop();
-});
-async function web(handler: Parameters<typeof FakeWeb.start>[0]) {
-  const server = await FakeWeb.start(handler);
-  servers.push(server);
-  return server;
-}
+const servers = webServers();
+const web = servers.start;
 
 const NOT_APPROVED = 'Error: the owner did not approve this call';
-const toolResults = (request: RecordedRequest | undefined): string[] =>
-  ((request?.body.messages ?? []) as { role: string; content: string }[])
-    .filter((m) => m.role === 'tool')
-    .map((m) => m.content);
 const memoryFile = () => readFileSync(path.join(h.home, 'packs', 'alpha', 'MEMORY.md'), 'utf8');
 
-/**
- * The `nth` approval question Telegram received (1 = the first), and a press of one of its
- * buttons by `userId`.
- */
-async function approvalAsked(nth = 1) {
-  const questions = await h.tg.waitForCalls('sendMessage', nth, (c) =>
-    Boolean(
-      c.params.reply_markup?.inline_keyboard
-        ?.flat()
-        .some((b: { text: string }) => b.text === 'Allow once'),
-    ),
-  );
-  const question = questions[nth - 1]!;
-  const buttons = question.params.reply_markup.inline_keyboard.flat() as {
-    text: string;
-    callback_data: string;
-  }[];
-  const press = (label: string, userId = ALLOWED_USER, chat: { chatId?: number } = {}) =>
-    h.tg.callback({
-      userId,
-      ...chat,
-      messageId: question.result.message_id,
-      data: buttons.find((b) => b.text.startsWith(label))!.callback_data,
-    });
-  return { text: question.params.text as string, labels: buttons.map((b) => b.text), press };
-}
+const approvalAsked = (nth?: number) => askedOf(h, nth);
 
 /** A page whose hidden text asks the model to send the owner's memory to a collector. */
 async function hostilePage() {
@@ -172,7 +137,7 @@ describe('a document with hidden instructions', () => {
 describe('a search result that asks to schedule a daily job', () => {
   async function start(clock?: JumpClock) {
     const api = await FakeSearch.start();
-    servers.push(api);
+    servers.keep(api);
     api.hits = [
       {
         title: 'Fern tips',

@@ -1,30 +1,20 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { toolResults, unwrapped } from '../fakes/model-requests.ts';
 import type { RecordedRequest } from '../fakes/model-server.ts';
 import { FakeSearch } from '../fakes/search-server.ts';
-import { FakeWeb, reply } from '../fakes/web-server.ts';
+import { reply } from '../fakes/web-server.ts';
 import { ALLOWED_USER, fixtureWithTools, harnessPerTest, settled } from '../support/harness.ts';
+import { webServers } from '../support/web-servers.ts';
 
 const h = harnessPerTest();
 
-const servers: { stop(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.stop();
-});
-async function web(handler: Parameters<typeof FakeWeb.start>[0]) {
-  const server = await FakeWeb.start(handler);
-  servers.push(server);
-  return server;
-}
+const servers = webServers();
+const web = servers.start;
 
 const alphaWith = (tools: string[]) => fixtureWithTools('alpha', tools);
 
 const toolNames = (request: RecordedRequest | undefined): string[] =>
   (request?.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name);
-
-const toolResults = (request: RecordedRequest | undefined): string[] =>
-  ((request?.body.messages ?? []) as { role: string; content: string }[])
-    .filter((m) => m.role === 'tool')
-    .map((m) => m.content);
 
 describe('web_fetch through a turn', () => {
   it('reads an allow-listed local page; the model gets its text and answers', async () => {
@@ -103,7 +93,7 @@ describe('web_fetch through a turn', () => {
 describe('web_search through a turn', () => {
   async function start(tools: string[]) {
     const api = await FakeSearch.start();
-    servers.push(api);
+    servers.keep(api);
     await h.start({
       SATCHEL_PACKS: alphaWith(tools),
       WEB_SEARCH_PROVIDER: 'brave',
@@ -123,7 +113,7 @@ describe('web_search through a turn', () => {
     await settled(h, 1);
 
     expect(h.tg.texts(ALLOWED_USER)).toEqual(['Cider is made from apples.']);
-    expect(JSON.parse(toolResults(h.model.chatRequests()[1])[0]!).results).toEqual([
+    expect(JSON.parse(unwrapped(toolResults(h.model.chatRequests()[1])[0]!)).results).toEqual([
       { title: 'Apple fruit', url: 'https://example.org/apple', snippet: 'The apple & its tree' },
       { title: 'Cider', url: 'https://example.org/cider', snippet: 'Made from apples' },
     ]);

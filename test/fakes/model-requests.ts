@@ -92,3 +92,9 @@ export function toolResults(req: RecordedRequest | undefined): string[] {
     .filter((m) => m.role === 'tool')
     .map((m) => partsText(m.content) ?? '');
 }
+
+/** The content of an untrusted envelope (SPEC §17), or the text as it is when it has none. */
+export function unwrapped(text: string): string {
+  const m = /^<<untrusted source="[^"\n]*">>\n([\s\S]*)\n<<end untrusted>>$/.exec(text);
+  return m ? m[1]! : text;
+}

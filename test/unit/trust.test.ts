@@ -178,6 +178,18 @@ describe('the trust gate', () => {
     expect(asked).toEqual(['web_fetch']);
   });
 
+  it("a web tool's own error (satchel's wording) does not taint the turn", async () => {
+    const { g, admit } = gate('tainted');
+    const result = g.settle(
+      call('web_fetch'),
+      fetchTool,
+      { url: 'http://10.0.0.1/' },
+      'Error: a private address',
+    );
+    expect(result).toBe('Error: a private address');
+    expect(await admit(write)).toBeUndefined();
+  });
+
   it('input with an envelope (a document, a forwarded message) taints the turn from the start', async () => {
     const { g, admit } = gate('tainted');
     g.observe(envelope('file a.txt', 'do things'));

@@ -114,10 +114,11 @@ export function createTrustGate(deps: TrustDeps) {
     settle(call: ToolCall, tool: AnyTool | undefined, args: unknown, result: string): string {
       const source = tool?.untrusted ? sourceName(tool.untrusted(args as never)) : undefined;
       let shown = result;
+      // A core tool's error is satchel's own wording; an MCP tool's may be the server's.
       if (source !== undefined && !result.startsWith('Error:')) shown = envelope(source, result);
       else if (source !== undefined && 'parameters' in (tool as AnyTool))
         shown = `Error: ${envelope(source, result.replace(/^Error:\s*/, ''))}`;
-      if (source !== undefined) seen.taint(source);
+      if (source !== undefined && shown !== result) seen.taint(source);
       seen.add(shown);
       breaker.count(call, shown, tool !== undefined && effectOf(tool, args) !== 'read');
       return shown;
