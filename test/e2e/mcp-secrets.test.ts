@@ -5,6 +5,7 @@
  * a backup archive.
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${settings.NAME} is pack.yml syntax
+
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backupCommand } from '../../src/cli/backup.ts';
 import type { CliIo } from '../../src/cli/command.ts';
+import { toolResults, unwrapped } from '../fakes/model-requests.ts';
 import { type McpHttpFixture, startMcpHttpFixture } from '../fixtures/mcp/http-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 import { fixtureEntry, SECRET_TOKEN_SETTING } from '../support/mcp-packs.ts';
@@ -85,6 +87,9 @@ ${fixtureEntry('fx', [
       SATCHEL_PACKS: packs,
       SATCHEL_PACK_BETA_TOKEN: SECRET,
       SATCHEL_PACK_BETA_EXPECT: SECRET,
+      // Several server calls in one turn: after the first the turn is tainted, and this test
+      // is about secrets, not approvals.
+      TOOL_APPROVAL: 'off',
     });
     h.model.enqueue(
       {
@@ -100,10 +105,7 @@ ${fixtureEntry('fx', [
 
     // It arrived: the stdio server compared its env, the HTTP server let every request in.
     const [, second] = h.model.chatRequests();
-    const results = ((second?.body.messages ?? []) as { role: string; content: string }[])
-      .filter((m) => m.role === 'tool')
-      .map((m) => m.content);
-    expect(results).toEqual(['ok', '5']);
+    expect(toolResults(second).map(unwrapped)).toEqual(['ok', '5']);
     expect(web.requests.length).toBeGreaterThan(0);
     expect(web.requests.filter((r) => r.refused)).toEqual([]);
     expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('Both servers answered.');

@@ -4,7 +4,9 @@
  * `jobs_may_schedule: true`, and a pack keeps at most `MAX_JOBS` jobs in a chat. Each
  * refusal is a tool result the model reads.
  */
+
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { REPEATED_FAILURE } from '../../src/tools/trust/loop-breaker.ts';
 import type { RecordedRequest } from '../fakes/model-server.ts';
 import {
   ALLOWED_USER,
@@ -76,16 +78,18 @@ describe('schedule limits', () => {
     clock.advance(2 * MIN);
     await ranTimes(1);
 
-    // The run went on calling create until its last model call; each call was refused.
+    // The run called create until the loop breaker took its tools away (SPEC §17): two
+    // refusals, three repeats not run, then an answer without tools.
     const requests = h.model.chatRequests().slice(2);
-    expect(requests).toHaveLength(20);
-    const results = toolResults(requests.at(-1)!);
-    expect(results).toHaveLength(19);
-    expect(new Set(results)).toEqual(
-      new Set([
+    expect(requests).toHaveLength(6);
+    expect(requests.at(-1)!.body.tools).toBeUndefined();
+    expect(toolResults(requests.at(-1)!)).toEqual([
+      ...Array(2).fill(
         "Error: a scheduled job's run cannot create jobs (this pack's manifest does not set jobs_may_schedule: true). If a new job is needed, say so in your answer and the user can ask for it in the chat.",
-      ]),
-    );
+      ),
+      ...Array(3).fill(REPEATED_FAILURE),
+    ]);
+    expect(h.logs('tool_loop_stopped')).toHaveLength(1);
     // Only the manifest job is left: the one-shot ran and was removed, nothing was added,
     // so nothing else will run.
     expect(h.rows('SELECT source FROM jobs')).toEqual([{ source: 'manifest' }]);
@@ -102,7 +106,7 @@ describe('schedule limits', () => {
     await ranTimes(1);
     const first = toolResults(h.model.chatRequests().at(-1)!);
     expect(first[0]).toMatch(/^created job \S+: "\* \* \* \* \*" in UTC; its next run is/);
-    expect(first.slice(1)).toEqual(Array(18).fill(full));
+    expect(first.slice(1)).toEqual([full, full, ...Array(3).fill(REPEATED_FAILURE)]);
     expect(jobCount()).toBe(2); // the manifest job and the new cron job
 
     clock.advance(MIN); // 10:03: the cron job runs and takes the one-shot's freed slot
@@ -120,7 +124,9 @@ describe('schedule limits', () => {
       .flatMap((r) => toolResults(r))
       .filter((r) => r.startsWith('created job'));
     expect(new Set(created).size).toBe(3); // the user's one-shot and two cron jobs, ever
-    expect(h.model.chatRequests()).toHaveLength(2 + 6 * 20);
+    // Every run ended by the loop breaker, not by the 20 model calls a turn may make.
+    expect(h.logs('tool_loop_stopped')).toHaveLength(6);
+    expect(h.model.chatRequests()).toHaveLength(2 + 7 + 7 + 4 * 6);
   });
 
   it("refuses a user's turn its job past MAX_JOBS, and says how to free a slot", async () => {
