@@ -1,4 +1,5 @@
 import { withEnvFile } from '../config/env-file.ts';
+import { lintEnvFile } from '../config/env-lint.ts';
 import { type Check, formatChecks } from '../ops/check.ts';
 import { runDoctor } from '../ops/doctor.ts';
 import { runSecurityDoctor } from '../ops/doctor-security.ts';
@@ -37,7 +38,7 @@ export const doctorCommand: CliCommand = {
     if (values.fix && !values.security) throw new UsageError('--fix goes with --security');
     const env = withEnvFile(io.env, io.cwd);
     if (values.security) return security(io, env, values.fix ?? false);
-    return report(io, await runDoctor({ env }));
+    return report(io, await runDoctor({ env, envFileProblems: lintEnvFile(io.cwd) }));
   },
 };
 
