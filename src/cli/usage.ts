@@ -9,9 +9,16 @@ import { createUsageAggregates } from '../usage/aggregates.ts';
 import { createCalendar } from '../usage/calendar.ts';
 import type { ModelCatalog } from '../usage/catalog.ts';
 import { DEFAULT_DAYS, MAX_DAYS, usageOverview } from '../usage/overview.ts';
+import { parseArgsMessage } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { cliCatalog } from './models.ts';
 import { usageTable } from './usage-table.ts';
+
+const USAGE_OPTIONS = {
+  json: { type: 'boolean' },
+  days: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 const HELP = `Usage: satchel usage [--json] [--days N]
 
@@ -53,16 +60,12 @@ export function createUsageCommand(deps: { clock?: Clock } = {}): CliCommand {
       try {
         options = parseArgs({
           args,
-          options: {
-            json: { type: 'boolean' },
-            days: { type: 'string' },
-            help: { type: 'boolean', short: 'h' },
-          },
+          options: USAGE_OPTIONS,
           strict: true,
           allowPositionals: false,
         }).values;
       } catch (error) {
-        return fail(io, `${(error as Error).message}\n\n${HELP}`, 2);
+        return fail(io, `${parseArgsMessage(error, USAGE_OPTIONS)}\n\n${HELP}`, 2);
       }
       if (options.help) {
         io.stdout.write(HELP);

@@ -5,8 +5,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args.ts';
+import { chatCommand } from '../../src/cli/chat.ts';
 import type { CliCommand } from '../../src/cli/command.ts';
 import { runCli } from '../../src/cli/dispatch.ts';
+import { doctorCommand } from '../../src/cli/doctor.ts';
+import { packListCommand } from '../../src/cli/pack-list.ts';
+import { packNewCommand } from '../../src/cli/pack-new.ts';
+import { usageCommand } from '../../src/cli/usage.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import { FIXTURE_PACKS } from '../support/harness.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
@@ -92,10 +97,12 @@ describe('the satchel command', () => {
     const run = satchel('chat', '--pak', 'alpha');
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^satchel chat: Unknown option '--pak'.*\n\nUsage: satchel chat/s);
+    expect(run.stderr).toMatch(
+      /^satchel chat: unknown option --pak \(did you mean --pack\?\)\n\nUsage: satchel chat/,
+    );
     const global = satchel('--verbose');
     expect(global.status).toBe(2);
-    expect(global.stderr).toMatch(/^satchel: Unknown option '--verbose'/);
+    expect(global.stderr).toMatch(/^satchel: unknown option --verbose\n/);
   });
 
   it('starts the bot as npm start does: the same configuration check first', () => {
@@ -165,6 +172,39 @@ describe('the command dispatcher', () => {
     const bad = io();
     expect(await runCli(cli, ['go', 'bad'], bad)).toBe(2);
     expect(bad.err()).toBe('satchel go: that argument is bad\n\nUsage: satchel go ARG\n');
+  });
+});
+
+describe('typos', () => {
+  const cli = {
+    commands: [doctorCommand, usageCommand, chatCommand, packListCommand, packNewCommand],
+    version: '9.9.9',
+  };
+  const run = async (...argv: string[]) => {
+    const io = recordingIo({}, CWD);
+    return { code: await runCli(cli, argv, io), err: io.err(), out: io.out() };
+  };
+
+  it('suggests the nearest command: doctr → doctor, pack lst → pack list', async () => {
+    const doctr = await run('doctr');
+    expect(doctr.code).toBe(2);
+    expect(doctr.err).toMatch(/^satchel: unknown command "doctr" \(did you mean doctor\?\)\n/);
+    const lst = await run('pack', 'lst');
+    expect(lst.err).toMatch(/^satchel: unknown command "pack lst" \(did you mean pack list\?\)\n/);
+    const far = await run('frobnicate');
+    expect(far.err).toMatch(/^satchel: unknown command "frobnicate"\n/);
+  });
+
+  it("suggests the nearest option instead of Node's advice about --", async () => {
+    const days = await run('usage', '--dayz', '3');
+    expect(days.code).toBe(2);
+    expect(days.err).toMatch(/^satchel usage: unknown option --dayz \(did you mean --days\?\)\n/);
+    const pack = await run('chat', '--pak', 'vocab');
+    expect(pack.code).toBe(2);
+    expect(pack.err).toMatch(/^satchel chat: unknown option --pak \(did you mean --pack\?\)\n/);
+    expect(pack.err).not.toContain("after '--'");
+    const global = await run('--verison');
+    expect(global.err).toMatch(/^satchel: unknown option --verison \(did you mean --version\?\)\n/);
   });
 });
 
