@@ -17,7 +17,7 @@ path   the archive to write, or a directory to write it in
        (default: satchel-backup-<date>-<time>.tar.gz in the current directory)
 
 The archive holds every conversation: it is written readable by its owner only.
-Restore it with \`satchel restore <archive>\`.`;
+Restore it with \`npx satchel restore <archive>\`.`;
 
 /** `satchel backup [path]`: the archive of SATCHEL_HOME, and where it went. */
 export const backupCommand: CliCommand = {

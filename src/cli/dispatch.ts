@@ -104,6 +104,6 @@ export function usage(commands: readonly CliCommand[], group?: string): string {
     ...lines,
     ...options,
     '',
-    `Run satchel ${group ? `${group} ` : ''}<command> --help for a command's options.`,
+    `Run npx satchel ${group ? `${group} ` : ''}<command> --help for a command's options.`,
   ].join('\n');
 }

@@ -46,7 +46,7 @@ export function createPackTrustCommand(clock: Clock = systemClock): CliCommand {
       const pack = loadPacks(dirs).packs.find((p) => p.name === name);
       if (!pack) {
         io.stderr.write(
-          `satchel pack trust: no pack named "${name}" loads from ${dirs.join(', ')} (satchel pack list shows them)\n`,
+          `satchel pack trust: no pack named "${name}" loads from ${dirs.join(', ')} (npx satchel pack list shows them)\n`,
         );
         return 1;
       }

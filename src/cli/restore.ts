@@ -5,7 +5,7 @@ import type { CliCommand } from './command.ts';
 
 const HELP = `Usage: satchel restore <archive> [--home DIR]
 
-Restores an archive written by \`satchel backup\` into SATCHEL_HOME, or into DIR with
+Restores an archive written by \`npx satchel backup\` into SATCHEL_HOME, or into DIR with
 --home. The target must not exist or be empty: a restore never overwrites data. To replace
 a damaged home, stop satchel, move the directory aside, then restore. The whole archive is
 checked against its manifest (each file's size and SHA-256; nothing else, no links, no paths

@@ -253,7 +253,7 @@ describe('satchel doctor against the fakes', () => {
     writeFileSync(path.join(packs, 'beta', 'pack.yml'), 'name: Beta!\n');
     const { code, lines } = await doctor({ SATCHEL_PACKS: packs });
     const { fix } = item(lines, '✗', `pack ${path.join(packs, 'beta', 'pack.yml')} is invalid`);
-    expect(fix).toContain('satchel pack validate');
+    expect(fix).toContain('`npx satchel pack validate <dir>`');
     item(lines, '✓', 'packs: 1 valid (alpha 1.0.0)');
     expect(code).toBe(1);
   });

@@ -208,6 +208,19 @@ describe('typos', () => {
   });
 });
 
+describe('hints', () => {
+  // A clone has no `satchel` on PATH: a command the CLI tells the user to run says npx.
+  it('spell the commands to run as npx satchel …', async () => {
+    const help = recordingIo({}, CWD);
+    await runCli({ commands: [packListCommand], version: '9.9.9' }, ['--help'], help);
+    expect(help.out()).toContain("Run npx satchel <command> --help for a command's options.");
+    const packs = tempDir();
+    const list = recordingIo({ SATCHEL_PACKS: packs, SATCHEL_HOME: tempDir() }, CWD);
+    expect(await packListCommand.run([], list)).toBe(0);
+    expect(list.out()).toContain('Create one with: npx satchel pack new NAME');
+  });
+});
+
 describe('satchel pack validate', () => {
   it('summarizes a valid pack and exits 0', () => {
     const run = satchel('pack', 'validate', path.join(FIXTURE_PACKS, 'alpha'));
