@@ -6,7 +6,7 @@ import { recordBackup } from '../ops/backup-record.ts';
 import { formatBytes } from '../ops/doctor-local.ts';
 import type { CliCommand } from './command.ts';
 
-const HELP = `Usage: satchel backup [path]
+const HELP = `Usage: npx satchel backup [path]
 
 Writes one .tar.gz archive of SATCHEL_HOME's state: the core database (sessions, messages,
 the usage ledger, schedules) and each pack's database, taken with SQLite's online backup

@@ -88,7 +88,7 @@ export function usage(commands: readonly CliCommand[], group?: string): string {
   const names = commands.map((c) => c.path.join(' '));
   const width = Math.max(...names.map((n) => n.length)) + 2;
   const lines = commands.map((c, i) => `  ${names[i]!.padEnd(width)}${c.summary}`);
-  const head = group ? `satchel ${group} <command>` : 'satchel <command> [options]';
+  const head = group ? `npx satchel ${group} <command>` : 'npx satchel <command> [options]';
   const options = group
     ? []
     : [

@@ -6,7 +6,7 @@ import { runSecurityDoctor } from '../ops/doctor-security.ts';
 import { parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 
-const HELP = `Usage: satchel doctor [--security [--fix]]
+const HELP = `Usage: npx satchel doctor [--security [--fix]]
 
 Checks that satchel can run here, without starting it: Node, the configuration (.env and
 the environment), the allowlist, the bot token (getMe), each model provider (its model list,

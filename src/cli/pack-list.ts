@@ -28,7 +28,7 @@ export function installedDir(io: Pick<CliIo, 'env' | 'cwd'>): string {
   );
 }
 
-const HELP = `Usage: satchel pack list
+const HELP = `Usage: npx satchel pack list
 
 Lists the packs in the folders of SATCHEL_PACKS (default ./packs) and those installed with
 satchel pack add (SATCHEL_HOME/installed-packs): name, version, display name, where an

@@ -8,7 +8,7 @@ import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { packDirs } from './pack-list.ts';
 
-const HELP = `Usage: satchel pack new NAME [--dir DIR]
+const HELP = `Usage: npx satchel pack new NAME [--dir DIR]
 
 Creates a working pack skeleton in DIR/NAME: pack.yml (checked by editors through
 pack.schema.json), SOUL.md, one skill with a command (/notes), schema.sql with one table,

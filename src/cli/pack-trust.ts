@@ -18,7 +18,7 @@ import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { installedDir, packDirs, settingsEnv } from './pack-list.ts';
 
-const HELP = `Usage: satchel pack trust PACK [--yes]
+const HELP = `Usage: npx satchel pack trust PACK [--yes]
 
 Starts the MCP servers of PACK, compares the tools they list with the tools pinned at their
 first listing (name, description, input schema and read-only mark), and shows each tool that was added or

@@ -3,7 +3,7 @@ import { RestoreError, restoreBackup } from '../backup/restore.ts';
 import { satchelHome, withEnvFile } from '../config/env-file.ts';
 import type { CliCommand } from './command.ts';
 
-const HELP = `Usage: satchel restore <archive> [--home DIR]
+const HELP = `Usage: npx satchel restore <archive> [--home DIR]
 
 Restores an archive written by \`npx satchel backup\` into SATCHEL_HOME, or into DIR with
 --home. The target must not exist or be empty: a restore never overwrites data. To replace

@@ -20,7 +20,7 @@ const USAGE_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-const HELP = `Usage: satchel usage [--json] [--days N]
+const HELP = `Usage: npx satchel usage [--json] [--days N]
 
 Tokens and spend from the ledger in SATCHEL_HOME/satchel.db: today, the last 7 and 30 days
 against the caps, per day, by model, by pack, by kind, and the recent turns. The same

@@ -42,7 +42,7 @@ describe('the satchel command', () => {
       const run = satchel(flag);
       expect(run.status).toBe(0);
       expect(run.stderr).toBe('');
-      expect(run.stdout).toMatch(/^Usage: satchel <command>/);
+      expect(run.stdout).toMatch(/^Usage: npx satchel <command>/);
       for (const command of [
         'start',
         'chat',
@@ -71,7 +71,7 @@ describe('the satchel command', () => {
       const run = satchel(...command, '--help');
       expect(run.status, command.join(' ')).toBe(0);
       expect(run.stderr).toBe('');
-      expect(run.stdout).toMatch(new RegExp(`^Usage: satchel ${command.join(' ')}`));
+      expect(run.stdout).toMatch(new RegExp(`^Usage: npx satchel ${command.join(' ')}`));
     }
   });
 
@@ -87,7 +87,7 @@ describe('the satchel command', () => {
     const run = satchel('frobnicate', '--now');
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^satchel: unknown command "frobnicate"\n\nUsage: satchel/);
+    expect(run.stderr).toMatch(/^satchel: unknown command "frobnicate"\n\nUsage: npx satchel/);
     const sub = satchel('pack', 'frobnicate');
     expect(sub.status).toBe(2);
     expect(sub.stderr).toContain('unknown command "pack frobnicate"');
@@ -98,7 +98,7 @@ describe('the satchel command', () => {
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(
-      /^satchel chat: unknown option --pak \(did you mean --pack\?\)\n\nUsage: satchel chat/,
+      /^satchel chat: unknown option --pak \(did you mean --pack\?\)\n\nUsage: npx satchel chat/,
     );
     const global = satchel('--verbose');
     expect(global.status).toBe(2);
@@ -148,7 +148,7 @@ describe('the command dispatcher', () => {
   it('lists a group on --help, and asks which command when none is given', async () => {
     const help = io();
     expect(await runCli(cli, ['pack', '--help'], help)).toBe(0);
-    expect(help.out()).toContain('Usage: satchel pack <command>');
+    expect(help.out()).toContain('Usage: npx satchel pack <command>');
     expect(help.out()).toMatch(/^ {2}pack a +does pack a$/m);
     expect(help.out()).not.toContain('  go');
     const bare = io();
@@ -156,7 +156,7 @@ describe('the command dispatcher', () => {
     expect(bare.err()).toMatch(/^satchel pack: which command\?/);
     const none = io();
     expect(await runCli(cli, [], none)).toBe(2);
-    expect(none.err()).toContain('Usage: satchel <command>');
+    expect(none.err()).toContain('Usage: npx satchel <command>');
   });
 
   it('answers --help before the command runs, but not after --', async () => {
