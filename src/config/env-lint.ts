@@ -10,8 +10,8 @@ export interface EnvFileProblem {
 }
 
 /**
- * Variables that are read by Node or the system rather than by satchel, and are legitimately
- * put in `.env`: not reported as unknown.
+ * Variables read by Node, the system or the terminal rather than the config schema, and
+ * legitimately put in `.env`: not reported as unknown.
  */
 const NOT_OURS = new Set([
   'NODE_ENV',
@@ -21,6 +21,7 @@ const NOT_OURS = new Set([
   'HTTP_PROXY',
   'HTTPS_PROXY',
   'NO_PROXY',
+  'NO_COLOR',
 ]);
 
 /** Every variable the configuration reads (pack settings, `SATCHEL_PACK_*`, are matched by prefix). */

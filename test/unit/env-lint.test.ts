@@ -41,6 +41,7 @@ describe('.env mistakes', () => {
       '  # indented comment',
       'SATCHEL_PACK_VAULT_API_TOKEN=t',
       'NODE_ENV=production',
+      'NO_COLOR=1',
       'SATCHEL_PACKS="./packs',
       'more words inside the quotes"',
       'LLM_MODEL = gpt-4.1-mini',
