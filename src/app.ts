@@ -1,4 +1,5 @@
 import type { Config } from './config/config.ts';
+import { type EnvFileProblem, formatEnvProblem } from './config/env-lint.ts';
 import { background } from './core/background.ts';
 import type { InboundEvent } from './core/types.ts';
 import { type Core, type CoreOptions, createCore } from './core-app.ts';
@@ -18,6 +19,8 @@ export interface AppOptions extends CoreOptions {
   announce?: (line: string) => void;
   /** Polling stopped for good (Telegram refused the token, or another instance polls). */
   onFatal?: (error: unknown) => void;
+  /** The mistakes found in `.env` (config/env-lint.ts): each is a warning at start. */
+  envFileProblems?: readonly EnvFileProblem[];
 }
 
 /**
@@ -85,6 +88,8 @@ export function createApp(config: Config, options: AppOptions = {}) {
         },
         'starting',
       );
+      for (const problem of options.envFileProblems ?? [])
+        log.warn({ event: 'env_file_problem', line: problem.line }, formatEnvProblem(problem));
       warnUnknownPrices(
         log,
         core.catalog,

@@ -1,5 +1,6 @@
 import { createApp } from './app.ts';
 import { loadConfig } from './config/config.ts';
+import { formatEnvProblem, lintEnvFile } from './config/env-lint.ts';
 import { ConfigError } from './core/errors.ts';
 import type { ModelCatalog } from './usage/catalog.ts';
 import { loadModelCatalog } from './usage/catalog-file.ts';
@@ -18,17 +19,24 @@ type ShutdownSignal = 'SIGINT' | 'SIGTERM';
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
   let catalog: ModelCatalog;
+  // Read before the configuration: a mistyped name in .env often is why it is invalid.
+  const envFileProblems = lintEnvFile(process.cwd());
   try {
     config = loadConfig();
     catalog = loadModelCatalog(config);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`satchel: ${error.message}\n`);
+    const hints = envFileProblems.map((p) => `\n  ${formatEnvProblem(p)}`).join('');
+    process.stderr.write(`satchel: ${error.message}${hints}\n`);
     process.exit(1);
   }
   let stopping = false;
   // Polling that stopped for good leaves nothing to do: exit non-zero so a supervisor sees it.
-  const app = createApp(config, { catalog, onFatal: () => shutdown('polling stopped', 1) });
+  const app = createApp(config, {
+    catalog,
+    envFileProblems,
+    onFatal: () => shutdown('polling stopped', 1),
+  });
   const shutdown = (reason: string, code = 0) => {
     if (stopping) return;
     stopping = true;

@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { closest } from '../packs/suggest.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -16,8 +17,22 @@ export function parseCommandArgs<T extends Options>(args: string[], options: T) 
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(parseArgsMessage(error, options));
   }
+}
+
+/**
+ * parseArgs' error in our words: an unknown option is named with the nearest one
+ * ("unknown option --pak (did you mean --pack?)") instead of Node's advice to put it
+ * after `--`, which fits a typo badly.
+ */
+export function parseArgsMessage(error: unknown, options: Options): string {
+  const message = (error as Error).message;
+  if ((error as { code?: string }).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return message;
+  const typed = /Unknown option '([^']+)'/.exec(message)?.[1];
+  if (typed === undefined) return message;
+  const near = typed.startsWith('--') ? closest(typed.slice(2), Object.keys(options)) : undefined;
+  return `unknown option ${typed}${near === undefined ? '' : ` (did you mean --${near}?)`}`;
 }
 
 /** Fails when more positional arguments are given than the command takes. */

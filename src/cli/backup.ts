@@ -6,7 +6,7 @@ import { recordBackup } from '../ops/backup-record.ts';
 import { formatBytes } from '../ops/doctor-local.ts';
 import type { CliCommand } from './command.ts';
 
-const HELP = `Usage: satchel backup [path]
+const HELP = `Usage: npx satchel backup [path]
 
 Writes one .tar.gz archive of SATCHEL_HOME's state: the core database (sessions, messages,
 the usage ledger, schedules) and each pack's database, taken with SQLite's online backup
@@ -17,7 +17,7 @@ path   the archive to write, or a directory to write it in
        (default: satchel-backup-<date>-<time>.tar.gz in the current directory)
 
 The archive holds every conversation: it is written readable by its owner only.
-Restore it with \`satchel restore <archive>\`.`;
+Restore it with \`npx satchel restore <archive>\`.`;
 
 /** `satchel backup [path]`: the archive of SATCHEL_HOME, and where it went. */
 export const backupCommand: CliCommand = {

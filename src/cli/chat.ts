@@ -8,7 +8,7 @@ import { loadModelCatalog } from '../usage/catalog-file.ts';
 import { noMoreThan, parseCommandArgs } from './args.ts';
 import type { CliCommand } from './command.ts';
 
-const HELP = `Usage: satchel chat [--pack NAME]
+const HELP = `Usage: npx satchel chat [--pack NAME]
 
 Talk to your packs in the terminal, with the configured model and no Telegram token:
 the same pipeline as a Telegram chat (routing, the pack's tools, the quota gate, the

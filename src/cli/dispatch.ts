@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { UsageError } from './args.ts';
+import { closest } from '../packs/suggest.ts';
+import { parseArgsMessage, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 
 export interface Cli {
@@ -8,6 +9,10 @@ export interface Cli {
 }
 
 const HELP_FLAGS = new Set(['--help', '-h']);
+const GLOBAL_OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
 
 /**
  * Runs `satchel <command> [args]` and resolves with the exit code: the global options
@@ -25,13 +30,9 @@ export async function runCli(cli: Cli, argv: string[], io: CliIo): Promise<numbe
   const words = first < 0 ? [] : argv.slice(first);
   let globals: { help?: boolean | undefined; version?: boolean | undefined };
   try {
-    globals = parseArgs({
-      args: leading,
-      options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
-      strict: true,
-    }).values;
+    globals = parseArgs({ args: leading, options: GLOBAL_OPTIONS, strict: true }).values;
   } catch (error) {
-    return fail(`satchel: ${(error as Error).message}`, usage(cli.commands));
+    return fail(`satchel: ${parseArgsMessage(error, GLOBAL_OPTIONS)}`, usage(cli.commands));
   }
   if (globals.version) return print(io, cli.version);
   if (globals.help) return print(io, usage(cli.commands));
@@ -46,7 +47,10 @@ export async function runCli(cli: Cli, argv: string[], io: CliIo): Promise<numbe
         ? print(io, usage(group, words[0]))
         : fail(`satchel ${words[0]}: which command?`, usage(group, words[0]));
     const named = words.slice(0, group.length > 0 ? 2 : 1).join(' ');
-    return fail(`satchel: unknown command "${named}"`, usage(cli.commands));
+    return fail(
+      `satchel: unknown command "${named}"${suggestCommand(cli.commands, named)}`,
+      usage(cli.commands),
+    );
   }
   const args = words.slice(command.path.length);
   const end = args.indexOf('--');
@@ -58,6 +62,13 @@ export async function runCli(cli: Cli, argv: string[], io: CliIo): Promise<numbe
     if (!(error instanceof UsageError)) throw error;
     return fail(`satchel ${command.path.join(' ')}: ${error.message}`, command.help);
   }
+}
+
+/** " (did you mean doctor?)" for a typo of a command (`doctr`, `pack lst`), else "". */
+function suggestCommand(commands: readonly CliCommand[], named: string): string {
+  const names = [...new Set(commands.map((c) => c.path.join(' ')))];
+  const near = closest(named, names);
+  return near === undefined ? '' : ` (did you mean ${near}?)`;
 }
 
 /** The command whose path is the longest prefix of `words`. */
@@ -77,7 +88,7 @@ export function usage(commands: readonly CliCommand[], group?: string): string {
   const names = commands.map((c) => c.path.join(' '));
   const width = Math.max(...names.map((n) => n.length)) + 2;
   const lines = commands.map((c, i) => `  ${names[i]!.padEnd(width)}${c.summary}`);
-  const head = group ? `satchel ${group} <command>` : 'satchel <command> [options]';
+  const head = group ? `npx satchel ${group} <command>` : 'npx satchel <command> [options]';
   const options = group
     ? []
     : [
@@ -93,6 +104,6 @@ export function usage(commands: readonly CliCommand[], group?: string): string {
     ...lines,
     ...options,
     '',
-    `Run satchel ${group ? `${group} ` : ''}<command> --help for a command's options.`,
+    `Run npx satchel ${group ? `${group} ` : ''}<command> --help for a command's options.`,
   ].join('\n');
 }

@@ -1,11 +1,12 @@
 import { withEnvFile } from '../config/env-file.ts';
+import { lintEnvFile } from '../config/env-lint.ts';
 import { type Check, formatChecks } from '../ops/check.ts';
 import { runDoctor } from '../ops/doctor.ts';
 import { runSecurityDoctor } from '../ops/doctor-security.ts';
 import { parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 
-const HELP = `Usage: satchel doctor [--security [--fix]]
+const HELP = `Usage: npx satchel doctor [--security [--fix]]
 
 Checks that satchel can run here, without starting it: Node, the configuration (.env and
 the environment), the allowlist, the bot token (getMe), each model provider (its model list,
@@ -37,7 +38,7 @@ export const doctorCommand: CliCommand = {
     if (values.fix && !values.security) throw new UsageError('--fix goes with --security');
     const env = withEnvFile(io.env, io.cwd);
     if (values.security) return security(io, env, values.fix ?? false);
-    return report(io, await runDoctor({ env }));
+    return report(io, await runDoctor({ env, envFileProblems: lintEnvFile(io.cwd) }));
   },
 };
 

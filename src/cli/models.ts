@@ -8,7 +8,7 @@ import { noMoreThan, parseCommandArgs } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { table } from './usage-table.ts';
 
-const HELP = `Usage: satchel models
+const HELP = `Usage: npx satchel models
 
 Prints the effective model catalog: the bundled entries (the models satchel's defaults use)
 with the owner's file on top (SATCHEL_MODELS, default SATCHEL_HOME/models.yaml), each with

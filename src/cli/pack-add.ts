@@ -19,7 +19,7 @@ import type { CliCommand, CliIo } from './command.ts';
 import { askYesNo, isTerminal } from './confirm.ts';
 import { packDirs } from './pack-list.ts';
 
-const ADD_HELP = `Usage: satchel pack add SOURCE [--yes] [--upgrade [--force]]
+const ADD_HELP = `Usage: npx satchel pack add SOURCE [--yes] [--upgrade [--force]]
 
 Installs a pack into SATCHEL_HOME/installed-packs/<name>/, which satchel always searches
 besides SATCHEL_PACKS; it is offered at the next start. SOURCE is
@@ -44,7 +44,7 @@ Options:
 
 Exit codes: 0 installed, 1 refused (or not accepted), 2 bad arguments.`;
 
-const REMOVE_HELP = `Usage: satchel pack remove NAME [--purge]
+const REMOVE_HELP = `Usage: npx satchel pack remove NAME [--purge]
 
 Removes a pack installed with satchel pack add. Its data (SATCHEL_HOME/packs/NAME/: its
 database, notes and files) stays, so adding it again finds it, unless --purge is given.

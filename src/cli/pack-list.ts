@@ -28,7 +28,7 @@ export function installedDir(io: Pick<CliIo, 'env' | 'cwd'>): string {
   );
 }
 
-const HELP = `Usage: satchel pack list
+const HELP = `Usage: npx satchel pack list
 
 Lists the packs in the folders of SATCHEL_PACKS (default ./packs) and those installed with
 satchel pack add (SATCHEL_HOME/installed-packs): name, version, display name, where an
@@ -47,7 +47,9 @@ export const packListCommand: CliCommand = {
     const env = settingsEnv(io);
     const describe = (f: PackInspection) => describePack(f, env);
     if (found.length === 0) {
-      io.stdout.write(`No packs in ${dirs.join(', ')}. Create one with: satchel pack new NAME\n`);
+      io.stdout.write(
+        `No packs in ${dirs.join(', ')}. Create one with: npx satchel pack new NAME\n`,
+      );
       return 0;
     }
     for (const root of dirs) {
@@ -57,7 +59,7 @@ export const packListCommand: CliCommand = {
     const broken = found.filter((f) => !f.pack).length;
     const unset = found.filter((f) => f.pack && missingOf(f.pack, env).length > 0).length;
     io.stdout.write(
-      `\n${found.length - broken - unset} pack(s) load${broken ? `, ${broken} broken (skipped at start; run satchel pack validate DIR for details)` : ''}${unset ? `, ${unset} missing settings (skipped at start until they are set)` : ''}.\n`,
+      `\n${found.length - broken - unset} pack(s) load${broken ? `, ${broken} broken (skipped at start; run npx satchel pack validate DIR for details)` : ''}${unset ? `, ${unset} missing settings (skipped at start until they are set)` : ''}.\n`,
     );
     return 0;
   },

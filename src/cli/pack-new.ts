@@ -8,12 +8,12 @@ import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { packDirs } from './pack-list.ts';
 
-const HELP = `Usage: satchel pack new NAME [--dir DIR]
+const HELP = `Usage: npx satchel pack new NAME [--dir DIR]
 
 Creates a working pack skeleton in DIR/NAME: pack.yml (checked by editors through
 pack.schema.json), SOUL.md, one skill with a command (/notes), schema.sql with one table,
 migrations/, templates/USER.md and MEMORY.md, and a first test (tests/notes.yml). It passes
-satchel pack validate and satchel pack test, and answers in satchel chat --pack NAME.
+npx satchel pack validate and npx satchel pack test, and answers in npx satchel chat --pack NAME.
 
   NAME       the pack's name: [a-z][a-z0-9-]*, at most 32 characters
   --dir DIR  the folder to create it in (default: the first folder of SATCHEL_PACKS,
@@ -75,9 +75,9 @@ function report(io: CliIo, root: string, dir: string, name: string): number {
     `Created pack "${name}" in ${shown}`,
     '',
     'Next:',
-    `  satchel pack validate ${shown}`,
-    `  satchel pack test ${shown}`,
-    `  satchel chat --pack ${name}`,
+    `  npx satchel pack validate ${shown}`,
+    `  npx satchel pack test ${shown}`,
+    `  npx satchel chat --pack ${name}`,
     '  then edit pack.yml, SOUL.md and skills/notes/SKILL.md (docs/PACKS.md is the guide)',
   ];
   const loaded = packDirs(io);

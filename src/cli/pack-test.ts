@@ -7,7 +7,7 @@ import { parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { packDirs } from './pack-list.ts';
 
-const HELP = `Usage: satchel pack test [NAME|DIR ...]
+const HELP = `Usage: npx satchel pack test [NAME|DIR ...]
 
 Runs the conversations in each pack's tests/*.yml offline: a scripted model calls the
 pack's real tools on a fresh, temporary SATCHEL_HOME at the file's fixed time (now:,

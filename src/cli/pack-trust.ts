@@ -18,7 +18,7 @@ import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { installedDir, packDirs, settingsEnv } from './pack-list.ts';
 
-const HELP = `Usage: satchel pack trust PACK [--yes]
+const HELP = `Usage: npx satchel pack trust PACK [--yes]
 
 Starts the MCP servers of PACK, compares the tools they list with the tools pinned at their
 first listing (name, description, input schema and read-only mark), and shows each tool that was added or
@@ -46,7 +46,7 @@ export function createPackTrustCommand(clock: Clock = systemClock): CliCommand {
       const pack = loadPacks(dirs).packs.find((p) => p.name === name);
       if (!pack) {
         io.stderr.write(
-          `satchel pack trust: no pack named "${name}" loads from ${dirs.join(', ')} (satchel pack list shows them)\n`,
+          `satchel pack trust: no pack named "${name}" loads from ${dirs.join(', ')} (npx satchel pack list shows them)\n`,
         );
         return 1;
       }

@@ -5,7 +5,7 @@ import { validatePack, validationReport } from '../packs/validate.ts';
 import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand } from './command.ts';
 
-const HELP = `Usage: satchel pack validate DIR
+const HELP = `Usage: npx satchel pack validate DIR
 
 Checks the pack in DIR without starting the bot — its manifest, skills, schema and
 migrations — and reports every problem found, each with its file and field. When

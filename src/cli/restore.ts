@@ -3,9 +3,9 @@ import { RestoreError, restoreBackup } from '../backup/restore.ts';
 import { satchelHome, withEnvFile } from '../config/env-file.ts';
 import type { CliCommand } from './command.ts';
 
-const HELP = `Usage: satchel restore <archive> [--home DIR]
+const HELP = `Usage: npx satchel restore <archive> [--home DIR]
 
-Restores an archive written by \`satchel backup\` into SATCHEL_HOME, or into DIR with
+Restores an archive written by \`npx satchel backup\` into SATCHEL_HOME, or into DIR with
 --home. The target must not exist or be empty: a restore never overwrites data. To replace
 a damaged home, stop satchel, move the directory aside, then restore. The whole archive is
 checked against its manifest (each file's size and SHA-256; nothing else, no links, no paths

@@ -1,7 +1,7 @@
 import { noMoreThan } from './args.ts';
 import type { CliCommand } from './command.ts';
 
-const HELP = `Usage: satchel start
+const HELP = `Usage: npx satchel start
 
 Runs satchel, exactly as npm start does: reads the configuration (.env and the
 environment), polls Telegram (with TELEGRAM_BOT_TOKEN set), serves the dashboard and the

@@ -9,11 +9,18 @@ import { createUsageAggregates } from '../usage/aggregates.ts';
 import { createCalendar } from '../usage/calendar.ts';
 import type { ModelCatalog } from '../usage/catalog.ts';
 import { DEFAULT_DAYS, MAX_DAYS, usageOverview } from '../usage/overview.ts';
+import { parseArgsMessage } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { cliCatalog } from './models.ts';
 import { usageTable } from './usage-table.ts';
 
-const HELP = `Usage: satchel usage [--json] [--days N]
+const USAGE_OPTIONS = {
+  json: { type: 'boolean' },
+  days: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const HELP = `Usage: npx satchel usage [--json] [--days N]
 
 Tokens and spend from the ledger in SATCHEL_HOME/satchel.db: today, the last 7 and 30 days
 against the caps, per day, by model, by pack, by kind, and the recent turns. The same
@@ -53,16 +60,12 @@ export function createUsageCommand(deps: { clock?: Clock } = {}): CliCommand {
       try {
         options = parseArgs({
           args,
-          options: {
-            json: { type: 'boolean' },
-            days: { type: 'string' },
-            help: { type: 'boolean', short: 'h' },
-          },
+          options: USAGE_OPTIONS,
           strict: true,
           allowPositionals: false,
         }).values;
       } catch (error) {
-        return fail(io, `${(error as Error).message}\n\n${HELP}`, 2);
+        return fail(io, `${parseArgsMessage(error, USAGE_OPTIONS)}\n\n${HELP}`, 2);
       }
       if (options.help) {
         io.stdout.write(HELP);

@@ -11,7 +11,7 @@ export function checkPacks(config: Config): { checks: Check[]; packs: Pack[] } {
   const checks: Check[] = errors.map((error) =>
     fail(
       `pack ${error.problems[0]?.file ?? ''} is invalid (it would be skipped)`,
-      'Correct each field named above, then run `satchel pack validate <dir>`.',
+      'Correct each field named above, then run `npx satchel pack validate <dir>`.',
       error.message.split('\n'),
     ),
   );
@@ -68,7 +68,7 @@ export function checkDatabase(config: Config): Check {
   }
   if (state.integrity !== 'ok') {
     problems.push(`integrity check: ${state.integrity}`);
-    fixes.push('restore the latest backup (`satchel restore <archive>`)');
+    fixes.push('restore the latest backup (`npx satchel restore <archive>`)');
   }
   if (problems.length > 0)
     return fail(`database: ${problems.join('; ')}`, `${capitalize(fixes.join('; '))}.`);

@@ -1,4 +1,5 @@
 import { type Config, parseConfig } from '../config/config.ts';
+import { type EnvFileProblem, formatEnvProblem } from '../config/env-lint.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { McpHub } from '../mcp/types.ts';
 import { modelsInUse } from '../providers/models-in-use.ts';
@@ -14,6 +15,8 @@ import { checkAllowlist, checkProviders, checkSearch, checkToken } from './docto
 export interface DoctorOptions {
   /** The environment, `.env` included. */
   env: Record<string, string | undefined>;
+  /** The mistakes found in `.env` (config/env-lint.ts), each shown as a warning. */
+  envFileProblems?: readonly EnvFileProblem[];
   /** How long each network check may take (default 10 s). */
   timeoutMs?: number;
   /** The running Node's version (default: this process's). */
@@ -40,6 +43,12 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   const checks: Check[] = [
     checkNode(options.nodeVersion ?? process.versions.node),
     checkDriver(options.sqliteDriver ?? sqliteDriver),
+    ...(options.envFileProblems ?? []).map((p) =>
+      warn(
+        formatEnvProblem(p),
+        'Correct the name, or write it as NAME=value (.env.example lists every variable).',
+      ),
+    ),
   ];
   let config: Config;
   try {

@@ -101,7 +101,8 @@ export function checkBackupAge(home: string, now: number): Check {
   const last = lastBackup(home);
   const fix =
     'Run `npx satchel backup` (a daily cron job is best) and keep the archive on another disk.';
-  if (!last) return warn('backup: none recorded (`satchel backup` notes each one it writes)', fix);
+  if (!last)
+    return warn('backup: none recorded (`npx satchel backup` notes each one it writes)', fix);
   const days = Math.floor((now - last.at) / 86_400_000);
   const when = new Date(last.at).toISOString().slice(0, 10);
   if (days > 7)

@@ -13,7 +13,7 @@ export function checkEnvFile(envFile: string): Check {
   if ((mode & 0o077) === 0) return pass(`.env: readable by its owner only (${octal(mode)})`);
   return fail(
     `.env is open to other users (${octal(mode)}): they can read the bot token and API keys`,
-    `Run \`chmod 600 ${envFile}\` (or \`satchel doctor --security --fix\`).`,
+    `Run \`chmod 600 ${envFile}\` (or \`npx satchel doctor --security --fix\`).`,
   );
 }
 
@@ -27,7 +27,7 @@ export function checkHomeModes(home: string): Check {
   if (open.length > SHOWN) shown.push(`… and ${open.length - SHOWN} more`);
   return fail(
     `SATCHEL_HOME is open to other users: ${open.length - folders} file(s) and ${folders} folder(s) (conversations, the ledger, pack data)`,
-    `Run \`chmod -R go-rwx ${home}\` (or \`satchel doctor --security --fix\`).`,
+    `Run \`chmod -R go-rwx ${home}\` (or \`npx satchel doctor --security --fix\`).`,
     shown,
   );
 }

@@ -83,7 +83,8 @@ export async function runPackTest(
 ): Promise<string[]> {
   const r = rig(packDir, file);
   try {
-    if (!r.core.packs.get(packName)) return ['the pack did not load (run satchel pack validate)'];
+    if (!r.core.packs.get(packName))
+      return ['the pack did not load (run npx satchel pack validate)'];
     r.core.router.resolve(CHAT, packName);
     const failures: string[] = [];
     for (const [i, turn] of test.turns.entries()) {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { didYouMean } from './suggest.ts';
 
 /** `${settings.NAME}` in an `env` or `headers` value (SPEC §13, §15). */
-export const SETTING_REFERENCE = /\$\{settings\.([A-Za-z][A-Za-z0-9_]*)\}/g;
+export const SETTING_REFERENCE = /\$\{settings\.([A-Za-z][A-Za-z0-9_-]*)\}/g;
 
 /**
  * An env var or header whose name says it carries a credential: its value must come from a

@@ -138,7 +138,7 @@ export const manifestSchema = z
           .object({
             name: z
               .string()
-              .regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'must match [A-Za-z][A-Za-z0-9_]*')
+              .regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'must match [A-Za-z][A-Za-z0-9_-]*')
               .max(48)
               .describe('Read from SATCHEL_PACK_<PACK>_<NAME> (upper case, - as _).'),
             description: z.string().trim().min(1).max(300).describe('What to set it to.'),
@@ -191,13 +191,14 @@ export const manifestSchema = z
       if (ids.indexOf(id) !== i)
         ctx.addIssue({ code: 'custom', path: ['cron', i, 'id'], message: `duplicate id "${id}"` });
     });
-    const settingNames = m.settings.map((s) => s.name.toUpperCase());
+    // Two names that give the same SATCHEL_PACK_* variable (`api-token`, `API_TOKEN`) clash.
+    const settingNames = m.settings.map((s) => s.name.toUpperCase().replaceAll('-', '_'));
     settingNames.forEach((name, i) => {
       if (settingNames.indexOf(name) !== i)
         ctx.addIssue({
           code: 'custom',
           path: ['settings', i, 'name'],
-          message: `duplicate setting "${m.settings[i]!.name}" (names are read in upper case)`,
+          message: `duplicate setting "${m.settings[i]!.name}" (names are read in upper case, - as _)`,
         });
     });
     checkMcpEntries(m.mcp, m.settings, ctx);

@@ -141,7 +141,7 @@ Show them as a short list. If there are none, say so and how to add one.
 
 function firstTest(schemaPath: string): string {
   return `${schemaComment(schemaPath)}
-# Run with: satchel pack test <folder of this pack>. The model is scripted: each turn lists
+# Run with: npx satchel pack test <folder of this pack>. The model is scripted: each turn lists
 # the tool calls it makes (the SQL your skill tells it to run), then its answer; the tools
 # and the database are real, on a fresh home, at the fixed time below. docs/PACKS.md tells more.
 now: 2026-01-05T09:00:00Z
@@ -195,5 +195,5 @@ At every start satchel applies schema.sql, then each migration the database has 
 yet, in order, each in its own transaction (\`PRAGMA user_version\` records the last one).
 A migration that fails is rolled back and the pack is skipped with the file and the error;
 its data stays as it was. Never edit a migration that has been released: add a new one.
-Do not write BEGIN or COMMIT. \`satchel pack validate\` tries them all on a scratch database.
+Do not write BEGIN or COMMIT. \`npx satchel pack validate\` tries them all on a scratch database.
 `;

@@ -141,16 +141,22 @@ export function createRouter(deps: {
         const current = sessions.session(route.sessionId);
         if (current?.key === key && current.closedAt === null && route.activePack === pack)
           return { pack, session: current };
-        if (current?.key !== key)
-          log.warn(
-            {
-              event: 'tg_route_session_stale',
-              address: route.address,
-              routeSession: route.sessionId,
-              expectedKey: key,
-            },
-            'route pointed at another session; repointing',
-          );
+        if (current?.key !== key) {
+          // A pack switch leaves the route on the previous pack's own session: expected, so
+          // debug. Any other mismatch means the route was corrupted or hand-edited: warn.
+          const switched =
+            route.activePack !== null &&
+            route.activePack !== pack &&
+            current?.key === sessionKey(address, route.activePack);
+          const fields = {
+            event: 'tg_route_session_stale',
+            address: route.address,
+            routeSession: route.sessionId,
+            expectedKey: key,
+          };
+          if (switched) log.debug(fields, 'pack switched; repointing route');
+          else log.warn(fields, 'route pointed at another session; repointing');
+        }
       }
       return bind(address, pack, openSession(address, pack));
     },

@@ -215,7 +215,7 @@ describe('satchel doctor --security', () => {
     const fresh = installation();
     rmSync(path.join(fresh.home, 'last-backup.json'));
     expect(marked((await doctor(fresh)).out, '!')).toEqual([
-      '! backup: none recorded (`satchel backup` notes each one it writes)',
+      '! backup: none recorded (`npx satchel backup` notes each one it writes)',
     ]);
     const io = recordingIo(fresh.env, fresh.cwd);
     expect(await backupCommand.run([path.join(fresh.cwd, 'b.tar.gz')], io)).toBe(0);

@@ -230,12 +230,30 @@ describe('satchel doctor against the fakes', () => {
     expect(code).toBe(1);
   });
 
+  it('warns about unknown names in .env with the nearest known one, and lines that are not NAME=value', async () => {
+    writeFileSync(
+      path.join(home, '.env'),
+      `# keys\nOPENAI_APIKEY=${TEST_OPENAI_KEY}\nOPENAI_API_KEY ${TEST_OPENAI_KEY}\nSATCHEL_PACK_ALPHA_TOKEN=x\n`,
+    );
+    const { OPENAI_API_KEY: _, ...rest } = env;
+    env = rest;
+    const { code, lines, out } = await doctor();
+    const unknown = item(lines, '!', '.env line 2: OPENAI_APIKEY is not a variable satchel reads');
+    expect(unknown.line).toContain('(did you mean `OPENAI_API_KEY`?)');
+    const shape = item(lines, '!', '.env line 3: not NAME=value');
+    expect(shape.line).toContain('write OPENAI_API_KEY=<value>');
+    expect(out).not.toContain('SATCHEL_PACK_ALPHA_TOKEN');
+    expect(out).not.toContain(TEST_OPENAI_KEY);
+    // Warnings only: the exit code is the other checks' (the key is really missing).
+    expect(code).toBe(1);
+  });
+
   it('reports an invalid pack with its file and field', async () => {
     const packs = fixturePacks(['alpha', 'beta']);
     writeFileSync(path.join(packs, 'beta', 'pack.yml'), 'name: Beta!\n');
     const { code, lines } = await doctor({ SATCHEL_PACKS: packs });
     const { fix } = item(lines, '✗', `pack ${path.join(packs, 'beta', 'pack.yml')} is invalid`);
-    expect(fix).toContain('satchel pack validate');
+    expect(fix).toContain('`npx satchel pack validate <dir>`');
     item(lines, '✓', 'packs: 1 valid (alpha 1.0.0)');
     expect(code).toBe(1);
   });

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -371,6 +371,8 @@ describe('the real entry point', () => {
     const { tg, model } = await fakes();
     const home = tempHome();
     const { TELEGRAM_BOT_TOKEN: _, ...env } = satchelEnv(tg, model, home);
+    // A mistyped name in .env is one warning at start, with its line and the right name.
+    writeFileSync(path.join(home, '.env'), '# satchel\nOPENAI_APIKEY=sk-typo\n');
     const run = runSatchel({ ...env, DASHBOARD_PORT: '0' }, home);
     let address = '';
     await vi.waitFor(
@@ -391,5 +393,28 @@ describe('the real entry point', () => {
     expect(await run.exited).toBe(0);
     expect(tg.calls()).toEqual([]);
     expect(run.stdout()).toContain('"event":"telegram_off"');
+    const warned = run
+      .stdout()
+      .split('\n')
+      .filter((l) => l.includes('"event":"env_file_problem"'))
+      .map((l) => JSON.parse(l) as { level: number; line: number; msg: string });
+    expect(warned).toEqual([
+      expect.objectContaining({
+        level: 40,
+        line: 2,
+        msg: '.env line 2: OPENAI_APIKEY is not a variable satchel reads (did you mean `OPENAI_API_KEY`?)',
+      }),
+    ]);
+  });
+
+  it('refuses to start without the key, and names the .env line that holds it without =', async () => {
+    const home = tempHome();
+    writeFileSync(path.join(home, '.env'), `OPENAI_API_KEY ${TEST_OPENAI_KEY}\n`);
+    const run = runSatchel({}, home);
+    expect(await run.exited).toBe(1);
+    expect(run.stderr()).toContain('OPENAI_API_KEY');
+    expect(run.stderr()).toContain('.env line 1: not NAME=value');
+    expect(run.stderr()).toContain('write OPENAI_API_KEY=<value>');
+    expect(run.stderr()).not.toContain(TEST_OPENAI_KEY);
   });
 });

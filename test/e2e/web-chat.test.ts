@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BUSY } from '../../src/web/http.ts';
-import { lastUserText } from '../fakes/model-server.ts';
+import { lastUserText, systemText } from '../fakes/model-server.ts';
 import { ChatClient, shownText } from '../support/chat-client.ts';
 import {
   ALLOWED_USER,
@@ -101,6 +101,17 @@ describe('the web chat beside the Telegram bot', () => {
     await c.send('/help');
     const [help] = (await c.waitForBot(3)).slice(2);
     expect(shownText(help!)).toContain('/pack');
+
+    // /pack switches to the other pack: expected, so no tg_route_session_stale warning.
+    await c.send('/pack');
+    const again = (await c.waitForBot(4))[3]!;
+    await c.press(again.id, again.buttons!.flat()[0]!.data);
+    await c.send('plants please');
+    await vi.waitFor(() =>
+      expect(c.botEntries().map(shownText)).toContain('echo: plants please\n\n— Alpha Garden'),
+    );
+    expect(systemText(h!.model.chatRequests()[1]!)).toContain('ALPHA-PERSONA');
+    expect(h!.logs('tg_route_session_stale').filter((l) => l.level >= 40)).toEqual([]);
     expect(h!.rows("SELECT count(*) AS n FROM edge_inbox WHERE status = 'pending'")).toEqual([
       { n: 0 },
     ]);

@@ -5,8 +5,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args.ts';
+import { chatCommand } from '../../src/cli/chat.ts';
 import type { CliCommand } from '../../src/cli/command.ts';
 import { runCli } from '../../src/cli/dispatch.ts';
+import { doctorCommand } from '../../src/cli/doctor.ts';
+import { packListCommand } from '../../src/cli/pack-list.ts';
+import { packNewCommand } from '../../src/cli/pack-new.ts';
+import { usageCommand } from '../../src/cli/usage.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import { FIXTURE_PACKS } from '../support/harness.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
@@ -37,7 +42,7 @@ describe('the satchel command', () => {
       const run = satchel(flag);
       expect(run.status).toBe(0);
       expect(run.stderr).toBe('');
-      expect(run.stdout).toMatch(/^Usage: satchel <command>/);
+      expect(run.stdout).toMatch(/^Usage: npx satchel <command>/);
       for (const command of [
         'start',
         'chat',
@@ -66,7 +71,7 @@ describe('the satchel command', () => {
       const run = satchel(...command, '--help');
       expect(run.status, command.join(' ')).toBe(0);
       expect(run.stderr).toBe('');
-      expect(run.stdout).toMatch(new RegExp(`^Usage: satchel ${command.join(' ')}`));
+      expect(run.stdout).toMatch(new RegExp(`^Usage: npx satchel ${command.join(' ')}`));
     }
   });
 
@@ -82,7 +87,7 @@ describe('the satchel command', () => {
     const run = satchel('frobnicate', '--now');
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^satchel: unknown command "frobnicate"\n\nUsage: satchel/);
+    expect(run.stderr).toMatch(/^satchel: unknown command "frobnicate"\n\nUsage: npx satchel/);
     const sub = satchel('pack', 'frobnicate');
     expect(sub.status).toBe(2);
     expect(sub.stderr).toContain('unknown command "pack frobnicate"');
@@ -92,10 +97,12 @@ describe('the satchel command', () => {
     const run = satchel('chat', '--pak', 'alpha');
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^satchel chat: Unknown option '--pak'.*\n\nUsage: satchel chat/s);
+    expect(run.stderr).toMatch(
+      /^satchel chat: unknown option --pak \(did you mean --pack\?\)\n\nUsage: npx satchel chat/,
+    );
     const global = satchel('--verbose');
     expect(global.status).toBe(2);
-    expect(global.stderr).toMatch(/^satchel: Unknown option '--verbose'/);
+    expect(global.stderr).toMatch(/^satchel: unknown option --verbose\n/);
   });
 
   it('starts the bot as npm start does: the same configuration check first', () => {
@@ -141,7 +148,7 @@ describe('the command dispatcher', () => {
   it('lists a group on --help, and asks which command when none is given', async () => {
     const help = io();
     expect(await runCli(cli, ['pack', '--help'], help)).toBe(0);
-    expect(help.out()).toContain('Usage: satchel pack <command>');
+    expect(help.out()).toContain('Usage: npx satchel pack <command>');
     expect(help.out()).toMatch(/^ {2}pack a +does pack a$/m);
     expect(help.out()).not.toContain('  go');
     const bare = io();
@@ -149,7 +156,7 @@ describe('the command dispatcher', () => {
     expect(bare.err()).toMatch(/^satchel pack: which command\?/);
     const none = io();
     expect(await runCli(cli, [], none)).toBe(2);
-    expect(none.err()).toContain('Usage: satchel <command>');
+    expect(none.err()).toContain('Usage: npx satchel <command>');
   });
 
   it('answers --help before the command runs, but not after --', async () => {
@@ -165,6 +172,52 @@ describe('the command dispatcher', () => {
     const bad = io();
     expect(await runCli(cli, ['go', 'bad'], bad)).toBe(2);
     expect(bad.err()).toBe('satchel go: that argument is bad\n\nUsage: satchel go ARG\n');
+  });
+});
+
+describe('typos', () => {
+  const cli = {
+    commands: [doctorCommand, usageCommand, chatCommand, packListCommand, packNewCommand],
+    version: '9.9.9',
+  };
+  const run = async (...argv: string[]) => {
+    const io = recordingIo({}, CWD);
+    return { code: await runCli(cli, argv, io), err: io.err(), out: io.out() };
+  };
+
+  it('suggests the nearest command: doctr → doctor, pack lst → pack list', async () => {
+    const doctr = await run('doctr');
+    expect(doctr.code).toBe(2);
+    expect(doctr.err).toMatch(/^satchel: unknown command "doctr" \(did you mean doctor\?\)\n/);
+    const lst = await run('pack', 'lst');
+    expect(lst.err).toMatch(/^satchel: unknown command "pack lst" \(did you mean pack list\?\)\n/);
+    const far = await run('frobnicate');
+    expect(far.err).toMatch(/^satchel: unknown command "frobnicate"\n/);
+  });
+
+  it("suggests the nearest option instead of Node's advice about --", async () => {
+    const days = await run('usage', '--dayz', '3');
+    expect(days.code).toBe(2);
+    expect(days.err).toMatch(/^satchel usage: unknown option --dayz \(did you mean --days\?\)\n/);
+    const pack = await run('chat', '--pak', 'vocab');
+    expect(pack.code).toBe(2);
+    expect(pack.err).toMatch(/^satchel chat: unknown option --pak \(did you mean --pack\?\)\n/);
+    expect(pack.err).not.toContain("after '--'");
+    const global = await run('--verison');
+    expect(global.err).toMatch(/^satchel: unknown option --verison \(did you mean --version\?\)\n/);
+  });
+});
+
+describe('hints', () => {
+  // A clone has no `satchel` on PATH: a command the CLI tells the user to run says npx.
+  it('spell the commands to run as npx satchel …', async () => {
+    const help = recordingIo({}, CWD);
+    await runCli({ commands: [packListCommand], version: '9.9.9' }, ['--help'], help);
+    expect(help.out()).toContain("Run npx satchel <command> --help for a command's options.");
+    const packs = tempDir();
+    const list = recordingIo({ SATCHEL_PACKS: packs, SATCHEL_HOME: tempDir() }, CWD);
+    expect(await packListCommand.run([], list)).toBe(0);
+    expect(list.out()).toContain('Create one with: npx satchel pack new NAME');
   });
 });
 

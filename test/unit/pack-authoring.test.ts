@@ -36,7 +36,10 @@ describe('satchel pack new', () => {
     expect(run.err).toBe('');
     expect(run.code).toBe(0);
     expect(run.out).toContain(`Created pack "demo" in ${path.join('my-packs', 'demo')}`);
-    expect(run.out).toContain('satchel chat --pack demo');
+    // `satchel` is not on PATH in a clone: every next step is spelled with npx.
+    expect(run.out).toContain(`  npx satchel pack validate ${path.join('my-packs', 'demo')}\n`);
+    expect(run.out).toContain('  npx satchel chat --pack demo\n');
+    expect(run.out).not.toMatch(/^ {2}satchel /m);
 
     const dir = path.join(cwd, 'my-packs', 'demo');
     for (const file of [

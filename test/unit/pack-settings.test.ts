@@ -1,9 +1,11 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${settings.NAME} is pack.yml syntax, not a template
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packListCommand } from '../../src/cli/pack-list.ts';
 import { parseConfig } from '../../src/config/config.ts';
+import { packMcpServers } from '../../src/mcp/config.ts';
 import { checkPacks } from '../../src/ops/doctor-local.ts';
 import { manifestSchema } from '../../src/packs/manifest.ts';
 import { resolveSettings, settingVariable } from '../../src/packs/settings.ts';
@@ -52,13 +54,45 @@ describe('pack settings', () => {
       ],
     });
     expect(dup.error?.issues.map((i) => i.message)).toEqual([
-      'duplicate setting "TOKEN" (names are read in upper case)',
+      'duplicate setting "TOKEN" (names are read in upper case, - as _)',
     ]);
     const bad = manifestSchema.safeParse({
       ...manifest([]),
       settings: [{ name: 'api token', description: 'a' }],
     });
     expect(bad.error?.issues[0]?.path).toEqual(['settings', 0, 'name']);
+  });
+
+  it('takes a name with - (SPEC: api-token), read from SATCHEL_PACK_<PACK>_API_TOKEN and filled into mcp:', () => {
+    const vault = manifestSchema.parse({
+      ...manifest([]),
+      name: 'vault',
+      settings: [{ name: 'api-token', description: 'API token', secret: true, required: true }],
+      mcp: [{ name: 'files', command: 'node', env: { API_TOKEN: '${settings.api-token}' } }],
+    });
+    const resolved = resolveSettings(vault, { SATCHEL_PACK_VAULT_API_TOKEN: 'tok-42' });
+    expect(resolved).toEqual({
+      values: { 'api-token': 'tok-42' },
+      missing: [],
+      secrets: ['tok-42'],
+    });
+    const { servers } = packMcpServers(
+      { name: 'vault', dir: '/packs/vault', manifest: vault },
+      resolved.values,
+    );
+    expect(servers[0]?.transport).toMatchObject({ env: { API_TOKEN: 'tok-42' } });
+    expect(resolveSettings(vault, {}).missing).toEqual(['SATCHEL_PACK_VAULT_API_TOKEN']);
+    // `api-token` and `API_TOKEN` would share one variable.
+    const clash = manifestSchema.safeParse({
+      ...manifest([]),
+      settings: [
+        { name: 'api-token', description: 'a' },
+        { name: 'API_TOKEN', description: 'b' },
+      ],
+    });
+    expect(clash.error?.issues.map((i) => i.message)).toEqual([
+      'duplicate setting "API_TOKEN" (names are read in upper case, - as _)',
+    ]);
   });
 
   it('is read by the config layer from SATCHEL_PACK_* only', () => {
