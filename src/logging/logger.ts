@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { prettyFactory } from 'pino-pretty';
-import { ChannelError, ProviderError } from '../core/errors.ts';
+import { ChannelError, MediaError, ProviderError } from '../core/errors.ts';
 import type { Logger } from '../core/ports.ts';
 import { redactSecretShapes } from '../core/redact.ts';
 
@@ -105,9 +105,12 @@ export function serializeError(value: unknown): unknown {
 
 /**
  * Failures that are part of normal operation (a provider's 429 or outage, a refused key, a
- * Telegram flood wait): their message says all, so they are logged without stack traces.
+ * Telegram flood wait or refused token, a file satchel cannot take in without an optional
+ * key): their message says all, so they are logged without stack traces. A MediaError with a
+ * cause wraps a failure nobody expected, and keeps its stacks.
  */
 function isExpected(error: Error): boolean {
+  if (error instanceof MediaError) return error.cause === undefined;
   return error instanceof ProviderError || error instanceof ChannelError;
 }
 
