@@ -1,13 +1,17 @@
 import type { Address, JobOutcome } from './types.ts';
 
-/** A turn finished and its answer is committed. `source` says what started it. */
+/**
+ * A turn finished and its answer is committed. `source` says what started it, named as the
+ * dashboard's recent turns name it (`usage/aggregates.ts`): a job's turn is `schedule`, one
+ * on the web chat's platform (`web`) is `web`, any other `chat`.
+ */
 export interface TurnCompleted {
   type: 'turn_completed';
   turnId: string;
   address: Address;
   pack: string;
   sessionId: string;
-  source: 'chat' | 'schedule';
+  source: 'chat' | 'schedule' | 'web';
   modelCalls: number;
   timedOut: boolean;
   ms: number;

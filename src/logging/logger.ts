@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { prettyFactory } from 'pino-pretty';
-import { ChannelError, ProviderError } from '../core/errors.ts';
+import { ChannelError, MediaError, ProviderError } from '../core/errors.ts';
 import type { Logger } from '../core/ports.ts';
 import { redactSecretShapes } from '../core/redact.ts';
 
@@ -84,9 +84,26 @@ function prettyStream(
     ignore: 'pid,hostname,event',
     singleLine: true,
     messageFormat: '{if event}[{event}] {end}{msg}',
+    // `err` (below a line, with its stack) only: an expected failure's summary stays inline.
+    errorLikeObjectKeys: ['err'],
   });
   const out = destination ?? pino.destination({ dest: 1, sync: true });
-  return { write: (line: string) => out.write(format(line)) };
+  return { write: (line: string) => out.write(format(foldExpectedError(line))) };
+}
+
+/**
+ * An error logged without a stack (an expected failure, see `isExpected`) kept on the
+ * event's one line in the readable form: `error` says its class, message, code and status,
+ * instead of pino-pretty's indented block under the line. An error with a stack is left as
+ * it is: a bug's stack is worth its lines.
+ */
+function foldExpectedError(line: string): string | Record<string, unknown> {
+  if (!line.includes('"err":{') || line.includes('"stack":')) return line;
+  const { err, ...entry } = JSON.parse(line) as { err?: Record<string, unknown> };
+  if (!err || typeof err !== 'object' || typeof err.type !== 'string') return line;
+  const tags = [err.code, err.status ?? err.error_code].filter((t) => t !== undefined);
+  const summary = `${err.type}: ${err.message ?? ''}`;
+  return { ...entry, error: tags.length > 0 ? `${summary} (${tags.join(', ')})` : summary };
 }
 
 /**
@@ -105,9 +122,12 @@ export function serializeError(value: unknown): unknown {
 
 /**
  * Failures that are part of normal operation (a provider's 429 or outage, a refused key, a
- * Telegram flood wait): their message says all, so they are logged without stack traces.
+ * Telegram flood wait or refused token, a file satchel cannot take in without an optional
+ * key): their message says all, so they are logged without stack traces. A MediaError with a
+ * cause wraps a failure nobody expected, and keeps its stacks.
  */
 function isExpected(error: Error): boolean {
+  if (error instanceof MediaError) return error.cause === undefined;
   return error instanceof ProviderError || error instanceof ChannelError;
 }
 

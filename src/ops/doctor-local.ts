@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import type { Config } from '../config/config.ts';
 import { loadPacks, type Pack } from '../packs/loader.ts';
+import type { PackError } from '../packs/problems.ts';
 import { packSettings, settingVariable } from '../packs/settings.ts';
 import { inspectCoreDb } from '../store/inspect.ts';
 import { type Check, fail, pass, warn } from './check.ts';
@@ -8,13 +9,7 @@ import { type Check, fail, pass, warn } from './check.ts';
 /** The packs: each loads and validates, as at start; a broken one says where and why. */
 export function checkPacks(config: Config): { checks: Check[]; packs: Pack[] } {
   const { packs, errors } = loadPacks(config.packDirs);
-  const checks: Check[] = errors.map((error) =>
-    fail(
-      `pack ${error.problems[0]?.file ?? ''} is invalid (it would be skipped)`,
-      'Correct each field named above, then run `npx satchel pack validate <dir>`.',
-      error.message.split('\n'),
-    ),
-  );
+  const checks: Check[] = errors.map(packErrorCheck);
   const settings = packSettings(packs, config.packSettings);
   for (const { pack, missing } of settings.skipped)
     checks.push(
@@ -24,13 +19,15 @@ export function checkPacks(config: Config): { checks: Check[]; packs: Pack[] } {
         missing.map((variable) => `${variable}: ${describeSetting(pack, variable)}`),
       ),
     );
-  if (packs.length > 0)
+  // Only the packs that load: one refused for missing settings is reported above, not here.
+  const loading = settings.packs;
+  if (loading.length > 0)
     checks.unshift(
       pass(
-        `packs: ${packs.length} valid (${packs.map((p) => `${p.name} ${p.manifest.version}`).join(', ')})`,
+        `packs: ${loading.length} valid (${loading.map((p) => `${p.name} ${p.manifest.version}`).join(', ')})`,
       ),
     );
-  else if (errors.length === 0)
+  else if (packs.length === 0 && errors.length === 0)
     checks.push(
       warn(
         `packs: none found in ${config.packDirs.join(', ')}`,
@@ -39,6 +36,26 @@ export function checkPacks(config: Config): { checks: Check[]; packs: Pack[] } {
       ),
     );
   return { checks, packs };
+}
+
+/**
+ * A pack that cannot load. A name clash is not a field to correct: it says which pack has the
+ * name and how to keep only one.
+ */
+function packErrorCheck(error: PackError): Check {
+  const file = error.problems[0]?.file ?? '';
+  const clash = error.problems.find((p) => p.clashesWith)?.clashesWith;
+  if (clash)
+    return fail(
+      `pack ${file} is skipped: the pack in ${clash.dir} (${clash.name}) already has its name`,
+      `Keep one: remove the other (\`npx satchel pack remove ${clash.name}\` for a pack added with \`pack add\`, or delete its folder), or rename one in its pack.yml (name and display_name).`,
+      error.message.split('\n'),
+    );
+  return fail(
+    `pack ${file} is invalid (it would be skipped)`,
+    'Correct each field named above, then run `npx satchel pack validate <dir>`.',
+    error.message.split('\n'),
+  );
 }
 
 function describeSetting(pack: Pack, variable: string): string {

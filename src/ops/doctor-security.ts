@@ -58,7 +58,7 @@ export async function runSecurityDoctor(options: SecurityOptions): Promise<Secur
     if (!(error instanceof ConfigError)) throw error;
     configCheck = fail(
       'configuration: invalid (only the files were checked)',
-      'Run `satchel doctor` to see which variables to fix.',
+      'Run `npx satchel doctor` to see which variables to fix.',
     );
   }
   const home = config?.home ?? satchelHome(options.env, options.cwd);

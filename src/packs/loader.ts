@@ -218,22 +218,31 @@ export function scanPacks(dirs: readonly string[]): PackInspection[] {
             (f.pack.name === pack.name ||
               f.pack.displayName.toLowerCase() === pack.displayName.toLowerCase()),
         );
-      if (clash)
-        found.push({
-          dir,
-          pack: undefined,
-          problems: [
-            {
-              file: path.join(dir, 'pack.yml'),
-              field: 'name',
-              problem: `clashes with the pack in ${clash.dir}`,
-            },
-          ],
-        });
+      if (pack && clash?.pack)
+        found.push(clashOf(dir, pack, { name: clash.pack.name, dir: clash.dir }));
       else found.push(inspection);
     }
   }
   return found;
+}
+
+/** The pack in `dir`, refused: `earlier` already has its name or display name. */
+function clashOf(dir: string, pack: Pack, earlier: { name: string; dir: string }): PackInspection {
+  const sameName = pack.name === earlier.name;
+  return {
+    dir,
+    pack: undefined,
+    problems: [
+      {
+        file: path.join(dir, 'pack.yml'),
+        field: sameName ? 'name' : 'display_name',
+        problem: sameName
+          ? `"${pack.name}" is already the name of the pack in ${earlier.dir}`
+          : `"${pack.displayName}" is already the display name of pack "${earlier.name}" in ${earlier.dir}`,
+        clashesWith: earlier,
+      },
+    ],
+  };
 }
 
 export interface LoadResult {

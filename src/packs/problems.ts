@@ -7,6 +7,8 @@ export interface PackProblem {
   problem: string;
   /** The line in `file` (1-based), where the problem has one. */
   line?: number | undefined;
+  /** The earlier pack that already has this pack's name (or display name), for a clash. */
+  clashesWith?: { name: string; dir: string } | undefined;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { Logger } from '../core/ports.ts';
 import type { InboundEvent } from '../core/types.ts';
 import type { InboxRepo } from '../store/inbox-repo.ts';
 import { createConsumer } from './consume.ts';
-import { pollingHint } from './errors.ts';
+import { pollingHint, toChannelError } from './errors.ts';
 import { createUpdateSupplier } from './update-supplier.ts';
 
 const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -80,8 +80,10 @@ export function createIngress(deps: IngressDeps) {
       handle = createRunner(source, sink);
       handle.start();
       handle.task()?.catch((error: unknown) => {
+        // Telegram's refusal (a wrong token, a second poller) as a ChannelError: logged with
+        // its status and description, without a stack the operator has no use for.
         log.error(
-          { event: 'tg_polling_stopped', hint: pollingHint(error), err: error },
+          { event: 'tg_polling_stopped', hint: pollingHint(error), err: asChannelError(error) },
           'polling stopped',
         );
         deps.onStopped?.(error);
@@ -111,3 +113,9 @@ export function createIngress(deps: IngressDeps) {
 }
 
 export type Ingress = ReturnType<typeof createIngress>;
+
+/** A Bot API failure as the ChannelError it maps to, under the method grammY named. */
+function asChannelError(error: unknown): unknown {
+  const method = (error as { method?: unknown } | null)?.method;
+  return toChannelError(typeof method === 'string' ? method : 'getUpdates', error);
+}

@@ -8,7 +8,7 @@ import type { Logger } from '../core/ports.ts';
 import type { InboundEvent } from '../core/types.ts';
 import type { InboxRepo } from '../store/inbox-repo.ts';
 import { createConsumer } from './consume.ts';
-import { failureCause } from './errors.ts';
+import { failureCause, toChannelError } from './errors.ts';
 import { createOutageLog, retryUntilDone, TELEGRAM_BACKOFF } from './retry.ts';
 import { updateIdOf } from './update-schema.ts';
 import { ALLOWED_UPDATES } from './update-supplier.ts';
@@ -156,7 +156,12 @@ export function createWebhookIngress(deps: WebhookIngressDeps) {
       register().catch((error: unknown) => {
         if (stopping.signal.aborted) return;
         log.error(
-          { event: 'tg_webhook_failed', hint: webhookHint(error), err: error },
+          // As a ChannelError: Telegram's answer, without a stack (a refusal is expected).
+          {
+            event: 'tg_webhook_failed',
+            hint: webhookHint(error),
+            err: toChannelError('setWebhook', error),
+          },
           'Telegram refused the webhook',
         );
         deps.onStopped?.(error);

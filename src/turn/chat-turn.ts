@@ -330,7 +330,7 @@ async function commit(
     address: routed.address,
     pack: routed.route.pack,
     sessionId: routed.route.session.id,
-    source: turn.job ? 'schedule' : 'chat',
+    source: turn.job ? 'schedule' : routed.address.platform === 'web' ? 'web' : 'chat',
     modelCalls: result.modelCalls,
     timedOut: result.timedOut,
     ms: services.runtime.clock.now() - routed.started,

@@ -1,5 +1,5 @@
 import { decodeButton } from '../core/button-data.ts';
-import { ProviderError } from '../core/errors.ts';
+import { MediaError, ProviderError } from '../core/errors.ts';
 import type { Logger } from '../core/ports.ts';
 import {
   type Address,
@@ -90,6 +90,9 @@ export function createRunEvents(deps: RunEventsDeps) {
       // told to the user; a bug is an error with its stack.
       else if (error instanceof ProviderError)
         log.debug({ event: 'turn_failed', address, err: error }, 'turn failed');
+      // A file satchel cannot take in (no speech-to-text key, too big): expected, and told.
+      else if (error instanceof MediaError && error.cause === undefined)
+        log.warn({ event: 'turn_failed', address, err: error }, 'turn failed');
       else log.error({ event: 'turn_failed', address, err: error }, 'turn failed');
       await replies.reply(first.address, plain(outcome.reply), origins);
     }

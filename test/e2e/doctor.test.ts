@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -255,6 +255,33 @@ describe('satchel doctor against the fakes', () => {
     const { fix } = item(lines, '✗', `pack ${path.join(packs, 'beta', 'pack.yml')} is invalid`);
     expect(fix).toContain('`npx satchel pack validate <dir>`');
     item(lines, '✓', 'packs: 1 valid (alpha 1.0.0)');
+    expect(code).toBe(1);
+  });
+
+  it('names the pack that has a clashing name and how to keep one, and counts only packs that load', async () => {
+    const packs = fixturePacks(['alpha', 'beta']);
+    const installed = path.join(env.SATCHEL_HOME!, 'installed-packs', 'alpha');
+    cpSync(path.join(packs, 'alpha'), installed, { recursive: true });
+    const { code, lines } = await doctor({ SATCHEL_PACKS: packs });
+    const { line, fix } = item(lines, '✗', `pack ${path.join(installed, 'pack.yml')} is skipped`);
+    expect(line).toContain(`the pack in ${path.join(packs, 'alpha')} (alpha) already has its name`);
+    expect(fix).toContain('npx satchel pack remove alpha');
+    expect(fix).toContain('rename one');
+    expect(fix).not.toContain('Correct each field');
+    item(lines, '✓', 'packs: 2 valid (alpha 1.0.0, beta ');
+    expect(code).toBe(1);
+  });
+
+  it('does not count a pack skipped for a missing required setting as valid', async () => {
+    const settings =
+      '\nsettings:\n  - name: api_token\n    description: A token.\n    required: true\n';
+    const withSettings = fixturePacks(['alpha'], settings);
+    const { code, lines } = await doctor({
+      SATCHEL_PACKS: [withSettings, fixturePacks(['beta'])].join(','),
+    });
+    item(lines, '✗', 'pack alpha misses required settings');
+    const valid = item(lines, '✓', 'packs: 1 valid').line;
+    expect(valid).not.toContain('alpha');
     expect(code).toBe(1);
   });
 

@@ -72,11 +72,17 @@ describe('the web chat beside the Telegram bot', () => {
     const usage = await fetch(new URL('/api/usage', c.base), { headers: { cookie: c.cookie } });
     const overview = (await usage.json()) as { recent_turns: { source: string; chat: number }[] };
     expect(overview.recent_turns).toMatchObject([{ source: 'web', chat: ALLOWED_USER }]);
+    // The log names the turn's source as the dashboard does.
+    expect(h!.logs('turn_completed')).toMatchObject([
+      { source: 'web', address: `web:${ALLOWED_USER}` },
+    ]);
     expect(telegramChatCalls()).toEqual([]);
     // Telegram still works beside it, and its turns stay `chat`.
     h!.tg.text({ userId: ALLOWED_USER, text: 'and on Telegram?' });
     await h!.tg.waitForCall('sendMessage');
     expect(h!.tg.texts(ALLOWED_USER)).toEqual(['echo: and on Telegram?']);
+    await vi.waitFor(() => expect(h!.logs('turn_completed')).toHaveLength(2));
+    expect(h!.logs('turn_completed')[1]).toMatchObject({ source: 'chat' });
     expect(c.botEntries()).toHaveLength(1);
   });
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.ts';
 import { ProviderError } from '../../src/core/errors.ts';
 import { chooseLogFormat, createLogger, type LogFormat } from '../../src/logging/logger.ts';
+import { TelegramApiError } from '../../src/telegram/errors.ts';
 
 const TOKEN = '123456:SECRET-bot-token';
 const KEY = 'sk-live-abcdef123456';
@@ -66,6 +67,30 @@ describe('log format', () => {
     expect(text).toContain('"username":"bot"');
     expect(text.trim().split('\n')).toHaveLength(1);
     expect(text).not.toContain('hostname');
+  });
+
+  it('keeps an expected failure (a refused bot token) on one readable line, without a stack', () => {
+    const { log, out } = capture({ format: 'pretty' });
+    const refused = new TelegramApiError('getMe', 'Unauthorized', {
+      status: 401,
+      cause: new Error('401 from Telegram'),
+    });
+    log.error(
+      { event: 'tg_polling_stopped', hint: 'check the token', err: refused },
+      'polling stopped',
+    );
+    const text = out().trim();
+    expect(text.split('\n')).toHaveLength(1);
+    expect(text).toContain('[tg_polling_stopped] polling stopped');
+    expect(text).toContain('TelegramApiError: getMe failed: Unauthorized (channel_error, 401)');
+    expect(text).not.toContain('    at ');
+  });
+
+  it('keeps the stack of an unexpected error below its line', () => {
+    const { log, out } = capture({ format: 'pretty' });
+    log.error({ event: 'turn_failed', err: new TypeError('x is undefined') }, 'turn failed');
+    expect(out()).toContain('TypeError: x is undefined\n');
+    expect(out()).toMatch(/\n\s+at /);
   });
 
   it('LOG_FORMAT=json keeps JSON on a terminal, and pretty forces the readable form', () => {
