@@ -72,7 +72,8 @@ export function createPageReader(options: PageReaderOptions = {}): PageReader {
   const give = (slot: Slot) => {
     slot.worker.unref();
     slot.idleTimer = setTimeout(() => {
-      idle.splice(idle.indexOf(slot), 1);
+      const at = idle.indexOf(slot);
+      if (at !== -1) idle.splice(at, 1);
       void slot.worker.terminate();
     }, idleMs);
     slot.idleTimer.unref();
@@ -129,6 +130,7 @@ export function createPageReader(options: PageReaderOptions = {}): PageReader {
     },
     async close() {
       queue.clear();
+      for (const slot of idle.splice(0)) clearTimeout(slot.idleTimer);
       await Promise.all([...all].map((w) => w.terminate()));
     },
   };
