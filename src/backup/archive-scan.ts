@@ -1,31 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Parser, type ReadEntry } from 'tar';
+import { feedTar } from './archive-feed.ts';
+import { ArchiveError, type ArchiveHeader, type ArchiveLimits } from './archive-types.ts';
 
-/** A refused or unreadable archive; the message names the entry and says why. */
-export class ArchiveError extends Error {}
-
-/** What an archive may hold. Every limit is checked on an entry's header, before its bytes. */
-export interface ArchiveLimits {
-  /** Entries (files and directories). */
-  maxEntries: number;
-  /** The size of one file. */
-  maxEntryBytes: number;
-  /** The sizes of all files together. */
-  maxTotalBytes: number;
-  /** Decompressed bytes per compressed byte (a zip bomb's signature); tar's default: 1000. */
-  maxRatio?: number;
-  /** The caller's own rule for an entry, checked on its header: a reason to refuse it, or undefined. */
-  accept?(entry: ArchiveHeader): string | undefined;
-}
-
-export interface ArchiveHeader {
-  path: string;
-  type: 'file' | 'directory';
-  size: number;
-  /** Its place in the archive, from 0. */
-  index: number;
-}
+export { ArchiveError, type ArchiveHeader, type ArchiveLimits } from './archive-types.ts';
 
 /** A file the archive holds, with its size and SHA-256. */
 export interface ArchiveFile {
@@ -68,7 +47,7 @@ export function unsafeArchivePath(name: string): string | undefined {
 export async function inspectArchive(file: string, limits: ArchiveLimits): Promise<ArchiveFile[]> {
   const files: ArchiveFile[] = [];
   const check = createHeaderCheck(limits);
-  await parseArchive(file, limits.maxRatio, (entry) => {
+  await parseArchive(file, limits, (entry) => {
     const header = check(entry);
     if (header.type === 'directory') {
       entry.resume(); // the parser waits for each entry to be read through
@@ -91,13 +70,15 @@ export async function readFirstEntry(
   maxBytes: number,
 ): Promise<{ path: string; content: Buffer } | undefined> {
   let first: { path: string; content: Buffer } | undefined;
-  const check = createHeaderCheck({
+  // No ratio limit: the entry is bounded by maxBytes, and reading stops after it.
+  const limits = {
     maxEntries: 1,
     maxEntryBytes: maxBytes,
     maxTotalBytes: maxBytes,
-  });
-  // No ratio limit: the entry is bounded by maxBytes, and reading stops after it.
-  await parseArchive(file, Number.POSITIVE_INFINITY, (entry, stop) => {
+    maxRatio: Number.POSITIVE_INFINITY,
+  };
+  const check = createHeaderCheck(limits);
+  await parseArchive(file, limits, (entry, stop) => {
     const { path, type } = check(entry);
     if (type !== 'file') throw new ArchiveError(`"${path}" comes first, and it is not a file`);
     const chunks: Buffer[] = [];
@@ -170,26 +151,29 @@ function createLayout() {
 /**
  * Streams `file` through tar's parser (strict: a damaged header, a truncated archive or a
  * bad gzip stream is an error), calling `onEntry` for each entry in order. `onEntry` may
- * throw to refuse the archive, or call `stop` to end the reading early.
+ * throw to refuse the archive, or call `stop` to end the reading early. The bytes come
+ * through `feedTar`, which bounds them by `limits` and stops at the archive's end.
  */
 function parseArchive(
   file: string,
-  maxRatio: number | undefined,
+  limits: ArchiveLimits,
   onEntry: (entry: ReadEntry, stop: () => void) => void,
 ): Promise<void> {
-  const source = createReadStream(file);
   return new Promise<void>((resolve, reject) => {
     let settled = false;
+    let cancel = () => {};
     const finish = (error?: unknown) => {
       if (settled) return;
       settled = true;
-      source.destroy();
+      cancel();
       if (error === undefined) resolve();
       else reject(error instanceof ArchiveError ? error : new ArchiveError(describe(error)));
     };
+    // brotli and zstd off: only gzip (undone by feedTar) or plain tar reaches the parser.
     const parser = new Parser({
       strict: true,
-      ...(maxRatio === undefined ? {} : { maxDecompressionRatio: maxRatio }),
+      brotli: false,
+      zstd: false,
       onReadEntry(entry) {
         if (settled) {
           entry.resume();
@@ -204,8 +188,7 @@ function parseArchive(
     });
     parser.on('error', finish);
     parser.on('end', () => finish());
-    source.on('error', finish);
-    source.pipe(parser as unknown as NodeJS.WritableStream);
+    cancel = feedTar(file, parser, limits, finish);
   });
 }
 

@@ -2,7 +2,8 @@ import { createWriteStream } from 'node:fs';
 import { lstat, mkdir, readdir, rename, rm, statfs } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { create, extract } from 'tar';
+import { create, Unpack } from 'tar';
+import { feedTar } from './archive-feed.ts';
 import {
   ArchiveError,
   type ArchiveFile,
@@ -94,13 +95,13 @@ export async function extractSafely(
 async function unpack(file: string, dir: string, limits: ArchiveLimits): Promise<void> {
   const check = createHeaderCheck(limits);
   let refused: unknown;
-  await extract({
-    file,
+  const unpacker = new Unpack({
     cwd: dir,
     strict: true,
+    brotli: false,
+    zstd: false,
     dmode: 0o700,
     preserveOwner: false,
-    ...(limits.maxRatio === undefined ? {} : { maxDecompressionRatio: limits.maxRatio }),
     filter: (_path, entry) => {
       if (refused || !('type' in entry)) return false;
       try {
@@ -114,6 +115,16 @@ async function unpack(file: string, dir: string, limits: ArchiveLimits): Promise
       }
     },
   });
+  let cancel = () => {};
+  try {
+    await new Promise<void>((resolve, reject) => {
+      unpacker.on('close', resolve);
+      unpacker.on('error', reject);
+      cancel = feedTar(file, unpacker, limits, reject);
+    });
+  } finally {
+    cancel();
+  }
   if (refused) throw refused;
 }
 

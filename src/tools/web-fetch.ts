@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { defineTool } from './tool.ts';
 import { type GuardDeps, guardedGet } from './web/guarded-get.ts';
-import { readableText } from './web/readable.ts';
+import { type PageReader, sharedPageReader } from './web/page-reader.ts';
 
 /** How web_fetch reaches pages, and how much of one the model gets. */
 export interface WebFetchDeps extends GuardDeps {
   /** WEB_FETCH_MAX_CHARS: the most characters of a page given to the model. */
   maxChars: number;
+  /** Finds an HTML page's text off the main thread; the process's shared one by default. */
+  reader?: PageReader;
 }
 
 const schema = z.object({ url: z.string().min(1).describe('An http or https URL.') });
@@ -28,8 +30,9 @@ export function createWebFetchTool(deps: WebFetchDeps) {
     async run({ url }, signal) {
       const page = await guardedGet(url.trim(), deps, readable, signal);
       const source = decode(page.body, page.charset);
+      const reader = deps.reader ?? sharedPageReader();
       const { title, text } = HTML.has(page.type)
-        ? readableText(source)
+        ? await reader.read(source, signal)
         : { title: '', text: source };
       const head = [title && `Title: ${title}`, `URL: ${page.url}`].filter(Boolean).join('\n');
       return cut(`${head}\n\n${text}`, deps.maxChars);

@@ -11,6 +11,7 @@ import { restoreCommand } from '../../src/cli/restore.ts';
 import { Database } from '../../src/store/sqlite.ts';
 import { userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
+import { bufferPeak, gzipWithZerosAfter } from '../support/tar-entries.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
 
 const tempDir = tempDirs('satchel-backup-test-');
@@ -197,6 +198,25 @@ describe('satchel backup and restore', () => {
     expect(code).toBe(1);
     expect(err).toContain('the archive is damaged: satchel.db does not match its checksum');
     expect(readdirSync(dir).sort()).toEqual(['b.tar.gz', 'damaged.tar']);
+  });
+
+  it('restores a backup with 64 MiB of zeros after the archive end, never holding them in memory', async () => {
+    const h = await harness.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    const dir = tempDir();
+    const archive = path.join(dir, 'b.tar.gz');
+    expect((await run(backupCommand, [archive], h.env, h.home)).code).toBe(0);
+    const padded = path.join(dir, 'padded.tar.gz');
+    const mib = 1024 * 1024;
+    writeFileSync(padded, await gzipWithZerosAfter(gunzipSync(readFileSync(archive)), 64 * mib));
+    const target = path.join(dir, 'home');
+    const memory = bufferPeak();
+    const { code, out, err } = await run(restoreCommand, [padded, '--home', target], {}, dir);
+    const grew = memory.stop();
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    expect(out).toContain('Restored the backup of');
+    expect(readdirSync(target)).toContain('satchel.db');
+    expect(grew).toBeLessThan(16 * mib);
   });
 
   it('restores a backup written by an earlier satchel, with its hand-written tar', async () => {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { toolResults, unwrapped } from '../fakes/model-requests.ts';
-import type { RecordedRequest } from '../fakes/model-server.ts';
+import { lastUserText, type RecordedRequest } from '../fakes/model-server.ts';
 import { FakeSearch } from '../fakes/search-server.ts';
 import { reply } from '../fakes/web-server.ts';
 import { ALLOWED_USER, fixtureWithTools, harnessPerTest, settled } from '../support/harness.ts';
+import { linksPage, nestedPage } from '../support/hostile-pages.ts';
 import { webServers } from '../support/web-servers.ts';
 
 const h = harnessPerTest();
@@ -88,6 +89,66 @@ describe('web_fetch through a turn', () => {
     expect(secret.requests).toHaveLength(0);
     expect(h.logs('tool_error')).toHaveLength(4);
   });
+});
+
+describe('web_fetch on a hostile page', () => {
+  const OTHER = 222;
+
+  /**
+   * The allowed user asks for `page`; the moment it is requested, another user writes in
+   * their own chat. Returns the tool result, whether the other chat had its answer by the
+   * time the tool result reached the model, and how often a 10 ms timer fired meanwhile.
+   */
+  async function readWhileAnotherChatWrites(page: string) {
+    let ticks = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const site = await web((_req, res) => {
+      timer = setInterval(() => ticks++, 10);
+      h.tg.text({ userId: OTHER, text: 'ping' });
+      reply(res, 'text/html', page);
+    });
+    await h.start({
+      SATCHEL_PACKS: alphaWith(['web_fetch']),
+      WEB_FETCH_ALLOW_HOSTS: `127.0.0.1:${site.port}`,
+      ALLOWED_USER_IDS: `${ALLOWED_USER},${OTHER}`,
+    });
+    let otherAnsweredFirst: boolean | undefined;
+    let ticksWhileReading = 0;
+    h.model.setDefault((req) => {
+      const messages = req.body.messages as { role: string }[];
+      if (messages.at(-1)?.role === 'tool') {
+        clearInterval(timer);
+        ticksWhileReading = ticks;
+        otherAnsweredFirst = h.tg.texts(OTHER).includes('pong');
+        return { text: 'That page was hard to read.' };
+      }
+      if (lastUserText(req) === 'ping') return { text: 'pong' };
+      return { toolCalls: [{ name: 'web_fetch', arguments: { url: `${site.url}/page` } }] };
+    });
+    h.say('read that page');
+    await settled(h, 2, 20_000);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['That page was hard to read.']);
+    expect(h.tg.texts(OTHER)).toEqual(['pong']);
+    const request = h.model.chatRequests().find((r) => toolResults(r).length > 0);
+    return { result: toolResults(request)[0] ?? '', otherAnsweredFirst, ticksWhileReading };
+  }
+
+  it('2,000 nested blocks: the text at the bottom, and other chats are answered', async () => {
+    const { result } = await readWhileAnotherChatWrites(nestedPage(2000));
+    expect(result).toContain('Title: Deep');
+    expect(result).toContain('DEEP-TEXT at the bottom');
+  });
+
+  it('5 MB of links: while it is read another chat is answered and the event loop turns; then an error result or cut text', async () => {
+    const { result, otherAnsweredFirst, ticksWhileReading } = await readWhileAnotherChatWrites(
+      linksPage(5_000_000),
+    );
+    expect(otherAnsweredFirst).toBe(true);
+    // Reading takes seconds; a blocked loop would have fired the timer a handful of times.
+    expect(ticksWhileReading).toBeGreaterThan(100);
+    expect(result).toMatch(/^Error: the page is too complex to read|link number 0/);
+    expect(result.length).toBeLessThan(20_500);
+  }, 30_000);
 });
 
 describe('web_search through a turn', () => {

@@ -1,4 +1,6 @@
-import { gzipSync } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip, gzipSync } from 'node:zlib';
 
 /**
  * Tar entries made by hand, so that hostile archives do not depend on the code under test.
@@ -43,4 +45,37 @@ export function paxEntry(name: string, data: string | Buffer): Buffer {
 /** The entries as a gzip-compressed tar, with its end-of-archive blocks. */
 export function tarGz(...entries: Buffer[]): Buffer {
   return gzipSync(Buffer.concat([...entries, Buffer.alloc(1024)]));
+}
+
+/**
+ * `tar` (a whole archive, end blocks included) followed by `zeros` zero bytes, as one gzip
+ * stream, made in 1 MiB steps: 64 MiB of zeros cost 64 KiB on disk and never sit in memory.
+ */
+export async function gzipWithZerosAfter(tar: Buffer, zeros: number): Promise<Buffer> {
+  const step = Buffer.alloc(1024 * 1024);
+  async function* parts() {
+    yield tar;
+    for (let left = zeros; left > 0; left -= step.length)
+      yield left >= step.length ? step : step.subarray(0, left);
+  }
+  const chunks: Buffer[] = [];
+  await pipeline(Readable.from(parts()), createGzip(), async (gz: AsyncIterable<Buffer>) => {
+    for await (const chunk of gz) chunks.push(chunk);
+  });
+  return Buffer.concat(chunks);
+}
+
+/** Samples `process.memoryUsage().arrayBuffers` until `stop` is called; the peak growth seen. */
+export function bufferPeak(): { stop(): number } {
+  const base = process.memoryUsage().arrayBuffers;
+  let peak = base;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().arrayBuffers);
+  }, 5);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, process.memoryUsage().arrayBuffers) - base;
+    },
+  };
 }

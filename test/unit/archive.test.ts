@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -173,6 +174,24 @@ describe('extractSafely refuses hostile archives and writes nothing', () => {
     const cut = path.join(dir, 'cut.tar.gz');
     writeFileSync(cut, whole.subarray(0, whole.length - 40));
     await refused(cut, /unexpected end|truncated/i);
+  });
+
+  it('more bytes than its limits account for (headers no file follows), or a gzip in the gzip', async () => {
+    // Eight pax headers of 900 KiB of records nobody reads (random text, so the ratio is
+    // low): 7 MiB of tar for one small file, past what 100 entries of 4 MiB can need.
+    const comment = (bytes: number) => {
+      const body = ` comment=${randomBytes(bytes).toString('base64').slice(0, bytes)}\n`;
+      const length = Buffer.byteLength(body) + String(Buffer.byteLength(body) + 7).length;
+      return tarEntry('PaxHeader', { type: 'x', data: `${length}${body}` });
+    };
+    const padding = Array.from({ length: 8 }, () => comment(900 * 1024));
+    await refused(
+      archiveOf(...padding, tarEntry('a', { data: 'a' })),
+      /it decompresses to more than \d+ bytes/,
+    );
+    const nested = path.join(tempDir(), 'nested.tar.gz');
+    writeFileSync(nested, gzipSync(tarGz(tarEntry('a', { data: 'a' }))));
+    await refused(nested, /a compressed file inside the compressed one/);
   });
 
   it('what the caller’s rule or check refuses', async () => {

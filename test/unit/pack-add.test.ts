@@ -1,12 +1,13 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createPackAddCommand, packRemoveCommand } from '../../src/cli/pack-add.ts';
 import { packListCommand } from '../../src/cli/pack-list.ts';
 import { type NpmFetch, npmPack } from '../../src/packs/install.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import { npmPackOf, packSource } from '../support/pack-sources.ts';
-import { tarEntry, tarGz } from '../support/tar-entries.ts';
+import { bufferPeak, gzipWithZerosAfter, tarEntry, tarGz } from '../support/tar-entries.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
 
 const temp = tempDirs('satchel-pack-add-test-');
@@ -38,6 +39,7 @@ async function run(
   return { code, out: io.out(), err: io.err() };
 }
 
+const MIB = 1024 * 1024;
 const listing = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
 
 describe('satchel pack add', () => {
@@ -126,6 +128,20 @@ describe('satchel pack add', () => {
     expect(added.err).toMatch(message);
     expect(listing(w.home)).toEqual([]);
     expect(listing(w.cwd).sort()).toEqual(['tampered.tgz']);
+  });
+
+  it('installs a .tgz with 64 MiB of zeros after the archive end, never holding them in memory', async () => {
+    const w = workspace();
+    const tgz = npmPackOf(packSource(w.cwd, 'beta'), w.cwd);
+    const padded = path.join(w.cwd, 'padded.tgz');
+    writeFileSync(padded, await gzipWithZerosAfter(gunzipSync(readFileSync(tgz)), 64 * MIB));
+    const memory = bufferPeak();
+    const added = await run(w, 'add', [padded]);
+    const grew = memory.stop();
+    expect(added.err).toBe('');
+    expect(added.code).toBe(0);
+    expect(listing(w.installed)).toEqual(['beta']);
+    expect(grew).toBeLessThan(16 * MIB);
   });
 
   it('refuses a name already installed unless --upgrade, and a lower version unless --force', async () => {
