@@ -293,6 +293,7 @@ describe('packs and routing', () => {
       'topics',
       'jobs',
       'model',
+      'approvals',
       'alpha_one',
       'beta_one',
     ]);
