@@ -1,5 +1,5 @@
 import { type Clock, sleep } from '../core/clock.ts';
-import { isAbort, ProviderError, ProviderTimeoutError } from '../core/errors.ts';
+import { AbortedError, ProviderError, ProviderTimeoutError } from '../core/errors.ts';
 import type { ChatModel, ChatRequest, ChatResponse, Logger } from '../core/ports.ts';
 import type { Ledger } from '../usage/ledger.ts';
 import type { PackCaps, QuotaGate } from '../usage/quota.ts';
@@ -185,7 +185,6 @@ export type CallModel = ReturnType<typeof createModelCaller>;
 /** The ledger's error text: why the call ended ('deadline', 'aborted' or the failure). */
 function failureLabel(error: unknown, call: ModelCall): string {
   if (call.signal.aborted && call.signal.reason instanceof TurnDeadlineError) return 'deadline';
-  // Any abort, whichever error the SDK threw for it: the ledger's STOPPED_ERRORS.
-  if (isAbort(error)) return 'aborted';
+  if (error instanceof AbortedError) return 'aborted';
   return String((error as Error).message);
 }

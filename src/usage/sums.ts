@@ -17,46 +17,16 @@ export interface UsageSums {
   unknown_price_calls: number;
 }
 
-/**
- * What ends a call satchel stopped itself (the ledger's `error`): /stop or shutdown
- * (`aborted`), the turn's time limit (`deadline`).
- */
-export const STOPPED_ERRORS = ['aborted', 'deadline'] as const;
-
-/**
- * Whether a ledger row counts as a call: every row does except a call satchel stopped
- * (STOPPED_ERRORS) before the provider reported any usage. Such a row is kept (ok = 0, its
- * error says why) but is not "1 call, 0 tokens" in any view. A call the quota gate refused
- * was never sent and has no row at all.
- */
-export function countsAsCall(row: {
-  ok: boolean;
-  error: string | null;
-  inputTokens: number;
-  outputTokens: number;
-  audioSeconds: number;
-  images: number;
-}): boolean {
-  const stopped = !row.ok && (STOPPED_ERRORS as readonly string[]).includes(row.error ?? '');
-  const used = row.inputTokens + row.outputTokens + row.audioSeconds + row.images > 0;
-  return !stopped || used;
-}
-
-/** `countsAsCall` in SQL: 1 for a row that counts as a call, else 0. */
-export const countedCall = sql<number>`(not (${u.ok} = 0 and coalesce(${u.error}, '') in ('aborted', 'deadline') and ${u.inputTokens} + ${u.outputTokens} + ${u.audioSeconds} + ${u.images} = 0))`;
-
 /** The SQL of a UsageSums (without `tokens`) over the rows a query selects. */
 export const sumColumns = {
-  calls: sql<number>`coalesce(sum(${countedCall}), 0)`.as('calls'),
+  calls: sql<number>`count(*)`.as('calls'),
   input_tokens: sql<number>`coalesce(sum(${u.inputTokens}), 0)`.as('input_tokens'),
   cached_input_tokens: sql<number>`coalesce(sum(${u.cachedInputTokens}), 0)`.as(
     'cached_input_tokens',
   ),
   output_tokens: sql<number>`coalesce(sum(${u.outputTokens}), 0)`.as('output_tokens'),
   cost_usd: sql<number | null>`sum(${u.costUsd})`.as('cost_usd'),
-  unknown_price_calls: sql<number>`coalesce(sum(${u.priceKnown} = 0 and ${countedCall}), 0)`.as(
-    'unknown_price_calls',
-  ),
+  unknown_price_calls: sql<number>`coalesce(sum(${u.priceKnown} = 0), 0)`.as('unknown_price_calls'),
 };
 
 /** A row of `sumColumns` with its `tokens` added. */

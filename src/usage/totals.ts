@@ -2,14 +2,7 @@ import { and, asc, eq, gt, lte, max, sql } from 'drizzle-orm';
 import { createRecent } from '../core/recent.ts';
 import type { Db } from '../store/client.ts';
 import { usageEvents } from '../store/schema.ts';
-import {
-  countedCall,
-  countsAsCall,
-  sumColumns,
-  type UsageSums,
-  withTokens,
-  zeroSums,
-} from './sums.ts';
+import { sumColumns, type UsageSums, withTokens, zeroSums } from './sums.ts';
 
 export interface Totals {
   tokens: number;
@@ -32,7 +25,7 @@ export function createTotals(db: Db) {
     media(day: string): { transcriptions: number; audioSeconds: number; visionImages: number } {
       const row = db
         .select({
-          transcriptions: sql<number>`coalesce(sum(case when ${usageEvents.kind} = 'stt' then ${countedCall} else 0 end), 0)`,
+          transcriptions: sql<number>`coalesce(sum(case when ${usageEvents.kind} = 'stt' then 1 else 0 end), 0)`,
           audioSeconds: sql<number>`coalesce(sum(${usageEvents.audioSeconds}), 0)`,
           visionImages: sql<number>`coalesce(sum(case when ${usageEvents.kind} = 'vision' then ${usageEvents.images} else 0 end), 0)`,
         })
@@ -79,13 +72,12 @@ function createRunningSums(db: Db, gate: GateSums) {
       ]) {
         const sums = kept.peek(key);
         if (!sums) continue;
-        const call = countsAsCall(row);
-        if (call) sums.calls += 1;
+        sums.calls += 1;
         sums.input_tokens += row.inputTokens;
         sums.cached_input_tokens += row.cachedInputTokens;
         sums.output_tokens += row.outputTokens;
         if (row.costUsd !== null) sums.cost_usd = (sums.cost_usd ?? 0) + row.costUsd;
-        if (call && !row.priceKnown) sums.unknown_price_calls += 1;
+        if (!row.priceKnown) sums.unknown_price_calls += 1;
       }
       seen = row.id;
     }
@@ -145,10 +137,6 @@ function prepareGateSums(db: Db) {
         outputTokens: usageEvents.outputTokens,
         costUsd: usageEvents.costUsd,
         priceKnown: usageEvents.priceKnown,
-        ok: usageEvents.ok,
-        error: usageEvents.error,
-        audioSeconds: usageEvents.audioSeconds,
-        images: usageEvents.images,
       })
       .from(usageEvents)
       .where(gt(usageEvents.id, p('after')))
