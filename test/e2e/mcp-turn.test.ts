@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { unwrapped } from '../fakes/model-requests.ts';
 import { imagesOf, lastUserText, type RecordedRequest, userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 import { fixtureEntry } from '../support/mcp-packs.ts';
@@ -34,7 +35,8 @@ describe('MCP tools in a turn', () => {
       ['beta'],
       `mcp:\n${fixtureEntry('fx', ['tools: [echo, add, image, fail]'])}\n`,
     );
-    await h.start({ SATCHEL_PACKS: packs });
+    // Four server calls in one turn: the later ones run tainted; approvals are tested elsewhere.
+    await h.start({ SATCHEL_PACKS: packs, TOOL_APPROVAL: 'off' });
     h.model.enqueue(
       {
         toolCalls: [
@@ -65,7 +67,11 @@ describe('MCP tools in a turn', () => {
       required: ['text'],
     });
     expect(tools[2]!.function.parameters).not.toHaveProperty('$schema');
-    const results = toolResults(second);
+    // Each result, and each error, comes in its envelope.
+    expect(toolResults(second)[0]).toBe(
+      '<<untrusted source="mcp fx/echo">>\nhello there\n<<end untrusted>>',
+    );
+    const results = toolResults(second).map(unwrapped);
     expect(results[0]).toBe('hello there');
     // The server validates the arguments; its complaint is an error result.
     expect(results[1]).toMatch(/^Error: .*Invalid arguments for tool add.*expected number/);

@@ -93,8 +93,11 @@ export function toolResults(req: RecordedRequest | undefined): string[] {
     .map((m) => partsText(m.content) ?? '');
 }
 
-/** The content of an untrusted envelope (SPEC §17), or the text as it is when it has none. */
+/**
+ * The content of an untrusted envelope (SPEC §17), behind `Error: ` when the result was an
+ * error, or the text as it is when it has none.
+ */
 export function unwrapped(text: string): string {
-  const m = /^<<untrusted source="[^"\n]*">>\n([\s\S]*)\n<<end untrusted>>$/.exec(text);
-  return m ? m[1]! : text;
+  const m = /^(Error: )?<<untrusted source="[^"\n]*">>\n([\s\S]*)\n<<end untrusted>>$/.exec(text);
+  return m ? `${m[1] ?? ''}${m[2]}` : text;
 }
