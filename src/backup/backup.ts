@@ -10,11 +10,18 @@ import {
   MANIFEST_VERSION,
 } from './manifest.ts';
 
+/** The owner's model catalog where satchel looks for it by default (SATCHEL_MODELS unset). */
+const MODELS_FILE = 'models.yaml';
+/** Where `satchel pack add` installs packs, inside SATCHEL_HOME. */
+const INSTALLED = 'installed-packs';
+
 /** A pack's notes, beside its database and files/. */
 const PACK_NOTES = ['USER.md', 'MEMORY.md'];
 
 export interface BackupResult {
   archive: string;
+  /** The owner's model catalog when it lies outside SATCHEL_HOME: not in the archive. */
+  modelsLeftOut?: string;
   /** Relative paths inside SATCHEL_HOME, in archive order. */
   files: string[];
   bytes: number;
@@ -27,12 +34,19 @@ export class BackupError extends Error {}
  * Writes `archive` (a .tar.gz) with a consistent snapshot of SATCHEL_HOME while satchel may
  * be running: `satchel.db` and each pack's `pack.db` through SQLite's online backup API
  * (each copied in one step, so each is a single point in time even while the bot writes),
- * each pack's USER.md, MEMORY.md and files/, and documents kept without a pack
+ * each pack's USER.md, MEMORY.md and files/, the packs `pack add` installed
+ * (installed-packs/), the owner's model catalog when it is SATCHEL_HOME/models.yaml (`models`
+ * names the catalog in use: SATCHEL_MODELS or that default), and documents kept without a pack
  * (media/files/). Not the cache of photos (media/) or logs. A manifest with every file's
  * size and SHA-256 comes first. The archive appears under its name only when complete.
  * Each database is a consistent snapshot of itself; they are taken one after another.
  */
-export async function createBackup(options: { home: string; archive: string; now?: Date }) {
+export async function createBackup(options: {
+  home: string;
+  archive: string;
+  now?: Date;
+  models?: string;
+}) {
   const { home, archive } = options;
   if (!(await exists(path.join(home, 'satchel.db'))))
     throw new BackupError(`${home} holds no satchel data (no satchel.db): check SATCHEL_HOME`);
@@ -40,6 +54,9 @@ export async function createBackup(options: { home: string; archive: string; now
   const staging = await mkdtemp(path.join(path.dirname(archive), '.satchel-backup-'));
   try {
     const { files, packs } = await stage(home, staging);
+    const models = path.resolve(options.models ?? path.join(home, MODELS_FILE));
+    const modelsLeftOut =
+      models !== path.resolve(home, MODELS_FILE) && (await exists(models)) ? models : undefined;
     const odd = files.find((file) => !isBackupPath(file));
     // Refused here rather than written into an archive that a restore would refuse.
     if (odd !== undefined)
@@ -60,7 +77,13 @@ export async function createBackup(options: { home: string; archive: string; now
     await writeArchive(archive, staging, [MANIFEST_NAME, ...files]).catch((error: unknown) => {
       throw error instanceof ArchiveError ? new BackupError(error.message) : error;
     });
-    return { archive, files, bytes: (await stat(archive)).size, packs } satisfies BackupResult;
+    return {
+      archive,
+      files,
+      bytes: (await stat(archive)).size,
+      packs,
+      ...(modelsLeftOut ? { modelsLeftOut } : {}),
+    } satisfies BackupResult;
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
@@ -87,6 +110,15 @@ async function stage(home: string, staging: string) {
       files.push(`packs/${pack}/${note}`);
     }
     files.push(...(await copyTree(home, staging, `packs/${pack}/files`)));
+  }
+  // What `pack add` installed: `pack list` after a restore shows them again. Its
+  // half-copied `.name.partial` / `.name.old` folders are not packs.
+  for (const pack of await subdirectories(path.join(home, INSTALLED)))
+    if (!pack.startsWith('.'))
+      files.push(...(await copyTree(home, staging, `${INSTALLED}/${pack}`)));
+  if (await isFile(path.join(home, MODELS_FILE))) {
+    await copyFile(path.join(home, MODELS_FILE), path.join(staging, MODELS_FILE));
+    files.push(MODELS_FILE);
   }
   files.push(...(await copyTree(home, staging, 'media/files')));
   return { files, packs };
@@ -137,6 +169,13 @@ async function subdirectories(dir: string): Promise<string[]> {
     .filter((e) => e.isDirectory())
     .map((e) => e.name)
     .sort();
+}
+
+async function isFile(file: string): Promise<boolean> {
+  return stat(file).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 }
 
 async function exists(file: string): Promise<boolean> {

@@ -3,7 +3,8 @@ import { unsafeArchivePath } from './archive-scan.ts';
 /** The archive's first entry: what it holds, so a restore can prove it got all of it. */
 export const MANIFEST_NAME = 'satchel-backup.json';
 export const MANIFEST_FORMAT = 'satchel-backup';
-export const MANIFEST_VERSION = 1;
+/** 2 added models.yaml and installed-packs/: an older satchel says to update, not "damaged". */
+export const MANIFEST_VERSION = 2;
 
 export interface BackupManifest {
   format: typeof MANIFEST_FORMAT;
@@ -15,11 +16,12 @@ export interface BackupManifest {
 }
 
 /**
- * Where a backup's files may go inside SATCHEL_HOME. Any name below `files/` is accepted
- * (with `s`, `.` matches line separators too): whatever a backup holds must restore.
+ * Where a backup's files may go inside SATCHEL_HOME. Any name below `files/` or an installed
+ * pack's folder is accepted (with `s`, `.` matches line separators too): whatever a backup
+ * holds must restore.
  */
 const BACKUP_PATH =
-  /^(satchel\.db|packs\/[^/]+\/(pack\.db|USER\.md|MEMORY\.md|files\/.+)|media\/files\/.+)$/su;
+  /^(satchel\.db|models\.yaml|packs\/[^/]+\/(pack\.db|USER\.md|MEMORY\.md|files\/.+)|installed-packs\/[^/]+\/.+|media\/files\/.+)$/su;
 
 /** Whether `name` is a path a satchel backup may hold. */
 export function isBackupPath(name: string): boolean {

@@ -10,7 +10,9 @@ const HELP = `Usage: npx satchel backup [path]
 
 Writes one .tar.gz archive of SATCHEL_HOME's state: the core database (sessions, messages,
 the usage ledger, schedules) and each pack's database, taken with SQLite's online backup
-API, so it is safe while satchel runs; each pack's USER.md, MEMORY.md and files/; and
+API, so it is safe while satchel runs; each pack's USER.md, MEMORY.md and files/; the packs
+installed with \`satchel pack add\` (installed-packs/); the owner's model catalog
+(SATCHEL_HOME/models.yaml; a SATCHEL_MODELS file elsewhere is named, not copied); and
 documents kept without a pack (media/files/). Cached photos and logs are left out.
 
 path   the archive to write, or a directory to write it in
@@ -29,11 +31,13 @@ export const backupCommand: CliCommand = {
       io.stderr.write(`${HELP}\n`);
       return 2;
     }
-    const home = satchelHome(withEnvFile(io.env, io.cwd), io.cwd);
+    const env = withEnvFile(io.env, io.cwd);
+    const home = satchelHome(env, io.cwd);
+    const models = env.SATCHEL_MODELS ? path.resolve(io.cwd, env.SATCHEL_MODELS) : undefined;
     const now = new Date();
     const archive = archivePath(args[0], io.cwd, now);
     try {
-      const result = await createBackup({ home, archive, now });
+      const result = await createBackup({ home, archive, now, ...(models ? { models } : {}) });
       // doctor --security reads it: a backup older than a week is worth a warning.
       recordBackup(home, { at: now.getTime(), archive: result.archive });
       const packs = result.packs.length > 0 ? `; packs: ${result.packs.join(', ')}` : '';
@@ -41,6 +45,11 @@ export const backupCommand: CliCommand = {
         `Backed up ${home} to ${result.archive} (${formatBytes(result.bytes)}, ` +
           `${result.files.length} files${packs}).\n`,
       );
+      if (result.modelsLeftOut)
+        io.stdout.write(
+          `Your model catalog ${result.modelsLeftOut} (SATCHEL_MODELS) lies outside ` +
+            `${home} and is not in the archive: keep a copy of it yourself.\n`,
+        );
       return 0;
     } catch (error) {
       if (!(error instanceof BackupError)) throw error;

@@ -6,11 +6,15 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { backupCommand } from '../../src/cli/backup.ts';
-import type { CliIo } from '../../src/cli/command.ts';
+import type { CliCommand, CliIo } from '../../src/cli/command.ts';
+import { modelsCommand } from '../../src/cli/models.ts';
+import { createPackAddCommand } from '../../src/cli/pack-add.ts';
+import { packListCommand } from '../../src/cli/pack-list.ts';
 import { restoreCommand } from '../../src/cli/restore.ts';
 import { Database } from '../../src/store/sqlite.ts';
 import { userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
+import { packSource } from '../support/pack-sources.ts';
 import { bufferPeak, gzipWithZerosAfter } from '../support/tar-entries.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
 
@@ -20,12 +24,7 @@ const tempDir = tempDirs('satchel-backup-test-');
 const harness = harnessPerTest();
 
 /** Runs a command in-process with `env` and `cwd`; its exit code and output. */
-async function run(
-  command: typeof backupCommand,
-  args: string[],
-  env: Record<string, string>,
-  cwd: string,
-) {
+async function run(command: CliCommand, args: string[], env: Record<string, string>, cwd: string) {
   let out = '';
   let err = '';
   const stdout = new PassThrough().on('data', (c) => {
@@ -155,6 +154,55 @@ describe('satchel backup and restore', () => {
       expect(last).toBeDefined();
       expect(last).toContain('my basil needs water');
     });
+  });
+
+  it('restores the installed packs and the model catalog: the same pack list and models', async () => {
+    const packs = fixturePacks(['alpha']);
+    const h = await harness.start({ SATCHEL_PACKS: packs });
+    const dir = tempDir();
+    const added = await run(createPackAddCommand(), [packSource(dir, 'beta'), '--yes'], h.env, dir);
+    expect(added.err).toBe('');
+    expect(added.code).toBe(0);
+    writeFileSync(
+      path.join(h.home, 'models.yaml'),
+      'openai:gpt-5-mini: { input: 0.25, cached_input: 0.025, output: 2, images: true }\n',
+    );
+    // The output names the home, and its columns are as wide as its paths: those aside, the same.
+    const show = async (home: string) => {
+      const env = { ...h.env, SATCHEL_HOME: home };
+      const same = (text: string) =>
+        text.replaceAll(home, 'HOME').replace(/-{2,}/g, '-').replace(/ {2,}/g, ' ');
+      const list = await run(packListCommand, [], env, dir);
+      const models = await run(modelsCommand, [], env, dir);
+      return { list: same(list.out), models: same(models.out) };
+    };
+    const before = await show(h.home);
+    expect(before.list).toContain('HOME/installed-packs\n beta');
+    expect(before.models).toMatch(/openai:gpt-5-mini .*HOME\/models\.yaml\n/);
+    const archive = path.join(dir, 'b.tar.gz');
+    const backup = await run(backupCommand, [archive], h.env, dir);
+    expect(backup.err).toBe('');
+    expect(backup.code).toBe(0);
+    await h.stop();
+
+    const restored = path.join(tempDir(), 'restored-home');
+    const restore = await run(restoreCommand, [archive, '--home', restored], {}, dir);
+    expect(restore.err).toBe('');
+    expect(restore.code).toBe(0);
+    expect(await show(restored)).toEqual(before);
+  });
+
+  it('names a SATCHEL_MODELS file outside SATCHEL_HOME, which the backup does not hold', async () => {
+    const h = await harness.start();
+    const dir = tempDir();
+    const models = path.join(dir, 'prices.yaml');
+    writeFileSync(models, 'openai:gpt-5-mini: { input: 0.25, output: 2 }\n');
+    const archive = path.join(dir, 'b.tar.gz');
+    const backup = await run(backupCommand, [archive], { ...h.env, SATCHEL_MODELS: models }, dir);
+    expect(backup.code).toBe(0);
+    expect(backup.out).toContain(
+      `Your model catalog ${models} (SATCHEL_MODELS) lies outside ${h.home} and is not in the archive`,
+    );
   });
 
   it('writes an archive tar reads: a manifest first, then the databases and files', async () => {
