@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { withEnvFile } from '../config/env-file.ts';
 import { envSchema } from '../config/schema.ts';
@@ -6,7 +7,6 @@ import {
   installPack,
   type NpmFetch,
   PackInstallError,
-  removePack,
 } from '../packs/install.ts';
 import {
   comparePermissions,
@@ -14,6 +14,7 @@ import {
   formatPermissions,
   packPermissions,
 } from '../packs/permissions.ts';
+import { removePack } from '../packs/remove.ts';
 import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { askYesNo, isTerminal } from './confirm.ts';
@@ -48,6 +49,8 @@ const REMOVE_HELP = `Usage: npx satchel pack remove NAME [--purge]
 
 Removes a pack installed with satchel pack add. Its data (SATCHEL_HOME/packs/NAME/: its
 database, notes and files) stays, so adding it again finds it, unless --purge is given.
+A pack in a SATCHEL_PACKS folder (the bundled ones in ./packs) is not installed: it is
+not removed, and the message says where it is.
 
 Exit codes: 0 removed, 1 refused, 2 bad arguments.`;
 
@@ -84,6 +87,10 @@ export function createPackAddCommand(fetchNpm?: NpmFetch): CliCommand {
           approve: approveFrom(io, values.yes ?? false),
           ...(fetchNpm ? { fetchNpm } : {}),
         });
+        if (done.leftOut)
+          io.stdout.write(
+            `Left out ${done.leftOut.join(', ')}: an archive at the pack folder's top (as npm pack leaves) is not part of the pack.\n`,
+          );
         const was = done.previous ? ` (was ${done.previous})` : '';
         io.stdout.write(
           `Installed ${done.name} ${done.version}${was} in ${done.dir}; it is offered at the next start.\n`,
@@ -136,13 +143,11 @@ export const packRemoveCommand: CliCommand = {
     noMoreThan(positionals, 1);
     const home = homeOf(io);
     try {
-      const { purged } = removePack(home, name, values.purge ?? false);
+      const { purged } = removePack(home, name, values.purge ?? false, packDirs(io));
       const data = path.join(home, 'packs', name);
-      io.stdout.write(
-        purged
-          ? `Removed ${name} and its data.\n`
-          : `Removed ${name}${values.purge ? '' : `; its data stays in ${data}`}.\n`,
-      );
+      // Only a folder that is there is named: a pack never started has no data yet.
+      const stays = !values.purge && existsSync(data) ? `; its data stays in ${data}` : '';
+      io.stdout.write(purged ? `Removed ${name} and its data.\n` : `Removed ${name}${stays}.\n`);
       return 0;
     } catch (error) {
       if (!(error instanceof PackInstallError)) throw error;

@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { withEnvFile } from '../config/env-file.ts';
 import { envSchema } from '../config/schema.ts';
@@ -26,7 +27,17 @@ export const packValidateCommand: CliCommand = {
     noMoreThan(positionals, 1);
     const env = withEnvFile(io.env, io.cwd);
     const home = path.resolve(io.cwd, envSchema.shape.SATCHEL_HOME.parse(env.SATCHEL_HOME));
-    const report = validationReport(validatePack(path.resolve(io.cwd, dir), home, env));
+    const folder = path.resolve(io.cwd, dir);
+    const missing = !existsSync(folder)
+      ? 'does not exist'
+      : !statSync(folder).isDirectory()
+        ? 'is not a folder: give the folder that holds pack.yml'
+        : undefined;
+    if (missing) {
+      io.stderr.write(`satchel pack validate: ${folder} ${missing}.\n`);
+      return 1;
+    }
+    const report = validationReport(validatePack(folder, home, env));
     (report.ok ? io.stdout : io.stderr).write(`${report.text}\n`);
     return report.ok ? 0 : 1;
   },

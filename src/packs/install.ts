@@ -72,6 +72,8 @@ export interface Installed {
   from: string;
   /** The version it replaced, on --upgrade. */
   previous?: string;
+  /** Archives at the source folder's top that were not copied (`satchel-pack-x-1.0.0.tgz`). */
+  leftOut?: string[];
 }
 
 /**
@@ -84,7 +86,10 @@ export async function installPack(options: InstallOptions): Promise<Installed> {
   try {
     const { dir, from } = await stage(options, temp);
     refuseLinks(dir);
-    return await place(underItsName(dir, path.join(temp, 'staged')), from, options);
+    const leftOut: string[] = [];
+    const staged = underItsName(dir, path.join(temp, 'staged'), leftOut);
+    const installed = await place(staged, from, options);
+    return leftOut.length > 0 ? { ...installed, leftOut: leftOut.sort() } : installed;
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
@@ -106,18 +111,35 @@ async function stage(
     return { dir: await unpack(fetched, path.join(temp, 'unpacked')), from: source };
   }
   const resolved = path.resolve(cwd, source);
-  if (!existsSync(resolved)) throw new PackInstallError(`${resolved} does not exist.`);
+  if (!existsSync(resolved))
+    throw new PackInstallError(
+      // A bare word is most likely a package name the owner saw on npm.
+      isBareName(source)
+        ? `${resolved} does not exist. To install the npm package ${source}, run: npx satchel pack add npm:${source}`
+        : `${resolved} does not exist.`,
+    );
   if (statSync(resolved).isDirectory()) return { dir: resolved, from: resolved };
   if (!/\.(tgz|tar\.gz)$/.test(resolved))
     throw new PackInstallError(`${resolved} is neither a pack folder nor a .tgz made by npm pack.`);
   return { dir: await unpack(resolved, path.join(temp, 'unpacked')), from: resolved };
 }
 
+/** A source with no path in it that could name an npm package (`satchel-pack-plants`). */
+function isBareName(source: string): boolean {
+  return (
+    /^(@[\w.-]+\/)?[\w-][\w.-]*(@[\w.^~<>=*-]+)?$/.test(source) && !/\.(tgz|tar\.gz)$/.test(source)
+  );
+}
+
+/** An archive at a pack folder's top: what `npm pack` leaves there, never part of the pack. */
+const isArchive = (name: string) => name.endsWith('.tgz');
+
 /**
  * A copy of the pack in `dir` in a folder named as its pack.yml names it (a pack's folder
- * must bear its name; npm's archives call it `package/`), without `.git` or `node_modules`.
+ * must bear its name; npm's archives call it `package/`), without `.git`, `node_modules` or
+ * a .tgz at its top (`npm pack` run in the folder leaves one; the names are in `leftOut`).
  */
-function underItsName(dir: string, parent: string): string {
+function underItsName(dir: string, parent: string, leftOut: string[]): string {
   const manifest = path.join(dir, 'pack.yml');
   const named = existsSync(manifest)
     ? (readYaml(readFileSync(manifest, 'utf8')).value as { name?: unknown } | null)?.name
@@ -128,7 +150,13 @@ function underItsName(dir: string, parent: string): string {
   cpSync(dir, copy, {
     recursive: true,
     dereference: true,
-    filter: (file) => !(SKIPPED.has(path.basename(file)) && path.dirname(file) === dir),
+    filter: (file) => {
+      if (path.dirname(file) !== dir) return true;
+      const name = path.basename(file);
+      if (!isArchive(name) || !statSync(file).isFile()) return !SKIPPED.has(name);
+      leftOut.push(name);
+      return false;
+    },
   });
   return copy;
 }
@@ -279,18 +307,4 @@ function installedVersion(dir: string): string | undefined {
   const version = (readYaml(readFileSync(manifest, 'utf8')).value as { version?: unknown } | null)
     ?.version;
   return typeof version === 'string' ? version : undefined;
-}
-
-/** Removes an installed pack; with `purge`, its data under SATCHEL_HOME/packs/<name>/ too. */
-export function removePack(home: string, name: string, purge: boolean): { purged: boolean } {
-  if (!/^[a-z0-9][a-z0-9_-]*$/.test(name))
-    throw new PackInstallError(`"${name}" is not a pack name.`);
-  const target = path.join(installedPacksDir(home), name);
-  if (!existsSync(target))
-    throw new PackInstallError(`No pack named ${name} is installed in ${installedPacksDir(home)}.`);
-  rmSync(target, { recursive: true, force: true });
-  const data = path.join(home, 'packs', name);
-  const purged = purge && existsSync(data);
-  if (purge) rmSync(data, { recursive: true, force: true });
-  return { purged };
 }

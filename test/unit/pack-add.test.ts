@@ -4,6 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createPackAddCommand, packRemoveCommand } from '../../src/cli/pack-add.ts';
 import { packListCommand } from '../../src/cli/pack-list.ts';
+import { packValidateCommand } from '../../src/cli/pack-validate.ts';
 import { type NpmFetch, npmPack } from '../../src/packs/install.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import { npmPackOf, packSource } from '../support/pack-sources.ts';
@@ -275,6 +276,68 @@ describe('satchel pack remove', () => {
     expect(missing.code).toBe(1);
     expect(missing.err).toBe(
       `satchel pack remove: No pack named alpha is installed in ${w.installed}.\n`,
+    );
+  });
+});
+
+describe('what pack add, remove and validate say to a newcomer', () => {
+  it('pack remove of a bundled pack says where it is and how to stop using it', async () => {
+    const w = workspace();
+    const bundled = path.join(w.cwd, 'packs');
+    mkdirSync(bundled);
+    cpSync(packSource(w.cwd, 'alpha'), path.join(bundled, 'alpha'), { recursive: true });
+    const removed = await run(w, 'remove', ['alpha']);
+    expect(removed.code).toBe(1);
+    expect(removed.err).toBe(
+      `satchel pack remove: alpha was not installed with pack add: it is in ${path.join(bundled, 'alpha')}, and satchel loads every pack in the SATCHEL_PACKS folders (${bundled}). To stop using it, point SATCHEL_PACKS at a folder without it (copy the packs you keep into one).\n`,
+    );
+    expect(existsSync(path.join(bundled, 'alpha', 'pack.yml'))).toBe(true);
+  });
+
+  it('pack remove names the data folder only when there is one', async () => {
+    const w = workspace();
+    await run(w, 'add', [packSource(w.cwd, 'alpha')]);
+    const removed = await run(w, 'remove', ['alpha']);
+    expect(removed.code).toBe(0);
+    expect(removed.out).toBe('Removed alpha.\n');
+  });
+
+  it('pack add of a bare word that is no folder suggests npm:NAME', async () => {
+    const w = workspace();
+    const added = await run(w, 'add', ['satchel-pack-plants']);
+    expect(added.code).toBe(1);
+    expect(added.err).toBe(
+      `satchel pack add: ${path.join(w.cwd, 'satchel-pack-plants')} does not exist. To install the npm package satchel-pack-plants, run: npx satchel pack add npm:satchel-pack-plants\n`,
+    );
+    const relative = await run(w, 'add', ['./nowhere/plants']);
+    expect(relative.err).toBe(
+      `satchel pack add: ${path.join(w.cwd, 'nowhere', 'plants')} does not exist.\n`,
+    );
+  });
+
+  it('pack add leaves out a .tgz at the pack folder top, and says so', async () => {
+    const w = workspace();
+    const src = packSource(w.cwd, 'alpha');
+    writeFileSync(path.join(src, 'satchel-pack-alpha-1.0.0.tgz'), 'an old npm pack');
+    mkdirSync(path.join(src, 'files'), { recursive: true });
+    writeFileSync(path.join(src, 'files', 'kept.tgz'), 'inside the pack');
+    const added = await run(w, 'add', [src]);
+    expect(added.code).toBe(0);
+    expect(added.out).toContain(
+      "Left out satchel-pack-alpha-1.0.0.tgz: an archive at the pack folder's top (as npm pack leaves) is not part of the pack.\n",
+    );
+    const dir = path.join(w.installed, 'alpha');
+    expect(listing(dir)).not.toContain('satchel-pack-alpha-1.0.0.tgz');
+    expect(readFileSync(path.join(dir, 'files', 'kept.tgz'), 'utf8')).toBe('inside the pack');
+  });
+
+  it('pack validate of a folder that does not exist says so', async () => {
+    const w = workspace();
+    const io = recordingIo(w.env, w.cwd);
+    const code = await packValidateCommand.run(['packs/nope'], io);
+    expect(code).toBe(1);
+    expect(io.err()).toBe(
+      `satchel pack validate: ${path.join(w.cwd, 'packs', 'nope')} does not exist.\n`,
     );
   });
 });
