@@ -1,6 +1,8 @@
 /**
- * The bundled model catalog: the models satchel's defaults use (providers/registry.ts), with
- * what each accepts and costs. Anything else is the owner's to price in SATCHEL_MODELS
+ * The bundled model catalog: satchel's defaults (providers/registry.ts) and the other current
+ * chat, vision and speech models of the three providers that an owner is likely to set
+ * (SPEC §14), with what each accepts and costs, so the bundled packs' USD caps work on any of
+ * them. Anything else is the owner's to price in SATCHEL_MODELS
  * (catalog-file.ts); catalog.ts merges the two.
  */
 
@@ -43,4 +45,35 @@ export const BUNDLED_MODELS: Readonly<Record<string, ModelEntry>> = {
   'groq:meta-llama/llama-4-scout-17b-16e-instruct': chat(true, 131_072, [0.11, 0.055, 0.34]),
   // groq.com/pricing, 2025-11: $0.04 per hour of audio (the default STT_MODEL).
   'groq:whisper-large-v3-turbo': { images: false, audioPerHour: 0.04 },
+
+  // The models an owner is likely to set instead (SPEC §14). gpt-4o-mini-tts is left out:
+  // satchel makes no speech, and a per-token entry would list it in /model as a chat model.
+  // openai.com/api/pricing, 2025-11: $2.50 in, $1.25 cached, $10.00 out.
+  'openai:gpt-4o': chat(true, 128_000, [2.5, 1.25, 10]),
+  // openai.com/api/pricing, 2025-11: $0.15 in, $0.075 cached, $0.60 out.
+  'openai:gpt-4o-mini': chat(true, 128_000, [0.15, 0.075, 0.6]),
+  // openai.com/api/pricing, 2025-11: $2.00 in, $0.50 cached, $8.00 out.
+  'openai:gpt-4.1': chat(true, 1_047_576, [2, 0.5, 8]),
+  // openai.com/api/pricing, 2025-11: $0.10 in, $0.025 cached, $0.40 out.
+  'openai:gpt-4.1-nano': chat(true, 1_047_576, [0.1, 0.025, 0.4]),
+  // openai.com/api/pricing, 2025-11: $1.10 in, $0.275 cached, $4.40 out (reasoning tokens
+  // are billed as output).
+  'openai:o4-mini': chat(true, 200_000, [1.1, 0.275, 4.4]),
+  // openai.com/api/pricing, 2025-11: $0.003 per minute of audio, $0.18 per hour.
+  'openai:gpt-4o-mini-transcribe': { images: false, audioPerHour: 0.18 },
+  // ai.google.dev/gemini-api/docs/pricing, 2025-11 (paid tier, text, prompts ≤ 200k tokens):
+  // $1.25 in, $0.31 cached, $10.00 out (thinking tokens included).
+  'gemini:gemini-2.5-pro': chat(true, 1_048_576, [1.25, 0.31, 10]),
+  // ai.google.dev/gemini-api/docs/pricing, 2025-11 (paid tier, text): $0.10 in, $0.025
+  // cached, $0.40 out.
+  'gemini:gemini-2.5-flash-lite': chat(true, 1_048_576, [0.1, 0.025, 0.4]),
+  // ai.google.dev/gemini-api/docs/pricing, 2025-11 (paid tier, text): $0.10 in, $0.025
+  // cached, $0.40 out.
+  'gemini:gemini-2.0-flash': chat(true, 1_048_576, [0.1, 0.025, 0.4]),
+  // groq.com/pricing, 2025-11: $0.05 in, $0.08 out, cached half.
+  'groq:llama-3.1-8b-instant': chat(false, 131_072, [0.05, 0.025, 0.08]),
+  // groq.com/pricing, 2025-11: $0.20 in, $0.60 out, cached half.
+  'groq:meta-llama/llama-4-maverick-17b-128e-instruct': chat(true, 131_072, [0.2, 0.1, 0.6]),
+  // groq.com/pricing, 2025-11: $0.111 per hour of audio.
+  'groq:whisper-large-v3': { images: false, audioPerHour: 0.111 },
 };

@@ -65,13 +65,14 @@ describe('/model', () => {
       'This chat is answered by openai:gpt-4.1-mini (the default). Pick a model for this chat:',
     );
     const offered = buttons(menu).map((b) => b.text);
-    // Only OpenAI has a key here: no Gemini or Groq model is offered.
+    // Only OpenAI has a key here: no Gemini or Groq model is offered, and no speech model.
     expect(offered).toEqual([
       'openai:gpt-4.1',
       'openai:gpt-4.1-mini',
       'openai:gpt-4.1-nano',
       'openai:gpt-4o',
       'openai:gpt-4o-mini',
+      'openai:o4-mini',
       '✓ Default (openai:gpt-4.1-mini)',
     ]);
 
