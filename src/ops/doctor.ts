@@ -6,10 +6,10 @@ import { modelsInUse } from '../providers/models-in-use.ts';
 import { type SqliteDriver, sqliteDriver } from '../store/sqlite.ts';
 import { bundledCatalog, type ModelCatalog } from '../usage/catalog.ts';
 import { loadModelCatalog } from '../usage/catalog-file.ts';
-import { unpricedMessage, unpricedModels } from '../usage/unknown-prices.ts';
 import { type Check, fail, pass, warn } from './check.ts';
 import { checkDatabase, checkPacks, checkPort } from './doctor-local.ts';
 import { checkMcpServers } from './doctor-mcp.ts';
+import { checkPrices } from './doctor-prices.ts';
 import { checkAllowlist, checkProviders, checkSearch, checkToken } from './doctor-remote.ts';
 
 export interface DoctorOptions {
@@ -81,12 +81,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     checkPort(config, timeoutMs),
     checkMcpServers(config, packs.packs, options.mcpHub),
   ]);
-  const prices = unpricedModels(catalog, uses).map((model) =>
-    warn(
-      `price: ${unpricedMessage(model, catalog.file, config.models.unknownPrice)}`,
-      `Give it input and output prices in ${catalog.file} (\`npx satchel models\` shows the catalog).`,
-    ),
-  );
+  const prices = checkPrices(config, catalog, uses, packs.packs);
   checks.push(
     ...token,
     ...providers,

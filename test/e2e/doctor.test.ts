@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/command.ts';
 import { doctorCommand } from '../../src/cli/doctor.ts';
@@ -15,6 +16,8 @@ import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
 import { ALLOWED_USER, fixturePacks, TEST_OPENAI_KEY } from '../support/harness.ts';
 
 const GROQ_KEY = 'gsk-test-groq-key-0123456789';
+/** The packs satchel ships, each with a `daily_usd` cap. */
+const BUNDLED_PACKS = fileURLToPath(new URL('../../packs', import.meta.url));
 let tg: FakeTelegram;
 let model: FakeModel;
 let home: string;
@@ -191,6 +194,47 @@ describe('satchel doctor against the fakes', () => {
     const file = path.join(home, 'data', 'models.yaml');
     expect(line).toContain('under a USD cap');
     expect(fix).toContain(`Give it input and output prices in ${file}`);
+    expect(code).toBe(0);
+  });
+
+  it('fails on a model with no price under the bundled packs’ USD caps, printing the lines to add', async () => {
+    model.setModels('openai', ['my-local-llama', 'gpt-4.1-mini']);
+    const file = path.join(home, 'data', 'models.yaml');
+    const { code, out, lines } = await doctor({
+      LLM_MODEL: 'my-local-llama',
+      SATCHEL_PACKS: BUNDLED_PACKS,
+    });
+    const { fix } = item(lines, '✗', 'no known price for openai:my-local-llama (chat)');
+    expect(lines).toContain(
+      "    openai:my-local-llama: {input: 0.0, cached_input: 0.0, output: 0.0}   # fill in the provider's prices",
+    );
+    expect(fix).toContain(`Add these lines to ${file}`);
+    expect(out).not.toContain('All checks passed.');
+    expect(code).toBe(1);
+
+    // QUOTA_DAILY_USD is a USD cap too, with packs that set none.
+    const capped = await doctor({ LLM_MODEL: 'my-local-llama', QUOTA_DAILY_USD: '2' });
+    item(capped.lines, '✗', 'no known price for openai:my-local-llama (chat)');
+    expect(capped.code).toBe(1);
+
+    // UNKNOWN_PRICE=allow lets the calls go ahead: worth knowing, not a failure.
+    const allowed = await doctor({
+      LLM_MODEL: 'my-local-llama',
+      SATCHEL_PACKS: BUNDLED_PACKS,
+      UNKNOWN_PRICE: 'allow',
+    });
+    item(allowed.lines, '!', 'no known price for openai:my-local-llama (chat)');
+    expect(allowed.code).toBe(0);
+  });
+
+  it('passes gpt-4o-mini under the bundled packs’ caps: the bundled catalog prices it', async () => {
+    model.setModels('openai', ['gpt-4o-mini']);
+    const { code, out, lines } = await doctor({
+      LLM_MODEL: 'gpt-4o-mini',
+      SATCHEL_PACKS: BUNDLED_PACKS,
+    });
+    item(lines, '✓', 'openai: key accepted; gpt-4o-mini (chat)');
+    expect(out).not.toContain('no known price');
     expect(code).toBe(0);
   });
 
