@@ -108,6 +108,11 @@ describe.skipIf(skipped)('the dashboard in a real browser', () => {
       expect(await page.locator('#chart svg rect').count()).toBeGreaterThan(20);
       await expect.poll(() => page.locator('#unknown').textContent()).toContain(UNKNOWN_MODEL);
       expect(await page.locator('#unknown').isVisible()).toBe(true);
+      // The banner sends the owner to their catalog file, not to satchel's source.
+      const banner = (await page.locator('#unknown').textContent())!;
+      expect(banner).toContain('SATCHEL_HOME/models.yaml');
+      expect(banner).toContain('npx satchel models');
+      expect(banner).not.toContain('src/usage/models.ts');
       expect(await page.locator('#turns tbody tr').count()).toBe(20);
       expect(await page.locator('#by-model').textContent()).toContain('unknown');
 

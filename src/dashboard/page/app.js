@@ -92,7 +92,7 @@ function renderUnknown(data) {
     el('span', { textContent: `${list.join('; ')}. ` }),
     el('span', {
       textContent:
-        'Their cost is shown as unknown (never $0), is left out of the spend totals and does not count against the daily spend cap. Add their prices to src/usage/models.ts.',
+        'Their cost is shown as unknown (never $0), is left out of the spend totals and does not count against the daily spend cap. Add their prices to your model catalog: the file SATCHEL_MODELS names, by default SATCHEL_HOME/models.yaml (`npx satchel models` shows the catalog and where it is read from).',
     }),
   );
 }
