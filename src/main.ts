@@ -1,7 +1,12 @@
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { createApp } from './app.ts';
+import { startHelp } from './cli/start-help.ts';
 import { loadConfig } from './config/config.ts';
 import { formatEnvProblem, lintEnvFile } from './config/env-lint.ts';
+import { systemClock } from './core/clock.ts';
 import { ConfigError } from './core/errors.ts';
+import { watchParent } from './core/parent-watch.ts';
 import type { ModelCatalog } from './usage/catalog.ts';
 import { loadModelCatalog } from './usage/catalog-file.ts';
 
@@ -14,9 +19,11 @@ type ShutdownSignal = 'SIGINT' | 'SIGTERM';
  * The first SIGINT/SIGTERM stops gracefully, also while start-up is still trying to reach
  * Telegram. One more signal during that drain is ignored: a wrapper such as `npm start`
  * passes Ctrl-C on to us while the terminal sends it too, so one press arrives twice. The
- * signal after that exits at once with a non-zero code.
+ * signal after that exits at once with a non-zero code. A parent that goes away (npm killed
+ * on its own pid) starts the same drain.
  */
 async function main(): Promise<void> {
+  answerArguments();
   let config: ReturnType<typeof loadConfig>;
   let catalog: ModelCatalog;
   // Read before the configuration: a mistyped name in .env often is why it is invalid.
@@ -68,7 +75,33 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
+  watchParent({
+    clock: systemClock,
+    ppid: () => process.ppid,
+    onGone: (from, to) => {
+      app.log.warn({ event: 'parent_exited', from, to }, 'parent process exited: stopping');
+      shutdown('parent exited');
+    },
+  });
   await app.start();
+}
+
+/**
+ * Arguments given to the entry point itself (`npm start -- --help`): help is printed, and
+ * anything else is refused rather than ignored while the bot starts. Loaded by
+ * `satchel start`, whose arguments the CLI has already checked, this looks at nothing.
+ */
+function answerArguments(): void {
+  const entry = process.argv[1];
+  if (entry === undefined || realpathSync(entry) !== fileURLToPath(import.meta.url)) return;
+  const args = process.argv.slice(2);
+  if (args.length === 0) return;
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`${startHelp('npm start')}\n`);
+    process.exit(0);
+  }
+  process.stderr.write(`satchel: npm start takes no arguments (got ${args.join(' ')})\n`);
+  process.exit(2);
 }
 
 await main();

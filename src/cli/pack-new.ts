@@ -10,14 +10,14 @@ import { packDirs } from './pack-list.ts';
 
 const HELP = `Usage: npx satchel pack new NAME [--dir DIR]
 
-Creates a working pack skeleton in DIR/NAME: pack.yml (checked by editors through
-pack.schema.json), SOUL.md, one skill with a command (/notes), schema.sql with one table,
-migrations/, templates/USER.md and MEMORY.md, and a first test (tests/notes.yml). It passes
-npx satchel pack validate and npx satchel pack test, and answers in npx satchel chat --pack NAME.
+Creates a working pack skeleton in ./NAME (or DIR/NAME): pack.yml (checked by editors
+through pack.schema.json), SOUL.md, one skill with a command (/notes), schema.sql with one
+table, migrations/, templates/USER.md and MEMORY.md, and a first test (tests/notes.yml). It
+passes npx satchel pack validate and npx satchel pack test. A running satchel does not load
+it until it is installed with npx satchel pack add (or its folder is in SATCHEL_PACKS).
 
   NAME       the pack's name: [a-z][a-z0-9-]*, at most 32 characters
-  --dir DIR  the folder to create it in (default: the first folder of SATCHEL_PACKS,
-             or ./packs)
+  --dir DIR  the folder to create it in (default: the current directory)
 
 Exit codes: 0 created, 1 the folder already exists, 2 bad arguments.`;
 
@@ -34,7 +34,8 @@ export const packNewCommand: CliCommand = {
     if (!valid.success)
       throw new UsageError(`the pack name "${name}" ${valid.error.issues[0]?.message}`);
 
-    const root = values.dir ? path.resolve(io.cwd, values.dir) : packDirs(io)[0]!;
+    // Not into SATCHEL_PACKS: a half-made pack would show in every chat's picker at once.
+    const root = values.dir ? path.resolve(io.cwd, values.dir) : io.cwd;
     const dir = path.join(root, name);
     if (existsSync(dir)) {
       io.stderr.write(`${dir} already exists; choose another name or remove it first.\n`);
@@ -71,21 +72,33 @@ function report(io: CliIo, root: string, dir: string, name: string): number {
     return 1;
   }
   const shown = isInside(io.cwd, dir) ? path.relative(io.cwd, dir) : dir;
+  const from = path.relative(io.cwd, root);
+  const source = path.isAbsolute(shown) ? shown : `./${shown}`;
+  // A folder of its own can be loaded as it is; the current directory holds other folders,
+  // each of which satchel would report as a broken pack, so there the pack is installed.
+  const tryIt =
+    from === ''
+      ? [
+          `  npx satchel pack add ${source} --yes   # installs a copy (after an edit: --upgrade)`,
+          `  npx satchel chat --pack ${name}`,
+        ]
+      : [
+          `  SATCHEL_PACKS=${from} npx satchel chat --pack ${name}`,
+          `  npx satchel pack add ${source} --yes   # when it is ready: the bot offers it from its next start`,
+        ];
   const lines = [
-    `Created pack "${name}" in ${shown}`,
+    `Created pack "${name}" in ${shown} (a running satchel does not load it)`,
     '',
     'Next:',
     `  npx satchel pack validate ${shown}`,
     `  npx satchel pack test ${shown}`,
-    `  npx satchel chat --pack ${name}`,
+    ...tryIt,
     '  then edit pack.yml, SOUL.md and skills/notes/SKILL.md (docs/PACKS.md is the guide)',
   ];
-  const loaded = packDirs(io);
-  if (!loaded.includes(root))
+  if (packDirs(io).includes(root))
     lines.push(
       '',
-      `Note: ${root} is not in SATCHEL_PACKS, so satchel will not load this pack until you add it:`,
-      `  SATCHEL_PACKS=${[...loaded, root].join(',')}`,
+      `Note: satchel loads packs from ${root}, so a running bot offers "${name}" in every chat now.`,
     );
   io.stdout.write(`${lines.join('\n')}\n`);
   return 0;

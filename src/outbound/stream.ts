@@ -4,6 +4,7 @@ import type { Channel, TextPart } from '../core/ports.ts';
 import type { Address, ChatType } from '../core/types.ts';
 import { markdown } from './compose.ts';
 import type { Outbox } from './outboxes.ts';
+import { partialMarkdown } from './partial-markdown.ts';
 
 /**
  * How a reply streams: `draft` animates a draft (private chats) and sends the final text
@@ -46,7 +47,7 @@ interface Shown {
 /**
  * Streams a reply as it is written. Updates are throttled and coalesced: at most one is in
  * flight, and each carries the newest text. Content identical to what is shown is never
- * sent again. Past the channel's length limit (its renderer splits) the shown message is left
+ * sent again. A half-written mark is held back or closed (see partial-markdown.ts). Past the channel's length limit (its renderer splits) the shown message is left
  * as it is and a new one continues.
  * `finish` writes the final outbox rows: edits of the shown messages where the final text
  * differs, new messages for the rest, and removals of shown messages it no longer needs.
@@ -76,7 +77,7 @@ export function createStream(options: StreamOptions) {
     if (closed || !dirty) return;
     dirty = false;
     lastUpdateAt = clock.now();
-    inFlight = show(outbox.renderFor(to).text(markdown(text))).finally(() => {
+    inFlight = show(outbox.renderFor(to).text(markdown(partialMarkdown(text)))).finally(() => {
       inFlight = undefined;
       if (dirty) schedule();
     });

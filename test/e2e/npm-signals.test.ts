@@ -42,16 +42,19 @@ function startDir(): string {
 interface NpmRun {
   child: ChildProcess;
   out: () => string;
+  err: () => string;
   /** Resolves once every process of the group has closed the output: satchel has exited. */
   closed: Promise<void>;
   signalGroup: (signal: NodeJS.Signals) => void;
 }
 
-async function npmStart(): Promise<{ run: NpmRun; tg: FakeTelegram; model: FakeModel }> {
+async function npmStart(
+  args: string[] = [],
+): Promise<{ run: NpmRun; tg: FakeTelegram; model: FakeModel }> {
   const tg = await FakeTelegram.start();
   const model = await FakeModel.start();
   const dir = startDir();
-  const child = spawn('npm', ['start', '--silent'], {
+  const child = spawn('npm', ['start', '--silent', ...(args.length ? ['--', ...args] : [])], {
     cwd: dir,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -73,6 +76,10 @@ async function npmStart(): Promise<{ run: NpmRun; tg: FakeTelegram; model: FakeM
   child.stdout?.on('data', (chunk) => {
     out += chunk;
   });
+  child.stderr?.on('data', (chunk) => {
+    err += chunk;
+  });
+  let err = '';
   const closed = new Promise<void>((resolve) => child.stdout?.on('close', () => resolve()));
   const signalGroup = (signal: NodeJS.Signals) => process.kill(-(child.pid as number), signal);
   cleanups.push(
@@ -87,7 +94,7 @@ async function npmStart(): Promise<{ run: NpmRun; tg: FakeTelegram; model: FakeM
       await closed;
     },
   );
-  return { run: { child, out: () => out, closed, signalGroup }, tg, model };
+  return { run: { child, out: () => out, err: () => err, closed, signalGroup }, tg, model };
 }
 
 function events(run: NpmRun): string[] {
@@ -153,5 +160,40 @@ describe('npm start and signals to its process group', () => {
     expect(seen).toContain('shutdown_forced');
     expect(seen).not.toContain('satchel_stopped');
     expect(tg.texts(ALLOWED_USER)).toEqual([]);
+  }, 60_000);
+
+  it("drains and exits when only npm's own pid gets SIGTERM, leaving nothing running", async () => {
+    const { run } = await npmStart();
+    await loggedOnce(run, 'satchel_started');
+    const exited = new Promise<number | null>((resolve) => run.child.on('exit', resolve));
+
+    process.kill(run.child.pid as number, 'SIGTERM');
+    // stdout closes only when every process holding it (satchel among them) has exited.
+    await run.closed;
+    await exited;
+
+    const seen = events(run);
+    expect(seen.filter((e) => e === 'parent_exited')).toHaveLength(1);
+    expect(seen).toContain('satchel_stopped');
+    expect(seen).not.toContain('shutdown_forced');
+  }, 60_000);
+});
+
+describe('npm start with arguments', () => {
+  it('prints the start help for -- --help and exits 0 without starting', async () => {
+    const { run, tg } = await npmStart(['--help']);
+    const code = await new Promise<number | null>((resolve) => run.child.on('exit', resolve));
+    await run.closed;
+    expect(code).toBe(0);
+    expect(run.out()).toContain('Usage: npm start');
+    expect(run.out()).toContain('killing npm');
+    expect(tg.calls('getUpdates')).toEqual([]);
+  }, 60_000);
+
+  it('refuses other arguments with exit 2 instead of ignoring them', async () => {
+    const { run } = await npmStart(['--pack', 'x']);
+    const code = await new Promise<number | null>((resolve) => run.child.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(run.err()).toContain('npm start takes no arguments');
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,20 +57,30 @@ describe('satchel pack new → validate → chat', () => {
     const created = satchel('pack', 'new', 'demo');
     expect(created.stderr).toBe('');
     expect(created.status).toBe(0);
-    expect(created.stdout).toContain(`Created pack "demo" in ${path.join('packs', 'demo')}`);
+    expect(created.stdout).toContain(
+      'Created pack "demo" in demo (a running satchel does not load it)\n',
+    );
+    expect(created.stdout).toContain('  npx satchel pack add ./demo --yes');
+    expect(created.stdout).toContain('  npx satchel chat --pack demo\n');
+    // Written where the author works, not into the folders a running bot loads.
+    expect(existsSync(path.join(cwd, 'demo', 'pack.yml'))).toBe(true);
+    expect(existsSync(path.join(cwd, 'packs'))).toBe(false);
+    expect(satchel('pack', 'list').stdout).not.toContain('demo');
 
-    const validated = satchel('pack', 'validate', 'packs/demo');
+    const validated = satchel('pack', 'validate', 'demo');
     expect(validated.stderr).toBe('');
     expect(validated.status).toBe(0);
     expect(validated.stdout).toContain('ok: demo 0.1.0 (Demo)\n  skills: /notes\n');
 
-    const tested = satchel('pack', 'test', 'packs/demo');
+    const tested = satchel('pack', 'test', 'demo');
     expect(tested.stderr).toBe('');
     expect(tested.stdout).toBe(
       'demo\n✓ notes.yml: saves a note and lists it\n\n1 passed, 0 failed\n',
     );
     expect(tested.status).toBe(0);
 
+    const added = satchel('pack', 'add', './demo', '--yes');
+    expect(added.status, added.stderr).toBe(0);
     const listed = satchel('pack', 'list');
     expect(listed.status).toBe(0);
     expect(listed.stdout).toContain('  demo  0.1.0  Demo\n    skills: /notes\n');
@@ -105,7 +115,7 @@ describe('satchel pack new → validate → chat', () => {
     } finally {
       db.close();
     }
-  });
+  }, 60_000);
 
   it('refuses a bad name with exit 2 and an existing pack with exit 1', async () => {
     const { satchel } = await project();

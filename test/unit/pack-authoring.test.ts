@@ -15,10 +15,14 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const temp = tempDirs('satchel-authoring-');
 const tempInRepo = tempDirs('.authoring-', REPO);
 
-/** `satchel pack new` run in `cwd` with SATCHEL_PACKS=`packs`. */
+/**
+ * `satchel pack new` run in `cwd` with SATCHEL_PACKS=`packs`, creating the pack there
+ * (`--dir packs`) unless the arguments name another folder.
+ */
 async function packNew(cwd: string, packs: string, ...args: string[]) {
   const io = recordingIo({ SATCHEL_PACKS: packs }, cwd);
-  const code = await packNewCommand.run(args, io);
+  const dir = args.includes('--dir') || args.length === 0 ? [] : ['--dir', packs];
+  const code = await packNewCommand.run([...args, ...dir], io);
   return { code, out: io.out(), err: io.err() };
 }
 
@@ -38,7 +42,7 @@ describe('satchel pack new', () => {
     expect(run.out).toContain(`Created pack "demo" in ${path.join('my-packs', 'demo')}`);
     // `satchel` is not on PATH in a clone: every next step is spelled with npx.
     expect(run.out).toContain(`  npx satchel pack validate ${path.join('my-packs', 'demo')}\n`);
-    expect(run.out).toContain('  npx satchel chat --pack demo\n');
+    expect(run.out).toContain(`  SATCHEL_PACKS=my-packs npx satchel chat --pack demo\n`);
     expect(run.out).not.toMatch(/^ {2}satchel /m);
 
     const dir = path.join(cwd, 'my-packs', 'demo');
@@ -78,14 +82,30 @@ describe('satchel pack new', () => {
     expect(existsSync(fileURLToPath(url!))).toBe(true);
   });
 
-  it('creates in --dir, and says so when that folder is not in SATCHEL_PACKS', async () => {
+  it('creates in ./NAME by default, not in SATCHEL_PACKS, and says how to try and install it', async () => {
+    const cwd = temp();
+    const io = recordingIo({ SATCHEL_PACKS: './packs' }, cwd);
+    expect(await packNewCommand.run(['garden-log'], io)).toBe(0);
+    expect(loadPack(path.join(cwd, 'garden-log')).displayName).toBe('Garden Log');
+    // A running bot loads ./packs: a half-made pack there would be in every chat's picker.
+    expect(existsSync(path.join(cwd, 'packs'))).toBe(false);
+    expect(io.out()).toContain(
+      'Created pack "garden-log" in garden-log (a running satchel does not load it)',
+    );
+    expect(io.out()).toContain('  npx satchel pack add ./garden-log --yes');
+    expect(io.out()).toContain('  npx satchel chat --pack garden-log\n');
+  });
+
+  it('creates in --dir, and warns when that folder is one satchel loads', async () => {
     const cwd = temp();
     const run = await packNew(cwd, './packs', 'garden-log', '--dir', 'elsewhere');
     expect(run.code).toBe(0);
     expect(loadPack(path.join(cwd, 'elsewhere', 'garden-log')).displayName).toBe('Garden Log');
-    expect(run.out).toContain(`${path.join(cwd, 'elsewhere')} is not in SATCHEL_PACKS`);
-    expect(run.out).toContain(
-      `SATCHEL_PACKS=${path.join(cwd, 'packs')},${path.join(cwd, 'elsewhere')}`,
+    expect(run.out).toContain('  SATCHEL_PACKS=elsewhere npx satchel chat --pack garden-log\n');
+    expect(run.out).not.toContain('Note:');
+    const loaded = await packNew(cwd, './packs', 'other');
+    expect(loaded.out).toContain(
+      `Note: satchel loads packs from ${path.join(cwd, 'packs')}, so a running bot offers "other" in every chat now.`,
     );
   });
 
