@@ -1,12 +1,12 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.ts';
-import { startHelp } from './cli/start-help.ts';
 import { loadConfig } from './config/config.ts';
 import { formatEnvProblem, lintEnvFile } from './config/env-lint.ts';
 import { systemClock } from './core/clock.ts';
 import { ConfigError } from './core/errors.ts';
 import { watchParent } from './core/parent-watch.ts';
+import { startHelp } from './start-help.ts';
 import type { ModelCatalog } from './usage/catalog.ts';
 import { loadModelCatalog } from './usage/catalog-file.ts';
 

@@ -1,6 +1,6 @@
+import { startHelp } from '../start-help.ts';
 import { noMoreThan } from './args.ts';
 import type { CliCommand } from './command.ts';
-import { startHelp } from './start-help.ts';
 
 const HELP = startHelp('npx satchel start');
 

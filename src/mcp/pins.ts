@@ -1,22 +1,7 @@
+import type { ToolPin } from '../store/mcp-pin-repo.ts';
 import type { McpTool, PinChange } from './types.ts';
 
-/** What a server's tool was when it was pinned (SPEC §17: `mcp_tool_pins`). */
-export interface ToolPin {
-  tool: string;
-  description: string;
-  /** The input schema as canonical JSON (keys sorted): equal schemas pin equal. */
-  inputSchema: string;
-  /** The server marked it `readOnlyHint: true`: its calls are `read` and never ask (§17). */
-  readOnly: boolean;
-}
-
-/** Where pins are kept (`store/mcp-pin-repo.ts`): keyed by pack, server and tool. */
-export interface McpPinStore {
-  /** The pins of one pack's server. */
-  read(pack: string, server: string): ToolPin[];
-  /** Records these pins, replacing those of the same tools. */
-  write(pack: string, server: string, pins: readonly ToolPin[], now: number): void;
-}
+export type { McpPinStore, ToolPin } from '../store/mcp-pin-repo.ts';
 
 /** At most this many changed schema paths are named: the rest are counted. */
 const MAX_SCHEMA_KEYS = 10;

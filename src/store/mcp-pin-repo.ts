@@ -1,18 +1,38 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { McpPinStore, ToolPin } from '../mcp/pins.ts';
 import type { Db } from './client.ts';
 import { mcpToolPins } from './schema.ts';
+
+/** What a server's tool was when it was pinned (SPEC §17: `mcp_tool_pins`). */
+export interface ToolPin {
+  tool: string;
+  description: string;
+  /** The input schema as canonical JSON (keys sorted): equal schemas pin equal. */
+  inputSchema: string;
+  /** The server marked it `readOnlyHint: true`: its calls are `read` and never ask (§17). */
+  readOnly: boolean;
+}
+
+/** Where pins are kept (this repository; the hub reads and writes them through it). */
+export interface McpPinStore {
+  /** The pins of one pack's server. */
+  read(pack: string, server: string): ToolPin[];
+  /** Records these pins, replacing those of the same tools. */
+  write(pack: string, server: string, pins: readonly ToolPin[], now: number): void;
+}
+
+/** A pin's columns, as both repositories read them. */
+const pinColumns = {
+  tool: mcpToolPins.tool,
+  description: mcpToolPins.description,
+  inputSchema: mcpToolPins.inputSchema,
+  readOnly: mcpToolPins.readOnly,
+};
 
 /** The MCP tools' pins (SPEC §17) in `mcp_tool_pins`, one row per pack, server and tool. */
 export function createMcpPinRepo(db: Db): McpPinStore {
   const p = sql.placeholder;
   const read = db
-    .select({
-      tool: mcpToolPins.tool,
-      description: mcpToolPins.description,
-      inputSchema: mcpToolPins.inputSchema,
-      readOnly: mcpToolPins.readOnly,
-    })
+    .select(pinColumns)
     .from(mcpToolPins)
     .where(and(eq(mcpToolPins.pack, p('pack')), eq(mcpToolPins.server, p('server'))))
     .orderBy(asc(mcpToolPins.tool))
@@ -64,12 +84,7 @@ export function readOnlyPins(db: Db): McpPinStore {
     read(pack, server): ToolPin[] {
       try {
         return db
-          .select({
-            tool: mcpToolPins.tool,
-            description: mcpToolPins.description,
-            inputSchema: mcpToolPins.inputSchema,
-            readOnly: mcpToolPins.readOnly,
-          })
+          .select(pinColumns)
           .from(mcpToolPins)
           .where(and(eq(mcpToolPins.pack, pack), eq(mcpToolPins.server, server)))
           .all();

@@ -144,14 +144,18 @@ export function scannedText(html) {
       if (name === 'li') out.push('- ');
     }
   }
-  const text = out
+  return { title, text: tidyText(out) };
+}
+
+/** Pieces of text as one: each line trimmed, at most one blank line in a row. */
+export function tidyText(pieces) {
+  return pieces
     .join('')
     .split('\n')
     .map((line) => line.trim())
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
-  return { title, text };
 }
 
 const NAMED = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };

@@ -3,7 +3,7 @@
 // page-reader.ts runs it in a worker, bounded in time and memory (STYLE habit 21).
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
-import { nestsDeeperThan, scannedText } from './html-scan.mjs';
+import { nestsDeeperThan, scannedText, tidyText } from './html-scan.mjs';
 
 /**
  * Past this depth (as the tags say, before parsing) the page gets no DOM: linkedom's parse
@@ -119,11 +119,5 @@ function blockText(root) {
     const children = Array.from(node.childNodes);
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
   }
-  return out
-    .join('')
-    .split('\n')
-    .map((line) => line.trim())
-    .join('\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+  return tidyText(out);
 }
