@@ -60,8 +60,17 @@ export function createPageReader(options: PageReaderOptions = {}): PageReader {
     });
     worker.unref(); // an idle worker never keeps the process alive; a busy one does
     all.add(worker);
-    worker.once('exit', () => all.delete(worker));
-    return { worker };
+    const slot: Slot = { worker };
+    // A worker can fail outside a read (its heap limit reached after the read gave up on
+    // it): the read in progress, if any, has its own listener; otherwise the failure only
+    // ends this worker, which must not become an uncaught error of the process.
+    worker.on('error', () => undefined);
+    worker.once('exit', () => {
+      all.delete(worker);
+      const at = idle.indexOf(slot);
+      if (at >= 0) idle.splice(at, 1);
+    });
+    return slot;
   };
   const take = (): Slot => {
     const slot = idle.pop() ?? spawn();
