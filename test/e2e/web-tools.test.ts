@@ -146,7 +146,8 @@ describe('web_fetch on a hostile page', () => {
     expect(otherAnsweredFirst).toBe(true);
     // Reading takes seconds; a blocked loop would have fired the timer a handful of times.
     expect(ticksWhileReading).toBeGreaterThan(100);
-    expect(result).toMatch(/^Error: the page is too complex to read|link number 0/);
+    // Which limit is met first (the 5 s clock or the worker's heap) depends on the machine.
+    expect(result).toMatch(/^Error: the page is too (complex|large) to read|link number 0/);
     expect(result.length).toBeLessThan(20_500);
   }, 30_000);
 });
