@@ -4,6 +4,7 @@ import type { ChatModel, ChatRequest, ChatResponse, Logger } from '../core/ports
 import type { Ledger } from '../usage/ledger.ts';
 import type { PackCaps, QuotaGate } from '../usage/quota.ts';
 import { TurnDeadlineError } from './deadline.ts';
+import { estimateTokens } from './history.ts';
 import type { RetryPolicy } from './retry.ts';
 
 /** Who a model call is for: the ledger row's scope and the quota gate's caps. */
@@ -66,17 +67,17 @@ export function createModelCaller(deps: ModelCallerDeps) {
       },
     };
     const { onText } = call;
+    // Characters of the answer received so far: what a call that ends early still cost.
+    let received = 0;
     try {
       const response = await model.complete(call.request, {
         signal: call.signal,
-        ...(onText
-          ? {
-              onText: (delta: string) => {
-                if (delta) streamed.value = true;
-                onText(delta);
-              },
-            }
-          : {}),
+        onText: (delta: string) => {
+          received += delta.length;
+          if (!onText) return;
+          if (delta) streamed.value = true;
+          onText(delta);
+        },
       });
       deps.ledger.record({
         ...entry,
@@ -87,7 +88,13 @@ export function createModelCaller(deps: ModelCallerDeps) {
       return response;
     } catch (error) {
       const latencyMs = clock.now() - started;
-      deps.ledger.record({ ...entry, latencyMs, ok: false, error: failureLabel(error, call) });
+      deps.ledger.record({
+        ...entry,
+        ...partialUsage(call.request, received),
+        latencyMs,
+        ok: false,
+        error: failureLabel(error, call),
+      });
       throw error;
     }
   }
@@ -181,6 +188,17 @@ export function createModelCaller(deps: ModelCallerDeps) {
 }
 
 export type CallModel = ReturnType<typeof createModelCaller>;
+
+/**
+ * The usage of a call that ended before the provider reported it (a stopped or broken
+ * stream): none when nothing came back; else estimated from the prompt and the text
+ * received, about as the provider bills it, so the call counts with its tokens.
+ */
+function partialUsage(request: ChatRequest, received: number) {
+  if (received === 0) return {};
+  const prompt = [{ role: 'system' as const, content: request.system }, ...request.messages];
+  return { inputTokens: estimateTokens(prompt), outputTokens: Math.ceil(received / 4) };
+}
 
 /** The ledger's error text: why the call ended ('deadline', 'aborted' or the failure). */
 function failureLabel(error: unknown, call: ModelCall): string {

@@ -142,6 +142,14 @@ export const usageEvents = sqliteTable(
     latencyMs: integer('latency_ms').notNull(),
     ok: integer('ok', { mode: 'boolean' }).notNull(),
     error: text('error'),
+    /**
+     * Whether the row counts as a call in every view: the call reached the provider and
+     * something came back (it succeeded, or it failed or was stopped after usage: tokens,
+     * audio or images). A call that failed or was stopped with nothing back keeps its row (the
+     * attempt stays visible) but is not "1 call, 0 tokens". Written by the ledger; a column,
+     * not an expression over `ok`, so the rollup index below covers it.
+     */
+    counted: integer('counted', { mode: 'boolean' }).notNull().default(true),
   },
   (t) => [
     // Covers the dashboard's grouped query and the quota gate's daily sums: one pass over
@@ -159,6 +167,7 @@ export const usageEvents = sqliteTable(
       t.priceKnown,
       t.audioSeconds,
       t.images,
+      t.counted,
     ),
     index('usage_events_session').on(t.sessionId),
     index('usage_events_turn').on(t.turnId),

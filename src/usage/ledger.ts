@@ -36,7 +36,8 @@ export interface PaidCall {
 
 /**
  * The ledger: one `usage_events` row per paid call, successful or not. The calendar day is
- * taken in the configured time zone, so "today" means the user's today.
+ * taken in the configured time zone, so "today" means the user's today. A row counts as a
+ * call (`counted`) when the call succeeded or reported usage; the others stay as attempts.
  */
 export function createLedger(deps: {
   db: Db;
@@ -68,6 +69,9 @@ export function createLedger(deps: {
         outputTokens: call.outputTokens ?? 0,
       };
       const cost = call.costUsd ?? priceOf(call, tokens);
+      const audioSeconds = call.audioSeconds ?? 0;
+      const images = call.images ?? 0;
+      const used = tokens.inputTokens + tokens.outputTokens + audioSeconds + images > 0;
       insert.run({
         ts,
         day: dayOf(ts),
@@ -76,13 +80,16 @@ export function createLedger(deps: {
         model: call.model,
         ...call.scope,
         ...tokens,
-        audioSeconds: call.audioSeconds ?? 0,
-        images: call.images ?? 0,
+        audioSeconds,
+        images,
         costUsd: cost,
         priceKnown: cost !== null,
         latencyMs: call.latencyMs,
         ok: call.ok,
         error: call.error === undefined ? null : redact(call.error),
+        // A call counts when something came back: refused, failed or stopped with nothing
+        // back, it was no call the provider served (schema.ts, `counted`).
+        counted: call.ok || used,
       });
     },
   };
@@ -112,6 +119,7 @@ const WRITTEN = [
   'latencyMs',
   'ok',
   'error',
+  'counted',
 ] as const satisfies readonly (keyof typeof usageEvents.$inferInsert)[];
 
 /**

@@ -19,14 +19,17 @@ export interface UsageSums {
 
 /** The SQL of a UsageSums (without `tokens`) over the rows a query selects. */
 export const sumColumns = {
-  calls: sql<number>`count(*)`.as('calls'),
+  // A row that is no call (`counted` = 0: nothing came back) adds nothing: it has no usage.
+  calls: sql<number>`coalesce(sum(${u.counted}), 0)`.as('calls'),
   input_tokens: sql<number>`coalesce(sum(${u.inputTokens}), 0)`.as('input_tokens'),
   cached_input_tokens: sql<number>`coalesce(sum(${u.cachedInputTokens}), 0)`.as(
     'cached_input_tokens',
   ),
   output_tokens: sql<number>`coalesce(sum(${u.outputTokens}), 0)`.as('output_tokens'),
   cost_usd: sql<number | null>`sum(${u.costUsd})`.as('cost_usd'),
-  unknown_price_calls: sql<number>`coalesce(sum(${u.priceKnown} = 0), 0)`.as('unknown_price_calls'),
+  unknown_price_calls: sql<number>`coalesce(sum(${u.counted} and ${u.priceKnown} = 0), 0)`.as(
+    'unknown_price_calls',
+  ),
 };
 
 /** A row of `sumColumns` with its `tokens` added. */

@@ -25,7 +25,7 @@ export function createTotals(db: Db) {
     media(day: string): { transcriptions: number; audioSeconds: number; visionImages: number } {
       const row = db
         .select({
-          transcriptions: sql<number>`coalesce(sum(case when ${usageEvents.kind} = 'stt' then 1 else 0 end), 0)`,
+          transcriptions: sql<number>`coalesce(sum(case when ${usageEvents.kind} = 'stt' then ${usageEvents.counted} else 0 end), 0)`,
           audioSeconds: sql<number>`coalesce(sum(${usageEvents.audioSeconds}), 0)`,
           visionImages: sql<number>`coalesce(sum(case when ${usageEvents.kind} = 'vision' then ${usageEvents.images} else 0 end), 0)`,
         })
@@ -72,12 +72,12 @@ function createRunningSums(db: Db, gate: GateSums) {
       ]) {
         const sums = kept.peek(key);
         if (!sums) continue;
-        sums.calls += 1;
+        if (row.counted) sums.calls += 1;
         sums.input_tokens += row.inputTokens;
         sums.cached_input_tokens += row.cachedInputTokens;
         sums.output_tokens += row.outputTokens;
         if (row.costUsd !== null) sums.cost_usd = (sums.cost_usd ?? 0) + row.costUsd;
-        if (!row.priceKnown) sums.unknown_price_calls += 1;
+        if (row.counted && !row.priceKnown) sums.unknown_price_calls += 1;
       }
       seen = row.id;
     }
@@ -137,6 +137,7 @@ function prepareGateSums(db: Db) {
         outputTokens: usageEvents.outputTokens,
         costUsd: usageEvents.costUsd,
         priceKnown: usageEvents.priceKnown,
+        counted: usageEvents.counted,
       })
       .from(usageEvents)
       .where(gt(usageEvents.id, p('after')))

@@ -1,7 +1,9 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createUsageCommand } from '../../src/cli/usage.ts';
 import type { Clock } from '../../src/core/clock.ts';
 import type { Logger } from '../../src/core/ports.ts';
 import { createDashboard, type Dashboard } from '../../src/dashboard/server.ts';
@@ -196,6 +198,100 @@ describe('GET /api/usage after real turns', () => {
       used_today: { tokens: 394 },
       left_today: { tokens: SEED_CAPS.dailyTokens - 394 },
     });
+  });
+});
+
+/** `satchel usage --json` on `home`, in-process: the body it prints. */
+async function usageJson(home: string, clock: { now(): number }): Promise<UsageOverview> {
+  const stdout = new PassThrough();
+  let out = '';
+  stdout.on('data', (c) => (out += c));
+  const io = { stdin: new PassThrough(), stdout, stderr: new PassThrough(), cwd: home };
+  const env = { SATCHEL_HOME: home, SATCHEL_TIMEZONE: 'UTC' };
+  const code = await createUsageCommand({ clock: fixedClock(clock) }).run(['--json'], {
+    ...io,
+    env,
+  });
+  expect(code).toBe(0);
+  return JSON.parse(out) as UsageOverview;
+}
+
+describe('what counts as a call', () => {
+  const h = harnessPerTest();
+
+  it('a call counts when something came back: a stopped stream with its tokens, not a refused call or a stop before any answer', async () => {
+    // The real clock: the streamed answer shows in a draft on its own timers.
+    const clock = { now: () => Date.now() };
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']), SATCHEL_TIMEZONE: 'UTC' });
+    h.say('/usage footer on');
+    await settled(h, 1);
+    // The provider refuses the request: nothing comes back.
+    h.model.enqueue({ status: 400 });
+    h.say('refused');
+    await settled(h, 2);
+    // Stopped before the provider sent a byte.
+    h.model.enqueue({ hang: true });
+    h.say('no answer yet');
+    await h.model.waitForRequest(2);
+    h.say('/stop');
+    await settled(h, 4);
+    // Stopped while the answer streams: the provider has billed what it wrote.
+    h.model.enqueue({ text: 'Tomatoes want deep watering ', trickle: true, chunkDelayMs: 50 });
+    h.say('tell me about tomatoes');
+    // Some of the answer has reached the chat (a draft shows it).
+    await h.tg.waitForCall('sendMessageDraft', (c) => String(c.params.text).includes('w1'));
+    h.say('/stop');
+    await settled(h, 6);
+    h.model.enqueue({ text: 'one', usage: { input: 80, output: 30 } });
+    h.say('first');
+    await settled(h, 7);
+
+    const rows = h.rows<{
+      ok: number;
+      error: string | null;
+      tokens: number;
+      counted: number;
+      day: string;
+    }>(
+      'SELECT ok, error, input_tokens + output_tokens AS tokens, counted, day FROM usage_events ORDER BY id',
+    );
+    expect(rows.map(({ tokens, day, ...r }) => r)).toEqual([
+      { ok: 0, error: expect.stringContaining('400'), counted: 0 },
+      { ok: 0, error: 'aborted', counted: 0 },
+      { ok: 0, error: 'aborted', counted: 1 },
+      { ok: 1, error: null, counted: 1 },
+    ]);
+    expect(rows.map((r) => r.tokens)).toEqual([0, 0, expect.any(Number), 110]);
+    const stopped = rows[2]!.tokens;
+    expect(stopped).toBeGreaterThan(0);
+    const today = stopped + 110;
+    const count = (n: number) => n.toLocaleString('en-US');
+    // The footer under the last answer: its own call, and today's two.
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).toMatch(
+      new RegExp(`This answer: 110 tokens, .* · today: ${count(today)} tokens, `),
+    );
+    h.say('/usage');
+    await settled(h, 8);
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).toContain(
+      `Today (${rows[3]!.day}, UTC): 2 model call(s)`,
+    );
+
+    const { base } = await serve(h.home, { clock, timezone: 'UTC' });
+    const body = (await (await get(`${base}api/usage`, bearer)).json()) as UsageOverview;
+    expect(body.today).toMatchObject({ calls: 2, tokens: today, unknown_price_calls: 0 });
+    expect(body.by_model).toEqual([
+      expect.objectContaining({ model: 'gpt-4.1-mini', calls: 2, tokens: today }),
+    ]);
+    expect(body.by_day).toEqual([expect.objectContaining({ calls: 2, tokens: today })]);
+    expect(body.recent_turns.map((t) => [t.calls, t.tokens])).toEqual([
+      [1, 110],
+      [1, stopped],
+      [0, 0],
+      [0, 0],
+    ]);
+    const cli = await usageJson(h.home, clock);
+    expect(cli.today).toEqual(body.today);
+    expect(cli.by_model).toEqual(body.by_model);
   });
 });
 
