@@ -160,6 +160,50 @@ describe.skipIf(skipped)('the dashboard in a real browser', () => {
     },
     60_000,
   );
+
+  it.skipIf(!haveChromium)(
+    'on a 390×844 phone keeps every chart label inside the chart and each cache saving on one line',
+    async () => {
+      const page = await browser!.context.newPage();
+      const problems = watchProblems(page);
+      await page.setViewportSize({ width: PHONE_WIDTH, height: 844 });
+      await page.clock.install({ time: SEED_NOW });
+      await page.goto(url);
+      await expect.poll(() => page.locator('#by-model').textContent()).toContain('saved');
+
+      const labels = await page.evaluate<{ text: string; left: number; right: number }[]>(`(() => {
+        const chart = document.querySelector('#chart svg').getBoundingClientRect();
+        return [...document.querySelectorAll('#chart svg text')].map((t) => {
+          const box = t.getBoundingClientRect();
+          return { text: t.textContent, left: box.left - chart.left, right: chart.right - box.right };
+        });
+      })()`);
+      // The last day's date (SEED_NOW in Berlin) is among them: the one that was cut.
+      expect(labels.map((l) => l.text)).toContain('11-22');
+      for (const label of labels) {
+        expect(label.left, label.text).toBeGreaterThanOrEqual(0);
+        expect(label.right, label.text).toBeGreaterThanOrEqual(0);
+      }
+
+      const saved = await page.evaluate<{ text: string; height: number; lineHeight: number }[]>(
+        `[...document.querySelectorAll('#by-model td, #periods .sub')]
+          .filter((e) => e.textContent.includes('saved'))
+          .map((e) => {
+            const style = getComputedStyle(e);
+            const box = e.getBoundingClientRect();
+            const padding = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+            return { text: e.textContent, height: box.height - padding, lineHeight: parseFloat(style.lineHeight) };
+          })`,
+      );
+      expect(saved.length).toBeGreaterThan(0);
+      for (const line of saved) {
+        expect(line.lineHeight, line.text).toBeGreaterThan(0);
+        expect(line.height, line.text).toBeCloseTo(line.lineHeight, 0);
+      }
+      expect(problems).toEqual([]);
+    },
+    60_000,
+  );
 });
 
 const PHONE_WIDTH = 390;

@@ -98,6 +98,19 @@ function bar(chart, day, i, scale, colors, labelled) {
     );
 }
 
+/**
+ * Moves a label that sticks out of the chart back inside it: the last date is centred under
+ * a bar a few pixels from the edge on a phone, and a long amount on the axis can pass the
+ * left edge. Measured once drawn, so any font fits (nothing to measure while hidden).
+ */
+function keepLabelsInside(chart, width) {
+  for (const label of chart.querySelectorAll('text')) {
+    const box = label.getBBox();
+    const shift = box.x < 0 ? -box.x : Math.min(0, width - (box.x + box.width));
+    if (shift) label.setAttribute('x', Number(label.getAttribute('x')) + shift);
+  }
+}
+
 export function renderChart(data) {
   const box = byId('chart');
   const width = Math.max(280, box.clientWidth || 600);
@@ -129,6 +142,7 @@ export function renderChart(data) {
     chart.append(svg('text', attrs, `No priced spend in the last ${data.days} days`));
   }
   box.replaceChildren(chart);
+  keepLabelsInside(chart, width);
   byId('legend').replaceChildren(
     ...[...colors].map(([name, color]) =>
       el('span', {}, styled('i', {}, { background: color }), name),

@@ -5,12 +5,17 @@ import { byId, cached, cost, el, packName, tokens } from './dom.js';
 
 const KINDS = { llm: 'Chat model', stt: 'Speech to text', vision: 'Vision', search: 'Search' };
 
-function table(id, headers, rows, empty) {
+/**
+ * A table; the columns named in `wide` hold longer values, which on a phone take a whole
+ * line of the card instead of half of one (where they would wrap).
+ */
+function table(id, headers, rows, empty, wide = []) {
   const head = el('tr', {}, ...headers.map((h) => el('th', { textContent: h })));
   const cell = (c, i) => {
     const td =
       c instanceof Node ? el('td', { className: 'text' }, c) : el('td', { textContent: c });
     td.dataset.label = headers[i];
+    if (wide.includes(headers[i])) td.classList.add('wide');
     return td;
   };
   const body = rows.length
@@ -63,6 +68,7 @@ export function renderTables(data) {
       cached(m),
     ]),
     none,
+    ['Cached input'],
   );
   table(
     'by-pack',
