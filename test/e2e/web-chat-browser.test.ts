@@ -1,3 +1,6 @@
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastUserText } from '../fakes/model-server.ts';
@@ -15,7 +18,7 @@ import { fixturePacks, type Harness, startHarness } from '../support/harness.ts'
 const SCREENSHOT = fileURLToPath(new URL('../../docs/web-chat.png', import.meta.url));
 const skipped = skipBrowser('web-chat-browser', 'the web chat');
 
-/** An answer in Markdown with markup a model might be tricked into writing. */
+/** An answer in Markdown with markup a model might be tricked into writing (no screenshot). */
 const ANSWER =
   'Beta says **hello**, and here is some markup: <script>document.title="pwned"</script> ' +
   '<img src="https://tracker.example/x.png" onerror="document.title=\'pwned\'"> done.';
@@ -89,7 +92,6 @@ describe.skipIf(skipped)('the web chat in a real browser', () => {
       expect(await log.locator('script, img').count()).toBe(0);
       expect(await page.title()).toBe('satchel · chat');
       expect(lastUserText(h.model.chatRequests()[0]!)).toBe('hello there');
-      saveScreenshot(SCREENSHOT, await page.screenshot({ type: 'png' }));
 
       // Commands work from the box, Enter sends.
       await page.getByLabel('Message').fill('/help');
@@ -119,6 +121,98 @@ describe.skipIf(skipped)('the web chat in a real browser', () => {
       );
       expect([...hosts]).toEqual([new URL(chatUrl).host]);
       expect(new URL(chatUrl).hostname).toBe('127.0.0.1');
+    },
+    60_000,
+  );
+});
+
+/** The bundled vocab pack, copied: a running satchel writes nothing into the repository. */
+function bundledVocab(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-bundled-'));
+  cpSync(fileURLToPath(new URL('../../packs/vocab', import.meta.url)), path.join(dir, 'vocab'), {
+    recursive: true,
+  });
+  return dir;
+}
+
+/** The conversation docs/web-chat.png shows: two questions to the vocab pack. */
+const CONVERSATION = [
+  {
+    ask: 'What is the difference between ser and estar?',
+    answer:
+      '**Ser** and **estar** both mean *to be*, but they answer different questions:\n\n' +
+      '- **ser**: what something *is* (identity, origin, job, character). _Soy de Madrid._\n' +
+      '- **estar**: how or where it is *right now* (mood, state, place). _Estoy cansado._\n\n' +
+      'A quick test: if it could be different tomorrow, it is usually **estar**.',
+    shown: 'Ser and estar both mean to be',
+  },
+  {
+    ask: 'Quiz me on it',
+    answer:
+      'Fill in the blank with *es* or *está*:\n\n' +
+      '1. Mi hermana ___ médica.\n' +
+      '2. Hoy la playa ___ llena de gente.\n' +
+      '3. La reunión ___ a las diez.\n\n' +
+      'Reply with three words, like `es, está, es`.',
+    shown: 'Fill in the blank with es or está',
+  },
+];
+
+describe.skipIf(skipped)('a conversation in the web chat (docs/web-chat.png)', () => {
+  let h: Harness;
+  let browser: ChromiumSession | undefined;
+  let chatUrl: string;
+  let packs: string;
+
+  beforeAll(async () => {
+    if (!haveChromium) return;
+    const printed: string[] = [];
+    packs = bundledVocab();
+    h = await startHarness(
+      { SATCHEL_PACKS: packs },
+      { app: { announce: (line) => printed.push(line) } },
+    );
+    chatUrl = printed.find((l) => l.startsWith('satchel web chat: '))!.split(': ')[1]!;
+    browser = await launchChromium({
+      viewport: { width: 900, height: 700 },
+      deviceScaleFactor: 1,
+      locale: 'en-US',
+      colorScheme: 'light',
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+    if (packs) rmSync(packs, { recursive: true, force: true });
+  });
+
+  it.skipIf(!haveChromium)(
+    'shows a question to the bundled vocab pack and its answers in Markdown',
+    async () => {
+      const page = await browser!.context.newPage();
+      const problems = watchProblems(page);
+      await page.goto(chatUrl);
+      await expect.poll(() => page.locator('#status').textContent()).toBe('Connected');
+      const log = page.getByRole('log');
+      for (const [i, turn] of CONVERSATION.entries()) {
+        h.model.enqueue({ text: turn.answer, usage: { input: 1800, output: 120 } });
+        await page.getByLabel('Message').fill(turn.ask);
+        await page.getByLabel('Message').press('Enter');
+        await expect
+          .poll(() => log.locator('.bubble.bot').last().textContent(), { timeout: 10_000 })
+          .toContain(turn.shown);
+        expect(lastUserText(h.model.chatRequests()[i]!)).toBe(turn.ask);
+      }
+      const answers = log.locator('.bubble.bot');
+      // Markdown is rendered: bold and italic words, a code span.
+      expect(await answers.first().locator('b').first().textContent()).toBe('Ser');
+      expect(await answers.first().locator('i').first().textContent()).toBe('to be');
+      expect(await answers.last().locator('code').textContent()).toBe('es, está, es');
+      expect(await log.textContent()).not.toContain('**');
+      expect(problems).toEqual([]);
+      saveScreenshot(SCREENSHOT, await page.screenshot({ type: 'png' }));
+      await page.close();
     },
     60_000,
   );
