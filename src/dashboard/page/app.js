@@ -90,10 +90,17 @@ function renderUnknown(data) {
       textContent: `⚠ Unknown prices: ${tokens(calls)} call(s) in the last ${data.days} days used models satchel has no price for.`,
     }),
     el('span', { textContent: `${list.join('; ')}. ` }),
-    el('span', {
-      textContent:
-        'Their cost is shown as unknown (never $0), is left out of the spend totals and does not count against the daily spend cap. Add their prices to your model catalog: the file SATCHEL_MODELS names, by default SATCHEL_HOME/models.yaml (`npx satchel models` shows the catalog and where it is read from).',
-    }),
+    el(
+      'span',
+      {},
+      'Their cost is shown as unknown (never $0), is left out of the spend totals and does not count against the daily spend cap. Add their prices to your model catalog: the file ',
+      el('code', { textContent: 'SATCHEL_MODELS' }),
+      ' names, by default ',
+      el('code', { textContent: 'SATCHEL_HOME/models.yaml' }),
+      ' (',
+      el('code', { textContent: 'npx satchel models' }),
+      ' shows the catalog and where it is read from).',
+    ),
   );
 }
 
