@@ -247,4 +247,36 @@ describe('satchel setup in a terminal', () => {
     expect(t.io.out()).not.toContain(TEST_OPENAI_KEY);
     expect(t.io.out()).toContain('All checks passed');
   });
+
+  it('asks before replacing an existing .env: no leaves it, yes keeps the old one as .env.bak', async () => {
+    writeFileSync(envFile(), 'OPENAI_API_KEY=mine\n');
+    const no = terminal();
+    const refused = setupCommand.run([], no.io);
+    await no.answer('.env exists. Replace it', 'n');
+    expect(await refused).toBe(1);
+    expect(no.io.out()).toContain('Nothing was written.');
+    expect(readFileSync(envFile(), 'utf8')).toBe('OPENAI_API_KEY=mine\n');
+    expect(model.requests()).toEqual([]);
+
+    // Flags answer their questions in a terminal too: only the file's question is asked.
+    const yes = terminal();
+    const given = flags(
+      '--model',
+      'gpt-4.1-mini',
+      '--telegram-token',
+      TEST_TOKEN,
+      '--owner-id',
+      String(OWNER),
+    );
+    const replaced = setupCommand.run(
+      given.filter((a) => a !== '--yes'),
+      yes.io,
+    );
+    await yes.answer('.env exists. Replace it', 'y');
+    expect(await replaced).toBe(0);
+    expect(readFileSync(envFile(), 'utf8')).toContain(`ALLOWED_USER_IDS=${OWNER}\n`);
+    expect(readFileSync(`${envFile()}.bak`, 'utf8')).toBe('OPENAI_API_KEY=mine\n');
+    expect(yes.io.out()).toContain('The old one is .env.bak.');
+    expect(yes.io.out()).not.toContain('Number or name');
+  });
 });
