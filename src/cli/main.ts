@@ -12,11 +12,13 @@ import { packTestCommand } from './pack-test.ts';
 import { packTrustCommand } from './pack-trust.ts';
 import { packValidateCommand } from './pack-validate.ts';
 import { restoreCommand } from './restore.ts';
+import { setupCommand } from './setup.ts';
 import { startCommand } from './start.ts';
 import { usageCommand } from './usage.ts';
 
 /** Every `satchel` command, in the order `satchel --help` lists them. */
 const COMMANDS: readonly CliCommand[] = [
+  setupCommand,
   startCommand,
   chatCommand,
   usageCommand,

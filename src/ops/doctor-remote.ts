@@ -134,7 +134,8 @@ async function checkProvider(
   );
 }
 
-function providerFailure(
+/** A failed model-list request as a ✗ line with its fix (doctor, and setup's key check). */
+export function providerFailure(
   provider: Provider,
   error: unknown,
   signal: AbortSignal,

@@ -44,6 +44,7 @@ describe('the satchel command', () => {
       expect(run.stderr).toBe('');
       expect(run.stdout).toMatch(/^Usage: npx satchel <command>/);
       for (const command of [
+        'setup',
         'start',
         'chat',
         'usage',

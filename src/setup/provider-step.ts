@@ -1,0 +1,186 @@
+import { ProviderError } from '../core/errors.ts';
+import type { Check } from '../ops/check.ts';
+import { providerFailure } from '../ops/doctor-remote.ts';
+import { listModels } from '../providers/probe.ts';
+import {
+  type Provider,
+  type ProviderAccess,
+  type ProviderKeys,
+  specOf,
+} from '../providers/registry.ts';
+import type { ModelCatalog } from '../usage/catalog.ts';
+import { modelMenu } from './model-menu.ts';
+import { SetupFailed, type SetupUi } from './ui.ts';
+
+/** How long one model-list request may take. */
+const PROBE_MS = 15_000;
+/** Unpriced models shown in the menu; the rest can still be typed by name. */
+const OTHERS_SHOWN = 10;
+
+export interface ProviderAnswers {
+  apiKey?: string | undefined;
+  baseUrl?: string | undefined;
+}
+
+/**
+ * The provider's key (and base URL), checked with one model-list request: asked again after
+ * a refusal when there is someone to ask, else a SetupFailed naming what failed. Resolves
+ * with the access that worked and the models it lists.
+ */
+export async function connectProvider(
+  provider: Provider,
+  given: ProviderAnswers,
+  ui: SetupUi,
+): Promise<{ access: ProviderAccess; models: string[] }> {
+  const { apiKey: keyVar } = specOf(provider).env;
+  let baseUrl = given.baseUrl ?? (await askBaseUrl(provider, ui));
+  for (;;) {
+    const apiKey = given.apiKey ?? (await askKey(provider, keyVar, baseUrl, ui));
+    const problem = accessProblem(provider, keyVar, apiKey, baseUrl);
+    const access = { apiKey: apiKey || undefined, baseUrl: baseUrl || undefined };
+    const result = problem
+      ? { check: problem, keyRefused: false }
+      : await probe(provider, access, ui.signal);
+    if ('models' in result) {
+      ui.say(`✓ ${provider}: key accepted; it offers ${result.models.length} model(s)`);
+      return { access, models: result.models };
+    }
+    // Someone to ask, and something not given as a flag to ask again: the key after a
+    // refusal, else the server and the key.
+    const retry = result.keyRefused
+      ? given.apiKey === undefined
+      : given.apiKey === undefined || given.baseUrl === undefined;
+    if (!ui.prompter || !retry) throw SetupFailed.from(result.check);
+    ui.say(
+      `✗ ${result.check.title}\n    fix: ${result.check.fix ?? ''}\nTry again (Ctrl-C stops).`,
+    );
+    if (!result.keyRefused) baseUrl = given.baseUrl ?? (await askBaseUrl(provider, ui));
+  }
+}
+
+async function askBaseUrl(provider: Provider, ui: SetupUi): Promise<string | undefined> {
+  // Only OpenAI's API has compatible servers worth asking about (Ollama, LM Studio, routers).
+  if (!ui.prompter || provider !== 'openai') return undefined;
+  const answer = await ui.prompter.ask(
+    'Base URL of an OpenAI-compatible server, including /v1 (Enter: OpenAI itself): ',
+  );
+  return answer || undefined;
+}
+
+async function askKey(
+  provider: Provider,
+  keyVar: string,
+  baseUrl: string | undefined,
+  ui: SetupUi,
+): Promise<string | undefined> {
+  if (!ui.prompter) return undefined;
+  const optional = baseUrl ? ' (Enter if the server needs none)' : '';
+  const answer = await ui.prompter.askSecret(
+    `${provider} API key for ${keyVar}${optional}, not shown as you type: `,
+  );
+  return answer || undefined;
+}
+
+function accessProblem(
+  provider: Provider,
+  keyVar: string,
+  apiKey: string | undefined,
+  baseUrl: string | undefined,
+): Check | undefined {
+  if (baseUrl !== undefined && !isHttpUrl(baseUrl))
+    return {
+      status: 'fail',
+      title: `${provider}: the base URL "${baseUrl}" is not an http(s) URL`,
+      fix: "Give the server's address, e.g. --base-url http://127.0.0.1:11434/v1 for Ollama.",
+    };
+  if (!apiKey && !baseUrl)
+    return {
+      status: 'fail',
+      title: `${provider}: no API key (${keyVar})`,
+      fix: `Give the key with --api-key (${provider} needs one unless --base-url names a server that does not).`,
+    };
+  if (apiKey && /[\s']/.test(apiKey))
+    return {
+      status: 'fail',
+      title: `${provider}: the API key has spaces or quotes in it`,
+      fix: 'Paste the key alone, as the provider shows it.',
+    };
+  return undefined;
+}
+
+async function probe(
+  provider: Provider,
+  access: ProviderAccess,
+  signal: AbortSignal,
+): Promise<{ models: string[] } | { check: Check; keyRefused: boolean }> {
+  const providers = { openai: {}, gemini: {}, groq: {}, [provider]: access } as ProviderKeys;
+  const timeout = AbortSignal.any([signal, AbortSignal.timeout(PROBE_MS)]);
+  try {
+    return { models: await listModels({ providers }, provider, timeout) };
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    const keyRefused = error instanceof ProviderError && error.hint !== undefined;
+    return { check: providerFailure(provider, error, timeout, PROBE_MS), keyRefused };
+  }
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The chat model: `--model` when the key can use it, else picked from the menu (priced
+ * first), else — with no one to ask — the provider's default when listed, else the first
+ * priced one.
+ */
+export async function chooseModel(
+  provider: Provider,
+  listed: readonly string[],
+  given: string | undefined,
+  deps: { ui: SetupUi; catalog: ModelCatalog },
+): Promise<string> {
+  const menu = modelMenu(provider, listed, deps.catalog, specOf(provider).defaults.chat);
+  if (given !== undefined) {
+    if (listed.includes(given)) return given;
+    throw new SetupFailed(
+      `${provider} does not offer the model "${given}" to this key`,
+      `Pick one it lists${
+        menu.length > 0
+          ? `, e.g. ${menu
+              .slice(0, 6)
+              .map((o) => o.model)
+              .join(', ')}`
+          : ''
+      }.`,
+    );
+  }
+  if (menu.length === 0)
+    throw new SetupFailed(
+      `${provider} lists no chat model for this key (${listed.length} model(s) in all)`,
+      'Name the model with --model, or check that the key (or the server) serves chat models.',
+    );
+  const prompter = deps.ui.prompter;
+  if (!prompter) return menu[0]!.model;
+  const shown = [
+    ...menu.filter((o) => o.price),
+    ...menu.filter((o) => !o.price).slice(0, OTHERS_SHOWN),
+  ];
+  const width = Math.max(...shown.map((o) => o.model.length));
+  deps.ui.say(`\nChat model (USD per million tokens; priced models first):`);
+  shown.forEach((o, i) => {
+    const note = o.price ?? 'no known price (see below)';
+    deps.ui.say(`  ${String(i + 1).padStart(2)}) ${o.model.padEnd(width)}  ${note}`);
+  });
+  const hidden = menu.length - shown.length;
+  if (hidden > 0) deps.ui.say(`  …and ${hidden} more: type a name to pick one of them`);
+  for (;;) {
+    const answer = await prompter.ask(`Number or name [1: ${shown[0]!.model}]: `, '1');
+    const picked = /^\d+$/.test(answer) ? shown[Number(answer) - 1]?.model : answer;
+    if (picked && listed.includes(picked)) return picked;
+    deps.ui.say(`"${answer}" is not one of the models above.`);
+  }
+}

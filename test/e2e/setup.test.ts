@@ -1,0 +1,282 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/dispatch.ts';
+import { createSetupCommand, setupCommand } from '../../src/cli/setup.ts';
+import { FakeModel } from '../fakes/model-server.ts';
+import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
+import { spawnNode } from '../support/child.ts';
+import { recordingIo } from '../support/cli-io.ts';
+import { TEST_OPENAI_KEY } from '../support/harness.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const OWNER = 4242;
+let tg: FakeTelegram;
+let model: FakeModel;
+let dir: string;
+let env: Record<string, string>;
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeEach(async () => {
+  tg = await FakeTelegram.start();
+  model = await FakeModel.start();
+  model.requireKey('openai', TEST_OPENAI_KEY);
+  dir = mkdtempSync(path.join(tmpdir(), 'satchel-setup-'));
+  // What npm start would add from the environment: the fakes, a home of its own, the
+  // bundled packs (each with a daily_usd cap, so the model must have a price).
+  env = {
+    TELEGRAM_API_ROOT: tg.apiRoot,
+    SATCHEL_HOME: path.join(dir, 'data'),
+    SATCHEL_PACKS: path.join(ROOT, 'packs'),
+    DASHBOARD_PORT: '0',
+  };
+});
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+  await tg.stop();
+  await model.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const envFile = () => path.join(dir, '.env');
+const flags = (...extra: string[]) => withKey(TEST_OPENAI_KEY, ...extra);
+const withKey = (key: string, ...extra: string[]) => [
+  '--yes',
+  '--provider',
+  'openai',
+  '--api-key',
+  key,
+  '--base-url',
+  `${model.url}/v1`,
+  ...extra,
+];
+
+async function setup(args: string[], command = setupCommand) {
+  const io = recordingIo(env, dir);
+  const code = await command.run(args, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+describe('satchel setup --yes', () => {
+  it('writes the .env the answers make, readable by its owner only, and doctor passes on it', async () => {
+    const run = await setup(
+      flags('--model', 'gpt-4o-mini', '--telegram-token', TEST_TOKEN, '--owner-id', String(OWNER)),
+    );
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    expect(readFileSync(envFile(), 'utf8')).toBe(
+      [
+        '# Written by `npx satchel setup`. Every other variable, with what it does: .env.example',
+        'LLM_PROVIDER=openai',
+        `OPENAI_API_KEY=${TEST_OPENAI_KEY}`,
+        `OPENAI_BASE_URL=${model.url}/v1`,
+        'LLM_MODEL=gpt-4o-mini',
+        `TELEGRAM_BOT_TOKEN=${TEST_TOKEN}`,
+        `TELEGRAM_API_ROOT=${tg.apiRoot}`,
+        `ALLOWED_USER_IDS=${OWNER}`,
+        '',
+      ].join('\n'),
+    );
+    expect(statSync(envFile()).mode & 0o777).toBe(0o600);
+    expect(run.out).toContain('✓ Telegram: token accepted, the bot is @satchel_test_bot');
+    expect(run.out).toContain('✓ openai: key accepted; gpt-4o-mini (chat)');
+    expect(run.out).toContain('All checks passed');
+    expect(run.out).toContain('npm start');
+  });
+
+  it('picks the default model the key lists, and without a token writes no Telegram variable', async () => {
+    const run = await setup(flags());
+    expect(run.code).toBe(0);
+    const text = readFileSync(envFile(), 'utf8');
+    expect(text).toContain('LLM_MODEL=gpt-4.1-mini\n');
+    expect(text).not.toContain('TELEGRAM');
+    expect(tg.calls()).toEqual([]);
+  });
+
+  it('learns the owner from the first private message and acknowledges nothing after it', async () => {
+    const running = setup(flags('--telegram-token', TEST_TOKEN));
+    await tg.waitForCall('getUpdates');
+    const first = tg.text({ userId: OWNER, text: 'hi' });
+    tg.text({ userId: OWNER, text: 'the bot should still get this one' });
+    const run = await running;
+    expect(run.code).toBe(0);
+    expect(readFileSync(envFile(), 'utf8')).toContain(`ALLOWED_USER_IDS=${OWNER}\n`);
+    expect(run.out).toContain(`a message from User, id ${OWNER}: the owner`);
+    // The offset confirms the owner's message only: the next one is still Telegram's to give.
+    expect(tg.confirmedOffset()).toBe(first + 1);
+  });
+
+  it('gives up waiting for the owner after its time, naming --owner-id, and writes nothing', async () => {
+    const run = await setup(
+      flags('--telegram-token', TEST_TOKEN),
+      createSetupCommand({ ownerWaitMs: 300 }),
+    );
+    expect(run.code).toBe(1);
+    expect(run.err).toContain('no private message reached the bot');
+    expect(run.err).toContain('--owner-id');
+    expect(existsSync(envFile())).toBe(false);
+  });
+
+  it('stops on a refused key, naming what failed, and writes nothing', async () => {
+    const run = await setup(withKey('sk-wrong-key-123'));
+    expect(run.code).toBe(1);
+    expect(run.err).toContain('openai: the API key was refused (401)');
+    expect(run.err).toContain('OPENAI_API_KEY');
+    expect(run.err).toContain('Nothing was written.');
+    expect(existsSync(envFile())).toBe(false);
+  });
+
+  it('stops on a refused bot token and writes nothing', async () => {
+    const run = await setup(flags('--telegram-token', '999:WRONG-token', '--owner-id', '1'));
+    expect(run.code).toBe(1);
+    expect(run.err).toContain('Telegram: Telegram refused the token (401');
+    expect(existsSync(envFile())).toBe(false);
+  });
+
+  it('refuses a model the key cannot use', async () => {
+    const run = await setup(flags('--model', 'gpt-nope'));
+    expect(run.code).toBe(1);
+    expect(run.err).toContain('openai does not offer the model "gpt-nope" to this key');
+    expect(existsSync(envFile())).toBe(false);
+  });
+
+  it('never replaces an existing .env, and says how to go on', async () => {
+    writeFileSync(envFile(), 'OPENAI_API_KEY=mine\n');
+    const run = await setup(flags());
+    expect(run.code).toBe(1);
+    expect(run.err).toContain('.env exists, and setup never replaces it without asking');
+    expect(run.err).toContain('--out FILE');
+    expect(readFileSync(envFile(), 'utf8')).toBe('OPENAI_API_KEY=mine\n');
+    expect(model.requests()).toEqual([]);
+  });
+
+  it('writes another file with --out', async () => {
+    writeFileSync(envFile(), 'OPENAI_API_KEY=mine\n');
+    const run = await setup(flags('--out', 'other.env'));
+    expect(run.code).toBe(0);
+    expect(readFileSync(path.join(dir, 'other.env'), 'utf8')).toContain('LLM_MODEL=gpt-4.1-mini');
+    expect(run.out).toContain('copy other.env there as .env');
+  });
+});
+
+describe('npx satchel setup, the command a person runs', () => {
+  it('runs scripted in a child process without a terminal and writes .env', async () => {
+    const child = spawnNode(
+      [path.join(ROOT, 'scripts/satchel.mjs'), 'setup', ...flags('--model', 'gpt-4.1')],
+      { cwd: dir, env: { ...env, PATH: process.env.PATH ?? '' }, stdin: 'ignore' },
+      (cleanup) => cleanups.push(cleanup),
+    );
+    expect(await child.exited).toBe(0);
+    expect(child.stderr()).toBe('');
+    expect(child.stdout()).toContain('All checks passed');
+    expect(readFileSync(envFile(), 'utf8')).toContain('LLM_MODEL=gpt-4.1\n');
+    expect(statSync(envFile()).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('satchel setup without --yes', () => {
+  it('asks nothing and exits 1 without a terminal', async () => {
+    const run = await setup(['--provider', 'openai']);
+    expect(run.code).toBe(1);
+    expect(run.out).toBe('');
+    expect(run.err).toContain('no terminal to ask in');
+    expect(run.err).toContain('--yes');
+    expect(model.requests()).toEqual([]);
+    expect(existsSync(envFile())).toBe(false);
+  });
+
+  it('suggests the flag meant for a typo', async () => {
+    const io = recordingIo(env, dir);
+    const cli = { commands: [setupCommand], version: '0' };
+    expect(await runCli(cli, ['setup', '--api-kye', 'x'], io)).toBe(2);
+    expect(io.err()).toContain('unknown option --api-kye (did you mean --api-key?)');
+    expect(await runCli(cli, ['setup', '--provider', 'opnai'], io)).toBe(2);
+    expect(io.err()).toContain('(did you mean `openai`?)');
+  });
+});
+
+/** A terminal session on injected streams: answers are typed once the question is shown. */
+function terminal() {
+  const stdin = Object.assign(new PassThrough(), { isTTY: true });
+  const io = { ...recordingIo(env, dir), stdin };
+  return {
+    io,
+    /** Waits until `question` has been printed, then types `answer` and Enter. */
+    async answer(question: string, answer: string) {
+      await waitUntil(() => io.out().includes(question), `"${question}" in:\n${io.out()}`);
+      stdin.write(`${answer}\n`);
+    },
+  };
+}
+
+async function waitUntil(done: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!done()) throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('satchel setup in a terminal', () => {
+  it('asks each question, asks again after a refused key, and learns the owner', async () => {
+    const t = terminal();
+    const running = setupCommand.run([], t.io);
+    await t.answer('Number or name [1: openai]', '1');
+    await t.answer('Base URL of an OpenAI-compatible server', `${model.url}/v1`);
+    await t.answer('openai API key', 'sk-typo-key-123');
+    // Only the key is asked again.
+    await waitUntil(() => t.io.out().split('openai API key').length === 3, 'the key again');
+    expect(t.io.out().split('Base URL of').length).toBe(2);
+    t.io.stdin.write(`${TEST_OPENAI_KEY}\n`);
+    await t.answer('Number or name [1: gpt-4.1-mini]', 'gpt-4o-mini');
+    await t.answer('Bot token', TEST_TOKEN);
+    await tg.waitForCall('getUpdates');
+    tg.nameUser(OWNER, 'Ann');
+    tg.text({ userId: OWNER, text: 'hello' });
+    await t.answer(`A message from Ann, id ${OWNER}. Is this you, the owner? [Y/n]`, 'y');
+    const code = await running;
+    expect(t.io.err()).toBe('');
+    expect(code).toBe(0);
+    const text = readFileSync(envFile(), 'utf8');
+    expect(text).toContain(`OPENAI_API_KEY=${TEST_OPENAI_KEY}\n`);
+    expect(text).toContain('LLM_MODEL=gpt-4o-mini\n');
+    expect(text).toContain(`ALLOWED_USER_IDS=${OWNER}\n`);
+    expect(t.io.out()).toContain('✗ openai: the API key was refused (401)');
+    // The keys typed never appear in what was printed.
+    expect(t.io.out()).not.toContain(TEST_OPENAI_KEY);
+    expect(t.io.out()).toContain('All checks passed');
+  });
+
+  it('asks before replacing an existing .env: no leaves it, yes keeps the old one as .env.bak', async () => {
+    writeFileSync(envFile(), 'OPENAI_API_KEY=mine\n');
+    const no = terminal();
+    const refused = setupCommand.run([], no.io);
+    await no.answer('.env exists. Replace it', 'n');
+    expect(await refused).toBe(1);
+    expect(no.io.out()).toContain('Nothing was written.');
+    expect(readFileSync(envFile(), 'utf8')).toBe('OPENAI_API_KEY=mine\n');
+    expect(model.requests()).toEqual([]);
+
+    // Flags answer their questions in a terminal too: only the file's question is asked.
+    const yes = terminal();
+    const given = flags(
+      '--model',
+      'gpt-4.1-mini',
+      '--telegram-token',
+      TEST_TOKEN,
+      '--owner-id',
+      String(OWNER),
+    );
+    const replaced = setupCommand.run(
+      given.filter((a) => a !== '--yes'),
+      yes.io,
+    );
+    await yes.answer('.env exists. Replace it', 'y');
+    expect(await replaced).toBe(0);
+    expect(readFileSync(envFile(), 'utf8')).toContain(`ALLOWED_USER_IDS=${OWNER}\n`);
+    expect(readFileSync(`${envFile()}.bak`, 'utf8')).toBe('OPENAI_API_KEY=mine\n');
+    expect(yes.io.out()).toContain('The old one is .env.bak.');
+    expect(yes.io.out()).not.toContain('Number or name');
+  });
+});
