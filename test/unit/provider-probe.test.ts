@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.ts';
 import { ProviderError } from '../../src/core/errors.ts';
 import { createGeminiChatModel } from '../../src/providers/gemini.ts';
 import { createGroqChatModel } from '../../src/providers/groq.ts';
 import { createOpenAiChatModel } from '../../src/providers/openai.ts';
 import { listModels } from '../../src/providers/probe.ts';
-import { FakeModel, type Provider } from '../fakes/model-server.ts';
+import type { Provider } from '../fakes/model-server.ts';
+import { refusingRoot } from '../support/dead-hosts.ts';
+import { useFakeModel } from '../support/fake-model.ts';
 
-let fake: FakeModel;
-beforeAll(async () => {
-  fake = await FakeModel.start();
-});
-afterAll(() => fake.stop());
-beforeEach(() => fake.reset());
+const fake = useFakeModel();
 
 const KEYS = { openai: 'sk-good-openai', groq: 'gsk-good-groq', gemini: 'gm-good-gemini' };
 
@@ -59,9 +56,7 @@ describe('listModels (the doctor probe)', () => {
   });
 
   it.each(PROVIDERS)('an unreachable %s host is a transient ProviderError', async (provider) => {
-    const dead = await FakeModel.start();
-    await dead.stop();
-    const error = await failure(listModels(configFor(dead.url), provider, signal()));
+    const error = await failure(listModels(configFor(await refusingRoot()), provider, signal()));
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ provider, transient: true, status: undefined });
   });

@@ -1,119 +1,21 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.ts';
-import type { ChatModel } from '../../src/core/ports.ts';
 import type { ImageInput } from '../../src/core/types.ts';
-import { createGeminiChatModel } from '../../src/providers/gemini.ts';
-import { createGroqChatModel } from '../../src/providers/groq.ts';
-import { createOpenAiChatModel } from '../../src/providers/openai.ts';
 import {
   createVisionModel,
   DESCRIBE_SYSTEM_PROMPT,
   describeRequest,
   parseModelRef,
 } from '../../src/providers/vision.ts';
-import {
-  FakeModel,
-  imagesOf,
-  lastUserText,
-  type RecordedRequest,
-  systemText,
-} from '../fakes/model-server.ts';
+import { imagesOf, lastUserText, systemText } from '../fakes/model-server.ts';
 import { testCatalog } from '../support/catalog.ts';
+import { useFakeModel } from '../support/fake-model.ts';
 
-let fake: FakeModel;
-
-beforeAll(async () => {
-  fake = await FakeModel.start();
-});
-afterAll(() => fake.stop());
-beforeEach(() => fake.reset());
+const fake = useFakeModel();
 
 const photo: ImageInput = { mimeType: 'image/jpeg', data: '/9j/4AAQSkZJRgABAQ==' };
 const screenshot: ImageInput = { mimeType: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUg==' };
 const signal = () => new AbortController().signal;
-
-function lastRequest(): RecordedRequest {
-  const req = fake.chatRequests().at(-1);
-  if (!req) throw new Error('no request recorded');
-  return req;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: provider JSON from the fake's recorded bodies
-type Json = any;
-
-const dataUrlPart = (image: ImageInput) => ({
-  type: 'image_url',
-  image_url: { url: `data:${image.mimeType};base64,${image.data}` },
-});
-
-const wires: {
-  provider: 'openai' | 'groq' | 'gemini';
-  make(): ChatModel;
-  /** The recorded user turn, in the provider's own shape. */
-  userTurn(body: Json): Json;
-  withImages(text: string, images: ImageInput[]): Json;
-  plain(text: string): Json;
-}[] = [
-  {
-    provider: 'openai',
-    make: () =>
-      createOpenAiChatModel({ baseUrl: `${fake.url}/v1`, model: 'gpt-test', timeoutMs: 5000 }),
-    userTurn: (body) => body.messages[1],
-    withImages: (text, images) => ({
-      role: 'user',
-      content: [{ type: 'text', text }, ...images.map(dataUrlPart)],
-    }),
-    plain: (text) => ({ role: 'user', content: text }),
-  },
-  {
-    provider: 'groq',
-    make: () => createGroqChatModel({ baseUrl: fake.url, model: 'llama-test', timeoutMs: 5000 }),
-    userTurn: (body) => body.messages[1],
-    withImages: (text, images) => ({
-      role: 'user',
-      content: [{ type: 'text', text }, ...images.map(dataUrlPart)],
-    }),
-    plain: (text) => ({ role: 'user', content: text }),
-  },
-  {
-    provider: 'gemini',
-    make: () => createGeminiChatModel({ baseUrl: fake.url, model: 'gemini-test', timeoutMs: 5000 }),
-    userTurn: (body) => body.contents[0],
-    withImages: (text, images) => ({
-      role: 'user',
-      parts: [{ text }, ...images.map((i) => ({ inlineData: i }))],
-    }),
-    plain: (text) => ({ role: 'user', parts: [{ text }] }),
-  },
-];
-
-describe.each(wires)('$provider images on the wire', (wire) => {
-  it('sends a message with images as text followed by the images', async () => {
-    await wire.make().complete(
-      {
-        system: 'be brief',
-        messages: [{ role: 'user', content: 'what is this?', images: [photo, screenshot] }],
-      },
-      { signal: signal() },
-    );
-    const req = lastRequest();
-    expect(wire.userTurn(req.body)).toEqual(wire.withImages('what is this?', [photo, screenshot]));
-    expect(imagesOf(req)).toEqual([photo, screenshot]);
-    expect(lastUserText(req)).toBe('what is this?');
-  });
-
-  it('leaves a message without images as it was', async () => {
-    await wire
-      .make()
-      .complete(
-        { system: 'be brief', messages: [{ role: 'user', content: 'hello', images: [] }] },
-        { signal: signal() },
-      );
-    const req = lastRequest();
-    expect(wire.userTurn(req.body)).toEqual(wire.plain('hello'));
-    expect(imagesOf(req)).toEqual([]);
-  });
-});
 
 describe('parseModelRef', () => {
   it('reads provider:model, and a bare name for the given provider', () => {
@@ -197,7 +99,7 @@ describe('createVisionModel', () => {
       signal: signal(),
     });
     expect(response.text).toBe('A page with the words: Haus, Baum.');
-    const req = lastRequest();
+    const req = fake.chatRequests().at(-1)!;
     expect(req).toMatchObject({
       provider: 'groq',
       model: 'meta-llama/llama-4-scout-17b-16e-instruct',
