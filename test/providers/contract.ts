@@ -3,7 +3,7 @@
  * gemini) over the fake model server speaking its wire. Each case states what the agent relies
  * on: a streamed answer and its usage (cached tokens too), a tool round, images in the
  * request, and the ProviderError of each failure the agent's retry acts on (a connection
- * reset mid-stream, a 429 and its wait, a stall). A provider's file plugs in its adapter and
+ * reset mid-stream, a 429 and its wait, a stall) or the owner must fix (a refused key). A provider's file plugs in its adapter and
  * how its wire writes tools, tool results and images; what only one provider does stays there.
  */
 import diagnostics from 'node:diagnostics_channel';
@@ -46,6 +46,8 @@ export interface ProviderUnderTest extends Wire {
   make(url: string, timeoutMs: number): ChatModel;
   /** Whether a chat call goes out through node:http (httpFetch) or the built-in fetch. */
   viaNodeHttp: boolean;
+  /** The variable that holds its key: a refused key names it. */
+  keyVariable: string;
 }
 
 /** The OpenAI chat-completions wire, which Groq speaks too. */
@@ -250,6 +252,18 @@ function fails(adapter: ProviderUnderTest, make: Make, fake: FakeModel) {
     const error = await failure(make().complete(ask('x'), { signal: signal() }));
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ provider, status, transient });
+  });
+
+  it('tells the owner (log) and the user which key to check when the key is refused', async () => {
+    fake.requireKey(provider, 'the-right-key');
+    const error = (await failure(
+      make().complete(ask('hi'), { signal: signal() }),
+    )) as ProviderError;
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error.transient).toBe(false);
+    expect(error.message).toContain(`check ${adapter.keyVariable}: ${provider} refused it`);
+    expect(error.hint).toMatch(new RegExp(`^check ${adapter.keyVariable}:`));
+    expect(error.userMessage).toContain(`the owner should check ${adapter.keyVariable}`);
   });
 
   it('carries the wait a 429 asks for', async () => {

@@ -12,6 +12,7 @@ providerContract(fake, {
   path: /^\/v1beta\/models\/gemini-test:streamGenerateContent\?alt=sse$/,
   make: gemini,
   viaNodeHttp: false,
+  keyVariable: 'GEMINI_API_KEY',
   toolsOf: (body) => {
     expect(body.tools).toHaveLength(1);
     return body.tools[0].functionDeclarations.map((d: Json) => ({

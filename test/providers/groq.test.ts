@@ -8,5 +8,6 @@ providerContract(useFakeModel(), {
   make: (url, timeoutMs) =>
     createGroqChatModel({ apiKey: 'test', baseUrl: url, model: 'llama-test', timeoutMs }),
   viaNodeHttp: true,
+  keyVariable: 'GROQ_API_KEY',
   ...openAiWire,
 });

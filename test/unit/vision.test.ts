@@ -38,8 +38,9 @@ describe('parseModelRef', () => {
 
 // gpt-4o and gemini-2.5-pro see images because the owner's catalog says so.
 const catalog = testCatalog();
-const env = (extra: Record<string, string>) =>
-  parseConfig({ TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi', ...extra });
+/** The vision model of a configuration with these variables. */
+const visionOf = (vars: Record<string, string>) =>
+  createVisionModel(parseConfig({ TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi', ...vars }), catalog);
 
 describe('createVisionModel', () => {
   it.each([
@@ -47,23 +48,21 @@ describe('createVisionModel', () => {
     ['gemini', { GEMINI_API_KEY: 'gm' }, 'gemini-2.5-flash'],
     ['groq', { GROQ_API_KEY: 'gsk' }, 'meta-llama/llama-4-scout-17b-16e-instruct'],
   ] as const)('defaults to an image-capable model of %s', (provider, keys, model) => {
-    const vision = createVisionModel(env({ LLM_PROVIDER: provider, ...keys }), catalog);
+    const vision = visionOf({ LLM_PROVIDER: provider, ...keys });
     expect(vision?.info).toEqual({ provider, model, acceptsImages: true });
   });
 
   it('takes a bare VISION_MODEL for the chat provider', () => {
-    const vision = createVisionModel(
-      env({ OPENAI_API_KEY: 'sk', VISION_MODEL: 'gpt-4o' }),
-      catalog,
-    );
+    const vision = visionOf({ OPENAI_API_KEY: 'sk', VISION_MODEL: 'gpt-4o' });
     expect(vision?.info).toEqual({ provider: 'openai', model: 'gpt-4o', acceptsImages: true });
   });
 
   it('takes provider:model from another provider that has a key', () => {
-    const vision = createVisionModel(
-      env({ OPENAI_API_KEY: 'sk', GEMINI_API_KEY: 'gm', VISION_MODEL: 'gemini:gemini-2.5-pro' }),
-      catalog,
-    );
+    const vision = visionOf({
+      OPENAI_API_KEY: 'sk',
+      GEMINI_API_KEY: 'gm',
+      VISION_MODEL: 'gemini:gemini-2.5-pro',
+    });
     expect(vision?.info).toEqual({
       provider: 'gemini',
       model: 'gemini-2.5-pro',
@@ -72,28 +71,18 @@ describe('createVisionModel', () => {
   });
 
   it('keeps a model the catalog does not know as image-capable, and says so', () => {
-    const vision = createVisionModel(
-      env({ OPENAI_API_KEY: 'sk', VISION_MODEL: 'llava:13b' }),
-      catalog,
-    );
+    const vision = visionOf({ OPENAI_API_KEY: 'sk', VISION_MODEL: 'llava:13b' });
     expect(vision?.info).toEqual({ provider: 'openai', model: 'llava:13b', acceptsImages: false });
   });
 
   it('is undefined when its provider has no key or base URL', () => {
-    expect(
-      createVisionModel(env({ OPENAI_API_KEY: 'sk', VISION_MODEL: 'groq:some-model' }), catalog),
-    ).toBeUndefined();
-    expect(
-      createVisionModel(env({ LLM_PROVIDER: 'groq', GROQ_BASE_URL: fake.url }), catalog),
-    ).toBeDefined();
+    expect(visionOf({ OPENAI_API_KEY: 'sk', VISION_MODEL: 'groq:some-model' })).toBeUndefined();
+    expect(visionOf({ LLM_PROVIDER: 'groq', GROQ_BASE_URL: fake.url })).toBeDefined();
   });
 
   it('describes photos through the configured provider', async () => {
     fake.enqueue({ text: 'A page with the words: Haus, Baum.' });
-    const vision = createVisionModel(
-      env({ LLM_PROVIDER: 'groq', GROQ_BASE_URL: fake.url }),
-      catalog,
-    );
+    const vision = visionOf({ LLM_PROVIDER: 'groq', GROQ_BASE_URL: fake.url });
     if (!vision) throw new Error('expected a vision model');
     const response = await vision.complete(describeRequest([photo], 'my word list'), {
       signal: signal(),
