@@ -7,8 +7,9 @@ import type {
   Part,
 } from '@google/genai';
 import { AbortedError, isAbort, ProviderError } from '../core/errors.ts';
-import type { ChatModel, ChatResponse, Logger, ModelInfo, ToolSpec } from '../core/ports.ts';
+import type { ChatModel, ChatResponse, ModelInfo, ToolSpec } from '../core/ports.ts';
 import type { ChatMessage, ToolCall } from '../core/types.ts';
+import type { ChatModelOptions } from './chat-options.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
 import { keyRefusal } from './key-hint.ts';
 import {
@@ -18,17 +19,8 @@ import {
 } from './response-errors.ts';
 import { refusalLog, toolsForProvider } from './tool-schemas.ts';
 
-export interface GeminiOptions {
-  apiKey?: string | undefined;
-  /** The API host root (the SDK adds /v1beta/models/...); the SDK's default when unset. */
-  baseUrl?: string | undefined;
-  model: string;
-  timeoutMs: number;
-  /** The model takes images inline (the model catalog says); text-only when unset. */
-  acceptsImages?: boolean;
-  /** Where a tool left out of the requests (its schema cannot be converted) is reported. */
-  log?: Logger | undefined;
-}
+/** `baseUrl` is the API host root: the SDK adds /v1beta/models/…. */
+export type GeminiOptions = ChatModelOptions;
 
 const PROVIDER = 'gemini';
 

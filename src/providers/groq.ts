@@ -1,22 +1,14 @@
 import type Groq from 'groq-sdk';
 import { AbortedError } from '../core/errors.ts';
-import type { ChatModel, Logger, ModelInfo } from '../core/ports.ts';
+import type { ChatModel, ModelInfo } from '../core/ports.ts';
+import type { ChatModelOptions } from './chat-options.ts';
 import { httpFetch } from './http-fetch.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
 import { collectChatStream, mapSdkError, toWireMessages, toWireTools } from './openai.ts';
 import { refusalLog } from './tool-schemas.ts';
 
-export interface GroqOptions {
-  apiKey?: string | undefined;
-  /** The host root (the SDK adds /openai/v1); the SDK's default when unset. */
-  baseUrl?: string | undefined;
-  model: string;
-  timeoutMs: number;
-  /** The model takes images inline (the model catalog says); text-only when unset. */
-  acceptsImages?: boolean;
-  /** Where a tool left out of the requests (its schema cannot be converted) is reported. */
-  log?: Logger | undefined;
-}
+/** `baseUrl` is the host root: the SDK adds /openai/v1. */
+export type GroqOptions = ChatModelOptions;
 
 type GroqSdk = typeof import('groq-sdk');
 

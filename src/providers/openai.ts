@@ -1,24 +1,17 @@
 import OpenAI from 'openai';
 import { AbortedError, ProviderError, ProviderTimeoutError } from '../core/errors.ts';
-import type { ChatModel, ChatRequest, ChatResponse, Logger, ModelInfo } from '../core/ports.ts';
+import type { ChatModel, ChatRequest, ChatResponse, ModelInfo } from '../core/ports.ts';
 import type { ChatMessage, ToolCall } from '../core/types.ts';
+import type { ChatModelOptions } from './chat-options.ts';
 import { httpFetch } from './http-fetch.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
 import { keyRefusal } from './key-hint.ts';
 import { IncompleteResponse, mapBrokenResponse, retryAfterFromHeaders } from './response-errors.ts';
 import { refusalLog, toolsForProvider } from './tool-schemas.ts';
 
-export interface OpenAiOptions {
-  apiKey?: string | undefined;
-  baseUrl?: string | undefined;
-  model: string;
-  timeoutMs: number;
+export interface OpenAiOptions extends ChatModelOptions {
   /** The name the ledger uses, for another OpenAI-compatible API (default 'openai'). */
   provider?: string;
-  /** The model takes images inline (the model catalog says); text-only when unset. */
-  acceptsImages?: boolean;
-  /** Where a tool left out of the requests (its schema cannot be converted) is reported. */
-  log?: Logger | undefined;
 }
 
 /** A chat model over the OpenAI chat-completions API (OpenAI and compatible servers). */

@@ -9,8 +9,8 @@ import type { AskRegistry } from './asks.ts';
 import type { WebFetchDeps } from './web-fetch.ts';
 import type { SearchTurn, WebSearchDeps } from './web-search.ts';
 
-/** What the tools of one turn may use: the active pack, its storage and this chat. */
-export interface TurnToolContext {
+/** Which turn the tools serve: the active pack, its storage, this chat and who spoke. */
+export interface ToolTurn {
   pack: Pack;
   storage: PackStorage;
   address: Address;
@@ -23,17 +23,27 @@ export interface TurnToolContext {
    * pack's manifest sets `jobs_may_schedule`, so jobs cannot breed jobs.
    */
   inJobRun: boolean;
+  /** Who this turn's paid tool calls (web_search) are booked for, and the caps they pass. */
+  usage: SearchTurn;
+  /** The conversation's session key (memory_search reads all its sessions). */
+  sessionKey: string;
+}
+
+/** The services the tools use, built once at the root and shared by every turn. */
+export interface ToolServices {
   outbox: Outbox;
   asks: AskRegistry;
   jobs: JobRepo;
   clock: Clock;
   /** SATCHEL_TIMEZONE: cron schedules are read, and times are shown, in it. */
   timezone: string;
-  /** web_fetch and web_search (SPEC §13): built once at the root. */
+  /** web_fetch and web_search (SPEC §13). */
   web: { fetch: WebFetchDeps; search: WebSearchDeps };
-  /** Who this turn's paid tool calls (web_search) are booked for, and the caps they pass. */
-  usage: SearchTurn;
-  /** The conversation's session key (memory_search reads all its sessions). */
-  sessionKey: string;
   messages: Pick<MessageSearch, 'search'>;
 }
+
+/**
+ * What the tools of one turn may use, all together: `packTools` takes it, and each tool's
+ * factory picks the fields it touches.
+ */
+export type TurnToolContext = ToolTurn & ToolServices;

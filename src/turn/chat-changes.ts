@@ -18,7 +18,7 @@ export function createChatChanges(deps: {
   clock: Clock;
   moves: ChatMoves;
   jobs: Pick<JobRepo, 'pauseAt' | 'resumeAt'>;
-  replies: Replies;
+  replies: Pick<Replies, 'settle'>;
 }) {
   const { log, moves, jobs, replies } = deps;
   return (event: ChatChange): void => {

@@ -27,6 +27,11 @@ import { heldBackNoted, trustGate } from './turn-trust.ts';
 /** A scheduled run's answer that means "nothing to say this time": nothing is sent. */
 export const SILENT = '[SILENT]';
 
+/**
+ * What a turn uses, all steps together. Each step below names the part it touches (its
+ * `…Services` type); the caller passes this whole object and the type checker holds each step
+ * to its part.
+ */
 export interface ChatTurnServices {
   runtime: Runtime;
   conversing: Pick<Conversing, 'router' | 'packs'>;
@@ -98,11 +103,16 @@ export async function runChatTurn(
   }
 }
 
+interface SeenServices {
+  delivery: Pick<Delivery, 'ackReaction' | 'react'>;
+  runtime: Pick<Runtime, 'log' | 'clock'>;
+}
+
 /**
  * ACK_REACTION on the user's (last) message while its turn runs; the returned function
  * removes it. Neither is waited for, and a failure only skips it (SPEC §12).
  */
-function acknowledgeSeen(services: ChatTurnServices, turn: ChatTurn): () => void {
+function acknowledgeSeen(services: SeenServices, turn: ChatTurn): () => void {
   const { ackReaction, react } = services.delivery;
   const seen = turn.events.findLast((e) => e.messageId !== undefined);
   if (turn.job || !ackReaction || seen?.messageId === undefined) return () => undefined;
@@ -120,8 +130,14 @@ function acknowledgeSeen(services: ChatTurnServices, turn: ChatTurn): () => void
   };
 }
 
+interface RouteServices {
+  conversing: Pick<Conversing, 'packs' | 'router'>;
+  runtime: Pick<Runtime, 'clock'>;
+  turns: Pick<Turns, 'models'>;
+}
+
 /** Step 1: the session, the pack, the model that answers (see model-choice.ts), the caps. */
-function route(services: ChatTurnServices, turn: ChatTurn): Routed {
+function route(services: RouteServices, turn: ChatTurn): Routed {
   const { packs, router } = services.conversing;
   const first = turn.events[0]!;
   const pack = packs.get(turn.pack);
@@ -149,7 +165,7 @@ function route(services: ChatTurnServices, turn: ChatTurn): Routed {
  * The session the turn runs in: a job's own; for a skill command of a pack other than the
  * bound one, that pack's session (the conversation stays with its pack); else the route's.
  */
-function sessionOf(services: ChatTurnServices, turn: ChatTurn): Route {
+function sessionOf(services: { conversing: Pick<Conversing, 'router'> }, turn: ChatTurn): Route {
   const { router } = services.conversing;
   const { address } = turn.events[0]!;
   if (turn.job) return { pack: turn.pack, session: turn.job.session };
@@ -159,8 +175,13 @@ function sessionOf(services: ChatTurnServices, turn: ChatTurn): Route {
     : router.resolve(address, turn.pack);
 }
 
+interface LiveServices {
+  delivery: Pick<Delivery, 'outbox' | 'streamMode'>;
+  runtime: Pick<Runtime, 'clock'>;
+}
+
 /** Typing and the stream start before anything slow; a job shows neither. */
-function startLive(services: ChatTurnServices, turn: ChatTurn, routed: Routed): Live {
+function startLive(services: LiveServices, turn: ChatTurn, routed: Routed): Live {
   const { outbox, streamMode } = services.delivery;
   const { clock } = services.runtime;
   const to = routed.address;
@@ -179,13 +200,22 @@ function startLive(services: ChatTurnServices, turn: ChatTurn, routed: Routed): 
   };
 }
 
+interface ToolsServices {
+  delivery: Pick<Delivery, 'outbox'>;
+  runtime: Pick<Runtime, 'clock' | 'timezone' | 'log'>;
+  turns: Pick<
+    Turns,
+    'asks' | 'jobs' | 'web' | 'messages' | 'mcp' | 'trust' | 'fallbackAcceptsImages'
+  >;
+}
+
 /**
  * Step 2: the pack's tools, bound to this turn (none without a pack): its core tools, then
  * its MCP servers' tools (started on the pack's first turn; a pack without `mcp:` waits
  * for nothing).
  */
 async function toolsFor(
-  services: ChatTurnServices,
+  services: ToolsServices,
   turn: ChatTurn,
   routed: Routed,
 ): Promise<{ tools: ToolRunner | undefined; gate: TrustGate | undefined }> {
@@ -226,7 +256,7 @@ async function toolsFor(
           coreTools: tools.length,
         });
   const gate = trustGate(
-    { turns: services.turns, delivery: services.delivery, runtime: services.runtime },
+    services,
     { job: turn.job !== undefined, pack: turn.pack, address, label: pack.displayName },
     log,
   );
@@ -234,7 +264,11 @@ async function toolsFor(
 }
 
 /** Step 3: what the user sent, normalized (downloads, transcripts, photos, documents). */
-function inputsOf(services: ChatTurnServices, turn: ChatTurn, routed: Routed) {
+function inputsOf(
+  services: { turns: Pick<Turns, 'media' | 'fallbackAcceptsImages'> },
+  turn: ChatTurn,
+  routed: Routed,
+) {
   return turnInputs(turn.events, services.turns.media, {
     scope: scopeOf(turn, routed),
     packCaps: routed.packCaps,
@@ -245,7 +279,7 @@ function inputsOf(services: ChatTurnServices, turn: ChatTurn, routed: Routed) {
 }
 
 /** Images go to the model only when whoever answers can see them (the fallback too). */
-const acceptsImages = (services: ChatTurnServices, routed: Routed) =>
+const acceptsImages = (services: { turns: Pick<Turns, 'fallbackAcceptsImages'> }, routed: Routed) =>
   routed.model.info.acceptsImages && services.turns.fallbackAcceptsImages;
 
 const scopeOf = (turn: ChatTurn, routed: Routed) => ({
@@ -258,7 +292,7 @@ const scopeOf = (turn: ChatTurn, routed: Routed) => ({
 
 /** Step 4: the agent's ReAct loop; its text streams to the chat as it is written. */
 async function runAgent(
-  services: ChatTurnServices,
+  services: { turns: Pick<Turns, 'agent'> },
   turn: ChatTurn,
   routed: Routed,
   with_: { tools: ToolRunner | undefined; inputs: UserInput[]; live: Live },
@@ -288,12 +322,20 @@ async function runAgent(
   return { input, result: await services.turns.agent.run(input) };
 }
 
+interface CommitServices {
+  delivery: Pick<Delivery, 'outbox'>;
+  turns: Pick<Turns, 'agent' | 'events' | 'usageFooter'>;
+  runtime: Pick<Runtime, 'transaction' | 'clock'>;
+  conversing: Pick<Conversing, 'router'>;
+  replies: Pick<Replies, 'acknowledge'>;
+}
+
 /**
  * Step 5: the answer stored, its rows written and the origins acknowledged in one
  * transaction, then sent; `turn_completed` once it is committed.
  */
 async function commit(
-  services: ChatTurnServices,
+  services: CommitServices,
   turn: ChatTurn,
   routed: Routed,
   live: Live,
@@ -339,7 +381,10 @@ async function commit(
 }
 
 /** `/usage footer on` here: the turn's usage and today's, above the pack badge. */
-function footerOf(services: ChatTurnServices, routed: Routed): string {
+function footerOf(
+  services: Pick<CommitServices, 'conversing' | 'turns' | 'runtime'>,
+  routed: Routed,
+): string {
   if (!services.conversing.router.usageFooter(routed.address)) return '';
   return `\n\n${services.turns.usageFooter(routed.turnId, services.runtime.clock.now())}`;
 }

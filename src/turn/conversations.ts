@@ -17,7 +17,7 @@ export interface ConversationsDeps {
   clock: Clock;
   log: Logger;
   batchWindowMs: number;
-  replies: Replies;
+  replies: Pick<Replies, 'reply' | 'settle'>;
   /** Runs one turn's events in the conversation's lane. */
   run(events: InboundEvent[], signal: AbortSignal): Promise<void>;
   /** Runs a job's run in the conversation's lane. */

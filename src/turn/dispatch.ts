@@ -13,8 +13,8 @@ export interface DispatchDeps {
   log: Logger;
   /** The gate of the event's edge (its allowlist); an edge without one lets all pass. */
   gate(event: InboundEvent): Verdict;
-  conversations: Conversations;
-  replies: Replies;
+  conversations: Pick<Conversations, 'submit' | 'push' | 'note' | 'stop'>;
+  replies: Pick<Replies, 'reply' | 'settle'>;
   asks: Pick<AskRegistry, 'answer'>;
   router: Pick<Router, 'boundPack' | 'resolve' | 'unbind'>;
   packs: Pick<PackRegistry, 'byLabel'>;

@@ -28,12 +28,12 @@ export const cannotTake = (what: string) =>
 
 export interface RunEventsDeps {
   log: Logger;
-  router: Router;
+  router: Pick<Router, 'activePack' | 'resolve'>;
   packs: Pick<PackRegistry, 'get' | 'list'>;
   outbox: Pick<Outbox, 'send' | 'writeEdit' | 'write' | 'dispatch' | 'renderFor'>;
   replies: Replies;
-  commands: Commands;
-  conversations: () => Conversations;
+  commands: Pick<Commands, 'run' | 'modelPressed'>;
+  conversations: () => Pick<Conversations, 'park' | 'unpark' | 'takeNotes'>;
   transaction: <T>(fn: () => T) => T;
   /** A job's turn starts (from now on a crash counts as an attempt of that run). */
   jobStarted(job: JobRun): void;

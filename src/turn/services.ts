@@ -18,7 +18,7 @@ import type { JobRepo } from '../store/job-repo.ts';
 import type { MessageSearch } from '../store/message-search.ts';
 import type { SessionRepo } from '../store/session-repo.ts';
 import type { AskRegistry } from '../tools/asks.ts';
-import type { TurnToolContext } from '../tools/context.ts';
+import type { ToolServices } from '../tools/context.ts';
 import type { Calendar } from '../usage/calendar.ts';
 import type { UsageFooter } from '../usage/footer.ts';
 import type { Caps } from '../usage/quota.ts';
@@ -87,7 +87,7 @@ export interface Turns {
   messages: Pick<MessageSearch, 'search'>;
   events: EventBus;
   /** web_fetch's guard and limits, web_search's provider (SPEC §13). */
-  web: TurnToolContext['web'];
+  web: ToolServices['web'];
   /** The MCP hub, and the servers each pack declares (SPEC §13): none for most packs. */
   mcp: { hub: McpHub; servers(pack: string): readonly McpServerConfig[] };
   /** When calls wait for the owner, and the standing approvals (SPEC §17). */

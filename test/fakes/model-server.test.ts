@@ -1,18 +1,15 @@
 import { GoogleGenAI } from '@google/genai';
 import Groq from 'groq-sdk';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FakeModel, lastUserText, systemText, userTexts } from './model-server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useFakeModel } from '../support/fake-model.ts';
+import { lastUserText, systemText, userTexts } from './model-server.ts';
 
-let fake: FakeModel;
+const fake = useFakeModel();
 let openai: OpenAI;
-
-beforeAll(async () => {
-  fake = await FakeModel.start();
+beforeAll(() => {
   openai = new OpenAI({ apiKey: 'test', baseURL: `${fake.url}/v1`, maxRetries: 0 });
 });
-afterAll(() => fake.stop());
-beforeEach(() => fake.reset());
 
 describe('FakeModel via openai SDK', () => {
   it('answers a plain completion with the default echo and usage', async () => {

@@ -3,18 +3,19 @@
  * scripted model: what the model is offered and what it reads back. The real hub and its
  * fixture servers are in test/e2e/mcp-*.test.ts.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/config.ts';
+import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/core/errors.ts';
-import type { ChatModel, ChatRequest } from '../../src/core/ports.ts';
-import type { Address, InboundEvent, ToolCall } from '../../src/core/types.ts';
-import { type Core, createCore } from '../../src/core-app.ts';
+import type { ChatRequest } from '../../src/core/ports.ts';
+import type { Core } from '../../src/core-app.ts';
 import { DEFAULT_CLOSE_GRACE_MS, stopBoundMs } from '../../src/mcp/connection.ts';
 import type { McpHub, McpResult, McpServerConfig, McpTool } from '../../src/mcp/types.ts';
-import { createMemoryChannel, type MemoryChannel } from '../fakes/memory-channel.ts';
+import {
+  type CoreRigOptions,
+  coreRig,
+  drained,
+  MEM_CHAT as TO,
+  textEvent,
+} from '../support/core-rig.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { fixturePacks } from '../support/harness.ts';
 
@@ -25,27 +26,6 @@ const MCP = `mcp:
   - name: broken
     command: node
 `;
-
-type Step = { text: string } | { calls: Omit<ToolCall, 'id'>[] };
-
-/** A model that follows a script of answers and tool calls, and keeps every request. */
-function scriptedModel(steps: Step[]) {
-  const requests: ChatRequest[] = [];
-  let id = 0;
-  const model: ChatModel = {
-    info: { provider: 'openai', model: 'gpt-4.1-mini', acceptsImages: false },
-    async complete(request, { onText }) {
-      requests.push(structuredClone(request));
-      const step = steps.shift() ?? { text: 'ok' };
-      const usage = { inputTokens: 10, cachedInputTokens: 0, outputTokens: 5 };
-      if ('calls' in step)
-        return { text: '', toolCalls: step.calls.map((c) => ({ ...c, id: `c${++id}` })), usage };
-      onText?.(step.text);
-      return { text: step.text, toolCalls: [], usage };
-    },
-  };
-  return { model, requests };
-}
 
 /**
  * A hub with a few tools on `files`, whose `broken` server never starts; `brokenLogged`:
@@ -100,90 +80,13 @@ function fakeHub(
   return { hub, listed, calls, closed: () => closed };
 }
 
-const homes: string[] = [];
-const cores: Core[] = [];
-afterEach(async () => {
-  for (const core of cores.splice(0)) await core.stop(async () => {});
-  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
-});
-
-interface Rig {
-  core: Core;
-  channel: () => MemoryChannel;
-  requests: ChatRequest[];
-  logs: Record<string, unknown>[];
-}
-
-function rig(options: {
-  packs: string;
-  steps?: Step[];
-  hub?: McpHub;
-  clock?: FakeClock;
-  shutdownGraceMs?: number;
-  /** TOOL_APPROVAL (default: tainted, as shipped). */
-  approval?: 'tainted' | 'always' | 'off';
-}): Rig {
-  const home = mkdtempSync(path.join(tmpdir(), 'satchel-mcp-turn-'));
-  homes.push(home);
-  const config = parseConfig(
-    {
-      SATCHEL_HOME: home,
-      SATCHEL_PACKS: options.packs,
-      OPENAI_API_KEY: 'sk-test-stages-0123456789',
-      BATCH_WINDOW_MS: '0',
-      SATCHEL_TIMEZONE: 'UTC',
-      DASHBOARD_PORT: '0',
-      LOG_LEVEL: 'debug',
-      TOOL_APPROVAL: options.approval ?? '',
-    },
-    { telegram: false },
-  );
-  const { model, requests } = scriptedModel(options.steps ?? []);
-  let channel: MemoryChannel | undefined;
-  const logs: Record<string, unknown>[] = [];
-  const core = createCore(
-    config,
-    [
-      {
-        connect: () => {
-          channel = createMemoryChannel({ platform: 'mem' });
-          return { platform: 'mem', channel, acknowledge: () => {} };
-        },
-      },
-    ],
-    {
-      clock: options.clock ?? new FakeClock(),
-      ...(options.shutdownGraceMs === undefined
-        ? {}
-        : { shutdownGraceMs: options.shutdownGraceMs }),
-      chatModel: model,
-      logDestination: { write: (line: string) => void logs.push(JSON.parse(line)) },
-      ...(options.hub ? { mcpHub: options.hub } : {}),
-    },
-  );
-  cores.push(core);
-  return { core, channel: () => channel!, requests, logs };
-}
-
-const TO: Address = { platform: 'mem', chatId: 7 };
-let nextKey = 1;
-function text(body: string): InboundEvent {
-  return {
-    origin: { platform: 'mem', keys: [`m${nextKey++}`] },
-    address: TO,
-    chatType: 'private',
-    senderId: 7,
-    receivedAt: 0,
-    kind: 'text',
-    text: body,
-  };
-}
+/** The core with `packs` over `hub` (the real default hub when none). */
+const rig = ({ hub, ...options }: CoreRigOptions & { packs: string; hub?: McpHub }) =>
+  coreRig({ ...options, core: { ...options.core, ...(hub ? { mcpHub: hub } : {}) } });
 
 async function turn(core: Core, body: string): Promise<void> {
-  core.pipeline.accept(text(body));
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
-  await core.pipeline.idle();
-  await core.outbox.idle();
+  core.pipeline.accept(textEvent(body));
+  await drained(core);
 }
 
 const toolNames = (request: ChatRequest | undefined) => request?.tools?.map((t) => t.name);
@@ -239,11 +142,11 @@ describe("a pack's MCP tools in its turns", () => {
               isError: false,
             },
     });
-    const { core, requests, channel } = rig({
+    const { core, requests, channels } = rig({
       packs: fixturePacks(['beta'], MCP),
       hub: fake.hub,
       // The calls after the first read run in a tainted turn: no approval is asked here.
-      approval: 'off',
+      env: { TOOL_APPROVAL: 'off' },
       steps: [
         {
           calls: [
@@ -253,7 +156,7 @@ describe("a pack's MCP tools in its turns", () => {
             { name: 'files__read', arguments: '["notes.txt"]' },
           ],
         },
-        { text: 'Water the fern weekly.' },
+        'Water the fern weekly.',
       ],
     });
     await turn(core, 'what is in notes.txt?');
@@ -270,7 +173,7 @@ describe("a pack's MCP tools in its turns", () => {
       'Error: <<untrusted source="mcp files/get.x">>\nMCP server files: the call timed out\n<<end untrusted>>',
       'Error: arguments must be a JSON object',
     ]);
-    expect(channel().transcript(TO)).toEqual(['Water the fern weekly.']);
+    expect(channels.mem!.transcript(TO)).toEqual(['Water the fern weekly.']);
   });
 
   it('makes no hub call for a pack without mcp:, and its request is byte for byte the same', async () => {
@@ -342,8 +245,8 @@ mcp:
     };
     const clock = new FakeClock();
     const packs = fixturePacks(['beta'], MCP);
-    const { core } = rig({ packs, hub, clock, shutdownGraceMs: 0 });
-    cores.splice(cores.indexOf(core), 1);
+    const { core, release } = rig({ packs, hub, clock, core: { shutdownGraceMs: 0 } });
+    release();
     const stopping = core
       .stop(async () => {})
       .then(() => {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FakeModel } from '../fakes/model-server.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { useFakeModel } from '../support/fake-model.ts';
 
 /** Whether each optional SDK has been loaded in this test file's module graph. */
 const loaded = vi.hoisted(() => ({ gemini: false, groq: false }));
@@ -12,11 +12,7 @@ vi.mock('groq-sdk', async (original) => {
   return original();
 });
 
-let fake: FakeModel;
-beforeAll(async () => {
-  fake = await FakeModel.start();
-});
-afterAll(() => fake.stop());
+const fake = useFakeModel();
 
 describe('the Gemini and Groq SDKs', () => {
   it('are loaded by their first call, not by a bot that does not call them', async () => {

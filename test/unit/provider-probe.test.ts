@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.ts';
 import { ProviderError } from '../../src/core/errors.ts';
-import { createGeminiChatModel } from '../../src/providers/gemini.ts';
-import { createGroqChatModel } from '../../src/providers/groq.ts';
-import { createOpenAiChatModel } from '../../src/providers/openai.ts';
 import { listModels } from '../../src/providers/probe.ts';
-import { FakeModel, type Provider } from '../fakes/model-server.ts';
+import type { Provider } from '../fakes/model-server.ts';
+import { refusingRoot } from '../support/dead-hosts.ts';
+import { useFakeModel } from '../support/fake-model.ts';
 
-let fake: FakeModel;
-beforeAll(async () => {
-  fake = await FakeModel.start();
-});
-afterAll(() => fake.stop());
-beforeEach(() => fake.reset());
+const fake = useFakeModel();
 
 const KEYS = { openai: 'sk-good-openai', groq: 'gsk-good-groq', gemini: 'gm-good-gemini' };
 
@@ -59,56 +53,8 @@ describe('listModels (the doctor probe)', () => {
   });
 
   it.each(PROVIDERS)('an unreachable %s host is a transient ProviderError', async (provider) => {
-    const dead = await FakeModel.start();
-    await dead.stop();
-    const error = await failure(listModels(configFor(dead.url), provider, signal()));
+    const error = await failure(listModels(configFor(await refusingRoot()), provider, signal()));
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ provider, transient: true, status: undefined });
-  });
-});
-
-describe('a chat call whose key is refused', () => {
-  const make = (provider: Provider) => {
-    const options = { apiKey: 'wrong', model: 'm', timeoutMs: 5000 };
-    if (provider === 'openai')
-      return createOpenAiChatModel({ ...options, baseUrl: `${fake.url}/v1` });
-    if (provider === 'groq') return createGroqChatModel({ ...options, baseUrl: fake.url });
-    return createGeminiChatModel({ ...options, baseUrl: fake.url });
-  };
-
-  it.each(PROVIDERS)(
-    'on %s tells the owner (log) and the user which key to check',
-    async (provider) => {
-      fake.requireKey(provider, 'the-right-key');
-      const request = { system: 's', messages: [{ role: 'user' as const, content: 'hi' }] };
-      const error = (await failure(
-        make(provider).complete(request, { signal: signal() }),
-      )) as ProviderError;
-      expect(error).toBeInstanceOf(ProviderError);
-      expect(error.transient).toBe(false);
-      expect(error.message).toContain(`check ${VARIABLE[provider]}: ${provider} refused it`);
-      expect(error.hint).toMatch(new RegExp(`^check ${VARIABLE[provider]}:`));
-      expect(error.userMessage).toContain(`the owner should check ${VARIABLE[provider]}`);
-    },
-  );
-
-  it('a 403 says the key may not use the model', async () => {
-    fake.enqueue({ status: 403 });
-    const request = { system: 's', messages: [{ role: 'user' as const, content: 'hi' }] };
-    const error = (await failure(
-      make('openai').complete(request, { signal: signal() }),
-    )) as ProviderError;
-    expect(error.status).toBe(403);
-    expect(error.message).toContain('check that the key in OPENAI_API_KEY may use this model');
-  });
-
-  it('other failures keep the generic apology', async () => {
-    fake.enqueue({ status: 400 });
-    const request = { system: 's', messages: [{ role: 'user' as const, content: 'hi' }] };
-    const error = (await failure(
-      make('openai').complete(request, { signal: signal() }),
-    )) as ProviderError;
-    expect(error.status).toBe(400);
-    expect(error.userMessage).toBe('Sorry, something went wrong with that message.');
   });
 });

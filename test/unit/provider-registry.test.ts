@@ -19,7 +19,7 @@ import {
 } from '../../src/providers/registry.ts';
 import { createVisionModel } from '../../src/providers/vision.ts';
 import { bundledCatalog } from '../../src/usage/catalog.ts';
-import { FakeModel } from '../fakes/model-server.ts';
+import { refusingRoot } from '../support/dead-hosts.ts';
 
 const TOKEN = '123456:ABC-def_ghi';
 
@@ -152,9 +152,7 @@ describe.each(PROVIDERS)('the configuration reads the registry: $name', (spec) =
   });
 
   it('is probed by the doctor, whose fix names its base URL when the host is down', async () => {
-    const dead = await FakeModel.start();
-    await dead.stop();
-    const config = configOn(spec, { [baseUrl]: dead.url });
+    const config = configOn(spec, { [baseUrl]: await refusingRoot() });
     const uses = [{ provider: spec.name, model: spec.defaults.chat, use: 'chat' as const }];
     const [check] = await checkProviders(config, uses, 5000);
     expect(check?.status).toBe('fail');

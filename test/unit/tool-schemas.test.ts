@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.ts';
 import type { ChatModel, ToolSpec } from '../../src/core/ports.ts';
 import { createLogger } from '../../src/logging/logger.ts';
@@ -6,17 +6,12 @@ import { createChatModel } from '../../src/providers/index.ts';
 import type { Provider } from '../../src/providers/registry.ts';
 import { MAX_SCHEMA_PARTS } from '../../src/providers/tool-schemas.ts';
 import { bundledCatalog } from '../../src/usage/catalog.ts';
-import { FakeModel } from '../fakes/model-server.ts';
+import { useFakeModel } from '../support/fake-model.ts';
 
 // Tool schemas as MCP servers send them, through each provider's real SDK to the fake
 // server, which refuses what the real APIs refuse (test/fakes/model-strict.ts).
 
-let fake: FakeModel;
-beforeAll(async () => {
-  fake = await FakeModel.start();
-});
-afterAll(() => fake.stop());
-beforeEach(() => fake.reset());
+const fake = useFakeModel();
 
 // biome-ignore lint/suspicious/noExplicitAny: provider JSON from the fake's recorded bodies
 type Json = any;

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.ts';
 import { AbortedError, ProviderError, ProviderTimeoutError } from '../../src/core/errors.ts';
 import type { AudioInput } from '../../src/core/ports.ts';
 import { createGroqTranscriber, whisperFileName } from '../../src/providers/groq-stt.ts';
 import { createTranscriber } from '../../src/providers/index.ts';
-import { FakeModel } from '../fakes/model-server.ts';
+import { useFakeModel } from '../support/fake-model.ts';
 
-let fake: FakeModel;
-
-beforeAll(async () => {
-  fake = await FakeModel.start();
-});
-afterAll(() => fake.stop());
-beforeEach(() => fake.reset());
+const fake = useFakeModel();
 
 const voice: AudioInput = {
   data: Buffer.from('OggS fake opus bytes'),
