@@ -1,16 +1,29 @@
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
-import { untilAborted } from './abortable.ts';
-import { backoffMs } from './backoff.ts';
 import { createConnection, type McpConnection } from './connection.ts';
+import { type Deadline, startDeadline } from './deadline.ts';
 import { describeError } from './describe-error.ts';
 import { describeFlood, type Flood, type FloodLimits, ServerFlooded } from './flood-meter.ts';
 import type { OrphanGuard } from './orphan-guard.ts';
+import { logExit, logFlooding, logStartFailed, startFailure, withStderr } from './server-log.ts';
+import {
+  type Availability,
+  begin,
+  closed,
+  flooded,
+  healthy,
+  holds,
+  initialState,
+  lost,
+  relistBegun,
+  relisted,
+  retryIn,
+  started,
+  startFailed,
+  toolsChanged,
+} from './server-phase.ts';
 import { allowedTools, listAll } from './tool-list.ts';
-import type { McpServerConfig, McpTool } from './types.ts';
-
-/** How long a closed server's last stderr lines are waited for (they name the reason). */
-const STDERR_WAIT_MS = 1000;
+import type { McpServerConfig } from './types.ts';
 
 export interface ServerDeps {
   log: Logger;
@@ -24,31 +37,18 @@ export interface ServerDeps {
   flood: FloodLimits;
 }
 
-export type Availability =
-  | { ok: true; connection: McpConnection; tools: McpTool[] }
-  | { ok: false; reason: string; logged: boolean };
-
-type State = 'idle' | 'starting' | 'ready' | 'failed' | 'down' | 'closed';
+export type { Availability } from './server-phase.ts';
 
 /**
  * One pack's one server: started on first use (concurrent callers share the start), bounded
  * by `timeoutMs` on the clock, marked down when its connection closes, and started again on
- * the next use — after a backoff once it has failed more than once in a row.
+ * the next use — after a backoff once it has failed more than once in a row. Its one state
+ * is a `RunnerState` (server-phase.ts), changed only by the transitions there; this file
+ * holds the effects: spawning, listing, stopping and the log lines.
  */
 export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
   const log = deps.log.child({ pack: config.pack, server: config.name });
-  let state: State = 'idle';
-  let current: McpConnection | undefined;
-  let tools: McpTool[] = [];
-  let starting: Promise<Availability> | undefined;
-  let abortStart: ((reason: unknown) => void) | undefined;
-  /** The server announced a changed tool list: the next use reads it again. */
-  let toolsChanged = false;
-  let refreshing: Promise<Availability> | undefined;
-  let abortRefresh: ((reason: unknown) => void) | undefined;
-  let strikes = 0;
-  let retryAt = 0;
-  let reason = () => '';
+  let state = initialState();
   const stopping = new Set<Promise<void>>();
 
   const stop = (connection: McpConnection) => {
@@ -56,12 +56,18 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
     stopping.add(done);
     return done;
   };
+  const within = (what: string) =>
+    startDeadline(
+      deps.clock,
+      config.timeoutMs,
+      () => new Error(`it did not ${what} within ${config.timeoutMs} ms`),
+    );
 
   function onClosed(connection: McpConnection): void {
     const pid = connection.pid();
     if (pid !== undefined) deps.guard.untrack(pid);
-    if (connection !== current || connection.isStopping()) return;
-    markDown(connection, () => withStderr('the server exited', connection));
+    if (connection.isStopping()) return;
+    lose(connection, () => withStderr('the server exited', connection));
   }
 
   /**
@@ -69,87 +75,42 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
    * it is stopped, and the next use starts it again after a backoff (a flood counts as a
    * failure, like a failed start). A start it floods during fails with this reason.
    */
-  function flooded(connection: McpConnection, flood: Flood): void {
+  function onFlood(connection: McpConnection, flood: Flood): void {
     if (connection.isStopping() || connection.isClosed()) return;
-    strikes++;
-    const wait = backoffMs(strikes);
-    retryAt = deps.clock.now() + wait;
     const why = `it flooded satchel (${describeFlood(flood)}) and was stopped`;
-    reason = () => why;
-    log.warn(
-      {
-        event: 'mcp_server_flooding',
-        pid: connection.pid(),
-        kind: flood.kind,
-        perSecond: flood.perSecond,
-        limit: flood.limit,
-        seconds: flood.seconds,
-        restartInMs: wait,
-      },
-      'MCP server flooded satchel; stopped',
-    );
-    if (connection === current) {
-      current = undefined;
-      state = 'down';
-    } else abortStart?.(new ServerFlooded(why));
+    const was = state;
+    const now = deps.clock.now();
+    state = flooded(state, { connection, now, reason: () => why });
+    if (state === was) return;
+    logFlooding(log, connection, flood, retryIn(state, now));
+    if (was.phase.tag === 'starting') was.phase.deadline.abort(new ServerFlooded(why));
     void stop(connection);
   }
 
   /** The running server is gone: the next use starts it again, after a backoff if it keeps failing. */
-  function markDown(connection: McpConnection, why: () => string): void {
-    current = undefined;
-    strikes++;
-    const wait = backoffMs(strikes, 1);
-    retryAt = deps.clock.now() + wait;
-    state = 'down';
-    reason = why;
-    // This exit's own reason (read once its last stderr lines are in): a start that fails
-    // meanwhile changes `reason`, not what this line says.
-    void connection.stderrDrained(STDERR_WAIT_MS).then(() =>
-      log.warn(
-        {
-          event: 'mcp_server_exited',
-          pid: connection.pid(),
-          reason: why(),
-          transportError: connection.lastError(),
-          stderr: connection.stderr?.text(),
-          restartInMs: wait,
-        },
-        'MCP server exited',
-      ),
-    );
+  function lose(connection: McpConnection, why: () => string): boolean {
+    const was = state;
+    const now = deps.clock.now();
+    state = lost(state, { connection, now, reason: why });
+    if (state === was) return false;
+    logExit(log, connection, why, retryIn(state, now));
+    return true;
   }
 
   /** A start that failed or timed out: the reason, the log line and the backoff. */
-  async function startFailed(
+  async function failStart(
     connection: McpConnection | undefined,
     cause: unknown,
   ): Promise<Availability> {
-    strikes++;
-    const wait = backoffMs(strikes);
-    retryAt = deps.clock.now() + wait;
-    state = 'failed';
-    if (connection?.isClosed()) await connection.stderrDrained(STDERR_WAIT_MS);
-    const why = withStderr(
-      `it could not be started: ${describeError(cause, deps.redact)}`,
-      connection,
-    );
-    reason = () => why;
-    log.warn(
-      {
-        event: 'mcp_start_failed',
-        reason: why,
-        stderr: connection?.stderr?.text(),
-        retryInMs: wait,
-      },
-      'MCP server failed to start',
-    );
+    const now = deps.clock.now();
+    const why = await startFailure(connection, cause, deps.redact);
+    state = startFailed(state, { connection, now, reason: () => why });
+    logStartFailed(log, connection, why, retryIn(state, now));
     return { ok: false, reason: why, logged: true };
   }
 
-  async function start(): Promise<Availability> {
-    state = 'starting';
-    const began = deps.clock.now();
+  /** Makes the connection and starts it; the phase is `starting` until it answers. */
+  function start(): Promise<Availability> {
     let connection: McpConnection;
     try {
       connection = createConnection(config, {
@@ -157,31 +118,39 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
         onSpawn: (pid) => deps.guard.track(pid),
         onClose: () => onClosed(connection),
         onToolsChanged: () => {
-          if (!connection.isStopping()) toolsChanged = true;
+          if (!connection.isStopping()) state = toolsChanged(state, connection);
         },
         redact: deps.redact,
         flood: { limits: deps.flood, clock: deps.clock },
-        onFlood: (flood) => flooded(connection, flood),
+        onFlood: (flood) => onFlood(connection, flood),
       });
     } catch (error) {
       // A URL that does not parse, say: a failed start like any other, never a throw.
-      return await startFailed(undefined, error);
+      return failStart(undefined, error);
     }
-    const controller = new AbortController();
-    abortStart = (why) => controller.abort(why);
-    const timer = deps.clock.setTimeout(
-      () => controller.abort(new Error(`it did not start within ${config.timeoutMs} ms`)),
-      config.timeoutMs,
-    );
+    const deadline = within('start');
+    const attempt = connectAndList(connection, deadline);
+    state = begin(state, { connection, deadline, attempt });
+    return attempt;
+  }
+
+  async function connectAndList(
+    connection: McpConnection,
+    deadline: Deadline,
+  ): Promise<Availability> {
+    const began = deps.clock.now();
     try {
-      const signal = controller.signal;
-      toolsChanged = false;
-      await untilAborted(connection.connect(signal), signal);
-      const listed = await untilAborted(listAll(connection.client, signal, log), signal);
+      await deadline.bound(connection.connect(deadline.signal));
+      const listed = await deadline.bound(listAll(connection.client, deadline.signal, log));
       if (connection.isClosed()) throw new Error('the server exited');
-      current = connection;
-      tools = allowedTools(listed, config, log);
-      state = 'ready';
+      const tools = allowedTools(listed, config, log);
+      const was = state;
+      state = started(state, { connection, tools });
+      // Closed (or flooded) as the listing came in: this start is over, nothing of it stays.
+      if (state === was) {
+        void stop(connection);
+        return answerMovedOn();
+      }
       log.info(
         {
           event: 'mcp_server_started',
@@ -194,21 +163,18 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
       return { ok: true, connection, tools };
     } catch (error) {
       void stop(connection);
-      if ((state as State) === 'closed') return shuttingDown();
-      const cause = controller.signal.aborted ? controller.signal.reason : undefined;
-      if (cause instanceof ServerFlooded) {
-        // `flooded` has logged it and set the backoff.
-        state = 'down';
-        return { ok: false, reason: cause.message, logged: true };
-      }
-      return await startFailed(
-        connection,
-        controller.signal.aborted ? controller.signal.reason : error,
-      );
+      if (!holds(state.phase, 'starting', connection)) return answerMovedOn();
+      return await failStart(connection, deadline.cause(error));
     } finally {
-      deps.clock.clearTimeout(timer);
-      abortStart = undefined;
+      deadline.clear();
     }
+  }
+
+  /** What a start or re-list answers once the phase moved on without it (a close, a flood). */
+  function answerMovedOn(): Availability {
+    const { phase } = state;
+    if (phase.tag === 'backing-off') return { ok: false, reason: phase.reason(), logged: true };
+    return shuttingDown();
   }
 
   /**
@@ -217,67 +183,67 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
    * the previous list until the next announcement: a server slow to list must not slow
    * every turn.
    */
-  async function relist(connection: McpConnection): Promise<Availability> {
-    toolsChanged = false;
-    const controller = new AbortController();
-    abortRefresh = (why) => controller.abort(why);
-    const timer = deps.clock.setTimeout(
-      () => controller.abort(new Error(`it did not list its tools within ${config.timeoutMs} ms`)),
-      config.timeoutMs,
-    );
+  function relist(connection: McpConnection): Promise<Availability> {
+    const deadline = within('list its tools');
+    const attempt = listAgain(connection, deadline);
+    state = relistBegun(state, { deadline, attempt });
+    return attempt;
+  }
+
+  async function listAgain(connection: McpConnection, deadline: Deadline): Promise<Availability> {
     try {
-      const signal = controller.signal;
-      const listed = await untilAborted(listAll(connection.client, signal, log), signal);
-      if (connection === current) {
-        tools = allowedTools(listed, config, log);
+      const listed = await deadline.bound(listAll(connection.client, deadline.signal, log));
+      if (holds(state.phase, 'relisting', connection)) {
+        const tools = allowedTools(listed, config, log);
+        state = relisted(state, { connection, tools });
         log.info({ event: 'mcp_tools_changed', tools: tools.length }, 'MCP server tools changed');
       }
     } catch (error) {
-      if (connection === current && !connection.isClosed())
+      const was = state;
+      state = relisted(state, { connection });
+      if (state !== was && !connection.isClosed())
         log.warn(
           {
             event: 'mcp_tools_relist_failed',
-            reason: describeError(
-              controller.signal.aborted ? controller.signal.reason : error,
-              deps.redact,
-            ),
+            reason: describeError(deadline.cause(error), deps.redact),
           },
           'MCP server tool list not read again; the previous one is kept',
         );
     } finally {
-      deps.clock.clearTimeout(timer);
-      abortRefresh = undefined;
-      refreshing = undefined;
+      deadline.clear();
     }
     // A change announced while listing waits for the next use: a server that announces one
     // with every listing must not keep this use re-listing forever.
-    if (connection === current && !connection.isClosed() && state === 'ready')
-      return { ok: true, connection, tools };
+    const { phase } = state;
+    if (phase.tag === 'ready' && phase.connection === connection && !connection.isClosed())
+      return { ok: true, connection, tools: phase.tools };
     return ensure();
   }
 
   /** The server, started when it is not running (or the reason it is not available). */
   function ensure(): Promise<Availability> {
-    if (state === 'closed') return Promise.resolve(shuttingDown());
-    if (refreshing) return refreshing;
-    if (state === 'ready' && current && !current.isClosed()) {
-      if (!toolsChanged) return Promise.resolve({ ok: true, connection: current, tools });
-      refreshing = relist(current);
-      return refreshing;
+    const { phase } = state;
+    switch (phase.tag) {
+      case 'closed':
+        return Promise.resolve(shuttingDown());
+      case 'starting':
+      case 'relisting':
+        return phase.attempt;
+      case 'ready':
+        if (phase.connection.isClosed()) return start();
+        if (phase.stale) return relist(phase.connection);
+        return Promise.resolve({ ok: true, connection: phase.connection, tools: phase.tools });
+      case 'backing-off': {
+        const now = deps.clock.now();
+        if (now >= phase.until) return start();
+        const seconds = Math.ceil((phase.until - now) / 1000);
+        // Both ways here (a failed start, an exit) have logged the failure.
+        const why = `${phase.reason()} (next try in ${seconds} s)`;
+        return Promise.resolve({ ok: false, reason: why, logged: true });
+      }
+      case 'idle':
+        return start();
     }
-    if (starting) return starting;
-    const now = deps.clock.now();
-    if ((state === 'failed' || state === 'down') && now < retryAt) {
-      const seconds = Math.ceil((retryAt - now) / 1000);
-      // Both ways here (a failed start, an exit) have logged the failure.
-      const why = `${reason()} (next try in ${seconds} s)`;
-      return Promise.resolve({ ok: false, reason: why, logged: true });
-    }
-    const attempt = start().finally(() => {
-      starting = undefined;
-    });
-    starting = attempt;
-    return attempt;
   }
 
   return {
@@ -288,21 +254,21 @@ export function createServerRunner(config: McpServerConfig, deps: ServerDeps) {
      * session, say): it is closed, and the next use connects afresh.
      */
     drop(connection: McpConnection, error: unknown): void {
-      if (connection !== current) return;
-      markDown(connection, () => `the connection failed: ${describeError(error, deps.redact)}`);
-      void stop(connection);
+      if (lose(connection, () => `the connection failed: ${describeError(error, deps.redact)}`))
+        void stop(connection);
     },
     /** A call went through: the server is healthy again, a later crash restarts at once. */
     healthy(): void {
-      strikes = 0;
+      state = healthy(state);
     },
+    /** Aborts a start or re-list under way, stops the server, and waits until it is gone. */
     async close(): Promise<void> {
-      state = 'closed';
-      abortStart?.(new Error('satchel is shutting down'));
-      abortRefresh?.(new Error('satchel is shutting down'));
-      if (starting) await starting;
-      if (current) void stop(current);
-      current = undefined;
+      const { phase } = state;
+      state = closed(state);
+      if (phase.tag === 'starting' || phase.tag === 'relisting')
+        phase.deadline.abort(new Error('satchel is shutting down'));
+      if (phase.tag === 'starting') await phase.attempt;
+      else if (phase.tag === 'ready' || phase.tag === 'relisting') void stop(phase.connection);
       await Promise.all([...stopping]);
     },
   };
@@ -315,8 +281,3 @@ const shuttingDown = (): Availability => ({
   reason: 'satchel is shutting down',
   logged: false,
 });
-
-function withStderr(reason: string, connection: McpConnection | undefined): string {
-  const line = connection?.stderr?.lastLine();
-  return line ? `${reason} (stderr: ${line})` : reason;
-}

@@ -1,15 +1,23 @@
-import type { TimerHandle } from '../core/clock.ts';
 import type { Address } from '../core/types.ts';
 import type { JobRow, ManifestJob, RunOutcome } from '../store/job-repo.ts';
+import { createAlarm } from './alarm.ts';
 import { createJobListing } from './describe.ts';
+import {
+  claimed,
+  drained,
+  isStarted,
+  launched,
+  roundDone,
+  roundEnded,
+  type SchedulerPhase,
+  started,
+  stopped,
+  wakeIn,
+} from './phase.ts';
 import type { DueJob, Scheduler, SchedulerDeps } from './types.ts';
 
+export { MAX_WAIT_MS } from './phase.ts';
 export type { BoundRoute, DueJob, ManifestCron, Scheduler, SchedulerDeps } from './types.ts';
-
-/** The longest single wait: the scheduler wakes at least this often to re-sync. */
-export const MAX_WAIT_MS = 60 * 60_000;
-/** The wait before trying again after a round that could start nothing. */
-const STALL_WAIT_MS = 1_000;
 
 interface Item {
   job: JobRow;
@@ -20,23 +28,18 @@ interface Item {
  * The scheduler (SPEC §8). One timer on the injected clock, armed for the earliest next
  * time; croner only computes times. At most one job runs at a time: jobs due at the same
  * time run one after another, and a tick that falls due while a job runs is skipped and
- * logged (`job_skipped_overlap`); a one-shot waits for the running job instead.
+ * logged (`job_skipped_overlap`); a one-shot waits for the running job instead. Its one
+ * state is a `SchedulerPhase` (phase.ts), changed only by the transitions there.
  */
 export function createScheduler(deps: SchedulerDeps): Scheduler {
   const { jobs, clock, log } = deps;
   const listing = createJobListing({ jobs, clock, timezone: deps.timezone });
   const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
-  let state: 'new' | 'started' | 'stopped' = 'new';
-  let timer: TimerHandle | undefined;
+  let phase: SchedulerPhase = { tag: 'new' };
+  /** The one timer, armed for the earliest next time. */
+  const wake = createAlarm(clock);
   /** A `syncSoon` waiting for its tick. */
-  let soon: TimerHandle | undefined;
-  let busy = false;
-  let draining: Promise<void> | undefined;
-  /** When the running round's jobs were collected: ticks after it overlap. */
-  let roundAt = 0;
-  let current: DueJob | undefined;
-  let stalled = false;
-  let unsubscribe = () => {};
+  const soon = createAlarm(clock);
 
   function guard<T>(step: string, work: () => T): T | undefined {
     try {
@@ -120,29 +123,26 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     jobs.due(now).map((job) => ({ job, dueAt: job.nextRunAt! }));
 
   function arm(): void {
-    if (timer !== undefined) clock.clearTimeout(timer);
-    timer = undefined;
-    if (state !== 'started') return;
+    wake.clear();
+    if (!isStarted(phase)) return;
     const now = clock.now();
     // While a job runs, what is already due waits for it; only later ticks wake us.
-    const next = guard('arm', () => jobs.earliest(busy ? now : undefined));
-    let wait = next === undefined ? MAX_WAIT_MS : Math.min(Math.max(0, next - now), MAX_WAIT_MS);
-    if (stalled && !busy) wait = Math.max(wait, STALL_WAIT_MS);
-    timer = clock.setTimeout(onTimer, wait);
+    const next = guard('arm', () => jobs.earliest(phase.tag === 'running' ? now : undefined));
+    wake.set(wakeIn(phase, next, now), onTimer);
   }
 
   function onTimer(): void {
-    timer = undefined;
-    if (state !== 'started') return;
+    if (!isStarted(phase)) return;
     guard('sync', materialize);
     const now = clock.now();
-    if (busy) guard('overlap', () => skipOverlapping(now));
+    const running = phase;
+    if (running.tag === 'running') guard('overlap', () => skipOverlapping(running, now));
     else launch(guard('due', () => dueItems(now)) ?? []);
     arm();
   }
 
-  function skipOverlapping(now: number): void {
-    for (const job of jobs.cronDueBetween(roundAt, now)) {
+  function skipOverlapping(running: { since: number; job?: DueJob }, now: number): void {
+    for (const job of jobs.cronDueBetween(running.since, now)) {
       const nextRunAt = jobs.skipTo(job.id, now);
       log.info(
         {
@@ -150,7 +150,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
           jobId: job.id,
           pack: job.pack,
           dueAt: iso(job.nextRunAt),
-          runningJobId: current?.id,
+          runningJobId: running.job?.id,
         },
         `job ${job.id} skipped: another job is running; next ${iso(nextRunAt)}`,
       );
@@ -158,48 +158,47 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   }
 
   function launch(items: Item[]): void {
-    if (items.length === 0 || busy || state !== 'started') return;
-    busy = true;
-    roundAt = clock.now();
-    draining = drain(items);
+    if (items.length === 0 || phase.tag !== 'waiting') return;
+    const round = settled();
+    phase = launched(phase, { since: clock.now(), done: round.promise });
+    drain(items).then(round.resolve, round.reject);
   }
 
   /** Runs `items`, then whatever fell due meanwhile (one-shots that waited), until none. */
   async function drain(items: Item[]): Promise<void> {
     const tried = new Set<string>();
-    let started = 0;
+    let startedRuns = 0;
     try {
       let round = items;
       while (round.length > 0) {
         for (const item of round) {
-          if (state !== 'started') return;
+          if (phase.tag !== 'running') return;
           tried.add(`${item.job.id}@${item.dueAt}`);
-          if (await runOne(item)) started++;
+          if (await runOne(item)) startedRuns++;
         }
-        roundAt = clock.now();
-        round = dueItems(roundAt).filter((i) => !tried.has(`${i.job.id}@${i.dueAt}`));
+        const now = clock.now();
+        phase = roundEnded(phase, now);
+        round = dueItems(now).filter((i) => !tried.has(`${i.job.id}@${i.dueAt}`));
       }
     } catch (error) {
       log.error({ event: 'scheduler_error', step: 'drain', err: error }, 'scheduler: run failed');
     } finally {
-      stalled = started === 0;
-      busy = false;
-      current = undefined;
-      draining = undefined;
+      phase = drained(phase, startedRuns);
       arm();
     }
   }
 
   /** Claims, runs and acknowledges one run; false when it could not be claimed. */
   async function runOne({ job, dueAt }: Item): Promise<boolean> {
-    const claimed = guard('claim', () => jobs.claim(job.id, dueAt));
-    if (!claimed) return false;
-    current = { ...claimed, dueAt };
+    const row = guard('claim', () => jobs.claim(job.id, dueAt));
+    if (!row) return false;
+    const due: DueJob = { ...row, dueAt };
+    phase = claimed(phase, due);
     const startedAt = clock.now();
     let outcome: RunOutcome | 'interrupted' = 'failed';
     let error: unknown;
     try {
-      outcome = await deps.run(current, () => guard('start', () => jobs.startRun(job.id, dueAt)));
+      outcome = await deps.run(due, () => guard('start', () => jobs.startRun(job.id, dueAt)));
     } catch (thrown) {
       error = thrown;
     }
@@ -229,9 +228,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
 
   return {
     start() {
-      if (state !== 'new') return;
-      state = 'started';
-      unsubscribe = jobs.onChange(arm);
+      if (phase.tag !== 'new') return;
+      phase = started(phase, jobs.onChange(arm));
       guard('sync', materialize);
       const now = clock.now();
       guard('missed', () => passMissedTicks(now));
@@ -249,25 +247,23 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     },
 
     syncSoon() {
-      if (state !== 'started' || soon !== undefined) return;
-      soon = clock.setTimeout(() => {
-        soon = undefined;
-        if (state === 'started') this.sync();
-      }, 0);
+      if (!isStarted(phase) || soon.isSet()) return;
+      soon.set(0, () => {
+        if (isStarted(phase)) this.sync();
+      });
     },
 
     async stop() {
-      state = 'stopped';
-      unsubscribe();
-      if (timer !== undefined) clock.clearTimeout(timer);
-      timer = undefined;
-      if (soon !== undefined) clock.clearTimeout(soon);
-      soon = undefined;
-      await draining;
+      const was = phase;
+      phase = stopped(phase);
+      if (isStarted(was)) was.unsubscribe();
+      wake.clear();
+      soon.clear();
+      await roundDone(phase);
     },
 
     async idle() {
-      await draining;
+      await roundDone(phase);
     },
 
     next: (address) => listing.next(address),
@@ -278,6 +274,17 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
 
     describe: (address) => listing.describe(address),
   };
+}
+
+/** A promise settled by hand: a round's end, known before the round's first step runs. */
+function settled() {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
 }
 
 /** Where a job delivers: its chat, or its forum topic. */

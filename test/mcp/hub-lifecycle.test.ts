@@ -188,4 +188,29 @@ describe('the MCP hub: timeouts, /stop, crashes and hangs', () => {
     await waitUntilGone(pid!);
     expect(existsSync(starts)).toBe(true);
   });
+
+  it('closes during a start: it ends as shutting down, its process is gone, no tools after', async () => {
+    const { hub, events } = open();
+    const starts = path.join(dir, 'starts');
+    const server = fixtureServer({
+      env: { MCP_FIXTURE_MODE: 'hang-start', MCP_FIXTURE_START_LOG: starts },
+    });
+
+    const start = hub.tools([server], idle());
+    await vi.waitFor(() => expect(startedPids(starts)).toHaveLength(1), { timeout: 10_000 });
+    const [pid] = startedPids(starts);
+    await hub.close();
+
+    expect(await start).toMatchObject({
+      tools: [],
+      failed: [{ server: 'fx', reason: 'satchel is shutting down' }],
+    });
+    await waitUntilGone(pid!);
+    expect((await hub.tools([server], idle())).failed).toMatchObject([
+      { reason: 'satchel is shutting down' },
+    ]);
+    expect(startedPids(starts)).toHaveLength(1);
+    expect(events('mcp_server_started')).toEqual([]);
+    expect(events('mcp_start_failed')).toEqual([]);
+  });
 });

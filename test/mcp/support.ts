@@ -2,7 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { vi } from 'vitest';
+import type { Clock } from '../../src/core/clock.ts';
 import type { Logger } from '../../src/core/ports.ts';
+import { DEFAULT_FLOOD_LIMITS } from '../../src/mcp/flood-meter.ts';
+import type { ServerDeps } from '../../src/mcp/server.ts';
 import type { McpServerConfig } from '../../src/mcp/types.ts';
 
 export const FIXTURE = fileURLToPath(new URL('../fixtures/mcp/stdio-server.mjs', import.meta.url));
@@ -67,3 +70,16 @@ export function startedPids(file: string): number[] {
 }
 
 export const idle = () => new AbortController().signal;
+
+/** A server runner's deps for tests that drive it directly (no orphan guard, no redaction). */
+export function runnerDeps(log: Logger, clock: Clock): ServerDeps {
+  return {
+    log,
+    redact: (text: string) => text,
+    clock,
+    parentEnv: {},
+    guard: { track() {}, untrack() {}, close() {} },
+    closeGraceMs: 1000,
+    flood: DEFAULT_FLOOD_LIMITS,
+  };
+}

@@ -475,3 +475,66 @@ describe('scheduler', () => {
     expect(s.next(topic)).toBeUndefined();
   });
 });
+
+describe('scheduler lifecycle', () => {
+  it('new → stopped: a stopped scheduler never starts, syncs or arms a timer', async () => {
+    const calls: Calls = { runs: [] };
+    once(T0 + MIN);
+    const s = scheduler({ run: acking(calls) });
+    await s.stop();
+    s.start();
+    s.syncSoon();
+    s.sync();
+    expect(clock.pending()).toBe(0);
+    clock.advance(HOUR);
+    await s.idle();
+    expect(calls.runs).toEqual([]);
+  });
+
+  it('starts once: a second start runs nothing twice and adds no timer', async () => {
+    const calls: Calls = { runs: [] };
+    once(T0);
+    const s = scheduler({ run: acking(calls) });
+    s.start();
+    s.start();
+    await s.idle();
+    expect(calls.runs).toHaveLength(1);
+    expect(clock.pending()).toBe(1);
+  });
+
+  it('waiting → stopped: stop clears the timer and a pending syncSoon', async () => {
+    const s = scheduler({ run: acking({ runs: [] }) });
+    s.start();
+    s.syncSoon();
+    expect(clock.pending()).toBe(2);
+    await s.stop();
+    expect(clock.pending()).toBe(0);
+    s.syncSoon();
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('a round that could start nothing tries again a second later, not in a loop', async () => {
+    const calls: Calls = { runs: [] };
+    let claims = 0;
+    const refusing: JobRepo = {
+      ...jobs,
+      claim: () => {
+        claims++;
+        return undefined; // claimed elsewhere, say
+      },
+    };
+    once(T0 + MIN);
+    const s = scheduler({ run: acking(calls), jobs: refusing });
+    s.start();
+    clock.advance(MIN);
+    await s.idle();
+    expect(claims).toBe(1);
+    expect(clock.dueTimes()).toEqual([T0 + MIN + 1000]);
+    clock.advance(999);
+    expect(claims).toBe(1);
+    clock.advance(1);
+    await s.idle();
+    expect(claims).toBe(2);
+    expect(calls.runs).toEqual([]);
+  });
+});
