@@ -17,6 +17,8 @@ export interface AppOptions extends CoreOptions {
   announce?: (line: string) => void;
   /** The mistakes found in `.env` (config/env-lint.ts): each is a warning at start. */
   envFileProblems?: readonly EnvFileProblem[];
+  /** The edges instead of `edgesOf` (a test adds one of its own). */
+  edges?: typeof edgesOf;
 }
 
 /**
@@ -33,7 +35,7 @@ export function edgesOf(config: Config): EdgeFactory[] {
  * Without it nothing calls the Bot API. Nothing runs until `start`.
  */
 export function createApp(config: Config, options: AppOptions = {}) {
-  const core = createCore(config, edgesOf(config), options);
+  const core = createCore(config, (options.edges ?? edgesOf)(config), options);
   const { clock, log, store, ingresses } = core;
   // Another way in than the web chat (Telegram): the chat alone may not be the only one.
   const elsewhere = [...core.edges.values()].some(
