@@ -76,6 +76,10 @@ const telegramVars = {
   TELEGRAM_API_ROOT: url('TELEGRAM_API_ROOT').transform((v) =>
     (v ?? DEFAULT_TELEGRAM_API_ROOT).replace(/\/+$/, ''),
   ),
+};
+
+/** Webhook mode's variables (Telegram's too). */
+const webhookVars = {
   TELEGRAM_WEBHOOK_URL: url('TELEGRAM_WEBHOOK_URL'),
   TELEGRAM_WEBHOOK_SECRET: optionalText.refine(
     (v) => v === undefined || /^[A-Za-z0-9_-]{1,256}$/.test(v),
@@ -211,10 +215,10 @@ const coreVars = {
 };
 
 /** Every variable satchel reads, as it appears in the environment. */
-export const envSchema = z.object({ ...telegramVars, ...accessVars, ...coreVars });
+export const envSchema = z.object({ ...telegramVars, ...accessVars, ...webhookVars, ...coreVars });
 
-/** The channels' variables: Telegram's and the allowlist. */
-export const telegramEnvSchema = z.object({ ...telegramVars, ...accessVars });
+/** The channels' variables (Telegram's and the allowlist), in the order problems are listed. */
+export const telegramEnvSchema = z.object({ ...telegramVars, ...accessVars, ...webhookVars });
 
 /** The variables of a satchel without Telegram (`satchel chat`). */
 export const coreEnvSchema = z.object(coreVars);
