@@ -2,12 +2,8 @@
 // (`npm run schema`). test/unit/pack-schema.test.ts fails when a committed file is out of date.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import {
-  PACK_SCHEMA_FILE,
-  PACK_TEST_SCHEMA_FILE,
-  packJsonSchema,
-  packTestJsonSchema,
-} from '../src/packs/json-schema.ts';
+import { PACK_TEST_SCHEMA_FILE, packTestJsonSchema } from '../src/pack-test/test-file.ts';
+import { PACK_SCHEMA_FILE, packJsonSchema } from '../src/packs/json-schema.ts';
 
 for (const [name, schema] of [
   [PACK_SCHEMA_FILE, packJsonSchema()],

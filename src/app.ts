@@ -1,26 +1,32 @@
 import type { Config } from './config/config.ts';
 import { type EnvFileProblem, formatEnvProblem } from './config/env-lint.ts';
 import { background } from './core/background.ts';
-import type { InboundEvent } from './core/types.ts';
-import { type Core, type CoreOptions, createCore } from './core-app.ts';
+import type { EdgeFactory } from './core/edge.ts';
+import { type CoreOptions, createCore } from './core-app.ts';
 import { createDashboard } from './dashboard/server.ts';
 import { health } from './ops/health.ts';
 import { modelsInUse } from './providers/models-in-use.ts';
 import { openCoreReader } from './store/read-only.ts';
-import { TELEGRAM_PLATFORM } from './telegram/channel.ts';
 import { telegramEdge } from './telegram/edge.ts';
-import { createIngress } from './telegram/ingress.ts';
-import { createWebhookIngress } from './telegram/webhook.ts';
 import { warnUnknownPrices } from './usage/unknown-prices.ts';
+import { WEB_PLATFORM } from './web/channel.ts';
 import { webEdge } from './web/edge.ts';
 
 export interface AppOptions extends CoreOptions {
   /** Where the dashboard's and the chat's addresses (token included) are printed; stderr. */
   announce?: (line: string) => void;
-  /** Polling stopped for good (Telegram refused the token, or another instance polls). */
-  onFatal?: (error: unknown) => void;
   /** The mistakes found in `.env` (config/env-lint.ts): each is a warning at start. */
   envFileProblems?: readonly EnvFileProblem[];
+  /** The edges instead of `edgesOf` (a test adds one of its own). */
+  edges?: typeof edgesOf;
+}
+
+/**
+ * The edges satchel runs on, each in its own folder: a new channel is one more entry here.
+ * Their ingresses are readied, started and stopped in this order.
+ */
+export function edgesOf(config: Config): EdgeFactory[] {
+  return [telegramEdge(config), webEdge(config)];
 }
 
 /**
@@ -29,31 +35,12 @@ export interface AppOptions extends CoreOptions {
  * Without it nothing calls the Bot API. Nothing runs until `start`.
  */
 export function createApp(config: Config, options: AppOptions = {}) {
-  const web = webEdge({ ownerId: config.telegram.allowedUserIds[0] ?? 1 });
-  const bot = config.telegram.token
-    ? telegramEdge({
-        token: config.telegram.token,
-        apiRoot: config.telegram.apiRoot,
-        allowedUserIds: config.telegram.allowedUserIds,
-        webhookSecret: config.telegram.webhook?.secret,
-      })
-    : undefined;
-  // The edges: a new channel is one more entry here.
-  const core = createCore(config, [web.factory, ...(bot ? [bot.factory] : [])], options);
-  const { clock, log, store, pipeline } = core;
-  const chat = web.serve({
-    accept: (event) => pipeline.accept(event),
-    full: (address) => pipeline.full(address),
-  });
-  const telegram =
-    bot &&
-    telegramIngress(bot, config, {
-      log,
-      clock,
-      pipeline,
-      outbox: core.outbox,
-      onFatal: options.onFatal,
-    });
+  const core = createCore(config, (options.edges ?? edgesOf)(config), options);
+  const { clock, log, store, ingresses } = core;
+  // Another way in than the web chat (Telegram): the chat alone may not be the only one.
+  const elsewhere = [...core.edges.values()].some(
+    (edge) => edge.channel !== undefined && edge.platform !== WEB_PLATFORM,
+  );
 
   // The dashboard reads over its own read-only connection (the core made the database).
   const reader = openCoreReader(config.home)!;
@@ -68,8 +55,8 @@ export function createApp(config: Config, options: AppOptions = {}) {
     },
     clock,
     log,
-    health: () => health({ sqlite: store.sqlite, clock, ingress: telegram?.ingress }),
-    mounts: [chat.routes],
+    health: () => health({ sqlite: store.sqlite, edges: ingresses.ingresses }),
+    mounts: ingresses.mounts,
   });
   const announce = options.announce ?? ((line: string) => process.stderr.write(`${line}\n`));
 
@@ -84,7 +71,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
           provider: core.model.provider,
           model: core.model.model,
           packs: core.packs.list().map((p) => p.name),
-          telegram: telegram !== undefined,
+          telegram: elsewhere,
         },
         'starting',
       );
@@ -100,21 +87,8 @@ export function createApp(config: Config, options: AppOptions = {}) {
         ),
         config.models.unknownPrice,
       );
-      if (!telegram)
-        log.info(
-          { event: 'telegram_off' },
-          'TELEGRAM_BOT_TOKEN is not set: running the web chat and the dashboard alone ' +
-            '(no Bot API call). Create a bot with @BotFather and set it to talk on Telegram too.',
-        );
-      else if (config.telegram.allowedUserIds.length === 0)
-        log.warn(
-          { event: 'allowlist_empty' },
-          'ALLOWED_USER_IDS is empty, so every sender will be denied. Add your numeric ' +
-            'Telegram user id (comma-separated for several) and restart; a denied ' +
-            "sender's id is in the tg_auth_denied log line.",
-        );
       background(log, 'outbox_resume_failed', core.outbox.resumeUnsent());
-      chat.replay();
+      ingresses.ready();
       // Up before polling, which may wait long for Telegram. The full addresses go to
       // stderr, not the log: the log redacts the token.
       const board = await dashboard.start();
@@ -122,64 +96,27 @@ export function createApp(config: Config, options: AppOptions = {}) {
         announce(`satchel dashboard: ${board.url}`);
         announce(`satchel web chat: ${board.urlFor('/chat')}`);
         log.info({ event: 'web_chat_started', url: board.urlFor('/chat') }, 'web chat up');
-      } else if (!telegram)
+      } else if (!elsewhere)
         log.error(
           { event: 'web_chat_unavailable' },
           'the web chat is off (see dashboard_port_in_use), and without TELEGRAM_BOT_TOKEN ' +
             'there is no other way in: free the port or set DASHBOARD_PORT, then restart',
         );
-      await telegram?.ingress.start();
-      core.scheduler.start();
-      log.info({ event: 'satchel_started' }, telegram ? 'polling' : 'web chat only');
+      // Every edge's ingress in list order; the scheduler (the job edge) last.
+      await ingresses.start();
+      log.info({ event: 'satchel_started' }, elsewhere ? 'polling' : 'web chat only');
     },
 
     /**
-     * Stops polling and the dashboard, lets running turns finish and outboxes flush for at
-     * most 10 s together, then closes the databases. What did not finish stays pending for
-     * the next start.
+     * Stops the dashboard and every edge's ingress, lets running turns finish and outboxes
+     * flush for at most 10 s together, then closes the databases. What did not finish stays
+     * pending for the next start.
      */
     async stop(): Promise<void> {
-      await core.stop(async () => {
-        await dashboard.stop();
-        await telegram?.ingress.stop();
-      });
+      await core.stop(() => dashboard.stop());
       reader.close();
     },
   };
-}
-
-/** Telegram's way in (long polling or the webhook), and its command menu once connected. */
-function telegramIngress(
-  bot: ReturnType<typeof telegramEdge>,
-  config: Config,
-  deps: Pick<Core, 'log' | 'clock' | 'pipeline' | 'outbox'> & { onFatal: AppOptions['onFatal'] },
-) {
-  const { log, pipeline, outbox } = deps;
-  const { adapter, inbox } = bot.parts;
-  async function registerCommands(): Promise<void> {
-    try {
-      await adapter.setCommands(pipeline.menu());
-    } catch (error) {
-      log.warn({ event: 'tg_set_commands_failed', err: error }, 'could not register commands');
-    }
-  }
-  const ingressDeps = {
-    bot: adapter.bot,
-    inbox,
-    clock: deps.clock,
-    log,
-    // The command menu goes up once Telegram answers, however long that takes.
-    onConnected: () => background(log, 'tg_set_commands_failed', registerCommands()),
-    // Telegram answers again after an outage: replies held back go out now, not at the end
-    // of their backoff wait (SPEC §4: within 3 s).
-    onReachable: () => outbox.retryNow(TELEGRAM_PLATFORM),
-    onEvent: (event: InboundEvent) => pipeline.accept(event),
-    ...(deps.onFatal ? { onStopped: deps.onFatal } : {}),
-  };
-  const ingress = config.telegram.webhook
-    ? createWebhookIngress({ ...ingressDeps, webhook: config.telegram.webhook })
-    : createIngress(ingressDeps);
-  return { ingress };
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -10,7 +10,7 @@ import { addressKey } from './core/types.ts';
 import { type CoreOptions, createCore } from './core-app.ts';
 import { makePrivateDir, PRIVATE_FILE } from './store/file-modes.ts';
 import { createTerminalChannel, LOCAL_ADDRESS, type ShownOptions } from './terminal/channel.ts';
-import { createTerminalInput } from './terminal/input.ts';
+import { terminalEdge } from './terminal/edge.ts';
 import { createPromptedOutput, PLAIN_STYLE, type TerminalStyle } from './terminal/tty.ts';
 
 export interface ChatOptions extends CoreOptions {
@@ -45,26 +45,14 @@ export function createChat(config: CoreConfig, options: ChatOptions) {
   const terminal = createTerminalChannel((text) => screen.write(text), style);
   const logDestination =
     options.logDestination ?? privateLog(path.join(config.home, 'logs'), 'chat.log');
-  const core = createCore(
-    config,
-    // The terminal sends no files: it has no file source.
-    [{ connect: () => ({ platform: terminal.platform, channel: terminal }) }],
-    { ...options, logDestination },
-  );
-  let inputEnded = false;
   let quit: () => void = () => {};
   const quitting = new Promise<'quit'>((resolve) => {
     quit = () => resolve('quit');
   });
-  const input = createTerminalInput({
-    address: LOCAL_ADDRESS,
-    clock: core.clock,
-    accept: (event) => core.pipeline.accept(event),
-    choose: (choice) => terminal.choose(choice),
-    optionCount: () => terminal.options?.buttons.length ?? 0,
-    notice: (text) => terminal.note(text),
-    exit: () => quit(),
-  });
+  const edge = terminalEdge(terminal, { exit: () => quit() });
+  const core = createCore(config, [edge.factory], { ...options, logDestination });
+  const { input } = edge;
+  let inputEnded = false;
   // A question shown once the input has ended can never be answered: stop its turn.
   terminal.onOptions = (shown) => {
     if (inputEnded && isQuestion(shown)) input.command('stop');
@@ -129,7 +117,9 @@ export function createChat(config: CoreConfig, options: ChatOptions) {
       }
       banner();
       background(core.log, 'outbox_resume_failed', core.outbox.resumeUnsent());
-      core.scheduler.start();
+      core.ingresses.ready();
+      // The terminal's lines are read below; the job edge starts the scheduler.
+      await core.ingresses.start();
       const lines = createInterface({ input: options.input, crlfDelay: Number.POSITIVE_INFINITY });
       const ended = once(lines, 'close').then(() => 'ended' as const);
       lines.on('line', (line) => {

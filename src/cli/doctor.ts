@@ -1,3 +1,4 @@
+import { edgesOf } from '../app.ts';
 import { withEnvFile } from '../config/env-file.ts';
 import { lintEnvFile } from '../config/env-lint.ts';
 import { type Check, formatChecks } from '../ops/check.ts';
@@ -38,7 +39,10 @@ export const doctorCommand: CliCommand = {
     if (values.fix && !values.security) throw new UsageError('--fix goes with --security');
     const env = withEnvFile(io.env, io.cwd);
     if (values.security) return security(io, env, values.fix ?? false);
-    return report(io, await runDoctor({ env, envFileProblems: lintEnvFile(io.cwd) }));
+    return report(
+      io,
+      await runDoctor({ env, envFileProblems: lintEnvFile(io.cwd), edges: edgesOf }),
+    );
   },
 };
 

@@ -78,11 +78,17 @@ export interface CoreConfig {
 
 /** satchel's whole configuration, read once from the environment and frozen. */
 export interface Config extends CoreConfig {
+  /** Who may talk to satchel, whatever the channel: gates and approvals read it. */
+  access: {
+    /** ALLOWED_USER_IDS: whom a channel that strangers can reach lets in; empty: no one. */
+    allowedUserIds: readonly number[];
+    /** The owner: the first allowed id; undefined when there is none. */
+    owner: number | undefined;
+  };
   telegram: {
     /** Unset: no bot; `npm start` runs the web chat and the dashboard alone (SPEC §16). */
     token: string | undefined;
     apiRoot: string;
-    allowedUserIds: readonly number[];
     /** Webhook mode (TELEGRAM_WEBHOOK_URL); long polling when undefined. */
     webhook: WebhookConfig | undefined;
   };
@@ -176,10 +182,13 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
   };
   if (!tg?.success) return deepFreeze(core);
   return deepFreeze({
+    access: {
+      allowedUserIds: tg.data.ALLOWED_USER_IDS,
+      owner: tg.data.ALLOWED_USER_IDS[0],
+    },
     telegram: {
       token: tg.data.TELEGRAM_BOT_TOKEN,
       apiRoot: tg.data.TELEGRAM_API_ROOT,
-      allowedUserIds: tg.data.ALLOWED_USER_IDS,
       webhook: webhookConfig(tg.data),
     },
     ...core,

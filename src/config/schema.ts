@@ -76,6 +76,26 @@ const telegramVars = {
   TELEGRAM_API_ROOT: url('TELEGRAM_API_ROOT').transform((v) =>
     (v ?? DEFAULT_TELEGRAM_API_ROOT).replace(/\/+$/, ''),
   ),
+};
+
+/** Webhook mode's variables (Telegram's too). */
+const webhookVars = {
+  TELEGRAM_WEBHOOK_URL: url('TELEGRAM_WEBHOOK_URL'),
+  TELEGRAM_WEBHOOK_SECRET: optionalText.refine(
+    (v) => v === undefined || /^[A-Za-z0-9_-]{1,256}$/.test(v),
+    { message: 'TELEGRAM_WEBHOOK_SECRET must be 1–256 characters: letters, digits, _ and -' },
+  ),
+  TELEGRAM_WEBHOOK_PORT: intFrom('TELEGRAM_WEBHOOK_PORT', 1, 8443).refine((p) => p <= 65535, {
+    message: 'TELEGRAM_WEBHOOK_PORT must be 1–65535',
+  }),
+  TELEGRAM_WEBHOOK_HOST: optionalText.transform((v) => v ?? '127.0.0.1'),
+};
+
+/**
+ * Who may talk to satchel: the allowlist (and its first id, the owner) that the channels'
+ * gates and approvals read. Read with the channels' variables: `satchel chat` does not.
+ */
+const accessVars = {
   ALLOWED_USER_IDS: z
     .string()
     .optional()
@@ -94,15 +114,6 @@ const telegramVars = {
       }
       return parts.map(Number);
     }),
-  TELEGRAM_WEBHOOK_URL: url('TELEGRAM_WEBHOOK_URL'),
-  TELEGRAM_WEBHOOK_SECRET: optionalText.refine(
-    (v) => v === undefined || /^[A-Za-z0-9_-]{1,256}$/.test(v),
-    { message: 'TELEGRAM_WEBHOOK_SECRET must be 1–256 characters: letters, digits, _ and -' },
-  ),
-  TELEGRAM_WEBHOOK_PORT: intFrom('TELEGRAM_WEBHOOK_PORT', 1, 8443).refine((p) => p <= 65535, {
-    message: 'TELEGRAM_WEBHOOK_PORT must be 1–65535',
-  }),
-  TELEGRAM_WEBHOOK_HOST: optionalText.transform((v) => v ?? '127.0.0.1'),
 };
 
 /** Every variable but Telegram's: what the core reads, in the bot and in `satchel chat`. */
@@ -204,10 +215,10 @@ const coreVars = {
 };
 
 /** Every variable satchel reads, as it appears in the environment. */
-export const envSchema = z.object({ ...telegramVars, ...coreVars });
+export const envSchema = z.object({ ...telegramVars, ...accessVars, ...webhookVars, ...coreVars });
 
-/** The Telegram variables alone. */
-export const telegramEnvSchema = z.object(telegramVars);
+/** The channels' variables (Telegram's and the allowlist), in the order problems are listed. */
+export const telegramEnvSchema = z.object({ ...telegramVars, ...accessVars, ...webhookVars });
 
 /** The variables of a satchel without Telegram (`satchel chat`). */
 export const coreEnvSchema = z.object(coreVars);

@@ -1,9 +1,42 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Check } from './check.ts';
+import type { Clock } from './clock.ts';
+import type { Inboxes } from './inbox.ts';
 import type { Acknowledge } from './origin.ts';
-import type { Channel, FileSource, OutboundText } from './ports.ts';
-import type { InboundEvent } from './types.ts';
+import type { Channel, FileSource, Logger, OutboundText } from './ports.ts';
+import type { Address, InboundEvent } from './types.ts';
 
 /** Whether an event may enter: yes, or no with an optional reply to its sender. */
 export type Verdict = 'allow' | { deny: true; reply?: OutboundText };
+
+/**
+ * An edge as the application lists it (app.ts): its secrets and its checks, which need no
+ * core, then how it connects once the core's logger and stores exist.
+ */
+export interface EdgeFactory {
+  /** The platform's secrets (its token), kept out of logs and stored text. */
+  readonly secrets?: readonly (string | undefined)[];
+  /** Builds the edge; `inboxes` are there for a durable ingress. */
+  connect(deps: EdgeDeps): Edge;
+  /** Its lines of `satchel doctor`, without connecting (see EdgeChecks). */
+  readonly doctor?: EdgeChecks;
+}
+
+export interface EdgeDeps {
+  log: Logger;
+  clock: Clock;
+  inboxes: Inboxes;
+}
+
+/**
+ * An edge's lines of `satchel doctor`: `local` ones read only the configuration and come right
+ * after it (an allowlist); `remote` ones ask the platform (a token accepted), each within
+ * `timeoutMs`, beside the providers' checks.
+ */
+export interface EdgeChecks {
+  local?(): readonly Check[];
+  remote?(timeoutMs: number): Promise<readonly Check[]>;
+}
 
 /**
  * One source of work for the core and, when it talks to people, one way back to them: the
@@ -29,4 +62,54 @@ export interface Edge {
   readonly owner?: number;
   /** Settles this edge's origins in the reply's transaction; none: nothing to settle. */
   readonly acknowledge?: Acknowledge;
+  /**
+   * Its way in, built once the pipeline exists (`port`); none for an edge whose input the
+   * application drives itself.
+   */
+  ingress?(port: IngressPort): Ingress;
+}
+
+/** What the core gives an edge's ingress. */
+export interface IngressPort {
+  /** The pipeline's entry: takes one event; never throws. */
+  accept(event: InboundEvent): void;
+  /** Whether the conversation would refuse one more event as busy (five wait already). */
+  full(address: Address): boolean;
+  /** The commands the core answers, for a platform's command menu. */
+  menu(): { command: string; description: string }[];
+  /** The platform answers again after an outage: what its outbox held back goes out now. */
+  reachable(): void;
+  /** The ingress stopped for good (a token refused): the application ends. */
+  fatal(error: unknown): void;
+}
+
+/**
+ * An edge's ingress, driven by the application in this order: `ready` for every edge (before
+ * anything listens: what an earlier run left unanswered is handed on, a missing setting is
+ * said), then the dashboard, then `start` for every edge in list order; on shutdown, once the
+ * dashboard is down, `stop` for every edge. `/healthz` reads `health`.
+ */
+export interface Ingress {
+  /** HTTP routes served on the dashboard's server, behind its token (the web chat's /chat). */
+  readonly mounts?: readonly HttpMount[];
+  ready?(): void;
+  start?(): Promise<void>;
+  stop?(): Promise<void>;
+  health?(): EdgeHealth;
+}
+
+/** Routes under `path` (and below it), after the dashboard's host and token checks. */
+export interface HttpMount {
+  readonly path: string;
+  /** `via`: how the token came — a cookie (a browser: check for forged requests) or Bearer. */
+  handle(request: IncomingMessage, response: ServerResponse, via: 'cookie' | 'bearer'): void;
+}
+
+/**
+ * What an ingress adds to `/healthz`: whether its input can come in (`ok`), and the fields
+ * it reports (Telegram's mode, polling and ages).
+ */
+export interface EdgeHealth {
+  ok: boolean;
+  fields: Readonly<Record<string, string | number | boolean | null>>;
 }

@@ -1,19 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpMount } from '../core/edge.ts';
 import type { Logger } from '../core/ports.ts';
 import { MAX_DAYS, type UsageOverview } from '../usage/overview.ts';
 import { cookieName, loopbackHost, presentedToken, sessionCookie } from './auth.ts';
 import type { Asset } from './page.ts';
 
 /**
- * Routes another part of satchel serves on the dashboard's server (the web chat), behind
- * the same host check and token. The security headers are set on `response` already.
+ * Routes another part of satchel serves on the dashboard's server (an edge's: the web chat),
+ * behind the same host check and token. The security headers are set on `response` already.
  */
-export interface Mount {
-  /** The paths it answers: this one and everything under it (`/chat`, `/chat/…`). */
-  readonly path: string;
-  /** `via`: how the token came — a cookie (a browser: check for forged requests) or Bearer. */
-  handle(request: IncomingMessage, response: ServerResponse, via: 'cookie' | 'bearer'): void;
-}
+export type Mount = HttpMount;
 
 export interface HandlerDeps {
   assets: ReadonlyMap<string, Asset>;

@@ -1,30 +1,6 @@
-/**
- * One line of `satchel doctor`'s checklist. `fail` lines carry a fix and make the exit code
- * non-zero; `warn` lines are worth knowing and do not.
- */
-export interface Check {
-  status: 'pass' | 'fail' | 'warn';
-  title: string;
-  /** More lines under the title (what was found). */
-  detail?: string[];
-  /** What to do about a `fail` or a `warn`. */
-  fix?: string;
-}
+import type { Check } from '../core/check.ts';
 
-export const pass = (title: string, detail?: string[]): Check => ({
-  status: 'pass',
-  title,
-  ...(detail?.length ? { detail } : {}),
-});
-
-export const fail = (title: string, fix: string, detail?: string[]): Check => ({
-  status: 'fail',
-  title,
-  fix,
-  ...(detail?.length ? { detail } : {}),
-});
-
-export const warn = (title: string, fix: string): Check => ({ status: 'warn', title, fix });
+export { type Check, fail, pass, warn } from '../core/check.ts';
 
 const MARK: Record<Check['status'], string> = { pass: '✓', fail: '✗', warn: '!' };
 

@@ -1,5 +1,6 @@
 import { type Config, parseConfig } from '../config/config.ts';
 import { type EnvFileProblem, formatEnvProblem } from '../config/env-lint.ts';
+import type { EdgeFactory } from '../core/edge.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { McpHub } from '../mcp/types.ts';
 import { modelsInUse } from '../providers/models-in-use.ts';
@@ -10,7 +11,7 @@ import { type Check, fail, pass, warn } from './check.ts';
 import { checkDatabase, checkPacks, checkPort } from './doctor-local.ts';
 import { checkMcpServers } from './doctor-mcp.ts';
 import { checkPrices } from './doctor-prices.ts';
-import { checkAllowlist, checkProviders, checkSearch, checkToken } from './doctor-remote.ts';
+import { checkProviders, checkSearch } from './doctor-remote.ts';
 
 export interface DoctorOptions {
   /** The environment, `.env` included. */
@@ -25,15 +26,17 @@ export interface DoctorOptions {
   sqliteDriver?: SqliteDriver;
   /** The hub that starts the packs' MCP servers (default: the real one; tests fake it). */
   mcpHub?: McpHub;
+  /** The application's edges (app.ts), whose own checks are run; none by default. */
+  edges?: (config: Config) => readonly Pick<EdgeFactory, 'doctor'>[];
 }
 
 /** The Node versions satchel supports, as `engines` in package.json says. */
 const SUPPORTED_NODE = '^20.19.0 || >=22.12.0';
 
 /**
- * Everything `satchel doctor` checks, in order: Node, the configuration, the allowlist, the
- * token, each provider and model, prices, the packs and their MCP servers, the database and
- * the dashboard port.
+ * Everything `satchel doctor` checks, in order: Node, the configuration, each edge's checks of
+ * it (Telegram's allowlist), the edges' remote checks (the bot token), each provider and
+ * model, prices, the packs and their MCP servers, the database and the dashboard port.
  * Changes nothing: no update is fetched, no message sent, no token spent, nothing written
  * (the MCP servers it starts are stopped again).
  * With an invalid configuration only the first two are checked.
@@ -65,7 +68,11 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     );
     return checks;
   }
-  checks.push(pass('configuration: valid'), checkAllowlist(config));
+  const edges = options.edges?.(config) ?? [];
+  checks.push(
+    pass('configuration: valid'),
+    ...edges.flatMap((edge) => edge.doctor?.local?.() ?? []),
+  );
   const packs = checkPacks(config);
   const { catalog, check: catalogCheck } = checkCatalog(config);
   checks.push(catalogCheck);
@@ -74,8 +81,8 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     catalog,
     packs.packs.map((p) => ({ pack: p.name, model: p.manifest.model })),
   );
-  const [token, providers, search, port, mcp] = await Promise.all([
-    checkToken(config, timeoutMs),
+  const [edgeChecks, providers, search, port, mcp] = await Promise.all([
+    Promise.all(edges.map((edge) => edge.doctor?.remote?.(timeoutMs) ?? [])),
     checkProviders(config, uses, timeoutMs),
     checkSearch(config, timeoutMs),
     checkPort(config, timeoutMs),
@@ -83,7 +90,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   ]);
   const prices = checkPrices(config, catalog, uses, packs.packs);
   checks.push(
-    ...token,
+    ...edgeChecks.flat(),
     ...providers,
     ...search,
     ...prices,

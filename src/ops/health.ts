@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Clock } from '../core/clock.ts';
+import type { Ingress } from '../core/edge.ts';
 import type { Database } from '../store/sqlite.ts';
 
 /**
@@ -8,8 +8,8 @@ import type { Database } from '../store/sqlite.ts';
  */
 export interface Health {
   ok: boolean;
-  /** How updates come in: long polling (the default), the webhook, or none (no Telegram). */
-  mode: 'polling' | 'webhook' | 'none';
+  /** How updates come in: long polling, the webhook, or none (no edge polls: no Telegram). */
+  mode: string;
   /** Updates can come in: the polling loop runs, or the webhook listens and is registered. */
   polling: boolean;
   /** Since Telegram last answered a getUpdates; null before the first answer (and for a webhook). */
@@ -25,47 +25,29 @@ export interface Health {
 export interface HealthDeps {
   /** The core database connection (the app's own: its lock is probed, nothing is written). */
   sqlite: Database;
-  clock: Clock;
-  /** The ingress's `status()` (long polling or the webhook); none without Telegram. */
-  ingress?: { status(): IngressStatus };
+  /** The edges' ingresses: each that reports health adds its fields and its `ok`. */
+  edges: readonly Pick<Ingress, 'health'>[];
 }
 
-interface IngressStatus {
-  polling: boolean;
-  lastFetchAt?: number;
-  lastUpdateAt?: number;
-  mode?: Health['mode'];
-}
+/** What `/healthz` says of input when no edge reports any (the web chat alone). */
+const NO_POLLING = {
+  mode: 'none',
+  polling: false,
+  last_poll_age_ms: null,
+  last_update_age_ms: null,
+};
 
 /**
- * A long poll ends within about 45 s (30 s of waiting plus slack); past twice that without
- * an answer, Telegram has not been reached for a while (the poller keeps retrying).
- */
-export const POLL_STALE_MS = 90_000;
-
-/** What a satchel without Telegram (the web chat alone) reports for its ingress. */
-const NO_TELEGRAM: IngressStatus = { polling: false, mode: 'none' };
-
-/**
- * The health snapshot: healthy while updates can come in (polling runs and Telegram answered
- * recently, or the webhook is up; without Telegram there is nothing to wait for) and the
- * database takes writes. Cheap (one count, one lock probe) and never throws.
+ * The health snapshot: healthy while every edge that reports says its input can come in and
+ * the database takes writes. Cheap (one count, one lock probe) and never throws.
  */
 export function health(deps: HealthDeps): Health {
-  const now = deps.clock.now();
-  const status = deps.ingress?.status() ?? NO_TELEGRAM;
-  const age = (at: number | undefined) => (at === undefined ? null : Math.max(0, now - at));
-  const lastPoll = age(status.lastFetchAt);
+  const reports = deps.edges.flatMap((edge) => (edge.health ? [edge.health()] : []));
   const writable = dbWritable(deps.sqlite);
-  const mode = status.mode ?? 'polling';
-  // A webhook waits for Telegram to call: a quiet one is not a stale one.
-  const fresh = mode === 'webhook' || (lastPoll !== null && lastPoll < POLL_STALE_MS);
   return {
-    ok: writable && (mode === 'none' || (status.polling && fresh)),
-    mode,
-    polling: status.polling,
-    last_poll_age_ms: lastPoll,
-    last_update_age_ms: age(status.lastUpdateAt),
+    ok: writable && reports.every((report) => report.ok),
+    ...NO_POLLING,
+    ...(Object.assign({}, ...reports.map((report) => report.fields)) as Partial<Health>),
     pending_outbox: pendingOutbox(deps.sqlite),
     db_writable: writable,
   };

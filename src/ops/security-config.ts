@@ -51,8 +51,8 @@ export function checkWebhook(config: Config): Check {
 
 /** With Telegram on, an empty allowlist means nobody can use or own the bot. */
 export function checkAllowlistSecurity(config: Config): Check {
-  const { token, allowedUserIds } = config.telegram;
-  if (!token) return pass('allowlist: Telegram is not configured');
+  const { allowedUserIds } = config.access;
+  if (!config.telegram.token) return pass('allowlist: Telegram is not configured');
   if (allowedUserIds.length === 0)
     return fail(
       'allowlist: ALLOWED_USER_IDS is empty while Telegram is configured: nobody can use or own the bot (no owner approves tool calls)',

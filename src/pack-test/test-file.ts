@@ -99,3 +99,14 @@ export type PackTest = TestFile['tests'][number];
 export type Turn = PackTest['turns'][number];
 export type Expectation = Turn['expect'];
 export type Step = Turn['model'][number];
+
+/** Where the test files' schema is committed: `# yaml-language-server: $schema=../../pack-test.schema.json`. */
+export const PACK_TEST_SCHEMA_FILE = 'packs/pack-test.schema.json';
+
+/** The JSON Schema of a pack's `tests/*.yml` (SPEC §15), for editors, generated as pack.yml's is. */
+export function packTestJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(testFileSchema, { io: 'input', target: 'draft-2020-12' }) as Record<
+    string,
+    unknown
+  >;
+}

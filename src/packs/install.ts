@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ArchiveError, extractSafely } from '../backup/archive.ts';
+import { readYaml } from '../core/yaml-source.ts';
 import { makePrivateDir, privateTree } from '../store/file-modes.ts';
 import { installedPacksDir, SOURCE_FILE } from './installed.ts';
 import { type Manifest, manifestSchema } from './manifest.ts';
@@ -21,7 +22,6 @@ import { refusedLink } from './pack-files.ts';
 import { formatProblem } from './problems.ts';
 import { compareVersions, VERSION } from './semver.ts';
 import { validatePack } from './validate.ts';
-import { readYaml } from './yaml-source.ts';
 
 /** A refusal of `satchel pack add` / `pack remove`: its message is one sentence for the user. */
 export class PackInstallError extends Error {

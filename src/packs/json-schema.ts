@@ -1,12 +1,8 @@
 import { z } from 'zod';
-import { testFileSchema } from '../pack-test/test-file.ts';
 import { manifestSchema } from './manifest.ts';
 
 /** Where the generated schema is committed, relative to the repository root. */
 export const PACK_SCHEMA_FILE = 'packs/pack.schema.json';
-
-/** Where the test files' schema is committed: `# yaml-language-server: $schema=../../pack-test.schema.json`. */
-export const PACK_TEST_SCHEMA_FILE = 'packs/pack-test.schema.json';
 
 /**
  * The JSON Schema of `pack.yml`, generated from the zod schema (the one source of truth) for
@@ -17,14 +13,6 @@ export const PACK_TEST_SCHEMA_FILE = 'packs/pack-test.schema.json';
  */
 export function packJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(manifestSchema, { io: 'input', target: 'draft-2020-12' }) as Record<
-    string,
-    unknown
-  >;
-}
-
-/** The JSON Schema of a pack's `tests/*.yml` (SPEC §15), for editors, generated the same way. */
-export function packTestJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(testFileSchema, { io: 'input', target: 'draft-2020-12' }) as Record<
     string,
     unknown
   >;

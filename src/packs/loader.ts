@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
+import { readYaml, type YamlSource } from '../core/yaml-source.ts';
 import { checkFreshDatabase } from './check-database.ts';
 import { describeIssue, fieldPath, type Manifest, manifestSchema, SKILL_NAME } from './manifest.ts';
 import { type Migration, readMigrations } from './migrations.ts';
@@ -8,7 +9,6 @@ import { readPackFile } from './pack-files.ts';
 import { PackError, type PackProblem } from './problems.ts';
 import { loadSkill, type Skill } from './skills.ts';
 import { didYouMean } from './suggest.ts';
-import { readYaml, type YamlSource } from './yaml-source.ts';
 
 export { PackError, type PackProblem } from './problems.ts';
 export type { Skill } from './skills.ts';

@@ -1,10 +1,10 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { readYaml, type YamlSource } from '../core/yaml-source.ts';
 import { describeIssue, skillFrontmatterSchema } from './manifest.ts';
 import { readPackFile } from './pack-files.ts';
 import type { PackProblem } from './problems.ts';
 import { commandName, commandProblem } from './skill-command.ts';
-import { readYaml, type YamlSource } from './yaml-source.ts';
 
 export interface Skill {
   name: string;

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readYaml } from '../core/yaml-source.ts';
 import { isProvider, PROVIDER_NAMES, type Provider, specOf } from '../providers/registry.ts';
 import { checkExistingDatabase } from './check-database.ts';
 import { inspectPack, type Pack } from './loader.ts';
 import { formatProblem, type PackProblem } from './problems.ts';
 import { didYouMean } from './suggest.ts';
-import { readYaml } from './yaml-source.ts';
 
 /** What `satchel pack validate` found. */
 export interface Validation {

@@ -2,8 +2,8 @@ import type { Edge } from '../core/edge.ts';
 import type { EventBus } from '../core/events.ts';
 import type { InboundEvent, JobOutcome, JobRun } from '../core/types.ts';
 import type { JobRepo } from '../store/job-repo.ts';
-import { jobAddress } from './scheduler.ts';
-import type { DueJob } from './types.ts';
+import { createScheduler, jobAddress } from './scheduler.ts';
+import type { DueJob, SchedulerDeps } from './types.ts';
 
 /** The platform of job runs' origins. */
 export const JOB_PLATFORM = 'job';
@@ -13,13 +13,17 @@ export interface JobEdgeDeps {
   events: Pick<EventBus, 'on'>;
   /** The pipeline's entry. */
   accept(event: InboundEvent): void;
+  /** The scheduler's own needs; it runs what it claims through this edge. */
+  schedule: Omit<SchedulerDeps, 'run'>;
 }
 
 /**
  * The scheduler as an edge of the core: a due job enters the pipeline through `accept`
  * like any other event (origin `job`, key `<jobId>:<dueAt>`), and the pipeline acknowledges
- * it — `jobs.finishRun` — in the transaction that commits its reply. `run` resolves with the
- * outcome once the pipeline is done with it (`job_finished`).
+ * it — `jobs.finishRun` — in the transaction that commits its reply. A run resolves with the
+ * outcome once the pipeline is done with it (`job_finished`). Its ingress starts the
+ * scheduler; the scheduler stops with the turns on shutdown (its runs are turns), not with
+ * the other edges' intake.
  */
 export function createJobEdge(deps: JobEdgeDeps) {
   const waiting = new Map<string, { done(outcome: JobOutcome): void; started?(): void }>();
@@ -32,6 +36,20 @@ export function createJobEdge(deps: JobEdgeDeps) {
     waiting.delete(key);
   });
 
+  /**
+   * Hands a claimed run to the pipeline; resolves with how it ended. `started` is called
+   * when its turn starts (an attempt that counts if a crash interrupts it).
+   */
+  function run(job: DueJob, started?: () => void): Promise<JobOutcome> {
+    const key = runKey(job.id, job.dueAt);
+    const done = new Promise<JobOutcome>((resolve) =>
+      waiting.set(key, { done: resolve, ...(started ? { started } : {}) }),
+    );
+    deps.accept(jobEvent(job, key));
+    return done;
+  }
+  const scheduler = createScheduler({ ...deps.schedule, run });
+
   const edge: Edge = {
     platform: JOB_PLATFORM,
     acknowledge(keys, now) {
@@ -40,24 +58,10 @@ export function createJobEdge(deps: JobEdgeDeps) {
         deps.jobs.finishRun(key.slice(0, at), Number(key.slice(at + 1)), now);
       }
     },
+    ingress: () => ({ start: async () => scheduler.start() }),
   };
 
-  return {
-    edge,
-
-    /**
-     * Hands a claimed run to the pipeline; resolves with how it ended. `started` is called
-     * when its turn starts (an attempt that counts if a crash interrupts it).
-     */
-    run(job: DueJob, started?: () => void): Promise<JobOutcome> {
-      const key = runKey(job.id, job.dueAt);
-      const done = new Promise<JobOutcome>((resolve) =>
-        waiting.set(key, { done: resolve, ...(started ? { started } : {}) }),
-      );
-      deps.accept(jobEvent(job, key));
-      return done;
-    },
-  };
+  return { edge, scheduler };
 }
 
 const runKey = (jobId: string, dueAt: number) => `${jobId}:${dueAt}`;

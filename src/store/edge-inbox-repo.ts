@@ -1,13 +1,8 @@
 import { and, asc, eq, gte, inArray, sql } from 'drizzle-orm';
+import type { KeyedItem as EdgeInboxItem, KeyedInbox } from '../core/inbox.ts';
 import { redactSecretShapesIn } from '../core/redact.ts';
 import type { Db } from './client.ts';
 import { edgeInbox } from './schema.ts';
-
-export interface EdgeInboxItem {
-  key: string;
-  payload: unknown;
-  receivedAt: number;
-}
 
 /**
  * The durable inbox of one edge (`platform`), in `edge_inbox`: an item is written before it
@@ -17,7 +12,7 @@ export interface EdgeInboxItem {
  * conversation (`messages`) and nowhere else, and an item replayed after a crash carries the
  * redacted text.
  */
-export function createEdgeInboxRepo(db: Db, platform: string) {
+export function createEdgeInboxRepo(db: Db, platform: string): KeyedInbox {
   const p = sql.placeholder;
   const insert = db
     .insert(edgeInbox)

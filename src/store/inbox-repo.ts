@@ -1,13 +1,9 @@
 import { and, eq, gte, inArray, sql } from 'drizzle-orm';
 import { MAX_NESTING, nestedDeeperThan } from '../core/depth.ts';
+import type { NumberedInbox, NumberedItem as StoredUpdate } from '../core/inbox.ts';
 import { redactSecretShapesIn } from '../core/redact.ts';
 import type { Db } from './client.ts';
 import { inboundUpdates } from './schema.ts';
-
-export interface StoredUpdate {
-  updateId: number;
-  payload: unknown;
-}
 
 export interface InboxBounds {
   /** Done rows received longer ago than this are deleted. */
@@ -34,7 +30,7 @@ const PRUNE_EVERY_ROWS = 1000;
  * so nothing of it is kept — a stranger's denied message included (SPEC §2). Done rows are
  * pruned past `bounds`.
  */
-export function createInboxRepo(db: Db, bounds: InboxBounds = INBOX_BOUNDS) {
+export function createInboxRepo(db: Db, bounds: InboxBounds = INBOX_BOUNDS): NumberedInbox {
   // Prepared once: each update is written before its turn starts and marked in its reply's
   // transaction, and building these queries anew cost more than running them.
   const p = sql.placeholder;

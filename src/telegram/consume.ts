@@ -2,9 +2,9 @@ import type { Bot } from 'grammy';
 import { nextTask } from '../core/background.ts';
 import type { Clock } from '../core/clock.ts';
 import { MAX_NESTING, nestedDeeperThan } from '../core/depth.ts';
+import type { NumberedInbox } from '../core/inbox.ts';
 import type { Logger } from '../core/ports.ts';
 import type { InboundEvent } from '../core/types.ts';
-import type { InboxRepo } from '../store/inbox-repo.ts';
 import { type BotIdentity, botIdFromToken } from './addressing.ts';
 import { translateParsed } from './translate.ts';
 import { parseUpdate } from './update-schema.ts';
@@ -12,7 +12,7 @@ import { parseUpdate } from './update-schema.ts';
 export interface ConsumerDeps {
   /** The bot: its token says its id, and once getMe answered, its username. */
   bot?: Pick<Bot, 'token' | 'isInited' | 'botInfo'>;
-  inbox: InboxRepo;
+  inbox: NumberedInbox;
   clock: Clock;
   log: Logger;
   /** Takes one event (the pipeline's entry); must not throw (it reports its own failures). */

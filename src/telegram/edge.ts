@@ -1,62 +1,111 @@
-import type { Edge } from '../core/edge.ts';
-import type { EdgeFactory } from '../core-app.ts';
-import { createInboxRepo, type InboxRepo } from '../store/inbox-repo.ts';
+import type { Config } from '../config/config.ts';
+import { background } from '../core/background.ts';
+import type { Clock } from '../core/clock.ts';
+import type { EdgeFactory, Ingress, IngressPort } from '../core/edge.ts';
+import type { NumberedInbox } from '../core/inbox.ts';
+import type { Logger } from '../core/ports.ts';
 import { createTelegramAdapter } from './adapter.ts';
 import { TELEGRAM_PLATFORM } from './channel.ts';
+import { telegramChecks } from './doctor.ts';
 import { createTelegramGate } from './gate.ts';
+import { telegramHealth } from './health.ts';
+import { createIngress } from './ingress.ts';
+import { createWebhookIngress } from './webhook.ts';
 
-export interface TelegramEdgeOptions {
-  token: string;
-  apiRoot: string;
-  allowedUserIds: readonly number[];
-  /** The webhook's secret, when it runs in webhook mode (kept out of logs). */
-  webhookSecret?: string | undefined;
-}
-
-/** What the ingress needs once the edge is connected. */
-export interface TelegramParts {
-  adapter: ReturnType<typeof createTelegramAdapter>;
-  /** The durable inbox (`inbound_updates`): updates are stored there before they are handled. */
-  inbox: InboxRepo;
-}
+/** What the Telegram edge reads of the configuration. */
+export type TelegramConfig = Pick<Config, 'telegram' | 'access' | 'groupReply'>;
 
 /**
- * Telegram as an edge of the core: its channel and file source, its allowlist gate, and
- * its acknowledgement — an update's inbox row marked done, in the reply's transaction.
- * Origins are `tg` with keys `update:<update_id>`. `parts` is there once the core has
- * connected it.
+ * Telegram as an edge of the core: its channel and file source, its allowlist gate, its
+ * acknowledgement — an update's inbox row marked done, in the reply's transaction — and its
+ * ingress (long polling or the webhook), its health and its doctor checks. Origins are `tg`
+ * with keys `update:<update_id>`. Without TELEGRAM_BOT_TOKEN it is off: no Bot API call, and
+ * it says so at start and in `satchel doctor`.
  */
-export function telegramEdge(options: TelegramEdgeOptions) {
-  let parts: TelegramParts | undefined;
-  const factory: EdgeFactory = {
-    secrets: [options.token, options.webhookSecret],
-    connect: ({ log, clock, db }): Edge => {
-      const adapter = createTelegramAdapter({
-        token: options.token,
-        apiRoot: options.apiRoot,
-        log,
-      });
-      const inbox = createInboxRepo(db);
-      parts = { adapter, inbox };
+export function telegramEdge(config: TelegramConfig): EdgeFactory {
+  const doctor = telegramChecks(config);
+  const { token, apiRoot } = config.telegram;
+  if (token === undefined)
+    return { doctor, connect: ({ log }) => ({ platform: TELEGRAM_PLATFORM, ingress: off(log) }) };
+  const { allowedUserIds, owner } = config.access;
+  return {
+    secrets: [token, config.telegram.webhook?.secret],
+    doctor,
+    connect: ({ log, clock, inboxes }) => {
+      const adapter = createTelegramAdapter({ token, apiRoot, log });
+      const inbox = inboxes.numbered();
       return {
         platform: TELEGRAM_PLATFORM,
         channel: adapter.channel,
         files: adapter.files,
-        gate: createTelegramGate({ allowedUserIds: options.allowedUserIds, clock, log }),
+        gate: createTelegramGate({ allowedUserIds, clock, log }),
         // The first allowed id owns the bot; with no allowlist nobody could press.
-        owner: options.allowedUserIds[0] ?? 0,
+        owner: owner ?? 0,
         acknowledge: (keys, now) => inbox.markDone(keys.map(updateIdOf), now),
+        ingress: (port) => telegramIngress(config, { adapter, inbox, clock, log }, port),
       };
-    },
-  };
-  return {
-    factory,
-    get parts(): TelegramParts {
-      if (!parts) throw new Error('the Telegram edge is not connected yet');
-      return parts;
     },
   };
 }
 
 /** The update id of an origin key `update:<id>`. */
 const updateIdOf = (key: string): number => Number(key.slice('update:'.length));
+
+/** Without a token: nothing comes in, and the start says how to turn the bot on. */
+const off = (log: Logger) => (): Ingress => ({
+  ready: () =>
+    log.info(
+      { event: 'telegram_off' },
+      'TELEGRAM_BOT_TOKEN is not set: running the web chat and the dashboard alone ' +
+        '(no Bot API call). Create a bot with @BotFather and set it to talk on Telegram too.',
+    ),
+});
+
+interface Connected {
+  adapter: ReturnType<typeof createTelegramAdapter>;
+  /** The durable inbox (`inbound_updates`): updates are stored there before they are handled. */
+  inbox: NumberedInbox;
+  clock: Clock;
+  log: Logger;
+}
+
+/** Telegram's way in (long polling or the webhook), and its command menu once connected. */
+function telegramIngress(config: TelegramConfig, parts: Connected, port: IngressPort): Ingress {
+  const { adapter, inbox, clock, log } = parts;
+  async function registerCommands(): Promise<void> {
+    try {
+      await adapter.setCommands(port.menu());
+    } catch (error) {
+      log.warn({ event: 'tg_set_commands_failed', err: error }, 'could not register commands');
+    }
+  }
+  const deps = {
+    bot: adapter.bot,
+    inbox,
+    clock,
+    log,
+    // The command menu goes up once Telegram answers, however long that takes.
+    onConnected: () => background(log, 'tg_set_commands_failed', registerCommands()),
+    // Telegram answers again after an outage: replies held back go out now, not at the end
+    // of their backoff wait (SPEC §4: within 3 s).
+    onReachable: () => port.reachable(),
+    onEvent: port.accept,
+    onStopped: port.fatal,
+  };
+  const { webhook } = config.telegram;
+  const ingress = webhook ? createWebhookIngress({ ...deps, webhook }) : createIngress(deps);
+  return {
+    ready() {
+      if (config.access.allowedUserIds.length === 0)
+        log.warn(
+          { event: 'allowlist_empty' },
+          'ALLOWED_USER_IDS is empty, so every sender will be denied. Add your numeric ' +
+            'Telegram user id (comma-separated for several) and restart; a denied ' +
+            "sender's id is in the tg_auth_denied log line.",
+        );
+    },
+    start: () => ingress.start(),
+    stop: () => ingress.stop(),
+    health: telegramHealth(ingress, clock),
+  };
+}

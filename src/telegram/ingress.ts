@@ -7,9 +7,9 @@ import {
 import type { Bot } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Clock } from '../core/clock.ts';
+import type { NumberedInbox } from '../core/inbox.ts';
 import type { Logger } from '../core/ports.ts';
 import type { InboundEvent } from '../core/types.ts';
-import type { InboxRepo } from '../store/inbox-repo.ts';
 import { createConsumer } from './consume.ts';
 import { pollingHint, toChannelError } from './errors.ts';
 import { createUpdateSupplier } from './update-supplier.ts';
@@ -18,7 +18,7 @@ const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export interface IngressDeps {
   bot: Bot;
-  inbox: InboxRepo;
+  inbox: NumberedInbox;
   clock: Clock;
   log: Logger;
   /** Takes one event (the pipeline's entry); must not throw (it reports its own failures). */

@@ -2,8 +2,8 @@ import type { Bot } from 'grammy';
 import type { Update } from 'grammy/types';
 import { nextTask } from '../core/background.ts';
 import type { Clock } from '../core/clock.ts';
+import type { NumberedInbox, NumberedItem } from '../core/inbox.ts';
 import type { Logger } from '../core/ports.ts';
-import type { InboxRepo, StoredUpdate } from '../store/inbox-repo.ts';
 import { failureCause, isFatalPollingError, TelegramApiError } from './errors.ts';
 import { createOutageLog, retryUntilDone, TELEGRAM_BACKOFF } from './retry.ts';
 import { updateIdOf } from './update-schema.ts';
@@ -29,7 +29,7 @@ export interface RunnerSignal {
 
 export interface UpdateSupplierDeps {
   bot: Bot;
-  inbox: InboxRepo;
+  inbox: NumberedInbox;
   clock: Clock;
   log: Logger;
   /** Telegram answered getMe: calls that need Telegram (the command menu) can go now. */
@@ -149,8 +149,8 @@ export function createUpdateSupplier(deps: UpdateSupplierDeps) {
  * The fetched items that can be stored: those with an update id. Anything else is garbage
  * that cannot be kept or replayed; it is logged and dropped.
  */
-function keepStorable(fetched: readonly unknown[], log: Logger): StoredUpdate[] {
-  const storable: StoredUpdate[] = [];
+function keepStorable(fetched: readonly unknown[], log: Logger): NumberedItem[] {
+  const storable: NumberedItem[] = [];
   for (const item of fetched) {
     const updateId = updateIdOf(item);
     if (updateId === undefined)

@@ -4,9 +4,9 @@ import { type Bot, GrammyError, webhookCallback } from 'grammy';
 import type { WebhookConfig } from '../config/config.ts';
 import { background } from '../core/background.ts';
 import type { Clock } from '../core/clock.ts';
+import type { NumberedInbox } from '../core/inbox.ts';
 import type { Logger } from '../core/ports.ts';
 import type { InboundEvent } from '../core/types.ts';
-import type { InboxRepo } from '../store/inbox-repo.ts';
 import { createConsumer } from './consume.ts';
 import { failureCause, toChannelError } from './errors.ts';
 import { createOutageLog, retryUntilDone, TELEGRAM_BACKOFF } from './retry.ts';
@@ -18,7 +18,7 @@ const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export interface WebhookIngressDeps {
   bot: Bot;
-  inbox: InboxRepo;
+  inbox: NumberedInbox;
   clock: Clock;
   log: Logger;
   webhook: WebhookConfig;

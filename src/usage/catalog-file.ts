@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors.ts';
-import { readYaml } from '../packs/yaml-source.ts';
+import { readYaml } from '../core/yaml-source.ts';
 import { createModelCatalog, type ModelCatalog, type OwnerCatalog } from './catalog.ts';
 import type { ModelEntry } from './models.ts';
 

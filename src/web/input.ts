@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../core/clock.ts';
+import type { KeyedInbox } from '../core/inbox.ts';
 import type { Logger } from '../core/ports.ts';
 import { type Address, addressKey, type InboundEvent, type InboundPayload } from '../core/types.ts';
-import type { EdgeInboxRepo } from '../store/edge-inbox-repo.ts';
 import type { WebChannel } from './channel.ts';
 
 /** Stored input older than this is not replayed at start (as for Telegram's inbox). */
@@ -16,7 +16,7 @@ export interface WebInputDeps {
   address: Address;
   senderId: number;
   channel: WebChannel;
-  inbox: EdgeInboxRepo;
+  inbox: KeyedInbox;
   clock: Clock;
   log: Logger;
   /** The pipeline's entry. */

@@ -7,10 +7,11 @@ import { Bot } from 'grammy';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
 import { createLogger } from '../../src/logging/logger.ts';
-import { health, healthHandler, POLL_STALE_MS } from '../../src/ops/health.ts';
+import { health, healthHandler } from '../../src/ops/health.ts';
 import { type CoreStore, openCoreStore } from '../../src/store/client.ts';
 import { createInboxRepo } from '../../src/store/inbox-repo.ts';
 import { Database } from '../../src/store/sqlite.ts';
+import { POLL_STALE_MS, telegramHealth } from '../../src/telegram/health.ts';
 import { createIngress, type Ingress } from '../../src/telegram/ingress.ts';
 import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
 import { ALLOWED_USER } from '../support/harness.ts';
@@ -40,7 +41,10 @@ beforeEach(async () => {
     },
   });
   // The dashboard mounts the handler; here it is the whole server.
-  const handler = healthHandler({ sqlite: store.sqlite, clock: systemClock, ingress });
+  const handler = healthHandler({
+    sqlite: store.sqlite,
+    edges: [{ health: telegramHealth(ingress, systemClock) }],
+  });
   server = createServer((req, res) =>
     req.url === '/healthz' ? handler(req, res) : res.writeHead(404).end(),
   );
@@ -162,8 +166,14 @@ describe('/healthz', () => {
     const snapshot = (now: number) =>
       health({
         sqlite: store.sqlite,
-        clock: { ...systemClock, now: () => now },
-        ingress: { status: () => ({ polling: true, lastFetchAt: at }) },
+        edges: [
+          {
+            health: telegramHealth(
+              { status: () => ({ polling: true, lastFetchAt: at }) },
+              { ...systemClock, now: () => now },
+            ),
+          },
+        ],
       });
     expect(snapshot(at + POLL_STALE_MS - 1)).toMatchObject({ ok: true, last_update_age_ms: null });
     expect(snapshot(at + POLL_STALE_MS)).toMatchObject({

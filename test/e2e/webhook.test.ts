@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
 import { health } from '../../src/ops/health.ts';
+import { telegramHealth } from '../../src/telegram/health.ts';
 import { ALLOWED_USER } from '../support/harness.ts';
 import {
   WEBHOOK_SECRET as SECRET,
@@ -49,7 +50,10 @@ describe('webhook mode', () => {
     await vi.waitFor(() => expect(w.tg.deliveries()).toEqual([{ updateId: id, status: 200 }]));
     expect(stored()).toEqual([{ update_id: id, status: 'done' }]);
     expect(
-      health({ sqlite: w.store.sqlite, clock: systemClock, ingress: w.ingress }),
+      health({
+        sqlite: w.store.sqlite,
+        edges: [{ health: telegramHealth(w.ingress, systemClock) }],
+      }),
     ).toMatchObject({
       ok: true,
       mode: 'webhook',

@@ -23,8 +23,8 @@ describe('configuration', () => {
     expect(config.telegram).toEqual({
       token: '123456:ABC-def_ghi',
       apiRoot: DEFAULT_TELEGRAM_API_ROOT,
-      allowedUserIds: [],
     });
+    expect(config.access).toEqual({ allowedUserIds: [], owner: undefined });
     expect(config.llm).toMatchObject({ provider: 'openai', model: undefined, fallback: undefined });
     expect(config.sttModel).toBe('whisper-large-v3-turbo');
     expect(config.batchWindowMs).toBe(800);
@@ -49,7 +49,7 @@ describe('configuration', () => {
       QUOTA_DAILY_USD: '1.5',
       TELEGRAM_API_ROOT: 'http://127.0.0.1:9999/',
     });
-    expect(config.telegram.allowedUserIds).toEqual([11, 22, 33]);
+    expect(config.access).toEqual({ allowedUserIds: [11, 22, 33], owner: 11 });
     expect(config.packDirs.map((d) => d.split(/[\\/]/).at(-1))).toEqual([
       'a',
       'b',
@@ -84,7 +84,7 @@ describe('configuration', () => {
   it('runs without TELEGRAM_BOT_TOKEN (the web chat alone), and still reads the allowlist', () => {
     const web = parseConfig({ OPENAI_API_KEY: 'sk-test', ALLOWED_USER_IDS: '42, 7' });
     expect(web.telegram.token).toBeUndefined();
-    expect(web.telegram.allowedUserIds).toEqual([42, 7]);
+    expect(web.access).toEqual({ allowedUserIds: [42, 7], owner: 42 });
     expect(parseConfig({ ...base, TELEGRAM_BOT_TOKEN: '  ' }).telegram.token).toBeUndefined();
     // A webhook needs a bot.
     expect(
@@ -194,7 +194,7 @@ describe('.env.example', () => {
     expect(parseConfig({ ...example, OPENAI_API_KEY: 'sk-test' }).telegram.token).toBeUndefined();
     const config = parseConfig({ ...example, ...base });
     expect(config.batchWindowMs).toBe(800);
-    expect(config.telegram.allowedUserIds).toEqual([]);
+    expect(config.access.allowedUserIds).toEqual([]);
   });
 
   it('leaves Telegram out for satchel chat: no token needed, and no telegram part', () => {
@@ -203,6 +203,7 @@ describe('.env.example', () => {
       { telegram: false },
     );
     expect(chat).not.toHaveProperty('telegram');
+    expect(chat).not.toHaveProperty('access');
     expect(chat.llm.provider).toBe('openai');
     expect(Object.isFrozen(chat)).toBe(true);
     expect(() => parseConfig({}, { telegram: false })).toThrow(/OPENAI_API_KEY is required/);

@@ -4,12 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import {
-  PACK_SCHEMA_FILE,
-  PACK_TEST_SCHEMA_FILE,
-  packJsonSchema,
-  packTestJsonSchema,
-} from '../../src/packs/json-schema.ts';
+import { PACK_TEST_SCHEMA_FILE, packTestJsonSchema } from '../../src/pack-test/test-file.ts';
+import { PACK_SCHEMA_FILE, packJsonSchema } from '../../src/packs/json-schema.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const committed = JSON.parse(readFileSync(path.join(REPO, PACK_SCHEMA_FILE), 'utf8'));

@@ -1,0 +1,67 @@
+import type { Clock } from '../core/clock.ts';
+import type { Edge, EdgeFactory, Ingress, IngressPort } from '../core/edge.ts';
+import type { Inboxes } from '../core/inbox.ts';
+import type { Logger } from '../core/ports.ts';
+import type { Db } from '../store/client.ts';
+import { createEdgeInboxRepo } from '../store/edge-inbox-repo.ts';
+import { createInboxRepo } from '../store/inbox-repo.ts';
+
+/** The inboxes the core database holds, as the edges' ingresses are given them. */
+export function storeInboxes(db: Db): Inboxes {
+  return {
+    keyed: (platform) => createEdgeInboxRepo(db, platform),
+    numbered: () => createInboxRepo(db),
+  };
+}
+
+/** What the core gives each edge's ingress: the pipeline's entry, the menu, its outbox's nudge. */
+export function ingressPort(
+  pipeline: Pick<IngressPort, 'accept' | 'full' | 'menu'>,
+  outbox: { retryNow(platform: string): void },
+  onFatal: ((error: unknown) => void) | undefined,
+) {
+  return (edge: Edge): IngressPort => ({
+    accept: (event) => pipeline.accept(event),
+    full: (address) => pipeline.full(address),
+    menu: () => pipeline.menu(),
+    reachable: () => outbox.retryNow(edge.platform),
+    fatal: (error) => onFatal?.(error),
+  });
+}
+
+/** Connects each edge, by platform, in the order listed. */
+export function connectEdges(
+  factories: readonly EdgeFactory[],
+  deps: { log: Logger; clock: Clock; inboxes: Inboxes },
+): Map<string, Edge> {
+  const edges = new Map<string, Edge>();
+  for (const factory of factories) {
+    const edge = factory.connect(deps);
+    edges.set(edge.platform, edge);
+  }
+  return edges;
+}
+
+/**
+ * Each edge's ingress, opened on the pipeline (in the order the edges were listed, so the
+ * job edge, added last, starts last), and their lifecycle: `ready`, `start` and `stop` go
+ * through every edge in that order (see Ingress).
+ */
+export function openIngresses(edges: ReadonlyMap<string, Edge>, port: (edge: Edge) => IngressPort) {
+  const ingresses: Ingress[] = [...edges.values()].flatMap((edge) =>
+    edge.ingress ? [edge.ingress(port(edge))] : [],
+  );
+  return {
+    ingresses,
+    mounts: ingresses.flatMap((ingress) => ingress.mounts ?? []),
+    ready(): void {
+      for (const ingress of ingresses) ingress.ready?.();
+    },
+    async start(): Promise<void> {
+      for (const ingress of ingresses) await ingress.start?.();
+    },
+    async stop(): Promise<void> {
+      for (const ingress of ingresses) await ingress.stop?.();
+    },
+  };
+}

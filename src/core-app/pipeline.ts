@@ -1,0 +1,101 @@
+import type { CoreConfig } from '../config/config.ts';
+import type { Clock } from '../core/clock.ts';
+import type { Logger } from '../core/ports.ts';
+import { createChannelCalls } from '../outbound/channel-calls.ts';
+import type { createOutboxes } from '../outbound/outboxes.ts';
+import { createJobListing } from '../scheduler/describe.ts';
+import { createChatMoves } from '../store/chat-moves.ts';
+import { createGrantRepo } from '../store/grant-repo.ts';
+import { createMessageSearch } from '../store/message-search.ts';
+import { createAskRegistry } from '../tools/asks.ts';
+import { createSearchProvider } from '../tools/search/providers.ts';
+import { systemResolve, WEB_LIMITS } from '../tools/web/guarded-get.ts';
+import { createPipeline } from '../turn/pipeline.ts';
+import { createUsageFooter } from '../usage/footer.ts';
+import type { CoreOptions } from './options.ts';
+import type { Packs } from './packs.ts';
+import type { Providers } from './providers.ts';
+import type { Turning, Usage } from './services.ts';
+import type { Stores } from './stores.ts';
+
+export interface PipelineParts {
+  config: CoreConfig;
+  clock: Clock;
+  log: Logger;
+  stores: Stores;
+  outbox: ReturnType<typeof createOutboxes>;
+  providers: Providers;
+  packs: Packs;
+  usage: Usage;
+  turning: Turning;
+}
+
+/** The turn pipeline, each stage given the services it uses (turn/services.ts). */
+export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
+  const { config, clock, log, stores, outbox, providers, packs, usage, turning } = parts;
+  const { edges, jobs } = stores;
+  const db = stores.store.db;
+  return createPipeline({
+    runtime: { clock, log, transaction: stores.transaction, timezone: config.timezone },
+    conversing: {
+      router: turning.router,
+      packs: packs.packs,
+      sessions: stores.sessions,
+      moves: createChatMoves(db),
+      groupReply: config.groupReply,
+    },
+    delivery: {
+      outbox,
+      ackReaction: config.ackReaction,
+      botMessage: (to, messageId) => stores.outboxRepo.sentText(to, messageId),
+      acks: (platform) => edges.get(platform)?.acknowledge,
+      ...createChannelCalls(stores.channelOf, outbox),
+    },
+    turns: {
+      agent: turning.agent,
+      media: turning.media,
+      models: providers.models,
+      usageFooter: createUsageFooter({ db, totals: usage.totals, calendar: usage.calendar }),
+      // Photos go inline only when whoever answers can see them (the fallback too).
+      fallbackAcceptsImages: providers.fallback?.info.acceptsImages ?? true,
+      asks: createAskRegistry(clock),
+      messages: createMessageSearch(stores.store.sqlite),
+      jobs,
+      events: turning.events,
+      mcp: { hub: packs.mcpHub, servers: packs.mcpServers },
+      trust: {
+        policy: config.trust.approval,
+        timeoutMs: config.trust.approvalTimeoutMs,
+        grants: createGrantRepo(db),
+        owner: (to) => edges.get(to.platform)?.owner,
+      },
+      web: {
+        fetch: {
+          allowHosts: config.web.allowHosts,
+          maxChars: config.web.maxChars,
+          resolve: options.web?.resolve ?? systemResolve,
+          limits: { ...WEB_LIMITS, ...options.web?.limits },
+          clock,
+        },
+        search: {
+          provider: config.web.search && createSearchProvider(config.web.search),
+          quota: usage.quota,
+          ledger: usage.ledger,
+          clock,
+        },
+      },
+    },
+    reports: {
+      totals: usage.totals,
+      calendar: usage.calendar,
+      caps: config.quota,
+      models: providers.models,
+      schedule: createJobListing({ jobs, clock, timezone: config.timezone }),
+    },
+    // An edge that talks to strangers gates them; the others' events are the owner's own.
+    gate: (event) => edges.get(event.origin.platform)?.gate?.(event) ?? 'allow',
+    batchWindowMs: config.batchWindowMs,
+  });
+}
+
+export type Pipeline = ReturnType<typeof buildPipeline>;

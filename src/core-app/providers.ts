@@ -1,0 +1,32 @@
+import type { CoreConfig } from '../config/config.ts';
+import type { ChatModel, Logger } from '../core/ports.ts';
+import { createChatModel, createTranscriber } from '../providers/index.ts';
+import { createModelChoice } from '../providers/model-choice.ts';
+import { createVisionModel } from '../providers/vision.ts';
+import type { ModelCatalog } from '../usage/catalog.ts';
+
+/**
+ * The models satchel talks to: the chat model (or the one a test scripts) and its fallback,
+ * the choice of model per pack and conversation, speech-to-text and vision.
+ */
+export function buildProviders(
+  config: CoreConfig,
+  catalog: ModelCatalog,
+  log: Logger,
+  chatModel: ChatModel | undefined,
+) {
+  const model =
+    chatModel ?? createChatModel(config, catalog, config.llm.provider, config.llm.model, log);
+  const fallback = config.llm.fallback
+    ? createChatModel(config, catalog, config.llm.fallback.provider, config.llm.fallback.model, log)
+    : undefined;
+  return {
+    model,
+    fallback,
+    models: createModelChoice(config, catalog, model, log),
+    transcriber: createTranscriber(config),
+    vision: createVisionModel(config, catalog, log),
+  };
+}
+
+export type Providers = ReturnType<typeof buildProviders>;

@@ -1,0 +1,80 @@
+import type { CoreConfig } from '../config/config.ts';
+import type { Clock } from '../core/clock.ts';
+import type { EdgeFactory } from '../core/edge.ts';
+import type { Logger } from '../core/ports.ts';
+import { createRedactor } from '../core/redact.ts';
+import { createLogger } from '../logging/logger.ts';
+import { providerSecrets } from '../providers/registry.ts';
+import { openCoreStore } from '../store/client.ts';
+import { createJobRepo } from '../store/job-repo.ts';
+import { createOutboxRepo } from '../store/outbox-repo.ts';
+import { createSessionRepo } from '../store/session-repo.ts';
+import { connectEdges, storeInboxes } from './edges.ts';
+import type { CoreOptions } from './options.ts';
+import type { ReadPacks } from './packs.ts';
+
+/**
+ * Every secret satchel knows (each edge's, the providers' keys, the dashboard's token, the
+ * search keys, the packs' secret settings), the redactor that hides them in stored text,
+ * and the logger that hides them in logs.
+ */
+export function buildLogging(
+  config: CoreConfig,
+  factories: readonly EdgeFactory[],
+  read: ReadPacks,
+  options: Pick<CoreOptions, 'logDestination'>,
+) {
+  const secrets = [
+    ...factories.flatMap((f) => f.secrets ?? []),
+    ...providerSecrets(config.providers),
+    config.dashboard.token,
+    ...[config.web.search?.braveApiKey, config.web.search?.tavilyApiKey].filter(
+      (key): key is string => key !== undefined,
+    ),
+    ...read.settings.secrets,
+  ];
+  const log: Logger = createLogger({
+    level: config.logLevel,
+    secrets,
+    format: config.logFormat,
+    ...(options.logDestination ? { destination: options.logDestination } : {}),
+  });
+  return { secrets, redact: createRedactor(secrets), log };
+}
+
+export type Logging = ReturnType<typeof buildLogging>;
+
+/**
+ * The core database, the edges connected to it (an edge's inbox lives there), and the
+ * repositories the turns write through.
+ */
+export function buildStores(
+  config: CoreConfig,
+  factories: readonly EdgeFactory[],
+  deps: { log: Logger; clock: Clock; redact: Logging['redact'] },
+) {
+  const store = openCoreStore(config.home);
+  const transaction = <T>(fn: () => T): T => store.db.transaction(() => fn());
+  const edges = connectEdges(factories, { ...deps, inboxes: storeInboxes(store.db) });
+  const channels = [...edges.values()].flatMap((edge) => (edge.channel ? [edge.channel] : []));
+  // The scheduler runs only the jobs of this process's channels: another process (the
+  // terminal chat) serves the others.
+  const jobs = createJobRepo(store.db, {
+    timezone: config.timezone,
+    platforms: channels.map((c) => c.platform),
+    maxJobs: config.maxJobs,
+  });
+  return {
+    store,
+    transaction,
+    edges,
+    channels,
+    /** The channel of a platform this process serves. */
+    channelOf: (platform: string) => edges.get(platform)?.channel,
+    jobs,
+    outboxRepo: createOutboxRepo(store.db),
+    sessions: createSessionRepo(store.db, deps.redact),
+  };
+}
+
+export type Stores = ReturnType<typeof buildStores>;
