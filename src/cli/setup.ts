@@ -3,6 +3,7 @@ import path from 'node:path';
 import { DEFAULT_TELEGRAM_API_ROOT } from '../config/schema.ts';
 import { didYouMean } from '../packs/suggest.ts';
 import { isProvider, PROVIDER_NAMES, type Provider } from '../providers/registry.ts';
+import { createPrompter, PromptEnded, type Prompter } from '../setup/prompter.ts';
 import { chooseModel, connectProvider } from '../setup/provider-step.ts';
 import { connectTelegram } from '../setup/telegram-step.ts';
 import { SetupFailed, type SetupUi } from '../setup/ui.ts';
@@ -11,7 +12,6 @@ import { bundledCatalog } from '../usage/catalog.ts';
 import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { isTerminal } from './confirm.ts';
-import { createPrompter, PromptEnded, type Prompter } from './prompter.ts';
 import { SETUP_HELP } from './setup-help.ts';
 
 const OPTIONS = {

@@ -1,5 +1,5 @@
-import type { Prompter } from '../cli/prompter.ts';
 import type { Check } from '../ops/check.ts';
+import type { Prompter } from './prompter.ts';
 
 /** What each setup step talks through: the person, when there is one to ask, and the output. */
 export interface SetupUi {

@@ -1,6 +1,5 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import type { CliIo } from './command.ts';
 
 /** The person left the questions: Ctrl-C, or the end of input (Ctrl-D, a closed pipe). */
 export class PromptEnded extends Error {
@@ -29,7 +28,10 @@ export interface Prompter {
  * terminal mode, so typing can be hidden by muting the echo; on any other stream (tests,
  * pipes) it reads plain lines.
  */
-export function createPrompter(io: Pick<CliIo, 'stdin' | 'stdout'>): Prompter {
+export function createPrompter(io: {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+}): Prompter {
   let muted = false;
   const output = new Writable({
     write(chunk, _encoding, done) {
