@@ -74,7 +74,7 @@ describe('the satchel command', () => {
       expect(run.stderr).toBe('');
       expect(run.stdout).toMatch(new RegExp(`^Usage: npx satchel ${command.join(' ')}`));
     }
-  });
+  }, 60_000); // five processes, each loading the CLI
 
   it("prints package.json's version", () => {
     for (const flag of ['--version', '-v']) {
