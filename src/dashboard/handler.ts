@@ -26,8 +26,6 @@ export interface Route {
  * `response` already.
  */
 export interface Mount {
-  /** The paths it answers: this one and everything under it (`/chat`, `/chat/…`). */
-  readonly path: string;
   /**
    * Every route it answers. The router answers anything else itself (404, 405), so a new
    * endpoint works only once listed here, and the tests that walk the routes then cover it.

@@ -123,7 +123,7 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     { method: 'POST', path: `${CHAT_PATH}/send` },
     { method: 'POST', path: `${CHAT_PATH}/press` },
   ];
-  return { path: CHAT_PATH, routes, handle };
+  return { routes, handle };
 }
 
 /**
