@@ -63,6 +63,8 @@ export function createApp(config: Config, options: AppOptions = {}) {
   return {
     log,
     store,
+    /** Every route of the dashboard's server, the web chat's among them. */
+    routes: dashboard.routes,
 
     async start(): Promise<void> {
       log.info(

@@ -98,11 +98,26 @@ export interface Ingress {
   health?(): EdgeHealth;
 }
 
-/** Routes under `path` (and below it), after the dashboard's host and token checks. */
-export interface HttpMount {
+/** One route an HTTP mount answers. A `GET` route answers `HEAD` too. */
+export interface HttpRoute {
+  readonly method: 'GET' | 'POST';
+  /** The exact path, or a prefix ending in `/*` (`/chat/files/*`). */
   readonly path: string;
-  /** `via`: how the token came — a cookie (a browser: check for forged requests) or Bearer. */
-  handle(request: IncomingMessage, response: ServerResponse, via: 'cookie' | 'bearer'): void;
+  /** Served without the token: nothing in it is private (`/healthz`, the web app manifest). */
+  readonly open?: boolean;
+}
+
+/** How a request's token came: a cookie (a browser: check for forged requests) or Bearer. */
+export type TokenVia = 'cookie' | 'bearer';
+
+/** Routes served after the dashboard's host, same-origin and token checks. */
+export interface HttpMount {
+  /**
+   * Every route it answers. The router answers anything else itself (404, 405), so a new
+   * endpoint works only once listed here, and the tests that walk the routes then cover it.
+   */
+  readonly routes: readonly HttpRoute[];
+  handle(request: IncomingMessage, response: ServerResponse, via: TokenVia): void;
 }
 
 /**

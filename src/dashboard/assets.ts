@@ -9,6 +9,8 @@ const TYPES = {
   html: 'text/html; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
   css: 'text/css; charset=utf-8',
+  webmanifest: 'application/manifest+json',
+  png: 'image/png',
 } as const;
 
 /**

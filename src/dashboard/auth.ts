@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { TokenVia } from '../core/edge.ts';
 
 /** Host names the dashboard answers to. Anything else is a DNS-rebinding attempt. */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -52,4 +53,23 @@ export function loopbackHost(request: IncomingMessage): boolean {
   if (!host) return false;
   const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
   return LOOPBACK_HOSTS.has((name ?? '').toLowerCase());
+}
+
+/**
+ * Why a request that changes something may come from another site (undefined when it comes
+ * from the page itself). Its `Origin` must be this server's own; without one, its
+ * `Sec-Fetch-Site` must be `same-origin` or `none`. A request with neither header is no
+ * browser's (every browser in use sends one of them on a POST), so it passes only with
+ * the token in a Bearer header, which no other site can make a browser attach. Another
+ * port on 127.0.0.1 is the same *site* (the SameSite cookie goes along), so the cookie alone
+ * proves nothing.
+ */
+export function crossSite(request: IncomingMessage, via: TokenVia): string | undefined {
+  const { origin } = request.headers;
+  const site = request.headers['sec-fetch-site'];
+  const refused = 'Cross-site requests are refused: this works only from the page itself.';
+  if (origin !== undefined && origin !== `http://${request.headers.host}`) return refused;
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return refused;
+  if (origin === undefined && site === undefined && via === 'cookie') return refused;
+  return undefined;
 }

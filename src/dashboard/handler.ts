@@ -1,13 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { HttpMount } from '../core/edge.ts';
+import type { HttpMount, HttpRoute, TokenVia } from '../core/edge.ts';
 import type { Logger } from '../core/ports.ts';
 import { MAX_DAYS, type UsageOverview } from '../usage/overview.ts';
-import { cookieName, loopbackHost, presentedToken, sessionCookie } from './auth.ts';
+import { cookieName, crossSite, loopbackHost, presentedToken, sessionCookie } from './auth.ts';
 import type { Asset } from './page.ts';
+
+/** One route the server answers (core/edge.ts: an edge's mount lists its own). */
+export type Route = HttpRoute;
 
 /**
  * Routes another part of satchel serves on the dashboard's server (an edge's: the web chat),
- * behind the same host check and token. The security headers are set on `response` already.
+ * behind the same host check, token and same-origin check. The security headers are set on
+ * `response` already.
  */
 export type Mount = HttpMount;
 
@@ -33,7 +37,8 @@ interface Reply {
 const SECURITY_HEADERS = {
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; " +
+    "frame-ancestors 'none'",
   'cache-control': 'no-store',
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
@@ -60,19 +65,27 @@ const UNAUTHORIZED = text(
 );
 
 /**
- * The dashboard's request handler. `/healthz` answers without a token (it shows no usage);
- * everything else needs one: `?token=` once (answered with a cookie and a redirect that
- * drops the token from the address bar), then the cookie or a Bearer header. A request
- * without a valid token gets 401 and no data.
+ * The dashboard's request handler, the one router of the server. Every answer carries the
+ * security headers (set here, before anything else). A request that may change something
+ * (any method but GET and HEAD) must come from the page itself (`crossSite`), whatever token
+ * it carries. `/healthz` and the other `open` routes answer without a token; everything else
+ * needs one: `?token=` once (answered with a cookie and a redirect that drops the token from
+ * the address bar), then the cookie or a Bearer header. A request without a valid token gets
+ * 401 and no data. `routes` lists every route, the mounts' too.
  */
 export function createHandler(deps: HandlerDeps) {
-  return (request: IncomingMessage, response: ServerResponse): void => {
+  const table: Entry[] = [
+    ...(deps.health ? [{ route: { method: 'GET', path: '/healthz', open: true } as const }] : []),
+    { route: { method: 'GET', path: '/api/usage' } },
+    ...[...deps.assets.keys()].map((path) => ({ route: { method: 'GET', path } as const })),
+    ...(deps.mounts ?? []).flatMap((mount) => mount.routes.map((route) => ({ route, mount }))),
+  ];
+  const handler = (request: IncomingMessage, response: ServerResponse): void => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
     let reply: Reply | Mounted;
     try {
-      reply = route(deps, request);
+      reply = route(deps, table, request);
       if (typeof reply === 'function') {
-        for (const [name, value] of Object.entries(SECURITY_HEADERS))
-          response.setHeader(name, value);
         reply(response);
         return;
       }
@@ -83,34 +96,72 @@ export function createHandler(deps: HandlerDeps) {
     if (reply.status === 401)
       deps.log.debug({ event: 'dashboard_auth_denied' }, 'dashboard request without a valid token');
     response.writeHead(reply.status, {
-      ...SECURITY_HEADERS,
       ...reply.headers,
       'content-type': reply.type,
       'content-length': Buffer.byteLength(reply.body),
     });
     response.end(request.method === 'HEAD' ? undefined : reply.body);
   };
+  return Object.assign(handler, {
+    routes: table.map((entry) => entry.route) as readonly Route[],
+  });
+}
+
+/** A route, and the mount that answers it (none: the dashboard's own). */
+interface Entry {
+  route: Route;
+  mount?: Mount;
 }
 
 /** A request a mount answers itself, once the token is checked. */
 type Mounted = (response: ServerResponse) => void;
 
-function route(deps: HandlerDeps, request: IncomingMessage): Reply | Mounted {
+const matches = (route: Route, path: string) =>
+  route.path.endsWith('/*') ? path.startsWith(route.path.slice(0, -1)) : route.path === path;
+
+function route(
+  deps: HandlerDeps,
+  table: readonly Entry[],
+  request: IncomingMessage,
+): Reply | Mounted {
   const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-  const mount = deps.mounts?.find(
-    (m) => url.pathname === m.path || url.pathname.startsWith(`${m.path}/`),
-  );
-  const read = request.method === 'GET' || request.method === 'HEAD';
-  if (!read && !mount) return text(405, 'Method not allowed', { allow: 'GET, HEAD' });
   if (!loopbackHost(request)) return text(403, 'Forbidden host');
+  const read = request.method === 'GET' || request.method === 'HEAD';
+  const via: TokenVia = request.headers.authorization === undefined ? 'cookie' : 'bearer';
+  const forged = read ? undefined : crossSite(request, via);
+  if (forged) return text(403, forged);
+  const found = table.filter((entry) => matches(entry.route, url.pathname));
+  const entry = found.find((e) => e.route.method === (read ? 'GET' : request.method));
+
+  if (!entry?.route.open) {
+    const denied = authenticate(deps, request, url);
+    if (denied) return denied;
+  }
+  if (!entry) {
+    if (found.length === 0) return text(404, 'Not found');
+    const methods = new Set(found.map((e) => (e.route.method === 'GET' ? 'GET, HEAD' : 'POST')));
+    return text(405, 'Method not allowed', { allow: [...methods].join(', ') });
+  }
+  const { mount } = entry;
+  if (mount) return (response) => mount.handle(request, response, via);
   if (url.pathname === '/healthz' && deps.health) {
     // A supervisor reads the status: 503 when something is wrong.
     const body = deps.health() as { ok?: unknown };
     return json(body, body.ok === false ? 503 : 200);
   }
+  if (url.pathname === '/api/usage') return usage(deps, url);
+  const asset = deps.assets.get(url.pathname);
+  return asset ? { status: 200, ...asset } : text(404, 'Not found');
+}
 
+/**
+ * Undefined when the request carries the token; else a redirect that trades `?token=` for
+ * the cookie, or 401.
+ */
+function authenticate(deps: HandlerDeps, request: IncomingMessage, url: URL): Reply | undefined {
   const cookie = cookieName(request.socket.localPort ?? 0);
-  const queryToken = read ? url.searchParams.get('token') : null;
+  const queryToken =
+    request.method === 'GET' || request.method === 'HEAD' ? url.searchParams.get('token') : null;
   if (queryToken !== null) {
     if (!deps.check(queryToken)) return UNAUTHORIZED;
     url.searchParams.delete('token');
@@ -119,15 +170,7 @@ function route(deps: HandlerDeps, request: IncomingMessage): Reply | Mounted {
       location: `${url.pathname}${url.search}`,
     });
   }
-  if (!deps.check(presentedToken(request, cookie))) return UNAUTHORIZED;
-  if (mount) {
-    const via = request.headers.authorization === undefined ? 'cookie' : 'bearer';
-    return (response) => mount.handle(request, response, via);
-  }
-
-  if (url.pathname === '/api/usage') return usage(deps, url);
-  const asset = deps.assets.get(url.pathname);
-  return asset ? { status: 200, ...asset } : text(404, 'Not found');
+  return deps.check(presentedToken(request, cookie)) ? undefined : UNAUTHORIZED;
 }
 
 function usage(deps: HandlerDeps, url: URL): Reply {

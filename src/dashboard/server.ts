@@ -9,7 +9,7 @@ import type { ModelCatalog } from '../usage/catalog.ts';
 import { usageOverview } from '../usage/overview.ts';
 import type { Caps } from '../usage/quota.ts';
 import { tokenChecker } from './auth.ts';
-import { createHandler, type Mount } from './handler.ts';
+import { createHandler, type Mount, type Route } from './handler.ts';
 import { loadPage } from './page.ts';
 
 /** The only address the dashboard listens on. */
@@ -37,6 +37,8 @@ export interface Dashboard {
    */
   start(): Promise<{ url: string; urlFor(path: string): string } | undefined>;
   stop(): Promise<void>;
+  /** Every route the server answers, the mounts' too (tests walk them all). */
+  readonly routes: readonly Route[];
 }
 
 /**
@@ -66,6 +68,8 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
   let server: Server | undefined;
 
   return {
+    routes: handler.routes,
+
     async start() {
       const candidate = createServer(handler);
       const port = await listen(candidate, config.port).catch((error: NodeJS.ErrnoException) => {

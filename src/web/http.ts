@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpMount as Mount, HttpRoute as Route } from '../core/edge.ts';
 import type { Logger } from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
-import type { Mount } from '../dashboard/handler.ts';
 import type { WebChannel } from './channel.ts';
 import type { WebInput } from './input.ts';
 import type { Asset } from './page.ts';
@@ -34,8 +34,8 @@ const answer = (status: number, body: unknown): Answer => ({ status, body });
  * `GET /chat` and its files, `GET /chat/events` — the conversation as server-sent events
  * (a snapshot, then each message, edit, deletion, draft and notice as it happens) — and
  * `POST /chat/send` (`{text}`) and `POST /chat/press` (`{message, data}`). A POST must be
- * JSON and, when the token came as the browser's cookie, come from the page's own origin:
- * another site cannot make a browser send either.
+ * JSON; the router refused it already unless it came from the page's own origin
+ * (dashboard/auth.ts `crossSite`). The web app manifest and its icons need no token.
  */
 export function createChatRoutes(deps: ChatRoutesDeps): Mount {
   const conversation = deps.channel.conversation(deps.address);
@@ -81,7 +81,7 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     return answer(404, { error: 'Not found' });
   }
 
-  function handle(request: IncomingMessage, response: ServerResponse, via: 'cookie' | 'bearer') {
+  function handle(request: IncomingMessage, response: ServerResponse) {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const path = url.pathname.slice(CHAT_PATH.length) || '/';
     if (request.method === 'GET' || request.method === 'HEAD') {
@@ -96,7 +96,7 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
       response.setHeader('allow', 'GET, HEAD, POST');
       return reply(response, answer(405, { error: 'Method not allowed' }));
     }
-    const forged = forgery(request, via);
+    const forged = forgery(request);
     if (forged) return reply(response, answer(403, { error: forged }));
     post(request, path).then(
       (result) => reply(response, result),
@@ -111,22 +111,34 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     );
   }
 
-  return { path: CHAT_PATH, handle };
+  const routes: Route[] = [
+    ...[...deps.assets.keys()].flatMap((path) =>
+      (path === '/' ? [CHAT_PATH, `${CHAT_PATH}/`] : [CHAT_PATH + path]).map((full) => ({
+        method: 'GET' as const,
+        path: full,
+        ...(OPEN_ASSETS.has(path) ? { open: true } : {}),
+      })),
+    ),
+    { method: 'GET', path: `${CHAT_PATH}/events` },
+    { method: 'POST', path: `${CHAT_PATH}/send` },
+    { method: 'POST', path: `${CHAT_PATH}/press` },
+  ];
+  return { routes, handle };
 }
 
 /**
- * Why a POST may be forged by another site (undefined when it cannot be). Only the page's
- * own script can send JSON with the cookie from this origin: a form cannot set the type, and
- * another origin's script is stopped by the browser (no CORS here) and names its origin.
+ * Files a browser fetches without the cookie: the manifest (fetched without credentials)
+ * and the icons it names. Nothing in them is private.
  */
-function forgery(request: IncomingMessage, via: 'cookie' | 'bearer'): string | undefined {
+const OPEN_ASSETS = new Set(['/manifest.webmanifest', '/icon-192.png', '/icon-512.png']);
+
+/**
+ * Why a POST may be forged (undefined when it is JSON): a form cannot set the type. The
+ * router checked already that it came from the page's own origin.
+ */
+function forgery(request: IncomingMessage): string | undefined {
   if (!/^application\/json\b/i.test(request.headers['content-type'] ?? ''))
     return 'Send JSON (content-type: application/json).';
-  if (via === 'bearer') return undefined;
-  const site = request.headers['sec-fetch-site'];
-  if (site !== undefined && site !== 'same-origin') return 'Cross-site requests are refused.';
-  if (request.headers.origin !== `http://${request.headers.host}`)
-    return 'Cross-site requests are refused.';
   return undefined;
 }
 

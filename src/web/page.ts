@@ -4,7 +4,8 @@ export type { Asset } from '../dashboard/assets.ts';
 
 /**
  * The chat page by path under `/chat`: one HTML file, its script modules and its style sheet
- * (on top of the dashboard's `/base.css`).
+ * (on top of the dashboard's `/base.css`), and the web app manifest with its icons (drawn
+ * from icon.svg by scripts/make-icons.ts).
  */
 export function loadChatPage(): ReadonlyMap<string, Asset> {
   return loadAssets(new URL('./page/', import.meta.url), {
@@ -12,5 +13,8 @@ export function loadChatPage(): ReadonlyMap<string, Asset> {
     '/chat.js': 'chat.js',
     '/markup.js': 'markup.js',
     '/chat.css': 'chat.css',
+    '/manifest.webmanifest': 'manifest.webmanifest',
+    '/icon-192.png': 'icon-192.png',
+    '/icon-512.png': 'icon-512.png',
   });
 }

@@ -229,14 +229,24 @@ describe('the web chat page', () => {
     const page = await get('/chat');
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const linked = [...(await page.text()).matchAll(/(?:href|src)="(\/[^"]+)"/g)].map((m) => m[1]!);
-    expect(linked).toEqual(['/base.css', '/chat/chat.css', '/chat/chat.js']);
+    expect(linked).toEqual([
+      '/chat/manifest.webmanifest',
+      '/chat/icon-192.png',
+      '/base.css',
+      '/chat/chat.css',
+      '/chat/chat.js',
+    ]);
+    const types: Record<string, string> = {
+      webmanifest: 'application/manifest+json',
+      png: 'image/png',
+      css: 'text/css; charset=utf-8',
+      js: 'text/javascript; charset=utf-8',
+    };
     for (const path of linked) {
       const file = await get(path);
       expect(file.status, path).toBe(200);
-      expect(file.headers.get('content-type'), path).toMatch(
-        /^text\/(css|javascript); charset=utf-8$/,
-      );
-      expect((await file.text()).length, path).toBeGreaterThan(100);
+      expect(file.headers.get('content-type'), path).toBe(types[path.split('.').pop()!]);
+      expect((await file.arrayBuffer()).byteLength, path).toBeGreaterThan(100);
     }
   });
 });
