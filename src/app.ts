@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Config } from './config/config.ts';
 import { type EnvFileProblem, formatEnvProblem } from './config/env-lint.ts';
 import { background } from './core/background.ts';
@@ -29,7 +30,10 @@ export interface AppOptions extends CoreOptions {
  * Without it nothing calls the Bot API. Nothing runs until `start`.
  */
 export function createApp(config: Config, options: AppOptions = {}) {
-  const web = webEdge({ ownerId: config.telegram.allowedUserIds[0] ?? 1 });
+  const web = webEdge({
+    ownerId: config.telegram.allowedUserIds[0] ?? 1,
+    uploadsDir: path.join(config.home, 'media', 'web'),
+  });
   const bot = config.telegram.token
     ? telegramEdge({
         token: config.telegram.token,

@@ -9,22 +9,27 @@ import { createWebChannel, WEB_PLATFORM, type WebChannel } from './channel.ts';
 import { createChatRoutes } from './http.ts';
 import { createWebInput, type WebInputDeps } from './input.ts';
 import { loadChatPage } from './page.ts';
+import { createUploadStore, type UploadStore } from './uploads.ts';
 
 export interface WebEdgeOptions {
   /** The owner's id: the first of ALLOWED_USER_IDS (1 when there is none). */
   ownerId: number;
+  /** Where files sent from the browser are kept (SATCHEL_HOME/media/web). */
+  uploadsDir: string;
 }
 
 interface Connected {
   channel: WebChannel;
   inbox: EdgeInboxRepo;
+  uploads: UploadStore;
   clock: Clock;
   log: Logger;
 }
 
 /**
  * The web chat (SPEC §16) as an edge of the core: one private conversation,
- * `{platform: 'web', chatId: <owner>}`, its channel (channel.ts) and its acknowledgement —
+ * `{platform: 'web', chatId: <owner>}`, its channel (channel.ts), its FileSource — the files
+ * sent from the page, kept by uploads.ts — and its acknowledgement —
  * the input's `edge_inbox` row marked done in the reply's transaction. There is no gate:
  * the dashboard's token admits only the owner. Once the core exists, `serve` gives the
  * routes the dashboard mounts and the replay of what an earlier run left unanswered.
@@ -36,10 +41,13 @@ export function webEdge(options: WebEdgeOptions) {
     connect: ({ log, clock, db }): Edge => {
       const channel = createWebChannel(() => clock.now());
       const inbox = createEdgeInboxRepo(db, WEB_PLATFORM);
-      connected = { channel, inbox, clock, log };
+      const uploads = createUploadStore(options.uploadsDir);
+      connected = { channel, inbox, uploads, clock, log };
       return {
         platform: WEB_PLATFORM,
         channel,
+        // The files the owner sends: the media pipeline fetches them from here.
+        files: uploads,
         acknowledge: (keys, now) => inbox.markDone(keys, now),
       };
     },
@@ -55,7 +63,7 @@ export function webEdge(options: WebEdgeOptions) {
      */
     serve(pipeline: Pick<WebInputDeps, 'accept' | 'full'>): { routes: Mount; replay(): number } {
       if (!connected) throw new Error('the web edge is not connected yet');
-      const { channel, inbox, clock, log } = connected;
+      const { channel, inbox, uploads, clock, log } = connected;
       const input = createWebInput({
         address,
         senderId: options.ownerId,
@@ -65,7 +73,14 @@ export function webEdge(options: WebEdgeOptions) {
         log,
         ...pipeline,
       });
-      const routes = createChatRoutes({ address, channel, input, assets: loadChatPage(), log });
+      const routes = createChatRoutes({
+        address,
+        channel,
+        input,
+        uploads,
+        assets: loadChatPage(),
+        log,
+      });
       return { routes, replay: () => input.replay() };
     },
   };

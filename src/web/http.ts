@@ -6,6 +6,8 @@ import type { WebChannel } from './channel.ts';
 import type { WebInput } from './input.ts';
 import type { Asset } from './page.ts';
 import type { ChatUpdate, Snapshot } from './transcript.ts';
+import { receiveUpload } from './upload-route.ts';
+import type { UploadStore } from './uploads.ts';
 
 /** Where the chat lives on the dashboard's server. */
 export const CHAT_PATH = '/chat';
@@ -22,6 +24,8 @@ export interface ChatRoutesDeps {
   address: Address;
   channel: WebChannel;
   input: WebInput;
+  /** Where sent files are kept until the pipeline takes them (uploads.ts). */
+  uploads: UploadStore;
   assets: ReadonlyMap<string, Asset>;
   log: Logger;
 }
@@ -35,7 +39,9 @@ const answer = (status: number, body: unknown): Answer => ({ status, body });
  * (a snapshot, then each message, edit, deletion, draft and notice as it happens) — and
  * `POST /chat/send` (`{text}`) and `POST /chat/press` (`{message, data}`). A POST must be
  * JSON and, when the token came as the browser's cookie, come from the page's own origin:
- * another site cannot make a browser send either.
+ * another site cannot make a browser send either. `POST /chat/upload` takes a file as its
+ * body instead (upload-route.ts; the same origin check), and `GET /chat/files/<id>` shows a
+ * sent picture again.
  */
 export function createChatRoutes(deps: ChatRoutesDeps): Mount {
   const conversation = deps.channel.conversation(deps.address);
@@ -86,7 +92,9 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     const path = url.pathname.slice(CHAT_PATH.length) || '/';
     if (request.method === 'GET' || request.method === 'HEAD') {
       if (path === '/events' && request.method === 'GET') return events(request, response);
-      const asset = deps.assets.get(path);
+      const asset = path.startsWith('/files/')
+        ? deps.uploads.image(path.slice('/files/'.length))
+        : deps.assets.get(path);
       if (!asset) return reply(response, answer(404, { error: 'Not found' }));
       response.writeHead(200, { 'content-type': asset.type, 'content-length': asset.body.length });
       response.end(request.method === 'HEAD' ? undefined : asset.body);
@@ -96,9 +104,13 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
       response.setHeader('allow', 'GET, HEAD, POST');
       return reply(response, answer(405, { error: 'Method not allowed' }));
     }
-    const forged = forgery(request, via);
+    const upload = path === '/upload';
+    const forged = forgery(request, via, !upload);
     if (forged) return reply(response, answer(403, { error: forged }));
-    post(request, path).then(
+    const handled = upload
+      ? receiveUpload(request, url.searchParams, { store: deps.uploads, input: deps.input })
+      : post(request, path);
+    handled.then(
       (result) => reply(response, result),
       (error: unknown) => {
         const tooBig = error instanceof BodyTooLarge;
@@ -118,9 +130,14 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
  * Why a POST may be forged by another site (undefined when it cannot be). Only the page's
  * own script can send JSON with the cookie from this origin: a form cannot set the type, and
  * another origin's script is stopped by the browser (no CORS here) and names its origin.
+ * An upload (`json` false) is a file of any type: the origin alone tells the page's own.
  */
-function forgery(request: IncomingMessage, via: 'cookie' | 'bearer'): string | undefined {
-  if (!/^application\/json\b/i.test(request.headers['content-type'] ?? ''))
+function forgery(
+  request: IncomingMessage,
+  via: 'cookie' | 'bearer',
+  json = true,
+): string | undefined {
+  if (json && !/^application\/json\b/i.test(request.headers['content-type'] ?? ''))
     return 'Send JSON (content-type: application/json).';
   if (via === 'bearer') return undefined;
   const site = request.headers['sec-fetch-site'];
