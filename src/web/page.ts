@@ -3,7 +3,8 @@ import { type Asset, loadAssets } from '../dashboard/assets.ts';
 export type { Asset } from '../dashboard/assets.ts';
 
 /**
- * The chat page by path under `/chat`: one HTML file, its script modules and its style sheet
+ * The chat page by path under `/chat`: one HTML file, its script modules (attach.js: files
+ * and voice) and its style sheet
  * (on top of the dashboard's `/base.css`).
  */
 export function loadChatPage(): ReadonlyMap<string, Asset> {
@@ -11,6 +12,7 @@ export function loadChatPage(): ReadonlyMap<string, Asset> {
     '/': 'chat.html',
     '/chat.js': 'chat.js',
     '/markup.js': 'markup.js',
+    '/attach.js': 'attach.js',
     '/chat.css': 'chat.css',
   });
 }
