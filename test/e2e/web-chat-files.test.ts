@@ -30,19 +30,32 @@ const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.from('
 /** The head of a WebM file (EBML), as Chromium's MediaRecorder writes one. */
 const WEBM = Buffer.concat([Buffer.from('1a45dfa3', 'hex'), Buffer.from('opus frames')]);
 
+let printed: string[] = [];
+
 /** The app on the fakes (Groq's speech-to-text on the fake model server), signed in. */
-async function start(env: Record<string, string> = {}): Promise<ChatClient> {
-  const printed: string[] = [];
+async function start(env: Record<string, string> = {}, shutdownGraceMs?: number) {
+  printed = [];
   h = await startHarness(
     ({ model }) => ({
       GROQ_API_KEY: 'gsk-test-groq-key-0123456789',
       GROQ_BASE_URL: model.url,
       ...env,
     }),
-    { app: { announce: (line) => printed.push(line) } },
+    {
+      app: {
+        announce: (line) => printed.push(line),
+        ...(shutdownGraceMs ? { shutdownGraceMs } : {}),
+      },
+    },
   );
-  const line = printed.find((l) => l.startsWith('satchel web chat: '))!;
+  return connect();
+}
+
+/** A page signed in with the address the running app printed last. */
+async function connect(): Promise<ChatClient> {
+  const line = printed.findLast((l) => l.startsWith('satchel web chat: '))!;
   chatUrl = line.slice('satchel web chat: '.length);
+  chat?.close();
   chat = await ChatClient.open(chatUrl);
   await chat.connect();
   return chat;
@@ -135,6 +148,25 @@ describe('files sent from the web chat', () => {
       { kind: 'llm' },
     ]);
     expect(c.entries()[0]).toMatchObject({ attachment: { kind: 'voice' } });
+  });
+
+  it('answers a photo sent before a crash once, after the restart, and shows it again', async () => {
+    const c = await start({}, 300);
+    h!.model.enqueue({ hang: true });
+    const sent = await c.upload({ kind: 'photo', name: 'a.png', type: 'image/png', data: PNG });
+    expect(sent.status).toBe(202);
+    await h!.model.waitForRequest(1);
+    await h!.stop();
+    expect(h!.logs('satchel_stopped')).toMatchObject([{ clean: false }]);
+
+    h!.model.enqueue({ text: 'A basil leaf.' });
+    await h!.restart();
+    const again = await connect();
+    expect((await again.waitForBot(1)).map(shownText)).toEqual(['A basil leaf.']);
+    expect(again.entries()[0]).toMatchObject({ kind: 'user', attachment: { kind: 'photo' } });
+    const [, retried] = h!.model.chatRequests();
+    expect(imagesOf(retried!)).toEqual([{ mimeType: 'image/png', data: PNG.toString('base64') }]);
+    expect(h!.rows('SELECT status FROM edge_inbox')).toEqual([{ status: 'done' }]);
   });
 
   it('refuses a recording Whisper cannot take, before keeping it', async () => {
