@@ -111,7 +111,11 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
       ? receiveUpload(request, url.searchParams, { store: deps.uploads, input: deps.input })
       : post(request, path);
     handled.then(
-      (result) => reply(response, result),
+      (result) => {
+        // A body refused part-read is not drained: the connection closes after the answer.
+        if (result.status === 413) response.setHeader('connection', 'close');
+        reply(response, result);
+      },
       (error: unknown) => {
         const tooBig = error instanceof BodyTooLarge;
         if (!tooBig) deps.log.error({ event: 'web_chat_error', err: error }, 'chat request failed');

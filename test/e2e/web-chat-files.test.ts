@@ -179,7 +179,7 @@ describe('files sent from the web chat', () => {
 });
 
 describe('a file over the limit', () => {
-  it('is refused with Telegram’s words, by its declared size or as it arrives, and nothing is kept', async () => {
+  it("is refused with Telegram's words, by its declared size or as it arrives, and nothing is kept", async () => {
     const c = await start();
     const big = Buffer.alloc(LIMIT + 1, 7);
     const declared = await c.upload({
@@ -190,6 +190,8 @@ describe('a file over the limit', () => {
     });
     expect(declared.status).toBe(413);
     expect(await declared.json()).toEqual({ error: TOO_BIG });
+    // The rest of a refused body is not read: the connection ends with the answer.
+    expect(declared.headers.get('connection')).toBe('close');
 
     // Sent in pieces with no length: cut off once past the limit.
     let sentBytes = 0;
