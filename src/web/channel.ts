@@ -3,7 +3,13 @@ import type { Channel, InlineButton, MediaMessage, SendTextOptions } from '../co
 import { type Address, addressKey } from '../core/types.ts';
 import { markupProblem, visibleText } from './markup.ts';
 import { webRenderer } from './render.ts';
-import { type Body, createTranscript, type Entry, type Transcript } from './transcript.ts';
+import {
+  type Attachment,
+  type Body,
+  createTranscript,
+  type Entry,
+  type Transcript,
+} from './transcript.ts';
 
 /** The platform of the web chat's addresses and origins. */
 export const WEB_PLATFORM = 'web';
@@ -17,8 +23,11 @@ const INVISIBLE = /[\s\u00a0\u200b-\u200d\u2060\ufeff]/g;
 export interface WebChannel extends Channel {
   /** The conversation at `to` as its pages show it. */
   conversation(to: Address): Transcript;
-  /** Shows a line the owner typed (before it is handled, so the page shows it at once). */
-  showTyped(to: Address, text: string): void;
+  /**
+   * Shows a line the owner typed, or a file they sent with its caption (before it is
+   * handled, so the page shows it at once).
+   */
+  showTyped(to: Address, text: string, attachment?: Attachment): void;
 }
 
 /**
@@ -120,8 +129,13 @@ export function createWebChannel(now: () => number): WebChannel {
 
     conversation,
 
-    showTyped(to: Address, text: string) {
-      conversation(to).add({ kind: 'user', id: ++lastId, text });
+    showTyped(to: Address, text: string, attachment?: Attachment) {
+      conversation(to).add({
+        kind: 'user',
+        id: ++lastId,
+        text,
+        ...(attachment ? { attachment } : {}),
+      });
     },
   };
   return channel;

@@ -6,6 +6,8 @@ import type { WebChannel } from './channel.ts';
 import type { WebInput } from './input.ts';
 import type { Asset } from './page.ts';
 import type { ChatUpdate, Snapshot } from './transcript.ts';
+import { receiveUpload } from './upload-route.ts';
+import type { UploadStore } from './uploads.ts';
 
 /** Where the chat lives on the dashboard's server. */
 export const CHAT_PATH = '/chat';
@@ -22,6 +24,8 @@ export interface ChatRoutesDeps {
   address: Address;
   channel: WebChannel;
   input: WebInput;
+  /** Where sent files are kept until the pipeline takes them (uploads.ts). */
+  uploads: UploadStore;
   assets: ReadonlyMap<string, Asset>;
   log: Logger;
 }
@@ -35,7 +39,9 @@ const answer = (status: number, body: unknown): Answer => ({ status, body });
  * (a snapshot, then each message, edit, deletion, draft and notice as it happens) — and
  * `POST /chat/send` (`{text}`) and `POST /chat/press` (`{message, data}`). A POST must be
  * JSON; the router refused it already unless it came from the page's own origin
- * (dashboard/auth.ts `crossSite`). The web app manifest and its icons need no token.
+ * (dashboard/auth.ts `crossSite`). `POST /chat/upload` takes a file as its body instead
+ * (upload-route.ts), and `GET /chat/files/<id>` shows a sent picture again. The web app
+ * manifest and its icons need no token.
  */
 export function createChatRoutes(deps: ChatRoutesDeps): Mount {
   const conversation = deps.channel.conversation(deps.address);
@@ -86,7 +92,9 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     const path = url.pathname.slice(CHAT_PATH.length) || '/';
     if (request.method === 'GET' || request.method === 'HEAD') {
       if (path === '/events' && request.method === 'GET') return events(request, response);
-      const asset = deps.assets.get(path);
+      const asset = path.startsWith('/files/')
+        ? deps.uploads.image(path.slice('/files/'.length))
+        : deps.assets.get(path);
       if (!asset) return reply(response, answer(404, { error: 'Not found' }));
       response.writeHead(200, { 'content-type': asset.type, 'content-length': asset.body.length });
       response.end(request.method === 'HEAD' ? undefined : asset.body);
@@ -96,10 +104,18 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
       response.setHeader('allow', 'GET, HEAD, POST');
       return reply(response, answer(405, { error: 'Method not allowed' }));
     }
-    const forged = forgery(request);
+    const upload = path === '/upload';
+    const forged = forgery(request, !upload);
     if (forged) return reply(response, answer(403, { error: forged }));
-    post(request, path).then(
-      (result) => reply(response, result),
+    const handled = upload
+      ? receiveUpload(request, url.searchParams, { store: deps.uploads, input: deps.input })
+      : post(request, path);
+    handled.then(
+      (result) => {
+        // A body refused part-read is not drained: the connection closes after the answer.
+        if (result.status === 413) response.setHeader('connection', 'close');
+        reply(response, result);
+      },
       (error: unknown) => {
         const tooBig = error instanceof BodyTooLarge;
         if (!tooBig) deps.log.error({ event: 'web_chat_error', err: error }, 'chat request failed');
@@ -122,6 +138,8 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     { method: 'GET', path: `${CHAT_PATH}/events` },
     { method: 'POST', path: `${CHAT_PATH}/send` },
     { method: 'POST', path: `${CHAT_PATH}/press` },
+    { method: 'POST', path: `${CHAT_PATH}/upload` },
+    { method: 'GET', path: `${CHAT_PATH}/files/*` },
   ];
   return { routes, handle };
 }
@@ -134,10 +152,11 @@ const OPEN_ASSETS = new Set(['/manifest.webmanifest', '/icon-192.png', '/icon-51
 
 /**
  * Why a POST may be forged (undefined when it is JSON): a form cannot set the type. The
- * router checked already that it came from the page's own origin.
+ * router checked already that it came from the page's own origin. An upload (`json` false)
+ * is a file of any type: the origin alone tells the page's own.
  */
-function forgery(request: IncomingMessage): string | undefined {
-  if (!/^application\/json\b/i.test(request.headers['content-type'] ?? ''))
+function forgery(request: IncomingMessage, json = true): string | undefined {
+  if (json && !/^application\/json\b/i.test(request.headers['content-type'] ?? ''))
     return 'Send JSON (content-type: application/json).';
   return undefined;
 }

@@ -4,6 +4,7 @@ import type { KeyedInbox } from '../core/inbox.ts';
 import type { Logger } from '../core/ports.ts';
 import { type Address, addressKey, type InboundEvent, type InboundPayload } from '../core/types.ts';
 import type { WebChannel } from './channel.ts';
+import type { Attachment } from './transcript.ts';
 
 /** Stored input older than this is not replayed at start (as for Telegram's inbox). */
 export const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -31,6 +32,9 @@ export interface WebInputDeps {
 
 /** What became of a typed line. */
 export type LineOutcome = 'taken' | 'blank' | 'busy';
+
+/** A file the owner sent: the payloads Telegram's edge makes of a photo, document or voice. */
+export type Attached = Extract<InboundPayload, { kind: 'photo' | 'album' | 'document' | 'voice' }>;
 
 /**
  * What the owner types or presses in the browser, as the pipeline's events: a command
@@ -81,6 +85,16 @@ export function createWebInput(deps: WebInputDeps) {
       return 'taken';
     },
 
+    /**
+     * Takes a file the owner sent (upload-route.ts kept it): shown at once, with its picture
+     * or name, then handed on like a typed line. Never refused as busy (SPEC §2 step 8).
+     */
+    attach(payload: Attached): void {
+      const { text, attachment } = shownOf(payload);
+      channel.showTyped(address, text, attachment);
+      enter(payload);
+    },
+
     /** Presses button `data` of message `messageId`; false when the page no longer shows it. */
     press(messageId: number, data: string): boolean {
       const shown = channel.conversation(address).find(messageId);
@@ -105,9 +119,10 @@ export function createWebInput(deps: WebInputDeps) {
         }
         // The conversation as configured now (ALLOWED_USER_IDS may have changed since).
         const event: InboundEvent = { ...stored, address, senderId: deps.senderId };
-        if (event.kind === 'text') channel.showTyped(address, event.text);
-        else if (event.kind === 'command')
-          channel.showTyped(address, `/${event.command}${event.args ? ` ${event.args}` : ''}`);
+        if (event.kind !== 'callback') {
+          const { text, attachment } = shownOf(event);
+          channel.showTyped(address, text, attachment);
+        }
         deps.accept(event);
       }
       if (pending.length > 0)
@@ -126,6 +141,32 @@ function readStored(payload: unknown, key: string): InboundEvent | undefined {
   const readable =
     (event.kind === 'text' && typeof event.text === 'string') ||
     (event.kind === 'command' && typeof event.command === 'string') ||
-    (event.kind === 'callback' && typeof event.data === 'string');
+    (event.kind === 'callback' && typeof event.data === 'string') ||
+    ((event.kind === 'photo' || event.kind === 'document' || event.kind === 'voice') &&
+      typeof event.file?.fileId === 'string') ||
+    (event.kind === 'album' && typeof event.photos?.[0]?.file?.fileId === 'string');
   return readable ? (event as InboundEvent) : undefined;
+}
+
+/** How the conversation shows what the owner sent (a stored one again after a restart). */
+function shownOf(payload: InboundPayload): { text: string; attachment?: Attachment } {
+  switch (payload.kind) {
+    case 'text':
+      return { text: payload.text };
+    case 'command':
+      return { text: `/${payload.command}${payload.args ? ` ${payload.args}` : ''}` };
+    case 'photo':
+      return { text: payload.caption, attachment: { kind: 'photo', image: payload.file.fileId } };
+    case 'album':
+      return {
+        text: payload.caption,
+        attachment: { kind: 'photo', image: payload.photos[0]!.file.fileId },
+      };
+    case 'document':
+      return { text: payload.caption, attachment: { kind: 'document', name: payload.name } };
+    case 'voice':
+      return { text: payload.caption, attachment: { kind: 'voice', seconds: payload.durationSec } };
+    default:
+      return { text: '' };
+  }
 }

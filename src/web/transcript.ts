@@ -3,9 +3,18 @@ import type { InlineButton } from '../core/ports.ts';
 /** What a message shows: the web chat's markup (markup.ts), or plain text. */
 export type Body = { html: string } | { text: string };
 
-/** One line of the conversation: what the owner typed, or what satchel sent. */
+/**
+ * A file the owner sent, as the page shows it: a photo by its upload's id (the page loads
+ * `/chat/files/<image>`), a document by its name, a voice recording by its length.
+ */
+export type Attachment =
+  | { kind: 'photo'; image: string }
+  | { kind: 'document'; name: string }
+  | { kind: 'voice'; seconds: number };
+
+/** One line of the conversation: what the owner typed or sent, or what satchel sent. */
 export type Entry =
-  | { kind: 'user'; id: number; text: string }
+  | { kind: 'user'; id: number; text: string; attachment?: Attachment }
   | ({ kind: 'bot'; id: number; buttons?: InlineButton[][] } & Body);
 
 /** What the page is told, as it happens (one server-sent event each). */

@@ -190,6 +190,25 @@ describe('FakeModel via groq-sdk', () => {
     expect(fake.chatRequests()).toHaveLength(0);
   });
 
+  it('refuses audio named in a format Whisper does not take, as Groq does', async () => {
+    const groq = new Groq({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 });
+    for (const name of ['voice.oga', 'voice.weba', 'voice.aac', 'voice']) {
+      const audio = new File([new Uint8Array([1, 2, 3])], name, { type: 'audio/ogg' });
+      const refused = groq.audio.transcriptions.create({ model: 'whisper-large-v3', file: audio });
+      await expect(refused, name).rejects.toMatchObject({
+        status: 400,
+        error: { error: { code: 'unsupported_audio_format' } },
+      });
+    }
+    const audio = new File([new Uint8Array([1])], 'voice.webm', { type: 'audio/webm' });
+    fake.enqueueTranscription({ text: 'taken' });
+    const taken = await groq.audio.transcriptions.create({
+      model: 'whisper-large-v3',
+      file: audio,
+    });
+    expect(taken.text).toBe('taken');
+  });
+
   it('serves Groq chat like OpenAI', async () => {
     const groq = new Groq({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 });
     fake.enqueue({ text: 'groq says hi' });

@@ -19,7 +19,8 @@
  *
  * Strict: a chat request the real API refuses (a bad function name, an empty tool list, a
  * schema Gemini cannot take; see model-strict.ts) is answered with that API's 400, before any
- * scripted reply or fault is used.
+ * scripted reply or fault is used; so is a transcription of a file whose name Whisper does
+ * not take (`.oga`, `.weba`: Groq picks the format by the extension).
  *
  * Keys: `requireKey(provider, key)` makes every request to that provider with another key fail
  * as the provider fails it (OpenAI and Groq: 401; Gemini: 400 with reason API_KEY_INVALID).
@@ -33,7 +34,7 @@ import {
   type TranscriptionReply,
 } from './model-replies.ts';
 import { lastUserText } from './model-requests.ts';
-import { refusal } from './model-strict.ts';
+import { refusal, transcriptionRefusal } from './model-strict.ts';
 import {
   type Ctx,
   modelList,
@@ -382,6 +383,8 @@ export class FakeModel {
   }
 
   private async transcribe(ctx: Ctx, rec: RecordedRequest): Promise<void> {
+    const refused = transcriptionRefusal(rec.body.file?.filename);
+    if (refused) return sendJson(ctx.res, refused.status, refused.body);
     const reply = this.transcriptions.shift() ?? {};
     await pause(ctx, reply.delayMs ?? 0);
     if (ctx.closed) return;

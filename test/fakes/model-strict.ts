@@ -97,3 +97,37 @@ function* keysIn(value: unknown): Generator<string> {
       yield* keysIn(inner);
     }
 }
+
+/** The audio formats Groq's Whisper takes, by the uploaded file's extension (its only test). */
+export const WHISPER_FORMATS = [
+  'flac',
+  'mp3',
+  'mp4',
+  'mpeg',
+  'mpga',
+  'm4a',
+  'ogg',
+  'opus',
+  'wav',
+  'webm',
+];
+
+/**
+ * Why Groq refuses this transcription upload, or undefined when it takes it: a file whose
+ * name does not end in one of WHISPER_FORMATS (`.oga`, `.weba`, `.aac`, none) gets Groq's
+ * 400 `unsupported_audio_format`, word for word.
+ */
+export function transcriptionRefusal(filename: string | undefined): Refusal | undefined {
+  const ext = /\.([^.]+)$/.exec(filename ?? '')?.[1]?.toLowerCase();
+  if (ext !== undefined && WHISPER_FORMATS.includes(ext)) return undefined;
+  return {
+    status: 400,
+    body: {
+      error: {
+        message: `file must be one of the following types: [${WHISPER_FORMATS.join(' ')}]`,
+        type: 'invalid_request_error',
+        code: 'unsupported_audio_format',
+      },
+    },
+  };
+}

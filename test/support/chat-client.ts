@@ -13,6 +13,20 @@ export interface ChatEntry {
   text?: string;
   html?: string;
   buttons?: { text: string; data: string }[][];
+  /** A file the owner sent: a photo's upload id, a document's name, a recording's length. */
+  attachment?: { kind: 'photo' | 'document' | 'voice'; image?: string; name?: string };
+}
+
+/** A file as the page uploads it: what it is, its name and type, and its bytes. */
+export interface Upload {
+  kind: 'photo' | 'document' | 'voice';
+  name: string;
+  type: string;
+  /** The body: bytes, or a stream (sent chunked, with no declared length). */
+  data: Buffer | ReadableStream<Uint8Array>;
+  caption?: string;
+  album?: string;
+  duration?: number;
 }
 
 export interface ChatEvent {
@@ -126,6 +140,27 @@ export class ChatClient {
       },
       body: JSON.stringify(body),
     });
+  }
+
+  /** Uploads a file as the page does: its bytes as the body, what it is in the query. */
+  upload(file: Upload, headers: Record<string, string> = {}) {
+    const url = new URL('/chat/upload', this.base);
+    url.searchParams.set('kind', file.kind);
+    url.searchParams.set('name', file.name);
+    if (file.caption !== undefined) url.searchParams.set('caption', file.caption);
+    if (file.album !== undefined) url.searchParams.set('album', file.album);
+    if (file.duration !== undefined) url.searchParams.set('duration', String(file.duration));
+    return fetch(url, {
+      method: 'POST',
+      headers: {
+        cookie: this.cookie,
+        origin: this.base.origin,
+        'content-type': file.type,
+        ...headers,
+      },
+      body: file.data,
+      ...(Buffer.isBuffer(file.data) ? {} : { duplex: 'half' }),
+    } as RequestInit);
   }
 
   async send(text: string): Promise<void> {

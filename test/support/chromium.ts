@@ -46,12 +46,24 @@ export interface ChromiumSession {
   close(): Promise<void>;
 }
 
-export async function launchChromium(options: ContextOptions): Promise<ChromiumSession> {
+/**
+ * Flags for a test that records voice: Chromium's fake microphone (a beep) and an automatic
+ * yes to the page's request for it.
+ */
+export const FAKE_MICROPHONE = [
+  '--use-fake-ui-for-media-stream',
+  '--use-fake-device-for-media-stream',
+];
+
+export async function launchChromium(
+  options: ContextOptions,
+  extraArgs: readonly string[] = [],
+): Promise<ChromiumSession> {
   const profile = mkdtempSync(path.join(tmpdir(), 'satchel-chromium-'));
   try {
     const context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
-      args: CHROMIUM_ARGS,
+      args: [...CHROMIUM_ARGS, ...extraArgs],
       ...options,
     });
     return {

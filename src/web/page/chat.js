@@ -1,6 +1,8 @@
 // The web chat: the conversation arrives as server-sent events from /chat/events (a snapshot,
-// then each change), lines go to /chat/send and button presses to /chat/press. Everything is
-// drawn with DOM calls: the server's markup goes through markup.js, plain text is textContent.
+// then each change), lines go to /chat/send and button presses to /chat/press, files and
+// voice recordings to /chat/upload (attach.js). Everything is drawn with DOM calls: the
+// server's markup goes through markup.js, plain text is textContent.
+import { attachmentView, createAttachments, createRecorder } from './attach.js';
 import { fromMarkup } from './markup.js';
 
 const log = document.getElementById('log');
@@ -36,10 +38,11 @@ function bubble(entry) {
   const element = document.createElement('div');
   element.className = `bubble ${entry.kind}`;
   element.dataset.id = String(entry.id);
+  if (entry.attachment) element.append(attachmentView(entry.attachment));
   const text = document.createElement('div');
   text.className = 'text';
   text.append(entry.kind === 'user' ? document.createTextNode(entry.text) : content(entry));
-  element.append(text);
+  if (entry.kind !== 'user' || entry.text) element.append(text);
   if (entry.buttons) element.append(buttons(entry));
   return element;
 }
@@ -126,8 +129,31 @@ function press(message, data) {
   post('press', { message, data }).catch(() => handlers.notice({ text: 'Not sent: offline?' }));
 }
 
+const attachments = createAttachments({
+  tray: document.getElementById('attachments'),
+  picker: document.getElementById('files'),
+  button: document.getElementById('attach'),
+  dropZone: document.querySelector('main'),
+  box,
+  notify: (text) => handlers.notice({ text }),
+  postText: (text) => post('send', { text }),
+});
+createRecorder({
+  button: document.getElementById('record'),
+  notify: (text) => handlers.notice({ text }),
+});
+
 async function send() {
   const text = box.value;
+  if (attachments.count() > 0) {
+    try {
+      if (await attachments.send(text)) box.value = '';
+    } catch {
+      handlers.notice({ text: 'Not sent: offline?' });
+    }
+    box.focus();
+    return;
+  }
   if (text.trim() === '') return;
   try {
     if (await post('send', { text })) box.value = '';

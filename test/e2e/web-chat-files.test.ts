@@ -1,0 +1,249 @@
+/**
+ * Files sent from the web chat, over its HTTP endpoints: a photo, a document and a voice
+ * recording take Telegram's path through the media pipeline (the model sees the picture,
+ * the document's text, the transcript), under Telegram's limit and with its words.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { imagesOf, lastUserText } from '../fakes/model-server.ts';
+import { ChatClient, shownText } from '../support/chat-client.ts';
+import { fixturePacks, type Harness, startHarness } from '../support/harness.ts';
+
+let h: Harness | undefined;
+let chat: ChatClient | undefined;
+/** The chat's address with its token, as satchel printed it. */
+let chatUrl = '';
+
+afterEach(async () => {
+  chat?.close();
+  chat = undefined;
+  await h?.close();
+  h = undefined;
+});
+
+/** Telegram's answer to a file over 20 MB (media-in.test.ts), word for word. */
+const TOO_BIG = 'That file is too big for me: I can take files up to 20 MB.';
+const LIMIT = 20 * 1024 * 1024;
+/** The head of a PNG file: enough for the model's request (nothing decodes it). */
+const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.from('picture bytes')]);
+/** The head of a WebM file (EBML), as Chromium's MediaRecorder writes one. */
+const WEBM = Buffer.concat([Buffer.from('1a45dfa3', 'hex'), Buffer.from('opus frames')]);
+
+let printed: string[] = [];
+
+/** The app on the fakes (Groq's speech-to-text on the fake model server), signed in. */
+async function start(env: Record<string, string> = {}, shutdownGraceMs?: number) {
+  printed = [];
+  h = await startHarness(
+    ({ model }) => ({
+      GROQ_API_KEY: 'gsk-test-groq-key-0123456789',
+      GROQ_BASE_URL: model.url,
+      ...env,
+    }),
+    {
+      app: {
+        announce: (line) => printed.push(line),
+        ...(shutdownGraceMs ? { shutdownGraceMs } : {}),
+      },
+    },
+  );
+  return connect();
+}
+
+/** A page signed in with the address the running app printed last. */
+async function connect(): Promise<ChatClient> {
+  const line = printed.findLast((l) => l.startsWith('satchel web chat: '))!;
+  chatUrl = line.slice('satchel web chat: '.length);
+  chat?.close();
+  chat = await ChatClient.open(chatUrl);
+  await chat.connect();
+  return chat;
+}
+
+const uploadsDir = () => path.join(h!.home, 'media', 'web');
+const kept = () => (existsSync(uploadsDir()) ? readdirSync(uploadsDir()) : []);
+
+describe('files sent from the web chat', () => {
+  it('passes a photo and its caption to the model, and shows it in the conversation, also to a later page', async () => {
+    const c = await start();
+    const sent = await c.upload({
+      kind: 'photo',
+      name: 'basil.png',
+      type: 'image/png',
+      data: PNG,
+      caption: 'what plant?',
+    });
+    expect(sent.status).toBe(202);
+    const [reply] = await c.waitForBot(1);
+
+    const [request] = h!.model.chatRequests();
+    expect(imagesOf(request!)).toEqual([{ mimeType: 'image/png', data: PNG.toString('base64') }]);
+    expect(lastUserText(request!)).toContain('what plant?');
+    expect(shownText(reply!)).toContain('what plant?');
+    const [shown] = c.entries();
+    expect(shown).toMatchObject({
+      kind: 'user',
+      text: 'what plant?',
+      attachment: { kind: 'photo' },
+    });
+
+    // The page shows the picture from the chat's own address, behind the token.
+    const picture = new URL(`/chat/files/${shown!.attachment!.image}`, c.base);
+    const image = await fetch(picture, { headers: { cookie: c.cookie } });
+    expect(image.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await image.arrayBuffer())).toEqual(PNG);
+    expect((await fetch(picture)).status).toBe(401);
+    const later = await ChatClient.open(chatUrl);
+    await later.connect();
+    try {
+      expect(later.entries()[0]).toEqual(shown);
+    } finally {
+      later.close();
+    }
+    expect(h!.rows('SELECT status FROM edge_inbox')).toEqual([{ status: 'done' }]);
+  });
+
+  it('saves a document in the pack workspace and gives the model its text', async () => {
+    const c = await start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    const words = Buffer.from('word,meaning\nhaus,house\nbaum,tree\n');
+    const sent = await c.upload({
+      kind: 'document',
+      name: 'words.csv',
+      type: 'text/csv',
+      data: words,
+    });
+    expect(sent.status).toBe(202);
+    await c.waitForBot(1);
+
+    const said = lastUserText(h!.model.chatRequests()[0]!);
+    expect(said).toContain(`"words.csv" (text/csv, ${words.length} bytes)`);
+    expect(said).toContain('haus,house');
+    const saved = path.join(h!.home, 'packs', 'alpha', 'files', 'words.csv');
+    expect(readFileSync(saved)).toEqual(words);
+    expect(c.entries()[0]).toMatchObject({ attachment: { kind: 'document', name: 'words.csv' } });
+  });
+
+  it('transcribes a recording as Whisper takes it, and the model gets the transcript', async () => {
+    const c = await start();
+    h!.model.enqueueTranscription({ text: 'remind me to water the basil', duration: 3.2 });
+    const sent = await c.upload({
+      kind: 'voice',
+      name: 'voice',
+      type: 'audio/webm;codecs=opus',
+      data: WEBM,
+      duration: 3,
+    });
+    expect(sent.status).toBe(202);
+    await c.waitForBot(1);
+
+    const [stt] = h!.model.requests({ kind: 'transcription' });
+    expect(stt!.body.file).toMatchObject({ filename: 'voice.webm', contentType: 'audio/webm' });
+    expect(stt!.body.file.data).toEqual(WEBM);
+    const said = lastUserText(h!.model.chatRequests()[0]!);
+    expect(said).toMatch(/voice message, transcribed/i);
+    expect(said).toContain('remind me to water the basil');
+    expect(h!.rows('SELECT kind, audio_seconds FROM usage_events ORDER BY id')).toMatchObject([
+      { kind: 'stt', audio_seconds: 3.2 },
+      { kind: 'llm' },
+    ]);
+    expect(c.entries()[0]).toMatchObject({ attachment: { kind: 'voice' } });
+  });
+
+  it('answers a photo sent before a crash once, after the restart, and shows it again', async () => {
+    const c = await start({}, 300);
+    h!.model.enqueue({ hang: true });
+    const sent = await c.upload({ kind: 'photo', name: 'a.png', type: 'image/png', data: PNG });
+    expect(sent.status).toBe(202);
+    await h!.model.waitForRequest(1);
+    await h!.stop();
+    expect(h!.logs('satchel_stopped')).toMatchObject([{ clean: false }]);
+
+    h!.model.enqueue({ text: 'A basil leaf.' });
+    await h!.restart();
+    const again = await connect();
+    expect((await again.waitForBot(1)).map(shownText)).toEqual(['A basil leaf.']);
+    expect(again.entries()[0]).toMatchObject({ kind: 'user', attachment: { kind: 'photo' } });
+    const [, retried] = h!.model.chatRequests();
+    expect(imagesOf(retried!)).toEqual([{ mimeType: 'image/png', data: PNG.toString('base64') }]);
+    expect(h!.rows('SELECT status FROM edge_inbox')).toEqual([{ status: 'done' }]);
+  });
+
+  it('refuses a recording Whisper cannot take, before keeping it', async () => {
+    const c = await start();
+    const sent = await c.upload({ kind: 'voice', name: 'voice', type: 'audio/aac', data: WEBM });
+    expect(sent.status).toBe(415);
+    expect(kept()).toEqual([]);
+    expect(h!.model.requests()).toEqual([]);
+  });
+});
+
+describe('a file over the limit', () => {
+  it("is refused with Telegram's words, by its declared size or as it arrives, and nothing is kept", async () => {
+    const c = await start();
+    const big = Buffer.alloc(LIMIT + 1, 7);
+    const declared = await c.upload({
+      kind: 'document',
+      name: 'big.bin',
+      type: 'application/octet-stream',
+      data: big,
+    });
+    expect(declared.status).toBe(413);
+    expect(await declared.json()).toEqual({ error: TOO_BIG });
+    // The rest of a refused body is not read: the connection ends with the answer.
+    expect(declared.headers.get('connection')).toBe('close');
+
+    // Sent in pieces with no length: cut off once past the limit.
+    let sentBytes = 0;
+    const piece = Buffer.alloc(1024 * 1024, 7);
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sentBytes > 2 * LIMIT) return controller.close();
+        sentBytes += piece.length;
+        controller.enqueue(piece);
+      },
+    });
+    const streamed = await c.upload({
+      kind: 'photo',
+      name: 'big.png',
+      type: 'image/png',
+      data: stream,
+    });
+    expect(streamed.status).toBe(413);
+    expect(await streamed.json()).toEqual({ error: TOO_BIG });
+
+    expect(kept()).toEqual([]);
+    expect(h!.rows('SELECT 1 FROM edge_inbox')).toEqual([]);
+    expect(c.entries()).toEqual([]);
+    expect(h!.model.requests()).toEqual([]);
+    // A file of exactly the limit is taken.
+    const fits = await c.upload({
+      kind: 'document',
+      name: 'fits.bin',
+      type: 'application/octet-stream',
+      data: big.subarray(0, LIMIT),
+    });
+    expect(fits.status).toBe(202);
+    await c.waitForBot(1);
+    expect(lastUserText(h!.model.chatRequests()[0]!)).toContain(
+      `"fits.bin" (application/octet-stream, ${LIMIT} bytes)`,
+    );
+  });
+
+  it('refuses an upload another site could forge, and keeps nothing', async () => {
+    const c = await start();
+    const cases: Record<string, string>[] = [
+      { origin: 'http://evil.example' },
+      { 'sec-fetch-site': 'cross-site' },
+    ];
+    for (const headers of cases) {
+      const forged = await c.upload(
+        { kind: 'photo', name: 'x.png', type: 'image/png', data: PNG },
+        headers,
+      );
+      expect(forged.status, JSON.stringify(headers)).toBe(403);
+    }
+    expect(kept()).toEqual([]);
+    expect(h!.rows('SELECT 1 FROM edge_inbox')).toEqual([]);
+  });
+});
