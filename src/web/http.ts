@@ -33,9 +33,10 @@ const answer = (status: number, body: unknown): Answer => ({ status, body });
  * The web chat on the dashboard's server (behind its token, under its security headers):
  * `GET /chat` and its files, `GET /chat/events` — the conversation as server-sent events
  * (a snapshot, then each message, edit, deletion, draft and notice as it happens) — and
- * `POST /chat/send` (`{text}`) and `POST /chat/press` (`{message, data}`). A POST must be
+ * `POST /chat/send` (`{text}`), `POST /chat/press` (`{message, data}`) and `POST /chat/stop`
+ * (`{}`: the Stop button, as `/stop`). A POST must be
  * JSON and, when the token came as the browser's cookie, come from the page's own origin:
- * another site cannot make a browser send either.
+ * another site cannot make a browser send any of them.
  */
 export function createChatRoutes(deps: ChatRoutesDeps): Mount {
   const conversation = deps.channel.conversation(deps.address);
@@ -68,6 +69,10 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
       if (text.length > MAX_MESSAGE_CHARS)
         return answer(413, { error: `A message holds at most ${MAX_MESSAGE_CHARS} characters.` });
       if (deps.input.line(text) === 'busy') return answer(429, { error: BUSY, busy: true });
+      return answer(202, { ok: true });
+    }
+    if (path === '/stop') {
+      deps.input.stop();
       return answer(202, { ok: true });
     }
     if (path === '/press') {

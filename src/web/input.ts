@@ -66,7 +66,10 @@ export function createWebInput(deps: WebInputDeps) {
     line(text: string): LineOutcome {
       const typed = text.trim();
       if (typed === '') return 'blank';
-      if (deps.full?.(address)) {
+      const command = COMMAND.exec(typed);
+      // /stop skips the queue (SPEC §2): it is never refused for the turns it would stop.
+      const stop = command?.[1]?.toLowerCase() === 'stop';
+      if (!stop && deps.full?.(address)) {
         deps.log.warn(
           { event: 'turn_rejected_busy', address: addressKey(address) },
           'conversation queue full',
@@ -74,11 +77,18 @@ export function createWebInput(deps: WebInputDeps) {
         return 'busy';
       }
       channel.showTyped(address, typed);
-      const command = COMMAND.exec(typed);
       if (command)
         enter({ kind: 'command', command: command[1]!.toLowerCase(), args: command[2] ?? '' });
       else enter({ kind: 'text', text: typed });
       return 'taken';
+    },
+
+    /**
+     * The page's Stop button (or Escape): `/stop`, not shown as a typed line. It aborts the
+     * running turn, which answers "Stopped." (or says nothing was running), as typed /stop does.
+     */
+    stop(): void {
+      enter({ kind: 'command', command: 'stop', args: '' });
     },
 
     /** Presses button `data` of message `messageId`; false when the page no longer shows it. */
