@@ -13,6 +13,7 @@ import { createIngress } from './telegram/ingress.ts';
 import { createWebhookIngress } from './telegram/webhook.ts';
 import { warnUnknownPrices } from './usage/unknown-prices.ts';
 import { webEdge } from './web/edge.ts';
+import { welcomeOf } from './web/welcome.ts';
 
 export interface AppOptions extends CoreOptions {
   /** Where the dashboard's and the chat's addresses (token included) are printed; stderr. */
@@ -44,6 +45,8 @@ export function createApp(config: Config, options: AppOptions = {}) {
   const chat = web.serve({
     accept: (event) => pipeline.accept(event),
     full: (address) => pipeline.full(address),
+    welcome: () =>
+      welcomeOf(core.packs.list(), pipeline.menu(), core.router.activePack(web.address)),
   });
   const telegram =
     bot &&

@@ -9,6 +9,7 @@ import { createWebChannel, WEB_PLATFORM, type WebChannel } from './channel.ts';
 import { createChatRoutes } from './http.ts';
 import { createWebInput, type WebInputDeps } from './input.ts';
 import { loadChatPage } from './page.ts';
+import type { Welcome } from './welcome.ts';
 
 export interface WebEdgeOptions {
   /** The owner's id: the first of ALLOWED_USER_IDS (1 when there is none). */
@@ -51,11 +52,16 @@ export function webEdge(options: WebEdgeOptions) {
 
     /**
      * The chat's routes and its replay, handing input to `accept` (the pipeline's entry);
-     * `full` says whether the conversation would refuse a line as busy (see WebInputDeps).
+     * `full` says whether the conversation would refuse a line as busy (see WebInputDeps);
+     * `welcome` what the first screen offers.
      */
-    serve(pipeline: Pick<WebInputDeps, 'accept' | 'full'>): { routes: Mount; replay(): number } {
+    serve(pipeline: Pick<WebInputDeps, 'accept' | 'full'> & { welcome(): Welcome }): {
+      routes: Mount;
+      replay(): number;
+    } {
       if (!connected) throw new Error('the web edge is not connected yet');
       const { channel, inbox, clock, log } = connected;
+      const { welcome, ...intake } = pipeline;
       const input = createWebInput({
         address,
         senderId: options.ownerId,
@@ -63,9 +69,10 @@ export function webEdge(options: WebEdgeOptions) {
         inbox,
         clock,
         log,
-        ...pipeline,
+        ...intake,
       });
-      const routes = createChatRoutes({ address, channel, input, assets: loadChatPage(), log });
+      const assets = loadChatPage();
+      const routes = createChatRoutes({ address, channel, input, assets, log, welcome });
       return { routes, replay: () => input.replay() };
     },
   };

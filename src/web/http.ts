@@ -6,6 +6,7 @@ import type { WebChannel } from './channel.ts';
 import type { WebInput } from './input.ts';
 import type { Asset } from './page.ts';
 import type { ChatUpdate, Snapshot } from './transcript.ts';
+import type { Welcome } from './welcome.ts';
 
 /** Where the chat lives on the dashboard's server. */
 export const CHAT_PATH = '/chat';
@@ -24,6 +25,8 @@ export interface ChatRoutesDeps {
   input: WebInput;
   assets: ReadonlyMap<string, Asset>;
   log: Logger;
+  /** What the first screen offers (the packs now installed, the commands). */
+  welcome(): Welcome;
 }
 
 type Answer = { status: number; body: unknown };
@@ -32,9 +35,11 @@ const answer = (status: number, body: unknown): Answer => ({ status, body });
 /**
  * The web chat on the dashboard's server (behind its token, under its security headers):
  * `GET /chat` and its files, `GET /chat/events` — the conversation as server-sent events
- * (a snapshot, then each message, edit, deletion, draft and notice as it happens) — and
- * `POST /chat/send` (`{text}`), `POST /chat/press` (`{message, data}`) and `POST /chat/stop`
- * (`{}`: the Stop button, as `/stop`). A POST must be
+ * (a snapshot, then each message, edit, deletion, draft and notice as it happens),
+ * `GET /chat/welcome` — the first screen's packs and commands — and `POST /chat/send`
+ * (`{text}`), `POST /chat/press` (`{message, data}`), `POST /chat/pick` (`{pack}`: a pack
+ * chosen on the first screen) and `POST /chat/stop` (`{}`: the Stop button, as `/stop`).
+ * A POST must be
  * JSON and, when the token came as the browser's cookie, come from the page's own origin:
  * another site cannot make a browser send any of them.
  */
@@ -75,6 +80,13 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
       deps.input.stop();
       return answer(202, { ok: true });
     }
+    if (path === '/pick') {
+      const { pack } = body;
+      if (typeof pack !== 'string' || !deps.welcome().packs.some((p) => p.name === pack))
+        return answer(409, { error: 'There is no such pack.' });
+      deps.input.pick(pack);
+      return answer(202, { ok: true });
+    }
     if (path === '/press') {
       const { message, data } = body;
       if (typeof message !== 'number' || typeof data !== 'string')
@@ -91,6 +103,7 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     const path = url.pathname.slice(CHAT_PATH.length) || '/';
     if (request.method === 'GET' || request.method === 'HEAD') {
       if (path === '/events' && request.method === 'GET') return events(request, response);
+      if (path === '/welcome') return reply(response, answer(200, deps.welcome()));
       const asset = deps.assets.get(path);
       if (!asset) return reply(response, answer(404, { error: 'Not found' }));
       response.writeHead(200, { 'content-type': asset.type, 'content-length': asset.body.length });

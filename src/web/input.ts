@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { encodeButton } from '../core/button-data.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
 import { type Address, addressKey, type InboundEvent, type InboundPayload } from '../core/types.ts';
@@ -89,6 +90,15 @@ export function createWebInput(deps: WebInputDeps) {
      */
     stop(): void {
       enter({ kind: 'command', command: 'stop', args: '' });
+    },
+
+    /**
+     * Picks a pack from the first screen: the pack picker's press, with no message to turn
+     * into the choice (satchel answers "Now using …").
+     */
+    pick(pack: string): void {
+      const data = encodeButton({ type: 'pack', pack });
+      enter({ kind: 'callback', callbackId: `pick:${randomUUID()}`, data });
     },
 
     /** Presses button `data` of message `messageId`; false when the page no longer shows it. */

@@ -11,6 +11,8 @@ export function loadChatPage(): ReadonlyMap<string, Asset> {
     '/': 'chat.html',
     '/chat.js': 'chat.js',
     '/markup.js': 'markup.js',
+    '/turn.js': 'turn.js',
+    '/welcome.js': 'welcome.js',
     '/chat.css': 'chat.css',
   });
 }

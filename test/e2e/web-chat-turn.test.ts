@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Welcome } from '../../src/web/welcome.ts';
 import { ChatClient, shownText } from '../support/chat-client.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { fixturePacks, type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness | undefined;
 let chat: ChatClient | undefined;
@@ -15,9 +16,15 @@ afterEach(async () => {
 });
 
 /** The app on the fakes, and a client signed in with the chat address it printed. */
-async function start(env: Record<string, string> = {}): Promise<ChatClient> {
+async function start(
+  env: Record<string, string> = {},
+  beforeStart?: NonNullable<Parameters<typeof startHarness>[1]>['beforeStart'],
+): Promise<ChatClient> {
   const printed: string[] = [];
-  h = await startHarness(env, { app: { announce: (line) => printed.push(line) } });
+  h = await startHarness(env, {
+    app: { announce: (line) => printed.push(line) },
+    ...(beforeStart ? { beforeStart } : {}),
+  });
   const line = printed.find((l) => l.startsWith('satchel web chat: '))!;
   chatUrl = line.slice('satchel web chat: '.length);
   chat = await ChatClient.open(chatUrl);
@@ -95,5 +102,37 @@ describe('the web chat while a turn runs', () => {
       'the stopped answer',
     );
     expect(h!.logs('turn_stop')).toMatchObject([{ stopped: true }]);
+  });
+});
+
+describe('the web chat first screen and errors', () => {
+  it('offers the packs with their descriptions and the commands, and picks a pack as the picker does', async () => {
+    const c = await start({ SATCHEL_PACKS: fixturePacks(['alpha', 'beta']) });
+    const get = (path: string) => fetch(new URL(path, c.base), { headers: { cookie: c.cookie } });
+    const welcome = (await (await get('/chat/welcome')).json()) as Welcome;
+    expect(welcome.packs).toEqual([
+      { name: 'alpha', title: 'Alpha Garden', description: "Keeps track of the user's plants." },
+      { name: 'beta', title: 'Beta Books', description: 'A reading list.' },
+    ]);
+    expect(welcome.active).toBeUndefined();
+    const commands = welcome.commands.map((m) => m.command);
+    expect(commands).toEqual(expect.arrayContaining(['help', 'pack', 'new', 'stop']));
+    expect(commands).not.toContain('topics');
+
+    expect((await c.post('pick', { pack: 'nope' })).status).toBe(409);
+    expect((await c.post('pick', { pack: 'beta' })).status).toBe(202);
+    expect((await c.waitForBot(1)).map(shownText)).toEqual(['Now using Beta Books.']);
+    await c.send('hello');
+    await c.waitForBot(2);
+    expect(shownText(c.botEntries()[1]!)).toBe('echo: hello\n\n— Beta Books');
+    expect(((await (await get('/chat/welcome')).json()) as Welcome).active).toBe('beta');
+  });
+
+  it('shows a command in an error reply as code, as in any answer', async () => {
+    const c = await start({}, (_tg, model) => model.requireKey('openai', 'sk-other'));
+    await c.send('hello?');
+    const [reply] = await c.waitForBot(1);
+    expect(reply!.html).toContain('run <code>npx satchel doctor</code>.');
+    expect(shownText(reply!)).not.toContain('`');
   });
 });

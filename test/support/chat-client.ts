@@ -115,7 +115,11 @@ export class ChatClient {
   }
 
   /** Posts as the page does: JSON, with the cookie and the page's origin. */
-  post(path: 'send' | 'press' | 'stop', body: unknown, headers: Record<string, string> = {}) {
+  post(
+    path: 'send' | 'press' | 'stop' | 'pick',
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) {
     return fetch(new URL(`/chat/${path}`, this.base), {
       method: 'POST',
       headers: {
