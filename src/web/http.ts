@@ -35,13 +35,12 @@ const answer = (status: number, body: unknown): Answer => ({ status, body });
 /**
  * The web chat on the dashboard's server (behind its token, under its security headers):
  * `GET /chat` and its files, `GET /chat/events` — the conversation as server-sent events
- * (a snapshot, then each message, edit, deletion, draft and notice as it happens),
- * `GET /chat/welcome` — the first screen's packs and commands — and `POST /chat/send`
- * (`{text}`), `POST /chat/press` (`{message, data}`), `POST /chat/pick` (`{pack}`: a pack
- * chosen on the first screen) and `POST /chat/stop` (`{}`: the Stop button, as `/stop`).
- * A POST must be
- * JSON and, when the token came as the browser's cookie, come from the page's own origin:
- * another site cannot make a browser send any of them.
+ * (a snapshot, then each message, edit, deletion, draft, notice and sign of work as it
+ * happens), `GET /chat/welcome` — the first screen's packs and commands — and
+ * `POST /chat/send` (`{text}`), `POST /chat/press` (`{message, data}`), `POST /chat/pick`
+ * (`{pack}`: a pack chosen on the first screen) and `POST /chat/stop` (`{}`: the Stop
+ * button, as `/stop`). A POST must be JSON and, when the token came as the browser's cookie,
+ * come from the page's own origin: another site cannot make a browser send any of them.
  */
 export function createChatRoutes(deps: ChatRoutesDeps): Mount {
   const conversation = deps.channel.conversation(deps.address);

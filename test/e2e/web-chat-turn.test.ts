@@ -81,6 +81,23 @@ describe('the web chat while a turn runs', () => {
     );
   });
 
+  it('refuses a Stop or a pick another site could forge, and the turn goes on', async () => {
+    const c = await start({ SATCHEL_PACKS: fixturePacks(['alpha', 'beta']) });
+    await c.post('pick', { pack: 'beta' });
+    await c.waitForBot(1);
+    h!.model.enqueue({ text: 'Still here.', delayMs: 300 });
+    await c.send('keep going');
+    await h!.model.waitForRequest(1);
+    const evil = { origin: 'http://evil.example' };
+    expect((await c.post('stop', {}, evil)).status).toBe(403);
+    expect((await c.post('pick', { pack: 'alpha' }, evil)).status).toBe(403);
+    expect((await c.post('stop', {}, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    const answers = await c.waitForBot(2);
+    expect(shownText(answers[1]!)).toBe('Still here.\n\n— Beta Books');
+    expect(h!.logs('turn_stop')).toEqual([]);
+    expect(h!.model.chatRequests().filter((r) => r.aborted)).toEqual([]);
+  });
+
   it('says nothing was running when Stop is pressed between turns', async () => {
     const c = await start();
     await c.stop();
