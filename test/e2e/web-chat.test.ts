@@ -88,11 +88,11 @@ describe('the web chat beside the Telegram bot', () => {
 
   it('shows each piece of a streamed answer as it comes, not once a second as on Telegram', async () => {
     const c = await start();
-    // Eight pieces, 300 ms apart: slower than the web's cadence (125 ms), so each piece is one
-    // update of the page; Telegram's one edit a second would merge them into about three.
+    // Eight pieces, 400 ms apart: slower than the web's cadence (125 ms), so each piece is one
+    // update of the page; Telegram's one edit a second would merge them into three or four.
     const pieces = 8;
     const answer = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
-    h!.model.enqueue({ text: answer, chunks: pieces, chunkDelayMs: 300 });
+    h!.model.enqueue({ text: answer, chunks: pieces, chunkDelayMs: 400 });
     await c.send('stream it');
     const [reply] = await c.waitForBot(1);
     expect(shownText(reply!)).toBe(answer);
