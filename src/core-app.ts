@@ -1,6 +1,7 @@
 import type { CoreConfig } from './config/config.ts';
 import { systemClock } from './core/clock.ts';
 import type { EdgeFactory } from './core/edge.ts';
+import type { Address } from './core/types.ts';
 import { ingressPort, openIngresses } from './core-app/edges.ts';
 import { buildJobs } from './core-app/jobs.ts';
 import type { CoreOptions } from './core-app/options.ts';
@@ -49,7 +50,11 @@ export function createCore(
   const jobs = buildJobs({ ...parts, pipeline });
   const { edges } = stores;
   edges.set(jobs.edge.platform, jobs.edge);
-  const ingresses = openIngresses(edges, ingressPort(pipeline, outbox, options.onFatal));
+  const routing = {
+    packs: () => packs.packs.list(),
+    activePack: (address: Address) => turning.router.activePack(address),
+  };
+  const ingresses = openIngresses(edges, ingressPort(pipeline, routing, outbox, options.onFatal));
   const stop = buildShutdown({
     clock,
     log,

@@ -14,9 +14,13 @@ export function storeInboxes(db: Db): Inboxes {
   };
 }
 
-/** What the core gives each edge's ingress: the pipeline's entry, the menu, its outbox's nudge. */
+/**
+ * What the core gives each edge's ingress: the pipeline's entry, the menu, the packs and
+ * which one answers where, its outbox's nudge.
+ */
 export function ingressPort(
   pipeline: Pick<IngressPort, 'accept' | 'full' | 'menu'>,
+  routing: Pick<IngressPort, 'packs' | 'activePack'>,
   outbox: { retryNow(platform: string): void },
   onFatal: ((error: unknown) => void) | undefined,
 ) {
@@ -24,6 +28,8 @@ export function ingressPort(
     accept: (event) => pipeline.accept(event),
     full: (address) => pipeline.full(address),
     menu: () => pipeline.menu(),
+    packs: () => routing.packs(),
+    activePack: (address) => routing.activePack(address),
     reachable: () => outbox.retryNow(edge.platform),
     fatal: (error) => onFatal?.(error),
   });

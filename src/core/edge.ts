@@ -77,6 +77,10 @@ export interface IngressPort {
   full(address: Address): boolean;
   /** The commands the core answers, for a platform's command menu. */
   menu(): { command: string; description: string }[];
+  /** The packs installed, as a first screen or a picker offers them. */
+  packs(): readonly { name: string; displayName: string; description: string }[];
+  /** The pack that answers in `address` now, if one does. */
+  activePack(address: Address): string | undefined;
   /** The platform answers again after an outage: what its outbox held back goes out now. */
   reachable(): void;
   /** The ingress stopped for good (a token refused): the application ends. */

@@ -169,6 +169,11 @@ export interface Channel {
   readonly capabilities: ChannelCapabilities;
   /** How it renders text; the outbox stores what this returns. */
   readonly render: Renderer;
+  /**
+   * The least time between two updates of a streamed reply, in ms. Without it, one a second:
+   * Telegram's limit on edits. A channel with no such limit (the web chat) streams faster.
+   */
+  readonly streamIntervalMs?: number;
   sendText(to: Address, text: string, options: SendTextOptions): Promise<{ messageId: number }>;
   sendMedia(to: Address, media: MediaMessage): Promise<{ messageId: number }>;
   /**

@@ -230,6 +230,8 @@ export function createOutbox(deps: OutboxDeps) {
     ...live,
     /** How this outbox's channel renders text (streams render their chunks with it). */
     render: channel.render,
+    /** How often a stream may update a reply on this channel (undefined: the default). */
+    streamIntervalMs: channel.streamIntervalMs,
     write,
     writeParts,
     writePayload,

@@ -54,6 +54,9 @@ export function createOutboxes(deps: OutboxesDeps) {
   return {
     /** How text shows on `to`'s channel: its markup and its limits. */
     renderFor: (to: Pick<Address, 'platform'>): Renderer => of(to).render,
+    /** The least time between two updates of a reply streamed on `to`'s channel, if it says. */
+    streamIntervalFor: (to: Pick<Address, 'platform'>): number | undefined =>
+      of(to).streamIntervalMs,
     write: (to: Address, message: OutboundText) => of(to).write(to, message),
     writeParts: (to: Address, parts: Parameters<ChannelOutbox['writeParts']>[1]) =>
       of(to).writeParts(to, parts),

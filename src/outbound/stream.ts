@@ -30,7 +30,10 @@ export interface StreamOptions {
   clock: Clock;
   to: Address;
   mode: StreamMode;
-  /** At most one update per this many ms (edits: once per second per chat). */
+  /**
+   * At most one update per this many ms; by default the channel's own cadence, else once
+   * per second per chat (Telegram's edit limit).
+   */
   intervalMs?: number;
   /**
    * The turn's own key (`edit` mode): each message shown is recorded under it, and messages
@@ -54,7 +57,7 @@ interface Shown {
  */
 export function createStream(options: StreamOptions) {
   const { outbox, clock, to, mode } = options;
-  const intervalMs = options.intervalMs ?? 1000;
+  const intervalMs = options.intervalMs ?? outbox.streamIntervalFor(to) ?? 1000;
   const draftId = randomInt(1, 2 ** 31 - 1);
   const { key } = options;
   const shown: Shown[] = mode === 'edit' && key !== undefined ? outbox.streamed(to, key) : [];

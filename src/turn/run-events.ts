@@ -94,7 +94,8 @@ export function createRunEvents(deps: RunEventsDeps) {
       else if (error instanceof MediaError && error.cause === undefined)
         log.warn({ event: 'turn_failed', address, err: error }, 'turn failed');
       else log.error({ event: 'turn_failed', address, err: error }, 'turn failed');
-      await replies.reply(first.address, plain(outcome.reply), origins);
+      // Markdown, as the answers are: a command in it (`npx satchel doctor`) shows as code.
+      await replies.reply(first.address, markdown(outcome.reply), origins);
     }
   }
 
@@ -183,7 +184,7 @@ export function createRunEvents(deps: RunEventsDeps) {
       const outcome = failureOutcome(error, signal);
       if (outcome.kind === 'shutdown') return 'interrupted';
       log.warn({ event: 'job_failed', jobId: job.id, err: error }, 'job failed');
-      await replies.reply(event.address, plain(outcome.reply), [event.origin]);
+      await replies.reply(event.address, markdown(outcome.reply), [event.origin]);
       return error instanceof QuotaExceededError ? 'refused' : 'failed';
     }
   }

@@ -7,6 +7,7 @@ import { createChatRoutes } from './http.ts';
 import { createWebInput } from './input.ts';
 import { loadChatPage } from './page.ts';
 import { createUploadStore } from './uploads.ts';
+import { welcomeOf } from './welcome.ts';
 
 /**
  * The web chat (SPEC §16) as an edge of the core: one private conversation,
@@ -49,6 +50,7 @@ export function webEdge(config: Pick<Config, 'access' | 'home'>): EdgeFactory {
             uploads,
             assets: loadChatPage(),
             log,
+            welcome: () => welcomeOf(port.packs(), port.menu(), port.activePack(address)),
           });
           return { mounts: [routes], ready: () => void input.replay() };
         },

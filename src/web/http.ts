@@ -8,6 +8,7 @@ import type { Asset } from './page.ts';
 import type { ChatUpdate, Snapshot } from './transcript.ts';
 import { receiveUpload } from './upload-route.ts';
 import type { UploadStore } from './uploads.ts';
+import type { Welcome } from './welcome.ts';
 
 /** Where the chat lives on the dashboard's server. */
 export const CHAT_PATH = '/chat';
@@ -28,6 +29,8 @@ export interface ChatRoutesDeps {
   uploads: UploadStore;
   assets: ReadonlyMap<string, Asset>;
   log: Logger;
+  /** What the first screen offers (the packs now installed, the commands). */
+  welcome(): Welcome;
 }
 
 type Answer = { status: number; body: unknown };
@@ -36,12 +39,14 @@ const answer = (status: number, body: unknown): Answer => ({ status, body });
 /**
  * The web chat on the dashboard's server (behind its token, under its security headers):
  * `GET /chat` and its files, `GET /chat/events` — the conversation as server-sent events
- * (a snapshot, then each message, edit, deletion, draft and notice as it happens) — and
- * `POST /chat/send` (`{text}`) and `POST /chat/press` (`{message, data}`). A POST must be
- * JSON; the router refused it already unless it came from the page's own origin
- * (dashboard/auth.ts `crossSite`). `POST /chat/upload` takes a file as its body instead
- * (upload-route.ts), and `GET /chat/files/<id>` shows a sent picture again. The web app
- * manifest and its icons need no token.
+ * (a snapshot, then each message, edit, deletion, draft, notice and sign of work as it
+ * happens), `GET /chat/welcome` — the first screen's packs and commands — and
+ * `POST /chat/send` (`{text}`), `POST /chat/press` (`{message, data}`), `POST /chat/pick`
+ * (`{pack}`: a pack chosen on the first screen) and `POST /chat/stop` (`{}`: the Stop
+ * button, as `/stop`). A POST must be JSON; the router refused it already unless it came
+ * from the page's own origin (dashboard/auth.ts `crossSite`). `POST /chat/upload` takes a
+ * file as its body instead (upload-route.ts), and `GET /chat/files/<id>` shows a sent
+ * picture again. The web app manifest and its icons need no token.
  */
 export function createChatRoutes(deps: ChatRoutesDeps): Mount {
   const conversation = deps.channel.conversation(deps.address);
@@ -76,6 +81,17 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
       if (deps.input.line(text) === 'busy') return answer(429, { error: BUSY, busy: true });
       return answer(202, { ok: true });
     }
+    if (path === '/stop') {
+      deps.input.stop();
+      return answer(202, { ok: true });
+    }
+    if (path === '/pick') {
+      const { pack } = body;
+      if (typeof pack !== 'string' || !deps.welcome().packs.some((p) => p.name === pack))
+        return answer(409, { error: 'There is no such pack.' });
+      deps.input.pick(pack);
+      return answer(202, { ok: true });
+    }
     if (path === '/press') {
       const { message, data } = body;
       if (typeof message !== 'number' || typeof data !== 'string')
@@ -92,6 +108,7 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     const path = url.pathname.slice(CHAT_PATH.length) || '/';
     if (request.method === 'GET' || request.method === 'HEAD') {
       if (path === '/events' && request.method === 'GET') return events(request, response);
+      if (path === '/welcome') return reply(response, answer(200, deps.welcome()));
       const asset = path.startsWith('/files/')
         ? deps.uploads.image(path.slice('/files/'.length))
         : deps.assets.get(path);
@@ -137,7 +154,10 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     ),
     { method: 'GET', path: `${CHAT_PATH}/events` },
     { method: 'POST', path: `${CHAT_PATH}/send` },
+    { method: 'GET', path: `${CHAT_PATH}/welcome` },
     { method: 'POST', path: `${CHAT_PATH}/press` },
+    { method: 'POST', path: `${CHAT_PATH}/pick` },
+    { method: 'POST', path: `${CHAT_PATH}/stop` },
     { method: 'POST', path: `${CHAT_PATH}/upload` },
     { method: 'GET', path: `${CHAT_PATH}/files/*` },
   ];

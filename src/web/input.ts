@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { encodeButton } from '../core/button-data.ts';
 import type { Clock } from '../core/clock.ts';
 import type { KeyedInbox } from '../core/inbox.ts';
 import type { Logger } from '../core/ports.ts';
@@ -70,7 +71,10 @@ export function createWebInput(deps: WebInputDeps) {
     line(text: string): LineOutcome {
       const typed = text.trim();
       if (typed === '') return 'blank';
-      if (deps.full?.(address)) {
+      const command = COMMAND.exec(typed);
+      // /stop skips the queue (SPEC §2): it is never refused for the turns it would stop.
+      const stop = command?.[1]?.toLowerCase() === 'stop';
+      if (!stop && deps.full?.(address)) {
         deps.log.warn(
           { event: 'turn_rejected_busy', address: addressKey(address) },
           'conversation queue full',
@@ -78,7 +82,6 @@ export function createWebInput(deps: WebInputDeps) {
         return 'busy';
       }
       channel.showTyped(address, typed);
-      const command = COMMAND.exec(typed);
       if (command)
         enter({ kind: 'command', command: command[1]!.toLowerCase(), args: command[2] ?? '' });
       else enter({ kind: 'text', text: typed });
@@ -93,6 +96,23 @@ export function createWebInput(deps: WebInputDeps) {
       const { text, attachment } = shownOf(payload);
       channel.showTyped(address, text, attachment);
       enter(payload);
+    },
+
+    /**
+     * The page's Stop button (or Escape): `/stop`, not shown as a typed line. It aborts the
+     * running turn, which answers "Stopped." (or says nothing was running), as typed /stop does.
+     */
+    stop(): void {
+      enter({ kind: 'command', command: 'stop', args: '' });
+    },
+
+    /**
+     * Picks a pack from the first screen: the pack picker's press, with no message to turn
+     * into the choice (satchel answers "Now using …").
+     */
+    pick(pack: string): void {
+      const data = encodeButton({ type: 'pack', pack });
+      enter({ kind: 'callback', callbackId: `pick:${randomUUID()}`, data });
     },
 
     /** Presses button `data` of message `messageId`; false when the page no longer shows it. */

@@ -13,6 +13,8 @@ export function loadChatPage(): ReadonlyMap<string, Asset> {
     '/chat.js': 'chat.js',
     '/markup.js': 'markup.js',
     '/attach.js': 'attach.js',
+    '/turn.js': 'turn.js',
+    '/welcome.js': 'welcome.js',
     '/chat.css': 'chat.css',
     '/manifest.webmanifest': 'manifest.webmanifest',
     '/icon-192.png': 'icon-192.png',

@@ -25,12 +25,19 @@ export type ChatUpdate =
   /** The reply being written: replaces the live bubble until a message takes its place. */
   | ({ type: 'draft' } & Body)
   /** A short notice (a pressed button's answer). */
-  | { type: 'notice'; text: string };
+  | { type: 'notice'; text: string }
+  /**
+   * satchel is working on an answer (the turn's typing action, repeated every few seconds
+   * while it runs): the page shows it is busy until a message from satchel arrives.
+   */
+  | { type: 'working' };
 
 /** What a page that (re)connects is shown first. */
 export interface Snapshot {
   entries: Entry[];
   draft?: Body;
+  /** A turn said it is working and no message from satchel has come since. */
+  working?: true;
 }
 
 export type Listener = (update: ChatUpdate) => void;
@@ -38,12 +45,14 @@ export type Listener = (update: ChatUpdate) => void;
 /**
  * One conversation as the page shows it: the last `limit` entries (older ones are
  * forgotten: the page shows the recent conversation, the sessions keep the rest), the draft
- * being written, and the pages listening. A new message from satchel ends the draft.
+ * being written, whether satchel is working, and the pages listening. A new message from
+ * satchel ends the draft and the working state.
  */
 export function createTranscript(limit: number) {
   const entries: Entry[] = [];
   const listeners = new Set<Listener>();
   let draft: Body | undefined;
+  let working = false;
 
   // A page that went away must not fail the message for the others (or for the outbox).
   const emit = (update: ChatUpdate) => {
@@ -63,7 +72,10 @@ export function createTranscript(limit: number) {
     add(entry: Entry): void {
       entries.push(entry);
       if (entries.length > limit) entries.splice(0, entries.length - limit);
-      if (entry.kind === 'bot') draft = undefined;
+      if (entry.kind === 'bot') {
+        draft = undefined;
+        working = false;
+      }
       emit({ type: 'entry', entry });
     },
 
@@ -90,12 +102,21 @@ export function createTranscript(limit: number) {
       emit({ type: 'draft', ...body });
     },
 
+    working(): void {
+      working = true;
+      emit({ type: 'working' });
+    },
+
     notice(text: string): void {
       emit({ type: 'notice', text });
     },
 
     snapshot(): Snapshot {
-      return { entries: [...entries], ...(draft ? { draft } : {}) };
+      return {
+        entries: [...entries],
+        ...(draft ? { draft } : {}),
+        ...(working ? { working: true as const } : {}),
+      };
     },
 
     /** Calls `listener` with every update from now on; returns how to stop. */

@@ -8,13 +8,15 @@ const h = harnessPerTest();
 const noWait: RetryPolicy = { retries: 2, delayMs: () => 0 };
 
 describe('errors the owner can act on', () => {
-  it('a model key the provider refuses: the chat says so and points the owner at doctor', async () => {
+  it('a model key the provider refuses: the chat says so and points the owner at doctor, as code', async () => {
     await h.start({}, { beforeStart: (_tg, model) => model.requireKey('openai', 'sk-other') });
     h.tg.text({ userId: ALLOWED_USER, text: 'hello?' });
     await settled(h, 1);
+    // Rendered as an answer is: the command in backticks is code, not literal backticks.
     expect(h.tg.texts(ALLOWED_USER)).toEqual([
-      'The API key was refused by openai, so I cannot answer — the owner should check OPENAI_API_KEY and run `npx satchel doctor`.',
+      'The API key was refused by openai, so I cannot answer — the owner should check OPENAI_API_KEY and run <code>npx satchel doctor</code>.',
     ]);
+    expect(h.tg.calls('sendMessage')[0]?.params.parse_mode).toBe('HTML');
     const [line] = h.logs('provider_error');
     expect(line).toMatchObject({ provider: 'openai', status: 401 });
     const err = line?.err as { hint?: string; message?: string };

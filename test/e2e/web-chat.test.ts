@@ -86,6 +86,26 @@ describe('the web chat beside the Telegram bot', () => {
     expect(c.botEntries()).toHaveLength(1);
   });
 
+  it('shows each piece of a streamed answer as it comes, not once a second as on Telegram', async () => {
+    const c = await start();
+    // Eight pieces, 400 ms apart: slower than the web's cadence (125 ms), so each piece is one
+    // update of the page; Telegram's one edit a second would merge them into three or four.
+    const pieces = 8;
+    const answer = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    h!.model.enqueue({ text: answer, chunks: pieces, chunkDelayMs: 400 });
+    await c.send('stream it');
+    const [reply] = await c.waitForBot(1);
+    expect(shownText(reply!)).toBe(answer);
+    const drafts = c.events.filter((e) => e.type === 'draft').map((e) => shownText(e.data));
+    // The last piece may go straight into the final message.
+    expect(drafts.length).toBeGreaterThanOrEqual(pieces - 1);
+    expect(drafts.length).toBeLessThanOrEqual(pieces);
+    for (const [i, draft] of drafts.entries()) {
+      expect(answer.startsWith(draft)).toBe(true);
+      if (i > 0) expect(draft.length).toBeGreaterThan(drafts[i - 1]!.length);
+    }
+  });
+
   it('runs commands and the pack picker, with buttons that press', async () => {
     const c = await start({ SATCHEL_PACKS: fixturePacks(['alpha', 'beta']) });
     await c.send('hello there');

@@ -129,7 +129,11 @@ export class ChatClient {
   }
 
   /** Posts as the page does: JSON, with the cookie and the page's origin. */
-  post(path: 'send' | 'press', body: unknown, headers: Record<string, string> = {}) {
+  post(
+    path: 'send' | 'press' | 'stop' | 'pick',
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) {
     return fetch(new URL(`/chat/${path}`, this.base), {
       method: 'POST',
       headers: {
@@ -171,6 +175,12 @@ export class ChatClient {
   async press(message: number, data: string): Promise<void> {
     const { status } = await this.post('press', { message, data });
     check(status === 202, `POST /chat/press answered ${status}`);
+  }
+
+  /** Presses the page's Stop button. */
+  async stop(): Promise<void> {
+    const { status } = await this.post('stop', {});
+    check(status === 202, `POST /chat/stop answered ${status}`);
   }
 
   /** The conversation as a page shows it now: the last snapshot and every change since. */

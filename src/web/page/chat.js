@@ -1,17 +1,24 @@
 // The web chat: the conversation arrives as server-sent events from /chat/events (a snapshot,
-// then each change), lines go to /chat/send and button presses to /chat/press, files and
-// voice recordings to /chat/upload (attach.js). Everything is drawn with DOM calls: the
-// server's markup goes through markup.js, plain text is textContent.
+// then each change), lines go to /chat/send, button presses to /chat/press, files and
+// voice recordings to /chat/upload (attach.js), the Stop button (and Escape) to /chat/stop,
+// and a pack chosen on the first screen to /chat/pick. Everything is drawn with DOM calls:
+// the server's markup goes through markup.js, plain text is textContent.
 import { attachmentView, createAttachments, createRecorder } from './attach.js';
 import { fromMarkup } from './markup.js';
+import { createTurnView } from './turn.js';
+import { welcomeScreen } from './welcome.js';
 
 const log = document.getElementById('log');
 const status = document.getElementById('status');
 const notice = document.getElementById('notice');
 const form = document.getElementById('composer');
 const box = document.getElementById('message');
+const stopButton = document.getElementById('stop');
+const turn = createTurnView(log, stopButton);
 let live;
 let noticeTimer;
+/** The first screen, while the conversation is empty. */
+let welcome;
 
 function content(entry) {
   return entry.html !== undefined ? fromMarkup(entry.html) : document.createTextNode(entry.text);
@@ -60,11 +67,34 @@ function endDraft() {
 }
 
 function draft(body) {
+  welcome?.remove();
   if (!live) {
     live = bubble({ kind: 'bot', id: 'draft', ...body });
     live.classList.add('live');
     log.append(live);
   } else live.querySelector('.text').replaceChildren(content(body));
+  turn.drafting(true);
+}
+
+/** Shows the first screen when the conversation is empty (fetched once, then kept). */
+async function showWelcome() {
+  try {
+    const response = await fetch('/chat/welcome');
+    if (!response.ok) return;
+    const data = await response.json();
+    if (log.querySelector('.bubble:not(.working)')) return;
+    welcome?.remove();
+    welcome = welcomeScreen(data, {
+      pick: (pack) => post('pick', { pack }).catch(offline),
+      type: (text) => {
+        box.value = `${text} `;
+        box.focus();
+      },
+    });
+    log.prepend(welcome);
+  } catch {
+    // Offline: the empty log says it for now; the next snapshot tries again.
+  }
 }
 
 const byId = (id) => log.querySelector(`[data-id="${CSS.escape(String(id))}"]`);
@@ -73,13 +103,20 @@ const handlers = {
   snapshot: (s) => {
     live = undefined;
     log.replaceChildren(...s.entries.map(bubble));
+    turn.answered();
+    if (s.working) turn.working();
     if (s.draft) draft(s.draft);
+    if (s.entries.length === 0 && !s.draft) showWelcome();
     log.scrollTop = log.scrollHeight;
   },
   entry: ({ entry }) => {
+    welcome?.remove();
     if (entry.kind === 'bot') endDraft();
     log.append(bubble(entry));
+    if (entry.kind === 'bot') turn.answered();
+    else turn.refresh();
   },
+  working: () => turn.working(),
   edit: ({ entry }) => {
     const shown = byId(entry.id);
     // A pressed button goes with its message: the keyboard goes back to the box, not the page.
@@ -125,8 +162,10 @@ async function post(path, body) {
   return false;
 }
 
+const offline = () => handlers.notice({ text: 'Not sent: offline?' });
+
 function press(message, data) {
-  post('press', { message, data }).catch(() => handlers.notice({ text: 'Not sent: offline?' }));
+  post('press', { message, data }).catch(offline);
 }
 
 const attachments = createAttachments({
@@ -156,11 +195,28 @@ async function send() {
   }
   if (text.trim() === '') return;
   try {
-    if (await post('send', { text })) box.value = '';
+    if (await post('send', { text })) {
+      box.value = '';
+      // Working from now: the answer (or its first draft) ends it.
+      if (!/^\/stop\b/i.test(text.trim())) turn.working();
+    }
   } catch {
-    handlers.notice({ text: 'Not sent: offline?' });
+    offline();
   }
   box.focus();
+}
+
+/** The Stop button and Escape: what /stop does, while a turn runs. */
+async function stop() {
+  if (!turn.running || stopButton.disabled) return;
+  stopButton.disabled = true;
+  try {
+    await post('stop', {});
+  } catch {
+    offline();
+  } finally {
+    stopButton.disabled = false;
+  }
 }
 
 form.addEventListener('submit', (event) => {
@@ -171,6 +227,16 @@ box.addEventListener('keydown', (event) => {
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
     send();
+  }
+});
+stopButton.addEventListener('click', () => {
+  stop();
+  box.focus();
+});
+document.addEventListener('keydown', (event) => {
+  if (event.key === 'Escape' && !event.isComposing && turn.running) {
+    event.preventDefault();
+    stop();
   }
 });
 connect();

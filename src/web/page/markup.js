@@ -2,6 +2,8 @@
 // (src/web/markup.ts), and the page still trusts none of it. It is parsed into an inert
 // document (no script runs, nothing loads), then only the allowed elements are made anew;
 // any other element keeps only its words, and a link keeps only an http(s) or mailto target.
+// Text keeps its newlines (the page shows them, as a chat does), but for one right after a
+// quote or a code block, which would otherwise leave a wider gap there than between lines.
 
 const TAGS = 'B STRONG I EM U S DEL CODE PRE BLOCKQUOTE A';
 const ALLOWED = new Set(TAGS.split(' '));
@@ -15,11 +17,16 @@ function safeHref(href) {
   }
 }
 
+/** Elements that end their line themselves: a newline right after one adds a blank line. */
+const BLOCKS = new Set(['PRE', 'BLOCKQUOTE']);
+
 function rebuild(source) {
   const out = document.createDocumentFragment();
   for (const node of source.childNodes) {
-    if (node.nodeType === Node.TEXT_NODE) out.append(document.createTextNode(node.data));
-    else if (node.nodeType !== Node.ELEMENT_NODE) continue;
+    if (node.nodeType === Node.TEXT_NODE) {
+      const afterBlock = BLOCKS.has(node.previousSibling?.tagName);
+      out.append(document.createTextNode(afterBlock ? node.data.replace(/^\n/, '') : node.data));
+    } else if (node.nodeType !== Node.ELEMENT_NODE) continue;
     else if (!ALLOWED.has(node.tagName)) out.append(document.createTextNode(node.textContent));
     else {
       const element = document.createElement(node.tagName.toLowerCase());
