@@ -120,9 +120,10 @@ describe('the headers every answer carries', () => {
               ['GET', {}],
             ]
           : [
-              ['POST', withCookie(sameOrigin()), '{}'],
-              ['POST', sameOrigin(), '{}'],
-              ['POST', withCookie({ origin: 'http://evil.example' }), '{}'],
+              // Not a JSON object: every route refuses it, so the walk changes nothing.
+              ['POST', withCookie(sameOrigin()), '[]'],
+              ['POST', sameOrigin(), '[]'],
+              ['POST', withCookie({ origin: 'http://evil.example' }), '[]'],
             ];
       for (const [method, headers, body] of tries) {
         const answer = await call(method, path, headers, body);
@@ -184,7 +185,8 @@ describe('a request that changes something comes from the page itself', () => {
     expect(chat.entries()).toEqual([]);
 
     // From the page itself (its Origin, or only its fetch metadata) each route takes the
-    // request and judges the body: an empty one is a 400 of its own, not a refusal.
+    // request and judges the body: one that is not a JSON object is a 400 of its own, not a
+    // refusal (and changes nothing, so the answers below are the only ones).
     const own: Record<string, string>[] = [
       { origin: chat.base.origin },
       { 'sec-fetch-site': 'same-origin' },
@@ -193,7 +195,7 @@ describe('a request that changes something comes from the page itself', () => {
     ];
     for (const route of posts)
       for (const headers of own) {
-        const answer = await call('POST', pathOf(route), withCookie({ ...json, ...headers }), '{}');
+        const answer = await call('POST', pathOf(route), withCookie({ ...json, ...headers }), '[]');
         expect(answer.status, `${route.path} ${JSON.stringify(headers)}`).toBe(400);
       }
     // A script with the token in a header (no browser sends one unasked) needs neither.
