@@ -301,7 +301,12 @@ export function createCore(
     gate: (event) => edges.get(event.origin.platform)?.gate?.(event) ?? 'allow',
     batchWindowMs: config.batchWindowMs,
   });
-  const jobEdge = createJobEdge({ jobs, events, accept: (event) => pipeline.accept(event) });
+  const jobEdge = createJobEdge({
+    jobs,
+    events,
+    accept: (event) => pipeline.accept(event),
+    chatType: (to) => edges.get(to.platform)?.chatType?.(to) ?? 'private',
+  });
   edges.set(jobEdge.edge.platform, jobEdge.edge);
   const scheduler = createScheduler({
     jobs,

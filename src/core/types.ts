@@ -4,8 +4,9 @@ import type { Origin } from './origin.ts';
 export interface Address {
   /** The channel the conversation is on: the `platform` of its Channel. */
   platform: string;
-  chatId: number;
-  threadId?: number;
+  /** The channel's own chat id, as a string: the core stores and compares it, never reads it. */
+  chatId: string;
+  threadId?: string;
 }
 
 export type ChatType = 'private' | 'group' | 'supergroup' | 'channel';
@@ -22,8 +23,8 @@ export interface InboundMeta {
   origin: Origin;
   address: Address;
   chatType: ChatType;
-  senderId: number;
-  messageId?: number;
+  senderId: string;
+  messageId?: string;
   receivedAt: number;
   /** The forum topic's name, when the update carries it (creation, rename, replies to it). */
   topicName?: string;
@@ -85,7 +86,7 @@ export type InboundPayload =
    * A group or its topic changed: a topic closed or reopened, a group that moved to a new
    * chat id (`movedTo`: the same conversations go on there).
    */
-  | { kind: 'chat_change'; change: 'topic_closed' | 'topic_reopened' | 'moved'; movedTo?: number }
+  | { kind: 'chat_change'; change: 'topic_closed' | 'topic_reopened' | 'moved'; movedTo?: string }
   /**
    * A reaction put on one of the bot's messages (`messageId`): never a turn of its own, it
    * joins the conversation's next turn as a short note.

@@ -40,7 +40,7 @@ export interface StreamOptions {
 }
 
 interface Shown {
-  messageId: number;
+  messageId: string;
   text: string;
 }
 

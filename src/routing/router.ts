@@ -16,8 +16,8 @@ export function sessionKey(address: Address, pack: string): string {
 /** A conversation bound to an installed pack. */
 export interface BoundConversation {
   platform: string;
-  chatId: number;
-  threadId: number | null;
+  chatId: string;
+  threadId: string | null;
   pack: string;
 }
 
@@ -106,7 +106,7 @@ export function createRouter(deps: {
     sessionSize: (sessionId: string): number => sessions.messageCount(sessionId),
 
     /** The packs that have a forum topic bound in a chat. */
-    packsWithTopics(chatId: number): Set<string> {
+    packsWithTopics(chatId: string): Set<string> {
       return new Set(
         sessions
           .routesInChat(chatId)

@@ -1,6 +1,6 @@
 import type { Edge } from '../core/edge.ts';
 import type { EventBus } from '../core/events.ts';
-import type { InboundEvent, JobOutcome, JobRun } from '../core/types.ts';
+import type { Address, ChatType, InboundEvent, JobOutcome, JobRun } from '../core/types.ts';
 import type { JobRepo } from '../store/job-repo.ts';
 import { jobAddress } from './scheduler.ts';
 import type { DueJob } from './types.ts';
@@ -13,6 +13,8 @@ export interface JobEdgeDeps {
   events: Pick<EventBus, 'on'>;
   /** The pipeline's entry. */
   accept(event: InboundEvent): void;
+  /** What kind of chat a job's address is: its own edge's answer (ids are the edge's). */
+  chatType(address: Address): ChatType;
 }
 
 /**
@@ -54,7 +56,7 @@ export function createJobEdge(deps: JobEdgeDeps) {
       const done = new Promise<JobOutcome>((resolve) =>
         waiting.set(key, { done: resolve, ...(started ? { started } : {}) }),
       );
-      deps.accept(jobEvent(job, key));
+      deps.accept(jobEvent(job, key, deps.chatType));
       return done;
     },
   };
@@ -62,15 +64,18 @@ export function createJobEdge(deps: JobEdgeDeps) {
 
 const runKey = (jobId: string, dueAt: number) => `${jobId}:${dueAt}`;
 
-function jobEvent(job: DueJob, key: string): InboundEvent {
+function jobEvent(
+  job: DueJob,
+  key: string,
+  chatType: (address: Address) => ChatType,
+): InboundEvent {
   const address = jobAddress(job);
   return {
     origin: { platform: JOB_PLATFORM, keys: [key] },
     address,
-    // A chat's type is not stored: on every platform satchel serves, private chats have
-    // positive ids and groups negative ones.
-    chatType: address.chatId > 0 ? 'private' : 'supergroup',
-    senderId: 0,
+    chatType: chatType(address),
+    // A run is nobody's message: no sender.
+    senderId: '',
     receivedAt: job.dueAt,
     kind: 'job',
     job: jobRun(job),

@@ -4,6 +4,7 @@ import { createInboxRepo, type InboxRepo } from '../store/inbox-repo.ts';
 import { createTelegramAdapter } from './adapter.ts';
 import { TELEGRAM_PLATFORM } from './channel.ts';
 import { createTelegramGate } from './gate.ts';
+import { idIn, idOut } from './ids.ts';
 
 export interface TelegramEdgeOptions {
   token: string;
@@ -44,7 +45,9 @@ export function telegramEdge(options: TelegramEdgeOptions) {
         files: adapter.files,
         gate: createTelegramGate({ allowedUserIds: options.allowedUserIds, clock, log }),
         // The first allowed id owns the bot; with no allowlist nobody could press.
-        owner: options.allowedUserIds[0] ?? 0,
+        owner: idIn(options.allowedUserIds[0] ?? 0),
+        // Telegram's private chats have positive ids (the user's own), groups negative ones.
+        chatType: (address) => (idOut(address.chatId) > 0 ? 'private' : 'supergroup'),
         acknowledge: (keys, now) => inbox.markDone(keys.map(updateIdOf), now),
       };
     },

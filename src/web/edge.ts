@@ -30,7 +30,7 @@ interface Connected {
  * routes the dashboard mounts and the replay of what an earlier run left unanswered.
  */
 export function webEdge(options: WebEdgeOptions) {
-  const address: Address = { platform: WEB_PLATFORM, chatId: options.ownerId };
+  const address: Address = { platform: WEB_PLATFORM, chatId: String(options.ownerId) };
   let connected: Connected | undefined;
   const factory: EdgeFactory = {
     connect: ({ log, clock, db }): Edge => {
@@ -58,7 +58,7 @@ export function webEdge(options: WebEdgeOptions) {
       const { channel, inbox, clock, log } = connected;
       const input = createWebInput({
         address,
-        senderId: options.ownerId,
+        senderId: String(options.ownerId),
         channel,
         inbox,
         clock,

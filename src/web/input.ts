@@ -14,7 +14,7 @@ const COMMAND = /^\/([A-Za-z0-9_]+)(?:@\w+)?(?:\s+([\s\S]*))?$/;
 export interface WebInputDeps {
   /** The web chat's one conversation, and the owner who types in it. */
   address: Address;
-  senderId: number;
+  senderId: string;
   channel: WebChannel;
   inbox: EdgeInboxRepo;
   clock: Clock;
@@ -42,7 +42,7 @@ export type LineOutcome = 'taken' | 'blank' | 'busy';
 export function createWebInput(deps: WebInputDeps) {
   const { address, channel, inbox, clock } = deps;
 
-  function enter(payload: InboundPayload, extra: { messageId?: number } = {}): void {
+  function enter(payload: InboundPayload, extra: { messageId?: string } = {}): void {
     const key = randomUUID();
     const now = clock.now();
     const event: InboundEvent = {
@@ -86,7 +86,10 @@ export function createWebInput(deps: WebInputDeps) {
       const shown = channel.conversation(address).find(messageId);
       const buttons = shown?.kind === 'bot' ? (shown.buttons ?? []).flat() : [];
       if (!buttons.some((b) => b.data === data)) return false;
-      enter({ kind: 'callback', callbackId: `${messageId}:${randomUUID()}`, data }, { messageId });
+      enter(
+        { kind: 'callback', callbackId: `${messageId}:${randomUUID()}`, data },
+        { messageId: String(messageId) },
+      );
       return true;
     },
 

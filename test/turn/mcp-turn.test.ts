@@ -165,14 +165,14 @@ function rig(options: {
   return { core, channel: () => channel!, requests, logs };
 }
 
-const TO: Address = { platform: 'mem', chatId: 7 };
+const TO: Address = { platform: 'mem', chatId: '7' };
 let nextKey = 1;
 function text(body: string): InboundEvent {
   return {
     origin: { platform: 'mem', keys: [`m${nextKey++}`] },
     address: TO,
     chatType: 'private',
-    senderId: 7,
+    senderId: '7',
     receivedAt: 0,
     kind: 'text',
     text: body,

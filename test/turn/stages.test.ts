@@ -94,12 +94,12 @@ function rig(options: { answers?: string[]; platforms?: string[]; gate?: Edge['g
 }
 
 let nextKey = 1;
-function text(body: string, to: Address = { platform: 'mem', chatId: 7 }): InboundEvent {
+function text(body: string, to: Address = { platform: 'mem', chatId: '7' }): InboundEvent {
   return {
     origin: { platform: to.platform, keys: [`m${nextKey++}`] },
     address: to,
     chatType: 'private',
-    senderId: 7,
+    senderId: '7',
     receivedAt: 0,
     kind: 'text',
     text: body,
@@ -120,9 +120,11 @@ describe('a turn on the in-memory channel', () => {
     core.pipeline.accept(event);
     await drained(core);
 
-    expect(channels.mem!.transcript({ platform: 'mem', chatId: 7 })).toEqual(['Water it weekly.']);
+    expect(channels.mem!.transcript({ platform: 'mem', chatId: '7' })).toEqual([
+      'Water it weekly.',
+    ]);
     // Rendered by the memory channel's renderer (Telegram's HTML): bold is a tag.
-    expect(channels.mem!.messages({ platform: 'mem', chatId: 7 })[0]?.source.text).toBe(
+    expect(channels.mem!.messages({ platform: 'mem', chatId: '7' })[0]?.source.text).toBe(
       'Water it <b>weekly</b>.',
     );
     expect(acked.mem).toEqual(event.origin.keys);
@@ -137,7 +139,7 @@ describe('a turn on the in-memory channel', () => {
     const event = text('hello');
     core.pipeline.accept(event);
     await drained(core);
-    expect(channels.mem!.transcript({ platform: 'mem', chatId: 7 })).toEqual(['not for you']);
+    expect(channels.mem!.transcript({ platform: 'mem', chatId: '7' })).toEqual(['not for you']);
     expect(requests).toHaveLength(0);
     expect(acked.mem).toEqual(event.origin.keys);
   });
@@ -147,12 +149,12 @@ describe('a turn on the in-memory channel', () => {
       answers: ['to mem', 'to web'],
       platforms: ['mem', 'web'],
     });
-    core.pipeline.accept(text('one', { platform: 'mem', chatId: 7 }));
+    core.pipeline.accept(text('one', { platform: 'mem', chatId: '7' }));
     await drained(core);
-    core.pipeline.accept(text('two', { platform: 'web', chatId: 7 }));
+    core.pipeline.accept(text('two', { platform: 'web', chatId: '7' }));
     await drained(core);
-    expect(channels.mem!.transcript({ platform: 'mem', chatId: 7 })).toEqual(['to mem']);
-    expect(channels.web!.transcript({ platform: 'web', chatId: 7 })).toEqual(['to web']);
+    expect(channels.mem!.transcript({ platform: 'mem', chatId: '7' })).toEqual(['to mem']);
+    expect(channels.web!.transcript({ platform: 'web', chatId: '7' })).toEqual(['to web']);
     expect(requests).toHaveLength(2);
     // Same chat id, other platform: its own conversation, its own session.
     expect(requests[1]!.messages.map((m) => m.content).join('\n')).not.toContain('one');
@@ -160,7 +162,7 @@ describe('a turn on the in-memory channel', () => {
 
   it('runs a job that enters through accept: delivered once, settled by the job edge', async () => {
     const { core, channels, requests } = rig({ answers: ['Time to water the fern.'] });
-    const to = { platform: 'mem', chatId: 7 };
+    const to = { platform: 'mem', chatId: '7' };
     core.router.resolve(to, 'alpha');
     const finished: string[] = [];
     core.events.on('job_finished', ({ outcome }) => finished.push(outcome));
@@ -179,7 +181,7 @@ describe('a turn on the in-memory channel', () => {
       origin: { platform: 'job', keys: [`j1:${due.dueAt}`] },
       address: to,
       chatType: 'private',
-      senderId: 0,
+      senderId: '0',
       receivedAt: due.dueAt,
       kind: 'job',
       job: jobRun(due as never),
@@ -193,7 +195,7 @@ describe('a turn on the in-memory channel', () => {
 
   it('a job whose answer is [SILENT] sends nothing', async () => {
     const { core, channels } = rig({ answers: ['[SILENT]'] });
-    const to = { platform: 'mem', chatId: 7 };
+    const to = { platform: 'mem', chatId: '7' };
     const finished: string[] = [];
     core.events.on('job_finished', ({ outcome }) => finished.push(outcome));
     const dueAt = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -201,7 +203,7 @@ describe('a turn on the in-memory channel', () => {
       origin: { platform: 'job', keys: [`j2:${dueAt}`] },
       address: to,
       chatType: 'private',
-      senderId: 0,
+      senderId: '0',
       receivedAt: dueAt,
       kind: 'job',
       job: jobRun({
