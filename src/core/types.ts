@@ -11,11 +11,17 @@ export interface Address {
 
 export type ChatType = 'private' | 'group' | 'supergroup' | 'channel';
 
-/** A stable string for an address: `<platform>:<chatId>` or `<platform>:<chatId>:<threadId>`. */
+/**
+ * A stable string for an address: `<platform>:<chatId>` or `<platform>:<chatId>:<threadId>`.
+ * An id's `%` and `:` are escaped (`%25`, `%3A`), so an id holding a colon (a Matrix room's)
+ * cannot pass for a chat and its thread; digits and the like are left as they are.
+ */
 export function addressKey(address: Address): string {
-  const base = `${address.platform}:${address.chatId}`;
-  return address.threadId === undefined ? base : `${base}:${address.threadId}`;
+  const base = `${address.platform}:${keyPart(address.chatId)}`;
+  return address.threadId === undefined ? base : `${base}:${keyPart(address.threadId)}`;
 }
+
+const keyPart = (id: string) => id.replace(/[%:]/g, (c) => (c === '%' ? '%25' : '%3A'));
 
 /** What every inbound event carries, whatever its kind. */
 export interface InboundMeta {

@@ -1,7 +1,8 @@
 /**
  * The Channel contract: one suite of cases, run against every channel — the in-memory one,
  * the Telegram channel (real grammY `Api` over HTTP to the fake Bot API server), the web
- * chat's (what a page is shown) and the terminal's (what it prints). Each case states what
+ * chat's (what a page is shown), the terminal's (what it prints) and a test channel whose ids
+ * are strings (Slack-like, test/support/string-id-channel.ts). Each case states what
  * the pipeline relies on: message ids, edits, and the ChannelError kind of each failure the
  * outbox acts on. A case that needs an optional method runs only where the channel has it;
  * one that needs markup, several conversations or the platform's own trouble runs only where
@@ -23,6 +24,7 @@ import {
   visibleText,
 } from '../fakes/memory-channel.ts';
 import { type ApiCall, FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
+import { createStringIdChannel, STRING_ID_PLATFORM } from '../support/string-id-channel.ts';
 
 /** What a case may arrange that no call can cause: the platform's own trouble. */
 type Trouble = Extract<ChannelErrorKind, 'rate_limited' | 'transient'>;
@@ -69,6 +71,16 @@ const RIGS: Record<string, () => Promise<Rig>> = {
           .conversation(to)
           .snapshot()
           .entries.map((e) => ('html' in e ? visibleText(e.html) : e.text)),
+      close: async () => undefined,
+    };
+  },
+  'string ids (Slack-like)': async () => {
+    const channel = createStringIdChannel();
+    let chats = 0;
+    return {
+      channel,
+      shown: (to) => channel.shown(to),
+      freshChat: () => ({ platform: STRING_ID_PLATFORM, chatId: `C024BE9${++chats}L` }),
       close: async () => undefined,
     };
   },
