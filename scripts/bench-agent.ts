@@ -84,7 +84,7 @@ async function run(label: string, turns: number, toolRounds: number) {
     ],
     log,
   );
-  const address = { platform: 'tg' as const, chatId: 1 };
+  const address = { platform: 'tg' as const, chatId: '1' };
   const started = performance.now();
   for (let i = 0; i < turns; i++) {
     // A fresh session every 20 turns keeps history realistic rather than ever-growing.
@@ -96,7 +96,7 @@ async function run(label: string, turns: number, toolRounds: number) {
       session,
       turnId: `t${i}`,
       pack: 'bench',
-      chatId: 1,
+      chatId: '1',
       threadId: undefined,
       system: 'You are a benchmark.',
       inputs: [{ content: `question ${i}`, sourceKey: `bench:${i}` }],

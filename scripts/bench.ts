@@ -72,7 +72,7 @@ function openRig(tg: FakeTelegram, globalRatePerSecond?: number): Rig {
   };
 }
 
-const address = (chatId: number): Address => ({ platform: 'tg', chatId });
+const address = (chatId: number): Address => ({ platform: 'tg', chatId: String(chatId) });
 
 interface Throughput {
   label: string;

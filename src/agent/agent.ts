@@ -31,8 +31,8 @@ export interface TurnInput {
   packCaps?: PackCaps | undefined;
   /** Set by /compact, which must work on a session that reached its cap. */
   ignoreSessionCap?: boolean;
-  chatId: number;
-  threadId: number | undefined;
+  chatId: string;
+  threadId: string | undefined;
   system: string;
   /**
    * The user's messages for this turn, each with a key that makes storing it idempotent: a

@@ -10,8 +10,8 @@ import type { RetryPolicy } from './retry.ts';
 /** Who a model call is for: the ledger row's scope and the quota gate's caps. */
 export interface CallScope {
   pack: string;
-  chatId: number;
-  threadId: number | undefined;
+  chatId: string;
+  threadId: string | undefined;
   sessionId: string;
   turnId: string;
   packCaps?: PackCaps | undefined;

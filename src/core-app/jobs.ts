@@ -28,6 +28,7 @@ export function buildJobs(parts: JobParts) {
     jobs: stores.jobs,
     events: turning.events,
     accept: (event) => pipeline.accept(event),
+    chatType: (to) => stores.edges.get(to.platform)?.chatType?.(to) ?? 'private',
     schedule: {
       jobs: stores.jobs,
       clock,

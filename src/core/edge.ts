@@ -4,7 +4,7 @@ import type { Clock } from './clock.ts';
 import type { Inboxes } from './inbox.ts';
 import type { Acknowledge } from './origin.ts';
 import type { Channel, FileSource, Logger, OutboundText } from './ports.ts';
-import type { Address, InboundEvent } from './types.ts';
+import type { Address, ChatType, InboundEvent } from './types.ts';
 
 /** Whether an event may enter: yes, or no with an optional reply to its sender. */
 export type Verdict = 'allow' | { deny: true; reply?: OutboundText };
@@ -59,7 +59,12 @@ export interface Edge {
    * Who may approve a tool call in its conversations (SPEC §17): the owner's sender id. None
    * on an edge only the owner reaches (the web chat, the terminal): anyone there may.
    */
-  readonly owner?: number;
+  readonly owner?: string;
+  /**
+   * What kind of chat `address` is, for work that starts without a message from it (a job's
+   * run): only the edge can tell from its own ids. Without it every chat is private.
+   */
+  chatType?(address: Address): ChatType;
   /** Settles this edge's origins in the reply's transaction; none: nothing to settle. */
   readonly acknowledge?: Acknowledge;
   /**

@@ -174,15 +174,15 @@ export interface Channel {
    * Telegram's limit on edits. A channel with no such limit (the web chat) streams faster.
    */
   readonly streamIntervalMs?: number;
-  sendText(to: Address, text: string, options: SendTextOptions): Promise<{ messageId: number }>;
-  sendMedia(to: Address, media: MediaMessage): Promise<{ messageId: number }>;
+  sendText(to: Address, text: string, options: SendTextOptions): Promise<{ messageId: string }>;
+  sendMedia(to: Address, media: MediaMessage): Promise<{ messageId: string }>;
   /**
    * Replaces the text of a sent message. Without it a reply does not stream by editing, and
    * an edit the outbox holds is sent as a new message.
    */
-  editText?(to: Address, messageId: number, text: string, options: SendTextOptions): Promise<void>;
+  editText?(to: Address, messageId: string, text: string, options: SendTextOptions): Promise<void>;
   /** Removes a sent message. Without it a message the final answer no longer needs stays. */
-  deleteMessage?(to: Address, messageId: number): Promise<void>;
+  deleteMessage?(to: Address, messageId: string): Promise<void>;
   /**
    * Shows a draft of a reply being written (private chats). Without it a private chat streams
    * by editing when the channel can, and otherwise shows only the final text.
@@ -204,12 +204,12 @@ export interface Channel {
    * Creates a forum topic; rejects (`refused`) when the bot lacks the right to manage
    * topics. Without it the channel has no topics.
    */
-  createTopic?(chatId: number, name: string): Promise<{ threadId: number }>;
+  createTopic?(chatId: string, name: string): Promise<{ threadId: string }>;
   /**
    * Shows `emoji` as the bot's reaction on a message, or removes it (undefined). Without it
    * no acknowledgement is shown.
    */
-  setReaction?(to: Address, messageId: number, emoji: string | undefined): Promise<void>;
+  setReaction?(to: Address, messageId: string, emoji: string | undefined): Promise<void>;
 }
 
 /** What the user said, one input per message: stored once under `sourceKey`. */

@@ -4,17 +4,24 @@ import type { Origin } from './origin.ts';
 export interface Address {
   /** The channel the conversation is on: the `platform` of its Channel. */
   platform: string;
-  chatId: number;
-  threadId?: number;
+  /** The channel's own chat id, as a string: the core stores and compares it, never reads it. */
+  chatId: string;
+  threadId?: string;
 }
 
 export type ChatType = 'private' | 'group' | 'supergroup' | 'channel';
 
-/** A stable string for an address: `<platform>:<chatId>` or `<platform>:<chatId>:<threadId>`. */
+/**
+ * A stable string for an address: `<platform>:<chatId>` or `<platform>:<chatId>:<threadId>`.
+ * An id's `%` and `:` are escaped (`%25`, `%3A`), so an id holding a colon (a Matrix room's)
+ * cannot pass for a chat and its thread; digits and the like are left as they are.
+ */
 export function addressKey(address: Address): string {
-  const base = `${address.platform}:${address.chatId}`;
-  return address.threadId === undefined ? base : `${base}:${address.threadId}`;
+  const base = `${address.platform}:${keyPart(address.chatId)}`;
+  return address.threadId === undefined ? base : `${base}:${keyPart(address.threadId)}`;
 }
+
+const keyPart = (id: string) => id.replace(/[%:]/g, (c) => (c === '%' ? '%25' : '%3A'));
 
 /** What every inbound event carries, whatever its kind. */
 export interface InboundMeta {
@@ -22,8 +29,8 @@ export interface InboundMeta {
   origin: Origin;
   address: Address;
   chatType: ChatType;
-  senderId: number;
-  messageId?: number;
+  senderId: string;
+  messageId?: string;
   receivedAt: number;
   /** The forum topic's name, when the update carries it (creation, rename, replies to it). */
   topicName?: string;
@@ -85,7 +92,7 @@ export type InboundPayload =
    * A group or its topic changed: a topic closed or reopened, a group that moved to a new
    * chat id (`movedTo`: the same conversations go on there).
    */
-  | { kind: 'chat_change'; change: 'topic_closed' | 'topic_reopened' | 'moved'; movedTo?: number }
+  | { kind: 'chat_change'; change: 'topic_closed' | 'topic_reopened' | 'moved'; movedTo?: string }
   /**
    * A reaction put on one of the bot's messages (`messageId`): never a turn of its own, it
    * joins the conversation's next turn as a short note.

@@ -11,13 +11,13 @@ const SWEEP_AT = 256;
  * The allowlist gate, checked before anything else. A denied user is told once per
  * 10 minutes, and only in a private chat; in groups they are ignored silently.
  */
-export function createAllowlist(allowedUserIds: readonly number[], clock: Clock) {
+export function createAllowlist(allowedUserIds: readonly string[], clock: Clock) {
   const allowed = new Set(allowedUserIds);
-  const lastReply = new Map<number, number>();
+  const lastReply = new Map<string, number>();
 
   return {
     /** Whether the sender is on the allowlist (nothing is remembered). */
-    allows: (senderId: number): boolean => allowed.has(senderId),
+    allows: (senderId: string): boolean => allowed.has(senderId),
 
     check(event: Pick<InboundEvent, 'senderId' | 'chatType'>): GateDecision {
       if (allowed.has(event.senderId)) return 'allow';

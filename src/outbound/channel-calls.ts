@@ -22,7 +22,7 @@ export function createChannelCalls(
       const channel = channelOf(to.platform);
       const answer = channel?.answerCallback?.bind(channel);
       if (!answer) return;
-      const chat = { platform: to.platform, chatId: 0 };
+      const chat = { platform: to.platform, chatId: '' };
       await outbox.callOptional(chat, 'answerCallback', () => answer(callbackId, notice));
     },
 
@@ -30,7 +30,7 @@ export function createChannelCalls(
      * Sets (or with undefined, removes) the bot's reaction on a message: best effort, once,
      * never rejects, and nobody waits for it.
      */
-    async react(to: Address, messageId: number, emoji: string | undefined): Promise<void> {
+    async react(to: Address, messageId: string, emoji: string | undefined): Promise<void> {
       const channel = channelOf(to.platform);
       const set = channel?.setReaction?.bind(channel);
       if (!set) return;
@@ -38,7 +38,7 @@ export function createChannelCalls(
       await outbox.callSide(to, 'setReaction', () => set(to, messageId, emoji));
     },
 
-    topics(to: Address): ((name: string) => Promise<{ threadId: number }>) | undefined {
+    topics(to: Address): ((name: string) => Promise<{ threadId: string }>) | undefined {
       const channel = channelOf(to.platform);
       const create = channel?.createTopic?.bind(channel);
       if (!create) return undefined;

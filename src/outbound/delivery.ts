@@ -24,7 +24,7 @@ export interface DeliveryDeps {
 export function createDelivery(deps: DeliveryDeps) {
   const { limiter, clock, log, retryDelaysMs, signal, platform } = deps;
   /** Chats under a flood wait, and when it ends. */
-  const pausedUntil = new Map<number, number>();
+  const pausedUntil = new Map<string, number>();
 
   const pauseLeft = (to: Address): number => {
     const until = pausedUntil.get(to.chatId);

@@ -10,8 +10,8 @@ export interface LiveDeps {
   senders: Senders;
   /** The chats' serial lanes, shared with the durable rows. */
   lanes: {
-    add<T>(chatId: number, task: () => Promise<T>): Promise<T>;
-    busy(chatId: number): boolean;
+    add<T>(chatId: string, task: () => Promise<T>): Promise<T>;
+    busy(chatId: string): boolean;
   };
   /** Shutdown: nothing new is sent. */
   closed(): boolean;
@@ -99,7 +99,7 @@ export function createLive(deps: LiveDeps) {
     },
 
     /** Sends the first chunk of a streamed message; undefined when it could not be sent. */
-    sendLive(to: Address, part: TextPart): Promise<number | undefined> {
+    sendLive(to: Address, part: TextPart): Promise<string | undefined> {
       if (deps.closed()) return Promise.resolve(undefined);
       return lanes.add(to.chatId, async () => {
         if (gone.has(to)) return undefined;
@@ -114,7 +114,7 @@ export function createLive(deps: LiveDeps) {
     },
 
     /** Edits a streamed message in place; false when the edit was skipped (or impossible). */
-    editLive(to: Address, messageId: number, part: TextPart): Promise<boolean> {
+    editLive(to: Address, messageId: string, part: TextPart): Promise<boolean> {
       if (deps.closed() || !channel.editText) return Promise.resolve(false);
       return lanes.add(to.chatId, async () => {
         if (gone.has(to)) return false;

@@ -76,12 +76,12 @@ export function createOutbox(deps: OutboxDeps) {
     platform: channel.platform,
   });
   const senders = createSenders(channel, log);
-  const lanes = createSerialQueues<number>();
+  const lanes = createSerialQueues<string>();
   const gone = createGoneThreads({ onGone: deps.threadGone, onBack: deps.threadBack });
   const live = createLive({ channel, delivery, senders, lanes, gone, closed: () => closed });
   /** Chats whose head row could not be sent, with the callers waiting on their rows. */
-  const stalled = new Set<number>();
-  const waiters = new Map<number, Set<(sent: boolean) => void>>();
+  const stalled = new Set<string>();
+  const waiters = new Map<string, Set<(sent: boolean) => void>>();
   /** Rows queued in a lane now, so a row is never queued twice. */
   const queued = new Map<number, Promise<boolean>>();
   /** Where stalled chats wait for their next round; retryNow ends the waits early. */
@@ -115,7 +115,7 @@ export function createOutbox(deps: OutboxDeps) {
   }
 
   /** Records a delivery; after shutdown closed the database the row is sent again next start. */
-  function markSent(id: number, messageId: number): void {
+  function markSent(id: number, messageId: string): void {
     try {
       repo.markSent(id, messageId, clock.now());
     } catch (error) {
@@ -124,7 +124,7 @@ export function createOutbox(deps: OutboxDeps) {
   }
 
   /** A chat whose head row is held back: everyone waiting on its rows hears "not yet". */
-  function stall(chatId: number): void {
+  function stall(chatId: string): void {
     stalled.add(chatId);
     for (const settle of waiters.get(chatId) ?? []) settle(false);
     waiters.delete(chatId);
@@ -240,18 +240,18 @@ export function createOutbox(deps: OutboxDeps) {
      * Records a message a stream showed, under the turn's `key`, so a turn replayed after a
      * crash edits it instead of sending its answer again (SPEC §12).
      */
-    recordStreamed: (to: Address, key: string, messageId: number, part: TextPart): void =>
+    recordStreamed: (to: Address, key: string, messageId: string, part: TextPart): void =>
       repo.recordStreamed(to, key, part, messageId, clock.now()),
 
     /** The messages a stream under `key` showed in `to` before (a crashed run of the turn). */
     streamed: (to: Address, key: string) => repo.streamed(to, key),
 
     /** Writes an edit of a sent message to `part` (used to finish a streamed message). */
-    writeEdit: (to: Address, messageId: number, part: TextPart): number =>
+    writeEdit: (to: Address, messageId: string, part: TextPart): number =>
       insert(to, { kind: 'edit', messageId, part }),
 
     /** Writes the removal of a message the bot sent (a streamed part the final text dropped). */
-    writeDelete: (to: Address, messageId: number): number =>
+    writeDelete: (to: Address, messageId: string): number =>
       insert(to, { kind: 'delete', messageId }),
 
     dispatch,

@@ -62,14 +62,14 @@ export function createOutboxes(deps: OutboxesDeps) {
       of(to).writeParts(to, parts),
     writePayload: (to: Address, payload: Parameters<ChannelOutbox['writePayload']>[1]) =>
       of(to).writePayload(to, payload),
-    writeEdit: (to: Address, messageId: number, part: Parameters<ChannelOutbox['writeEdit']>[2]) =>
+    writeEdit: (to: Address, messageId: string, part: Parameters<ChannelOutbox['writeEdit']>[2]) =>
       of(to).writeEdit(to, messageId, part),
-    writeDelete: (to: Address, messageId: number) => of(to).writeDelete(to, messageId),
+    writeDelete: (to: Address, messageId: string) => of(to).writeDelete(to, messageId),
     dispatch,
     /** The channel's id of the message a row became; undefined until it is sent. */
-    messageIdOf: (rowId: number): number | undefined =>
+    messageIdOf: (rowId: number): string | undefined =>
       deps.repo.get(rowId)?.messageId ?? undefined,
-    recordStreamed: (to: Address, key: string, messageId: number, part: TextPart) =>
+    recordStreamed: (to: Address, key: string, messageId: string, part: TextPart) =>
       of(to).recordStreamed(to, key, messageId, part),
     streamed: (to: Address, key: string) => of(to).streamed(to, key),
     send: (to: Address, message: Parameters<ChannelOutbox['send']>[1], options?: DispatchOptions) =>
@@ -82,7 +82,7 @@ export function createOutboxes(deps: OutboxesDeps) {
       of(to).dropWaiting(to, what),
     sendLive: (to: Address, part: Parameters<ChannelOutbox['sendLive']>[1]) =>
       of(to).sendLive(to, part),
-    editLive: (to: Address, messageId: number, part: Parameters<ChannelOutbox['editLive']>[2]) =>
+    editLive: (to: Address, messageId: string, part: Parameters<ChannelOutbox['editLive']>[2]) =>
       of(to).editLive(to, messageId, part),
     call: <T>(to: Address, fn: () => Promise<T>) => of(to).call(to, fn),
     callOptional: <T>(to: Address, method: string, fn: () => Promise<T>) =>

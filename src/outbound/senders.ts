@@ -6,8 +6,8 @@ import { withPlainFallback } from './delivery.ts';
 /** The payload of each kind of outbox row. */
 export type RowPayload =
   | { kind: 'text'; part: TextPart }
-  | { kind: 'edit'; messageId: number; part: TextPart }
-  | { kind: 'delete'; messageId: number }
+  | { kind: 'edit'; messageId: string; part: TextPart }
+  | { kind: 'delete'; messageId: string }
   | { kind: 'media'; media: Omit<MediaMessage, 'caption'>; caption?: TextPart };
 
 /**
@@ -35,7 +35,7 @@ export function createSenders(channel: Channel, log: Logger) {
   const editPart = async (
     edit: NonNullable<Channel['editText']>,
     to: Address,
-    messageId: number,
+    messageId: string,
     part: TextPart,
   ): Promise<void> => {
     try {
@@ -57,7 +57,7 @@ export function createSenders(channel: Channel, log: Logger) {
     );
 
   /** An edit row: in place, or as a new message when the shown one is gone (or uneditable). */
-  async function editOrResend(to: Address, messageId: number, part: TextPart) {
+  async function editOrResend(to: Address, messageId: string, part: TextPart) {
     const edit = channel.editText?.bind(channel);
     if (!edit) return sendPart(to, part);
     try {
@@ -73,7 +73,7 @@ export function createSenders(channel: Channel, log: Logger) {
     }
   }
 
-  async function deleteMessage(to: Address, messageId: number) {
+  async function deleteMessage(to: Address, messageId: string) {
     try {
       await channel.deleteMessage?.(to, messageId);
     } catch (error) {
@@ -87,7 +87,7 @@ export function createSenders(channel: Channel, log: Logger) {
     sendPart,
 
     /** Edits a live message in place; false when the channel has no edits (nothing sent). */
-    async editLive(to: Address, messageId: number, part: TextPart): Promise<boolean> {
+    async editLive(to: Address, messageId: string, part: TextPart): Promise<boolean> {
       const edit = channel.editText?.bind(channel);
       if (!edit) return false;
       await editPart(edit, to, messageId, part);
@@ -95,7 +95,7 @@ export function createSenders(channel: Channel, log: Logger) {
     },
 
     /** Sends one outbox row; resolves with the message it produced or changed. */
-    sendRow(to: Address, payload: RowPayload): Promise<{ messageId: number }> {
+    sendRow(to: Address, payload: RowPayload): Promise<{ messageId: string }> {
       switch (payload.kind) {
         case 'text':
           return sendPart(to, payload.part);

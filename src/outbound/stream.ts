@@ -43,7 +43,7 @@ export interface StreamOptions {
 }
 
 interface Shown {
-  messageId: number;
+  messageId: string;
   text: string;
 }
 

@@ -12,9 +12,9 @@ export interface TestChannel extends Channel {
 
 /** An in-process channel for `satchel pack test`: no network, messages kept in memory. */
 export function createTestChannel(platform: string): TestChannel {
-  const chats = new Map<number, string[]>();
+  const chats = new Map<string, string[]>();
   let buttonsShown = () => {};
-  const chat = (chatId: number) => {
+  const chat = (chatId: string) => {
     const messages = chats.get(chatId) ?? [];
     chats.set(chatId, messages);
     return messages;
@@ -22,7 +22,7 @@ export function createTestChannel(platform: string): TestChannel {
   const add = (to: Address, text: string) => {
     const messages = chat(to.chatId);
     messages.push(text);
-    return { messageId: messages.length };
+    return { messageId: String(messages.length) };
   };
   return {
     platform,

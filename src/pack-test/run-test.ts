@@ -15,7 +15,7 @@ import { createScriptedModel, type ScriptedModel } from './scripted-model.ts';
 import type { PackTest, TestFile, Turn } from './test-file.ts';
 
 const PLATFORM = 'packtest';
-const CHAT: Address = { platform: PLATFORM, chatId: 1 };
+const CHAT: Address = { platform: PLATFORM, chatId: '1' };
 
 /** A clock that shows the test's time and moves only when a turn says so. */
 function fixedClock(start: number): Clock & { set(at: number): void } {
@@ -140,7 +140,7 @@ function message(text: string, index: number, at: number): InboundEvent {
     origin: { platform: PLATFORM, keys: [`turn-${index + 1}`] },
     address: CHAT,
     chatType: 'private',
-    senderId: 1,
+    senderId: '1',
     receivedAt: at,
     ...(command
       ? { kind: 'command' as const, command: command[1]!.toLowerCase(), args: command[2] ?? '' }

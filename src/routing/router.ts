@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
-import type { Address } from '../core/types.ts';
+import { type Address, addressKey } from '../core/types.ts';
 import type { PackRegistry } from '../packs/registry.ts';
 import type { SessionRepo, SessionRow } from '../store/session-repo.ts';
 
@@ -9,15 +9,14 @@ export const CORE_PACK = 'core';
 
 /** `tg:<chatId>[:<threadId>]:<pack>` — a session belongs to one address and one pack. */
 export function sessionKey(address: Address, pack: string): string {
-  const thread = address.threadId === undefined ? '' : `:${address.threadId}`;
-  return `${address.platform}:${address.chatId}${thread}:${pack}`;
+  return `${addressKey(address)}:${pack}`;
 }
 
 /** A conversation bound to an installed pack. */
 export interface BoundConversation {
   platform: string;
-  chatId: number;
-  threadId: number | null;
+  chatId: string;
+  threadId: string | null;
   pack: string;
 }
 
@@ -106,7 +105,7 @@ export function createRouter(deps: {
     sessionSize: (sessionId: string): number => sessions.messageCount(sessionId),
 
     /** The packs that have a forum topic bound in a chat. */
-    packsWithTopics(chatId: number): Set<string> {
+    packsWithTopics(chatId: string): Set<string> {
       return new Set(
         sessions
           .routesInChat(chatId)

@@ -1,6 +1,6 @@
 import type { Edge } from '../core/edge.ts';
 import type { EventBus } from '../core/events.ts';
-import type { InboundEvent, JobOutcome, JobRun } from '../core/types.ts';
+import type { Address, ChatType, InboundEvent, JobOutcome, JobRun } from '../core/types.ts';
 import type { JobRepo } from '../store/job-repo.ts';
 import { createScheduler, jobAddress } from './scheduler.ts';
 import type { DueJob, SchedulerDeps } from './types.ts';
@@ -15,6 +15,8 @@ export interface JobEdgeDeps {
   accept(event: InboundEvent): void;
   /** The scheduler's own needs; it runs what it claims through this edge. */
   schedule: Omit<SchedulerDeps, 'run'>;
+  /** What kind of chat a job's address is: its own edge's answer (ids are the edge's). */
+  chatType(address: Address): ChatType;
 }
 
 /**
@@ -45,7 +47,7 @@ export function createJobEdge(deps: JobEdgeDeps) {
     const done = new Promise<JobOutcome>((resolve) =>
       waiting.set(key, { done: resolve, ...(started ? { started } : {}) }),
     );
-    deps.accept(jobEvent(job, key));
+    deps.accept(jobEvent(job, key, deps.chatType));
     return done;
   }
   const scheduler = createScheduler({ ...deps.schedule, run });
@@ -66,15 +68,18 @@ export function createJobEdge(deps: JobEdgeDeps) {
 
 const runKey = (jobId: string, dueAt: number) => `${jobId}:${dueAt}`;
 
-function jobEvent(job: DueJob, key: string): InboundEvent {
+function jobEvent(
+  job: DueJob,
+  key: string,
+  chatType: (address: Address) => ChatType,
+): InboundEvent {
   const address = jobAddress(job);
   return {
     origin: { platform: JOB_PLATFORM, keys: [key] },
     address,
-    // A chat's type is not stored: on every platform satchel serves, private chats have
-    // positive ids and groups negative ones.
-    chatType: address.chatId > 0 ? 'private' : 'supergroup',
-    senderId: 0,
+    chatType: chatType(address),
+    // A run is nobody's message: no sender.
+    senderId: '',
     receivedAt: job.dueAt,
     kind: 'job',
     job: jobRun(job),

@@ -292,7 +292,7 @@ export function jobAddress(job: Pick<JobRow, 'platform' | 'chatId' | 'threadId'>
   return toAddress(job);
 }
 
-function toAddress(to: { platform?: string; chatId: number; threadId: number | null }): Address {
+function toAddress(to: { platform?: string; chatId: string; threadId: string | null }): Address {
   const platform = to.platform ?? 'tg';
   return to.threadId === null
     ? { platform, chatId: to.chatId }

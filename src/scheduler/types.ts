@@ -10,8 +10,8 @@ export type DueJob = JobRow & { dueAt: number };
 export interface BoundRoute {
   /** The address's channel; `tg` when not given. */
   platform?: string;
-  chatId: number;
-  threadId: number | null;
+  chatId: string;
+  threadId: string | null;
   pack: string;
 }
 

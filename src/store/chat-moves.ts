@@ -11,7 +11,7 @@ import { conversationRoutes, jobs, outbox, sessions } from './schema.ts';
 export function createChatMoves(db: Db) {
   return {
     /** Moves everything of chat `from` to chat `to` on `platform`, in one transaction. */
-    move(platform: string, from: number, to: number): void {
+    move(platform: string, from: string, to: string): void {
       const rename = renamer(platform, from, to);
       db.transaction((tx) => {
         for (const r of tx.select().from(conversationRoutes).where(inChat(platform, from)).all())
@@ -65,7 +65,7 @@ const indexSession = (sessionId: string) => sql`
   FROM messages m JOIN sessions s ON s.id = m.session_id
   WHERE m.session_id = ${sessionId} AND m.role IN ('user', 'assistant') AND m.content != ''`;
 
-const inChat = (platform: string, chatId: number) =>
+const inChat = (platform: string, chatId: string) =>
   and(eq(conversationRoutes.platform, platform), eq(conversationRoutes.chatId, chatId));
 
 /**
@@ -73,7 +73,7 @@ const inChat = (platform: string, chatId: number) =>
  * or within a session or manifest key) to chat `to`; other chats (even `-1001…` when moving
  * `-100`) are left alone.
  */
-function renamer(platform: string, from: number, to: number): (key: string) => string {
+function renamer(platform: string, from: string, to: string): (key: string) => string {
   const old = addressKey({ platform, chatId: from });
   const pattern = new RegExp(`(^|:)${escapeRegExp(old)}(?=:|$)`, 'g');
   const next = addressKey({ platform, chatId: to });

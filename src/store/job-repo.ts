@@ -23,7 +23,7 @@ import { jobs } from './schema.ts';
 export { type ManifestJob, manifestKey } from './manifest-jobs.ts';
 
 /** A job. Every writer sets `chatId`; the column is nullable only for SQLite's sake. */
-export type JobRow = Omit<typeof jobs.$inferSelect, 'chatId'> & { chatId: number };
+export type JobRow = Omit<typeof jobs.$inferSelect, 'chatId'> & { chatId: string };
 export type JobKind = JobRow['kind'];
 /** How a run ended, as `job_run` logs it. */
 export type RunOutcome = NonNullable<JobRow['lastOutcome']>;

@@ -27,7 +27,7 @@ export function createOutboxRepo(db: Db) {
       return queries.get.get({ id });
     },
 
-    markSent(id: number, messageId: number | null, now: number): void {
+    markSent(id: number, messageId: string | null, now: number): void {
       queries.markSent.run({ id, messageId, sentAt: now });
     },
 
@@ -48,7 +48,7 @@ export function createOutboxRepo(db: Db) {
      * Records a streamed message the channel already shows (sent, with its id), under the
      * turn's `stream` key: after a crash the replayed turn finds it and edits it.
      */
-    recordStreamed(to: Address, stream: string, part: unknown, messageId: number, now: number) {
+    recordStreamed(to: Address, stream: string, part: unknown, messageId: string, now: number) {
       db.insert(outbox)
         .values({
           channel: to.platform,
@@ -65,7 +65,7 @@ export function createOutboxRepo(db: Db) {
     },
 
     /** The messages streamed under `stream` in `to`, in the order they were shown. */
-    streamed(to: Address, stream: string): { messageId: number; text: string }[] {
+    streamed(to: Address, stream: string): { messageId: string; text: string }[] {
       const rows = db
         .select()
         .from(outbox)
@@ -92,8 +92,8 @@ export function createOutboxRepo(db: Db) {
      */
     sentText(
       to: Pick<Address, 'platform' | 'chatId'>,
-      messageId: number,
-    ): { text: string; threadId: number | undefined } | undefined {
+      messageId: string,
+    ): { text: string; threadId: string | undefined } | undefined {
       const rows = db
         .select()
         .from(outbox)

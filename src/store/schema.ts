@@ -44,8 +44,8 @@ export const edgeInbox = sqliteTable(
 export const conversationRoutes = sqliteTable('conversation_routes', {
   address: text('address').primaryKey(),
   platform: text('platform').notNull(),
-  chatId: integer('chat_id').notNull(),
-  threadId: integer('thread_id'),
+  chatId: text('chat_id').notNull(),
+  threadId: text('thread_id'),
   activePack: text('active_pack'),
   sessionId: text('session_id'),
   updatedAt: integer('updated_at').notNull(),
@@ -101,15 +101,15 @@ export const outbox = sqliteTable(
     id: integer('id').primaryKey({ autoIncrement: true }),
     /** The channel the row goes out on: the `platform` of its address (`tg`). */
     channel: text('channel').notNull().default('tg'),
-    chatId: integer('chat_id').notNull(),
-    threadId: integer('thread_id'),
+    chatId: text('chat_id').notNull(),
+    threadId: text('thread_id'),
     kind: text('kind').notNull(),
     payload: text('payload').notNull(),
     status: text('status', { enum: ['pending', 'sent', 'failed'] })
       .notNull()
       .default('pending'),
     attempts: integer('attempts').notNull().default(0),
-    messageId: integer('message_id'),
+    messageId: text('message_id'),
     lastError: text('last_error'),
     createdAt: integer('created_at').notNull(),
     sentAt: integer('sent_at'),
@@ -128,8 +128,8 @@ export const usageEvents = sqliteTable(
     provider: text('provider').notNull(),
     model: text('model').notNull(),
     pack: text('pack'),
-    chatId: integer('chat_id'),
-    threadId: integer('thread_id'),
+    chatId: text('chat_id'),
+    threadId: text('thread_id'),
     sessionId: text('session_id'),
     turnId: text('turn_id'),
     inputTokens: integer('input_tokens').notNull().default(0),
@@ -193,8 +193,8 @@ export const jobs = sqliteTable(
     /** The channel of the conversation the job delivers to (an address's `platform`). */
     platform: text('platform').notNull().default('tg'),
     // Every writer sets it; it stays nullable because SQLite cannot add NOT NULL in place.
-    chatId: integer('chat_id'),
-    threadId: integer('thread_id'),
+    chatId: text('chat_id'),
+    threadId: text('thread_id'),
     schedule: text('schedule').notNull(),
     skill: text('skill'),
     prompt: text('prompt'),

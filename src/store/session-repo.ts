@@ -90,7 +90,7 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
     },
 
     /** Every route in a chat (its private chat or General topic, and its forum topics). */
-    routesInChat(chatId: number): RouteRow[] {
+    routesInChat(chatId: string): RouteRow[] {
       return db
         .select()
         .from(conversationRoutes)

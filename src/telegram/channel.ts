@@ -13,6 +13,7 @@ import type {
 } from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
 import { toChannelError } from './errors.ts';
+import { idIn, idOut } from './ids.ts';
 import { telegramRenderer } from './render.ts';
 
 /** The platform of Telegram's addresses, origins and outbox rows. */
@@ -38,7 +39,7 @@ export function createTelegramChannel(
   capabilities: ChannelCapabilities = TELEGRAM_CAPABILITIES,
 ): Channel {
   const thread = (to: Address) =>
-    to.threadId === undefined ? {} : { message_thread_id: to.threadId };
+    to.threadId === undefined ? {} : { message_thread_id: idOut(to.threadId) };
   const markup = (keyboard?: InlineButton[][]) =>
     keyboard ? { reply_markup: keyboardMarkup(keyboard) } : {};
   const format = (options: SendTextOptions) => ({
@@ -60,25 +61,25 @@ export function createTelegramChannel(
     render: telegramRenderer,
     sendText: (to, text, options) =>
       guarded('sendMessage', async () => {
-        const message = await api.sendMessage(to.chatId, text, {
+        const message = await api.sendMessage(idOut(to.chatId), text, {
           ...thread(to),
           ...format(options),
         });
-        return { messageId: message.message_id };
+        return { messageId: idIn(message.message_id) };
       }),
     sendMedia: (to, media) => sendMedia(to, media, { ...thread(to), ...markup(media.keyboard) }),
     editText: (to, messageId, text, options) =>
       guarded('editMessageText', async () => {
-        await api.editMessageText(to.chatId, messageId, text, format(options));
+        await api.editMessageText(idOut(to.chatId), idOut(messageId), text, format(options));
       }),
     deleteMessage: (to, messageId) =>
       guarded('deleteMessage', async () => {
-        await api.deleteMessage(to.chatId, messageId);
+        await api.deleteMessage(idOut(to.chatId), idOut(messageId));
       }),
     sendDraft: (to, draftId, text, options) =>
       guarded('sendMessageDraft', async () => {
         await api.raw.sendMessageDraft({
-          chat_id: to.chatId,
+          chat_id: idOut(to.chatId),
           ...thread(to),
           draft_id: draftId,
           text,
@@ -87,7 +88,7 @@ export function createTelegramChannel(
       }),
     sendChatAction: (to, action) =>
       guarded('sendChatAction', async () => {
-        await api.sendChatAction(to.chatId, action, thread(to));
+        await api.sendChatAction(idOut(to.chatId), action, thread(to));
       }),
     answerCallback: (callbackId, text) =>
       guarded('answerCallbackQuery', async () => {
@@ -95,14 +96,14 @@ export function createTelegramChannel(
       }),
     createTopic: (chatId, name) =>
       guarded('createForumTopic', async () => {
-        const topic = await api.createForumTopic(chatId, name);
-        return { threadId: topic.message_thread_id };
+        const topic = await api.createForumTopic(idOut(chatId), name);
+        return { threadId: idIn(topic.message_thread_id) };
       }),
     setReaction: (to, messageId, emoji) =>
       guarded('setMessageReaction', async () => {
         const reaction = emoji === undefined ? [] : [{ type: 'emoji' as const, emoji }];
         // Telegram takes only emoji from its own list; the configured one is passed as is.
-        await api.setMessageReaction(to.chatId, messageId, reaction as never);
+        await api.setMessageReaction(idOut(to.chatId), idOut(messageId), reaction as never);
       }),
   };
 
@@ -121,13 +122,13 @@ export function createTelegramChannel(
       const options = { ...extra, ...caption };
       const message =
         media.kind === 'photo'
-          ? await api.sendPhoto(to.chatId, file, options)
+          ? await api.sendPhoto(idOut(to.chatId), file, options)
           : media.kind === 'audio'
-            ? await api.sendAudio(to.chatId, file, options)
+            ? await api.sendAudio(idOut(to.chatId), file, options)
             : media.kind === 'voice'
-              ? await api.sendVoice(to.chatId, file, options)
-              : await api.sendDocument(to.chatId, file, options);
-      return { messageId: message.message_id };
+              ? await api.sendVoice(idOut(to.chatId), file, options)
+              : await api.sendDocument(idOut(to.chatId), file, options);
+      return { messageId: idIn(message.message_id) };
     });
   }
 }

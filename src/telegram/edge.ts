@@ -9,6 +9,7 @@ import { TELEGRAM_PLATFORM } from './channel.ts';
 import { telegramChecks } from './doctor.ts';
 import { createTelegramGate } from './gate.ts';
 import { telegramHealth } from './health.ts';
+import { idIn, idOut } from './ids.ts';
 import { createIngress } from './ingress.ts';
 import { createWebhookIngress } from './webhook.ts';
 
@@ -40,7 +41,9 @@ export function telegramEdge(config: TelegramConfig): EdgeFactory {
         files: adapter.files,
         gate: createTelegramGate({ allowedUserIds, clock, log }),
         // The first allowed id owns the bot; with no allowlist nobody could press.
-        owner: owner ?? 0,
+        owner: idIn(owner ?? 0),
+        // Telegram's private chats have positive ids (the user's own), groups negative ones.
+        chatType: (address) => (idOut(address.chatId) > 0 ? 'private' : 'supergroup'),
         acknowledge: (keys, now) => inbox.markDone(keys.map(updateIdOf), now),
         ingress: (port) => telegramIngress(config, { adapter, inbox, clock, log }, port),
       };

@@ -4,12 +4,13 @@ import type { Logger } from '../core/ports.ts';
 import type { InboundEvent } from '../core/types.ts';
 import { createAllowlist } from '../inbound/allowlist.ts';
 import { plain } from '../outbound/compose.ts';
+import { idIn, idOut } from './ids.ts';
 
 /**
  * The one reply a stranger gets. It carries their own numeric id (nothing about anyone
  * else), so the owner's first message to a fresh bot says what to put in ALLOWED_USER_IDS.
  */
-export function notAuthorized(senderId: number): string {
+export function notAuthorized(senderId: string): string {
   return [
     'Sorry, this is a private assistant and you are not authorized to use it.',
     `Your Telegram user id is ${senderId}. If this is your bot, add it to ALLOWED_USER_IDS ` +
@@ -27,7 +28,7 @@ export function createTelegramGate(deps: {
   clock: Clock;
   log: Logger;
 }) {
-  const allowlist = createAllowlist(deps.allowedUserIds, deps.clock);
+  const allowlist = createAllowlist(deps.allowedUserIds.map(idIn), deps.clock);
   return (event: InboundEvent): Verdict => {
     // A group's own changes (a topic closed, a migration) are facts about the chat, not prompts.
     if (event.kind === 'chat_change') return 'allow';
@@ -48,7 +49,7 @@ export function createTelegramGate(deps: {
 
 const denial = (event: InboundEvent) => ({
   event: 'tg_auth_denied',
-  userId: event.senderId,
-  chatId: event.address.chatId,
+  userId: idOut(event.senderId),
+  chatId: idOut(event.address.chatId),
   kind: event.kind,
 });

@@ -1,6 +1,7 @@
 import type { ChatType, InboundEvent, InboundPayload } from '../core/types.ts';
 import { nameOf } from './addressing.ts';
 import { TELEGRAM_PLATFORM } from './channel.ts';
+import { idIn } from './ids.ts';
 import type { WireMessage, WireReaction } from './update-schema.ts';
 
 type ChatChange = Extract<InboundPayload, { kind: 'chat_change' }>;
@@ -11,7 +12,7 @@ type ChatChange = Extract<InboundPayload, { kind: 'chat_change' }>;
  */
 export function chatChangeOf(message: WireMessage): ChatChange | undefined {
   if (message.migrate_to_chat_id !== undefined)
-    return { kind: 'chat_change', change: 'moved', movedTo: message.migrate_to_chat_id };
+    return { kind: 'chat_change', change: 'moved', movedTo: idIn(message.migrate_to_chat_id) };
   if (message.forum_topic_closed) return { kind: 'chat_change', change: 'topic_closed' };
   if (message.forum_topic_reopened) return { kind: 'chat_change', change: 'topic_reopened' };
   return undefined;
@@ -33,11 +34,11 @@ export function reactionOf(
   const senderName = nameOf(reaction.user);
   return {
     origin: { platform: TELEGRAM_PLATFORM, keys: [`update:${updateId}`] },
-    address: { platform: TELEGRAM_PLATFORM, chatId: reaction.chat.id },
+    address: { platform: TELEGRAM_PLATFORM, chatId: idIn(reaction.chat.id) },
     chatType: reaction.chat.type as ChatType,
-    senderId: reaction.user.id,
+    senderId: idIn(reaction.user.id),
     ...(senderName === undefined ? {} : { senderName }),
-    messageId: reaction.message_id,
+    messageId: idIn(reaction.message_id),
     receivedAt,
     kind: 'reaction',
     emoji,

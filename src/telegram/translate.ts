@@ -14,6 +14,7 @@ import {
   nameOf,
 } from './addressing.ts';
 import { TELEGRAM_PLATFORM } from './channel.ts';
+import { idIn } from './ids.ts';
 import { chatChangeOf, reactionOf } from './translate-chat.ts';
 import { parseUpdate, type WireMessage, type WireUpdate } from './update-schema.ts';
 
@@ -264,9 +265,9 @@ function metaOf(
     address,
     chatType: message.chat.type as ChatType,
     // A service message without a sender (a group's migration) is from nobody: id 0.
-    senderId: from?.id ?? 0,
+    senderId: idIn(from?.id ?? 0),
     ...(senderName === undefined ? {} : { senderName }),
-    messageId: message.message_id,
+    messageId: idIn(message.message_id),
     receivedAt,
     ...(topicName === undefined ? {} : { topicName }),
     ...(message.chat.type === 'supergroup' && message.chat.is_forum ? { isForum: true } : {}),
@@ -303,7 +304,7 @@ export function addressOf(message: WireMessage): Address {
     isForum && message.is_topic_message === true && thread !== undefined && thread !== 1;
   return {
     platform: TELEGRAM_PLATFORM,
-    chatId: message.chat.id,
-    ...(inTopic ? { threadId: thread } : {}),
+    chatId: idIn(message.chat.id),
+    ...(inTopic ? { threadId: idIn(thread) } : {}),
   };
 }

@@ -8,13 +8,13 @@ import { PLAIN_STYLE, type TerminalStyle } from './tty.ts';
 /** Characters that show nothing. */
 const INVISIBLE = /[\s\u00a0\u200b-\u200d\u2060\ufeff]/g;
 
-/** The one conversation of `satchel chat`. */
-export const LOCAL_ADDRESS: Address = { platform: 'local', chatId: 1 };
+/** The one conversation of `satchel chat` (SPEC §10: address `local`). */
+export const LOCAL_ADDRESS: Address = { platform: 'local', chatId: 'local' };
 
 /** Options shown under a message: a number typed next picks one. */
 export interface ShownOptions {
   /** The message that carries them (a press names it, as a Telegram press does). */
-  messageId: number;
+  messageId: string;
   buttons: InlineButton[];
 }
 
@@ -26,7 +26,7 @@ export interface TerminalChannel extends Channel {
   /** The options shown last and not chosen yet, if any. */
   readonly options: ShownOptions | undefined;
   /** Takes option `number` (1-based) of the options shown last; undefined when there is none. */
-  choose(choice: number | string): { messageId: number; data: string } | undefined;
+  choose(choice: number | string): { messageId: string; data: string } | undefined;
   /** Ends the options shown last (their question is settled): what is typed next is not a press. */
   dropOptions(): void;
   /** Called whenever options are shown. */
@@ -63,7 +63,7 @@ export function createTerminalChannel(
     if (!atLineStart) out('\n');
   };
 
-  function showOptions(messageId: number, keyboard: InlineButton[][]): void {
+  function showOptions(messageId: string, keyboard: InlineButton[][]): void {
     const buttons = keyboard.flat();
     if (buttons.length === 0) return;
     out(
@@ -93,7 +93,7 @@ export function createTerminalChannel(
       // As every channel does: a message of nothing is a bug upstream, never printed.
       if (plain.replace(INVISIBLE, '') === '')
         throw new ChannelError('refused', 'sendText', 'the message is empty');
-      const messageId = ++lastId;
+      const messageId = String(++lastId);
       if (drafted !== undefined && drafted.length > plain.length && drafted.startsWith(plain)) {
         // A long reply's first part, shown whole (and more) by its drafts: the next part
         // continues what they showed after it.
@@ -129,7 +129,7 @@ export function createTerminalChannel(
       const caption = media.caption?.text ?? '';
       newLine();
       out(`[${media.kind}: ${where}]${caption ? ` ${caption}` : ''}\n`);
-      const messageId = ++lastId;
+      const messageId = String(++lastId);
       if (media.keyboard) showOptions(messageId, media.keyboard);
       return { messageId };
     },

@@ -10,7 +10,7 @@ export interface TerminalInputDeps {
    * The option numbered `choice` of those shown last, or the one with that key (`y`, `n`),
    * taken; undefined when there is none.
    */
-  choose(choice: number | string): { messageId: number; data: string } | undefined;
+  choose(choice: number | string): { messageId: string; data: string } | undefined;
   /** How many options are shown and not chosen yet (0 when none). */
   optionCount(): number;
   /** Prints a line of satchel's own (a typed number that names no option). */
@@ -18,6 +18,9 @@ export interface TerminalInputDeps {
   /** `/exit` (or `/quit`): leave the chat. */
   exit(): void;
 }
+
+/** The one local user, the sender of every line typed. */
+const LOCAL_SENDER = '0';
 
 /** Typed to leave the chat; handled here, never sent to the pipeline. */
 export const EXIT_COMMANDS: readonly string[] = ['exit', 'quit'];
@@ -46,7 +49,7 @@ export function createTerminalInput(deps: TerminalInputDeps) {
       origin: { platform: address.platform, keys: [String(lastSeq)] },
       address,
       chatType: 'private',
-      senderId: 0,
+      senderId: LOCAL_SENDER,
       receivedAt: now,
       ...extra,
       ...payload,

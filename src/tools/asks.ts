@@ -17,7 +17,7 @@ export const questionIsFor = (name: string) => `This question is for ${name}.`;
 export interface Asked {
   address: Address;
   /** The sender of the turn's message; undefined when no user started the turn. */
-  userId: number | undefined;
+  userId: string | undefined;
   /** How that user is called, when known. */
   name?: string | undefined;
   /** What anyone else pressing where it was asked is told, instead of whom it is for. */
@@ -27,7 +27,7 @@ export interface Asked {
 /** Where a press came from. */
 export interface Press {
   address: Address;
-  userId: number;
+  userId: string;
 }
 
 interface Pending {

@@ -15,7 +15,7 @@ export interface ToolTurn {
   storage: PackStorage;
   address: Address;
   /** Who sent the turn's (first) message; undefined when no user started the turn. */
-  senderId: number | undefined;
+  senderId: string | undefined;
   /** How that sender is called, when the channel says ("this question is for …"). */
   senderName?: string | undefined;
   /**

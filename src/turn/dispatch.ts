@@ -25,8 +25,8 @@ export interface DispatchDeps {
   /** What the bot said in one of its messages (a reaction's note quotes it). */
   botMessage(
     to: Address,
-    messageId: number,
-  ): { text: string; threadId: number | undefined } | undefined;
+    messageId: string,
+  ): { text: string; threadId: string | undefined } | undefined;
   /** A topic was closed, reopened or its group moved (chat-changes.ts). */
   chatChange(event: Extract<InboundEvent, { kind: 'chat_change' }>): void;
 }

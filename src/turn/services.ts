@@ -61,14 +61,14 @@ export interface Delivery {
   /** ACK_REACTION: shown on the user's message while its turn runs ('' = none). */
   ackReaction: string;
   /** Sets or removes the bot's reaction on a message (best effort, never rejects). */
-  react(to: Address, messageId: number, emoji: string | undefined): Promise<void>;
+  react(to: Address, messageId: string, emoji: string | undefined): Promise<void>;
   /** What the bot said in a message it sent (its plain text and topic), if the outbox knows. */
   botMessage(
     to: Address,
-    messageId: number,
-  ): { text: string; threadId: number | undefined } | undefined;
+    messageId: string,
+  ): { text: string; threadId: string | undefined } | undefined;
   /** How to create a forum topic in `to`'s chat; undefined where its channel has no topics. */
-  topics(to: Address): ((name: string) => Promise<{ threadId: number }>) | undefined;
+  topics(to: Address): ((name: string) => Promise<{ threadId: string }>) | undefined;
 }
 
 /** What a model turn runs on: the agent, the inputs it takes in, its tools' services. */
@@ -96,7 +96,7 @@ export interface Turns {
     timeoutMs: number;
     grants: GrantRepo;
     /** Who may approve in this conversation; undefined where only the owner is present. */
-    owner(to: Address): number | undefined;
+    owner(to: Address): string | undefined;
   };
 }
 

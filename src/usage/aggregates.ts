@@ -12,8 +12,8 @@ export interface TurnUsage extends Omit<UsageSums, 'input_tokens' | 'output_toke
   turn_id: string;
   started_at: number;
   pack: string | null;
-  chat: number | null;
-  topic: number | null;
+  chat: string | null;
+  topic: string | null;
   /** From the start of the turn's first paid call to the end of its last. */
   latency_ms: number;
   /** `schedule` for a turn of a job's session, `web` for one of the web chat, else `chat`. */
@@ -52,8 +52,8 @@ export function createUsageAggregates(db: Db) {
           started_at: sql<number>`min(${u.ts} - ${u.latencyMs})`.as('started_at'),
           ended_at: sql<number>`max(${u.ts})`,
           pack: sql<string | null>`max(${u.pack})`,
-          chat: sql<number | null>`max(${u.chatId})`,
-          topic: sql<number | null>`max(${u.threadId})`,
+          chat: sql<string | null>`max(${u.chatId})`,
+          topic: sql<string | null>`max(${u.threadId})`,
           ...sumColumns,
           job: sql<number>`coalesce(max(${sessions.kind} = 'job'), 0)`,
           // A session's address starts with its platform (`web:<chatId>`, core/types.ts).

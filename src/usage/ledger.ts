@@ -11,8 +11,8 @@ export type UsageKind = 'llm' | 'stt' | 'vision' | 'search';
 /** Who a paid call was made for. */
 export interface UsageScope {
   pack: string | null;
-  chatId: number | null;
-  threadId: number | null;
+  chatId: string | null;
+  threadId: string | null;
   sessionId: string | null;
   turnId: string | null;
 }

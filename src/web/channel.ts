@@ -46,7 +46,7 @@ export interface WebChannel extends Channel {
  * reply; buttons are shown under their message and pressed from the page; a chat action
  * (typing) tells the pages satchel is working. Photos, audio and documents are declared
  * unsupported (the outbox degrades them to text); there are no topics. Message ids start at the clock's time so a restart never reuses one an
- * outbox row still names.
+ * outbox row still names; the page knows them as numbers, the core as their digits.
  */
 export function createWebChannel(now: () => number): WebChannel {
   const conversations = new Map<string, Transcript>();
@@ -90,7 +90,7 @@ export function createWebChannel(now: () => number): WebChannel {
       const body = bodyOf('sendText', text, options.formatted);
       const messageId = ++lastId;
       conversation(to).add(botEntry(messageId, body, options.keyboard));
-      return { messageId };
+      return { messageId: String(messageId) };
     },
 
     // Not reached while the capabilities say no: degrade turns media into text first.
@@ -105,11 +105,12 @@ export function createWebChannel(now: () => number): WebChannel {
           : { text: caption ? `${label} ${caption.text}` : label };
       const messageId = ++lastId;
       conversation(to).add(botEntry(messageId, body, media.keyboard));
-      return { messageId };
+      return { messageId: String(messageId) };
     },
 
-    async editText(to: Address, messageId: number, text: string, options: SendTextOptions) {
+    async editText(to: Address, id: string, text: string, options: SendTextOptions) {
       const transcript = conversation(to);
+      const messageId = Number(id);
       const shown = transcript.find(messageId);
       if (shown?.kind !== 'bot') throw new ChannelError('gone', 'editText', 'no such message');
       const entry = botEntry(
@@ -122,7 +123,8 @@ export function createWebChannel(now: () => number): WebChannel {
       transcript.replace(entry);
     },
 
-    async deleteMessage(to: Address, messageId: number) {
+    async deleteMessage(to: Address, id: string) {
+      const messageId = Number(id);
       if (conversation(to).find(messageId)?.kind !== 'bot' || !conversation(to).remove(messageId))
         throw new ChannelError('gone', 'deleteMessage', 'no such message');
     },

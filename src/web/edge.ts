@@ -20,7 +20,7 @@ import { welcomeOf } from './welcome.ts';
  */
 export function webEdge(config: Pick<Config, 'access' | 'home'>): EdgeFactory {
   const ownerId = config.access.owner ?? 1;
-  const address: Address = { platform: WEB_PLATFORM, chatId: ownerId };
+  const address: Address = { platform: WEB_PLATFORM, chatId: String(ownerId) };
   return {
     connect: ({ log, clock, inboxes }): Edge => {
       const channel = createWebChannel(() => clock.now());
@@ -35,7 +35,7 @@ export function webEdge(config: Pick<Config, 'access' | 'home'>): EdgeFactory {
         ingress: (port) => {
           const input = createWebInput({
             address,
-            senderId: ownerId,
+            senderId: String(ownerId),
             channel,
             inbox,
             clock,

@@ -16,7 +16,7 @@ const COMMAND = /^\/([A-Za-z0-9_]+)(?:@\w+)?(?:\s+([\s\S]*))?$/;
 export interface WebInputDeps {
   /** The web chat's one conversation, and the owner who types in it. */
   address: Address;
-  senderId: number;
+  senderId: string;
   channel: WebChannel;
   inbox: KeyedInbox;
   clock: Clock;
@@ -47,7 +47,7 @@ export type Attached = Extract<InboundPayload, { kind: 'photo' | 'album' | 'docu
 export function createWebInput(deps: WebInputDeps) {
   const { address, channel, inbox, clock } = deps;
 
-  function enter(payload: InboundPayload, extra: { messageId?: number } = {}): void {
+  function enter(payload: InboundPayload, extra: { messageId?: string } = {}): void {
     const key = randomUUID();
     const now = clock.now();
     const event: InboundEvent = {
@@ -120,7 +120,10 @@ export function createWebInput(deps: WebInputDeps) {
       const shown = channel.conversation(address).find(messageId);
       const buttons = shown?.kind === 'bot' ? (shown.buttons ?? []).flat() : [];
       if (!buttons.some((b) => b.data === data)) return false;
-      enter({ kind: 'callback', callbackId: `${messageId}:${randomUUID()}`, data }, { messageId });
+      enter(
+        { kind: 'callback', callbackId: `${messageId}:${randomUUID()}`, data },
+        { messageId: String(messageId) },
+      );
       return true;
     },
 

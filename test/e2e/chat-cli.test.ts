@@ -134,7 +134,7 @@ describe('satchel chat', () => {
         provider: 'openai',
         model: 'gpt-4.1-mini',
         pack: 'alpha',
-        chat_id: 1,
+        chat_id: 'local',
         input_tokens: 120,
         output_tokens: 30,
         ok: 1,
@@ -243,7 +243,7 @@ describe('satchel chat', () => {
 
     expect(
       query(coreDb(s), 'SELECT address, platform, active_pack FROM conversation_routes'),
-    ).toEqual([{ address: 'local:1', platform: 'local', active_pack: 'beta' }]);
+    ).toEqual([{ address: 'local:local', platform: 'local', active_pack: 'beta' }]);
     // The next chat remembers the pack.
     const again = runChat(s.env, s.home);
     await again.shows('satchel chat · Beta Books (beta)');
@@ -277,7 +277,7 @@ describe('satchel chat', () => {
     chat.end();
     expect(await chat.exited).toBe(0);
     const jobs = () => query(coreDb(s), 'SELECT pack, platform, chat_id FROM jobs');
-    expect(jobs()).toEqual([{ pack: 'alpha', platform: 'local', chat_id: 1 }]);
+    expect(jobs()).toEqual([{ pack: 'alpha', platform: 'local', chat_id: 'local' }]);
 
     // The Telegram bot on the same SATCHEL_HOME syncs its manifest jobs: only its own chats.
     const bot = await startHarness({
@@ -286,6 +286,6 @@ describe('satchel chat', () => {
     });
     cleanups.push(() => bot.close());
     expect(bot.logs('jobs_synced')).toEqual([]);
-    expect(jobs()).toEqual([{ pack: 'alpha', platform: 'local', chat_id: 1 }]);
+    expect(jobs()).toEqual([{ pack: 'alpha', platform: 'local', chat_id: 'local' }]);
   });
 });

@@ -129,7 +129,7 @@ describe.skipIf(skipped)('the dashboard in a real browser', () => {
         kind: 'llm',
         provider: 'openai',
         model: 'gpt-4.1',
-        scope: { pack: 'vocab', chatId: 111, threadId: null, sessionId: 's', turnId: 'live' },
+        scope: { pack: 'vocab', chatId: '111', threadId: null, sessionId: 's', turnId: 'live' },
         inputTokens: 1000,
         outputTokens: 0,
         latencyMs: 800,

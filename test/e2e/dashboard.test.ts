@@ -185,7 +185,7 @@ describe('GET /api/usage after real turns', () => {
     expect(body.recent_turns.map((t) => t.turn_id)).toEqual(rows.map((r) => r.turn_id).reverse());
     expect(body.recent_turns[0]).toMatchObject({
       pack: 'alpha',
-      chat: ALLOWED_USER,
+      chat: String(ALLOWED_USER),
       calls: 1,
       tokens: 44,
       cost_usd: null,

@@ -9,7 +9,7 @@ import { createMemoryChannel } from '../fakes/memory-channel.ts';
 import { harnessPerTest } from '../support/harness.ts';
 
 const h = harnessPerTest();
-const TO: Address = { platform: 'probe', chatId: 5 };
+const TO: Address = { platform: 'probe', chatId: '5' };
 
 /**
  * A channel that joins through the edge list alone: what its ingress was asked to do, in
@@ -72,7 +72,7 @@ describe('the edge list (app.ts)', () => {
       origin: { platform: 'probe', keys: ['p1'] },
       address: TO,
       chatType: 'private',
-      senderId: 5,
+      senderId: '5',
       receivedAt: Date.now(),
       kind: 'text',
       text: 'hello from the probe',

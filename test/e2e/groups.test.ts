@@ -190,7 +190,7 @@ describe('groups (SPEC §12)', () => {
     await settled(h, 4);
     h.tg.text({ userId: STRANGER, text: 'hello?' });
     await settled(h, 5);
-    expect(h.tg.texts(STRANGER)).toEqual([notAuthorized(STRANGER)]);
+    expect(h.tg.texts(STRANGER)).toEqual([notAuthorized(String(STRANGER))]);
     expect(h.logs('tg_auth_denied').map((l) => [l.kind, l.level])).toEqual([
       ['reaction', 20],
       ['reaction', 20],
@@ -218,8 +218,8 @@ describe('groups and topics that change (SPEC §12)', () => {
     h.exec(
       `INSERT INTO jobs (id, pack, source, kind, platform, chat_id, thread_id, schedule, prompt, next_run_at, created_at)
        VALUES ('j1', 'alpha', 'tool', 'cron', 'tg', ?, ?, '0 9 * * *', 'water the fern', ?, ?)`,
-      chatId,
-      threadId,
+      String(chatId),
+      threadId === null ? null : String(threadId),
       Date.now() + 3_600_000,
       Date.now(),
     );
@@ -288,12 +288,12 @@ describe('groups and topics that change (SPEC §12)', () => {
       `User: ${BOT} who is Bob?`,
     ]);
     expect(h.rows('SELECT address, chat_id, active_pack FROM conversation_routes')).toEqual([
-      { address: `tg:${NEW}`, chat_id: NEW, active_pack: 'alpha' },
+      { address: `tg:${NEW}`, chat_id: String(NEW), active_pack: 'alpha' },
     ]);
     expect(h.rows('SELECT key FROM sessions')).toEqual([{ key: `tg:${NEW}:alpha` }]);
     // The planted job and the pack's manifest job both deliver to the new chat now.
-    expect(h.rows('SELECT id, chat_id FROM jobs WHERE chat_id = ?', OLD)).toEqual([]);
-    expect(h.rows("SELECT chat_id FROM jobs WHERE id = 'j1'")).toEqual([{ chat_id: NEW }]);
+    expect(h.rows('SELECT id, chat_id FROM jobs WHERE chat_id = ?', String(OLD))).toEqual([]);
+    expect(h.rows("SELECT chat_id FROM jobs WHERE id = 'j1'")).toEqual([{ chat_id: String(NEW) }]);
     expect(h.rows("SELECT manifest_key FROM jobs WHERE source = 'manifest'")).toEqual([
       { manifest_key: `alpha:water-check:tg:${NEW}` },
     ]);

@@ -14,7 +14,7 @@ import { htmlToPlainText } from '../../src/telegram/plain-text.ts';
 import { FakeTelegram } from '../fakes/telegram-server.ts';
 
 const CHAT = 5150;
-const to = { platform: 'tg' as const, chatId: CHAT };
+const to = { platform: 'tg' as const, chatId: String(CHAT) };
 const cleanups: (() => Promise<void> | void)[] = [];
 
 afterEach(async () => {

@@ -126,10 +126,11 @@ async function startRig(options: RigOptions = {}): Promise<Rig> {
   return rig;
 }
 
+/** A Telegram chat (topic) by its numeric ids, as the core names it (digits). */
 const to = (chatId: number, threadId?: number): Address => ({
   platform: 'tg',
-  chatId,
-  ...(threadId === undefined ? {} : { threadId }),
+  chatId: String(chatId),
+  ...(threadId === undefined ? {} : { threadId: String(threadId) }),
 });
 
 const md = (text: string) => ({ text, format: 'markdown' as const });
@@ -199,10 +200,10 @@ describe('the outbox, end to end against the fake Bot API', () => {
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({
         channel: 'tg',
-        chat_id: CHAT_A,
+        chat_id: String(CHAT_A),
         thread_id: null,
         status: 'sent',
-        message_id: call.result.message_id,
+        message_id: String(call.result.message_id),
       });
       expect(rig.logs('tg_send_failed')).toEqual([]);
     });
@@ -237,7 +238,7 @@ describe('the outbox, end to end against the fake Bot API', () => {
 
       expect(rig.rows()[0]).toMatchObject({
         status: 'sent',
-        message_id: calls[1]!.result.message_id,
+        message_id: String(calls[1]!.result.message_id),
       });
       expect(rig.logs('tg_parse_fallback')).toHaveLength(1);
     });
@@ -300,7 +301,7 @@ describe('the outbox, end to end against the fake Bot API', () => {
     const rows = rig.rows();
     expect(rows).toHaveLength(parts.length);
     expect(rows.map((r) => r.status)).toEqual(parts.map(() => 'sent'));
-    expect(rows.map((r) => r.message_id)).toEqual(calls.map((c) => c.result.message_id));
+    expect(rows.map((r) => r.message_id)).toEqual(calls.map((c) => String(c.result.message_id)));
   });
 
   it('waits out a 429 in the refused chat only, delivering everything once and in order', async () => {
@@ -414,7 +415,7 @@ describe('the outbox, end to end against the fake Bot API', () => {
       expect(rig.logs('tg_send_retry')).toHaveLength(2);
       expect(rig.rows()[0]).toMatchObject({
         status: 'sent',
-        message_id: calls()[2]!.result.message_id,
+        message_id: String(calls()[2]!.result.message_id),
       });
     });
 
@@ -436,7 +437,11 @@ describe('the outbox, end to end against the fake Bot API', () => {
       const failed = rig.logs('tg_send_failed');
       expect(failed).toHaveLength(1);
       const [first] = rig.rows();
-      expect(failed[0]).toMatchObject({ chatId: CHAT_A, outboxId: first!.id, final: false });
+      expect(failed[0]).toMatchObject({
+        chatId: String(CHAT_A),
+        outboxId: first!.id,
+        final: false,
+      });
       expect(JSON.stringify(failed[0])).not.toContain(TEST_TOKEN);
       expect(first).toMatchObject({ status: 'pending', message_id: null });
       expect(first!.last_error).toMatch(/Bad Gateway/);
@@ -492,7 +497,10 @@ describe('the outbox, end to end against the fake Bot API', () => {
         interval: 10,
       });
       expect(rig.tg.texts(CHAT_B)).toEqual(['b']);
-      expect(rig.logs('tg_send_recovered').map((l) => l.chatId)).toEqual([CHAT_A, CHAT_B]);
+      expect(rig.logs('tg_send_recovered').map((l) => l.chatId)).toEqual([
+        String(CHAT_A),
+        String(CHAT_B),
+      ]);
     });
 
     it('gives up on a file that cannot be read at once, and goes on with the chat', async () => {
@@ -620,7 +628,7 @@ describe('the outbox, end to end against the fake Bot API', () => {
     expect(general!.params).not.toHaveProperty('message_thread_id');
     expect(rig.tg.calls('sendChatAction')[0]!.params).toMatchObject({ message_thread_id: 77 });
     expect(rig.rows().map((r) => [r.thread_id, r.status])).toEqual([
-      [77, 'sent'],
+      ['77', 'sent'],
       [null, 'sent'],
     ]);
   });
@@ -670,7 +678,7 @@ describe('the outbox over other channels', () => {
     return home;
   }
 
-  const mem = (chatId: number): Address => ({ platform: 'mem', chatId });
+  const mem = (chatId: number): Address => ({ platform: 'mem', chatId: String(chatId) });
   const partOf = (text: string) => telegramRenderer.text(plainText(text))[0]!;
 
   it('gives a channel without the optional methods their fallbacks', async () => {
@@ -681,7 +689,7 @@ describe('the outbox over other channels', () => {
     // No chat actions, drafts or edits: nothing is sent for them.
     await outbox.chatAction(to, 'typing');
     await outbox.draft(to, 7, partOf('thinking'));
-    expect(await outbox.editLive(to, 1, partOf('more'))).toBe(false);
+    expect(await outbox.editLive(to, '1', partOf('more'))).toBe(false);
     expect(outbox.writePayload(to, { kind: 'action', action: 'typing' })).toEqual({
       ids: [],
       note: 'chat action "typing" skipped: not supported',

@@ -246,8 +246,8 @@ describe('packs and routing', () => {
     expect(
       h.rows('SELECT thread_id, active_pack FROM conversation_routes ORDER BY thread_id'),
     ).toEqual([
-      { thread_id: 10, active_pack: 'alpha' },
-      { thread_id: threadId, active_pack: 'beta' },
+      { thread_id: '10', active_pack: 'alpha' },
+      { thread_id: String(threadId), active_pack: 'beta' },
     ]);
     const reply = h.tg.calls('sendMessage').at(-1)!;
     expect(reply.params.text).toContain('Created topics: Beta Books');

@@ -166,7 +166,7 @@ describe('the real entry point', () => {
         const db = new Database(dbFile, { readonly: true });
         const rows = db.prepare('SELECT message_id FROM outbox').all();
         db.close();
-        expect(rows).toEqual([{ message_id: partial.result.message_id }]);
+        expect(rows).toEqual([{ message_id: String(partial.result.message_id) }]);
       },
       { timeout: 10_000, interval: 50 },
     );

@@ -48,7 +48,10 @@ const toolResults = (request: RecordedRequest): string[] =>
     .filter((m) => m.role === 'tool')
     .map((m) => m.content);
 const jobCount = () =>
-  h.rows<{ n: number }>('SELECT count(*) AS n FROM jobs WHERE chat_id = ?', ALLOWED_USER)[0]!.n;
+  h.rows<{ n: number }>(
+    'SELECT count(*) AS n FROM jobs WHERE chat_id = ?',
+    String(ALLOWED_USER),
+  )[0]!.n;
 const runs = () => h.logs('job_run');
 
 /** Waits until `count` job runs ended, with nothing left to send. */

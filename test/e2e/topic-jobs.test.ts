@@ -16,7 +16,7 @@ const BOT = '@satchel_test_bot';
 const h = harnessPerTest();
 let clock: JumpClock;
 
-type JobState = { what: string; thread: number; enabled: number; paused_by: string | null };
+type JobState = { what: string; thread: string; enabled: number; paused_by: string | null };
 /** Every job: the tool's (by prompt) and the pack's own daily one (by skill, `alpha_one`). */
 const jobStates = () =>
   h.rows<JobState>(
@@ -27,7 +27,7 @@ const idOf = (what: string, thread = TOPIC) =>
   h.rows<{ id: string }>(
     'SELECT id FROM jobs WHERE coalesce(prompt, skill) = ? AND thread_id = ?',
     what,
-    thread,
+    String(thread),
   )[0]!.id;
 /** The jobs that ran, in order. */
 const runs = () => h.logs('job_run').map((line) => line.jobId);
@@ -84,10 +84,10 @@ describe("a forum topic's jobs (SPEC §12)", () => {
     await settled(h, updates);
 
     expect(jobStates()).toEqual([
-      { what: 'alpha_one', thread: TOPIC, enabled: 0, paused_by: 'topic_gone' },
-      { what: 'water the fern', thread: TOPIC, enabled: 0, paused_by: 'topic_gone' },
-      { what: 'alpha_one', thread: OTHER_TOPIC, enabled: 1, paused_by: null },
-      { what: 'feed the cat', thread: OTHER_TOPIC, enabled: 1, paused_by: null },
+      { what: 'alpha_one', thread: String(TOPIC), enabled: 0, paused_by: 'topic_gone' },
+      { what: 'water the fern', thread: String(TOPIC), enabled: 0, paused_by: 'topic_gone' },
+      { what: 'alpha_one', thread: String(OTHER_TOPIC), enabled: 1, paused_by: null },
+      { what: 'feed the cat', thread: String(OTHER_TOPIC), enabled: 1, paused_by: null },
     ]);
     expect(h.logs('topic_gone_jobs_paused')).toMatchObject([
       { level: 40, address: `tg:${FORUM}:${TOPIC}`, pausedJobs: 2 },
@@ -101,7 +101,7 @@ describe("a forum topic's jobs (SPEC §12)", () => {
       h.rows("SELECT thread_id, attempts, last_error FROM outbox WHERE status = 'failed'"),
     ).toEqual([
       {
-        thread_id: TOPIC,
+        thread_id: String(TOPIC),
         attempts: 1,
         last_error: 'sendMessage failed: Bad Request: message thread not found',
       },
@@ -141,7 +141,7 @@ describe("a forum topic's jobs (SPEC §12)", () => {
     await settled(h, updates + 1);
 
     expect(jobStates()).toEqual([
-      { what: 'alpha_one', thread: TOPIC, enabled: 0, paused_by: 'topic_gone' },
+      { what: 'alpha_one', thread: String(TOPIC), enabled: 0, paused_by: 'topic_gone' },
     ]);
     // Paused when the live message was refused, before the final text was; logged once.
     const order = h
@@ -178,7 +178,7 @@ describe("a forum topic's jobs (SPEC §12)", () => {
     await settled(h, updates + 1);
 
     expect(jobStates()).toEqual([
-      { what: 'alpha_one', thread: TOPIC, enabled: 0, paused_by: 'topic_gone' },
+      { what: 'alpha_one', thread: String(TOPIC), enabled: 0, paused_by: 'topic_gone' },
     ]);
     expect(h.logs('topic_gone_jobs_paused')).toMatchObject([
       { level: 40, address: `tg:${FORUM}:${TOPIC}`, pausedJobs: 1 },
@@ -206,7 +206,7 @@ describe("a forum topic's jobs (SPEC §12)", () => {
       { address: `tg:${FORUM}:${TOPIC}`, resumedJobs: 1 },
     ]);
     expect(jobStates()).toEqual([
-      { what: 'alpha_one', thread: TOPIC, enabled: 1, paused_by: null },
+      { what: 'alpha_one', thread: String(TOPIC), enabled: 1, paused_by: null },
     ]);
   });
 
@@ -228,9 +228,9 @@ describe("a forum topic's jobs (SPEC §12)", () => {
     h.tg.service({ userId: ALLOWED_USER, chatId: FORUM, threadId: TOPIC, closed: true });
     await settled(h, ++updates);
     expect(jobStates()).toEqual([
-      { what: 'alpha_one', thread: TOPIC, enabled: 0, paused_by: 'topic_closed' },
-      { what: 'repot', thread: TOPIC, enabled: 0, paused_by: null },
-      { what: 'water the fern', thread: TOPIC, enabled: 0, paused_by: 'topic_closed' },
+      { what: 'alpha_one', thread: String(TOPIC), enabled: 0, paused_by: 'topic_closed' },
+      { what: 'repot', thread: String(TOPIC), enabled: 0, paused_by: null },
+      { what: 'water the fern', thread: String(TOPIC), enabled: 0, paused_by: 'topic_closed' },
     ]);
     // Closed over the fern's time: nothing runs.
     clock.advance(HOUR);
@@ -239,9 +239,9 @@ describe("a forum topic's jobs (SPEC §12)", () => {
     h.tg.service({ userId: ALLOWED_USER, chatId: FORUM, threadId: TOPIC, reopened: true });
     await settled(h, ++updates);
     expect(jobStates()).toEqual([
-      { what: 'alpha_one', thread: TOPIC, enabled: 1, paused_by: null },
-      { what: 'repot', thread: TOPIC, enabled: 0, paused_by: null },
-      { what: 'water the fern', thread: TOPIC, enabled: 1, paused_by: null },
+      { what: 'alpha_one', thread: String(TOPIC), enabled: 1, paused_by: null },
+      { what: 'repot', thread: String(TOPIC), enabled: 0, paused_by: null },
+      { what: 'water the fern', thread: String(TOPIC), enabled: 1, paused_by: null },
     ]);
     expect(h.logs('topic_reopened')).toMatchObject([
       { level: 30, address: `tg:${FORUM}:${TOPIC}`, resumedJobs: 2 },

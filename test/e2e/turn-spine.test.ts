@@ -56,7 +56,7 @@ describe('the turn spine, end to end', () => {
       kind: 'llm',
       provider: 'openai',
       model: 'gpt-4.1-mini',
-      chat_id: ALLOWED_USER,
+      chat_id: String(ALLOWED_USER),
       input_tokens: 42,
       cached_input_tokens: 2,
       output_tokens: 7,
@@ -83,7 +83,7 @@ describe('the turn spine, end to end', () => {
     expect(h.tg.sent()).toHaveLength(1);
     expect(h.tg.sent()[0]?.params).toMatchObject({
       chat_id: STRANGER,
-      text: notAuthorized(STRANGER),
+      text: notAuthorized(String(STRANGER)),
     });
     // The stranger learns their own id and how the owner lets them in.
     expect(h.tg.texts(STRANGER)[0]).toContain(`Your Telegram user id is ${STRANGER}.`);

@@ -66,12 +66,12 @@ describe('the web chat beside the Telegram bot', () => {
 
     expect(lastUserText(h!.model.chatRequests()[0]!)).toBe('what is the capital of Peru?');
     expect(h!.rows('SELECT kind, chat_id, ok FROM usage_events')).toEqual([
-      { kind: 'llm', chat_id: ALLOWED_USER, ok: 1 },
+      { kind: 'llm', chat_id: String(ALLOWED_USER), ok: 1 },
     ]);
     expect(h!.rows('SELECT status FROM edge_inbox')).toEqual([{ status: 'done' }]);
     const usage = await fetch(new URL('/api/usage', c.base), { headers: { cookie: c.cookie } });
-    const overview = (await usage.json()) as { recent_turns: { source: string; chat: number }[] };
-    expect(overview.recent_turns).toMatchObject([{ source: 'web', chat: ALLOWED_USER }]);
+    const overview = (await usage.json()) as { recent_turns: { source: string; chat: string }[] };
+    expect(overview.recent_turns).toMatchObject([{ source: 'web', chat: String(ALLOWED_USER) }]);
     // The log names the turn's source as the dashboard does.
     expect(h!.logs('turn_completed')).toMatchObject([
       { source: 'web', address: `web:${ALLOWED_USER}` },

@@ -51,8 +51,8 @@ export interface MemoryChannelOptions {
 
 /** A message as the chat shows it. */
 export interface ShownMessage {
-  messageId: number;
-  threadId: number | undefined;
+  messageId: string;
+  threadId: string | undefined;
   /** What the user reads: the visible text (tags out, entities decoded). */
   text: string;
   /** The text as sent, and whether it was HTML (an edit of the same is `not_modified`). */
@@ -62,8 +62,8 @@ export interface ShownMessage {
 
 export interface MemoryCall {
   method: ChannelMethod;
-  chatId?: number;
-  threadId?: number;
+  chatId?: string;
+  threadId?: string;
   /** The kind it failed with, if it failed. */
   failed?: ChannelErrorKind;
 }
@@ -105,8 +105,8 @@ const ALL_KINDS: ChannelCapabilities = {
 export function createMemoryChannel(options: MemoryChannelOptions = {}): MemoryChannel {
   const platform = options.platform ?? 'mem';
   /** Every message of a chat by id (in all its topics), in the order sent. */
-  const chats = new Map<number, Map<number, ShownMessage>>();
-  const lastIds = new Map<number, number>();
+  const chats = new Map<string, Map<string, ShownMessage>>();
+  const lastIds = new Map<string, number>();
   const drafts = new Map<string, string>();
   const actionLog = new Map<string, ChatAction[]>();
   const answered: { callbackId: string; text?: string }[] = [];
@@ -114,15 +114,15 @@ export function createMemoryChannel(options: MemoryChannelOptions = {}): MemoryC
   const faults: { kind: ChannelErrorKind; options: FailOptions; left: number }[] = [];
 
   const place = (to: Address) => `${to.chatId}:${to.threadId ?? ''}`;
-  const chat = (chatId: number) => {
-    const messages = chats.get(chatId) ?? new Map<number, ShownMessage>();
+  const chat = (chatId: string) => {
+    const messages = chats.get(chatId) ?? new Map<string, ShownMessage>();
     chats.set(chatId, messages);
     return messages;
   };
-  const nextId = (chatId: number) => {
+  const nextId = (chatId: string) => {
     const id = (lastIds.get(chatId) ?? 0) + 1;
     lastIds.set(chatId, id);
-    return id;
+    return String(id);
   };
 
   /** Records the call and throws an injected failure, if one matches. */

@@ -118,7 +118,7 @@ export function coreRig(options: CoreRigOptions = {}): CoreRig {
 }
 
 /** The chat the rig's events come from unless told: chat 7 on the `mem` edge. */
-export const MEM_CHAT: Address = { platform: 'mem', chatId: 7 };
+export const MEM_CHAT: Address = { platform: 'mem', chatId: '7' };
 
 let nextKey = 1;
 /** A private text message from user 7, with a fresh origin key. */
@@ -127,7 +127,7 @@ export function textEvent(body: string, to: Address = MEM_CHAT): InboundEvent {
     origin: { platform: to.platform, keys: [`m${nextKey++}`] },
     address: to,
     chatType: 'private',
-    senderId: 7,
+    senderId: '7',
     receivedAt: 0,
     kind: 'text',
     text: body,

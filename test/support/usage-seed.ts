@@ -187,7 +187,7 @@ function paidCall(call: Call): PaidCall {
     model: call.model ?? 'gpt-4.1-mini',
     scope: {
       pack: call.pack,
-      chatId: 111,
+      chatId: '111',
       threadId: null,
       sessionId: call.session ?? `session-${call.pack}`,
       turnId: call.turn,

@@ -26,7 +26,7 @@ export function offlineWeb(clock: Clock): Pick<TurnToolContext, 'web' | 'usage'>
       },
     },
     usage: {
-      scope: { pack: 'alpha', chatId: 1, threadId: null, sessionId: 's', turnId: 't' },
+      scope: { pack: 'alpha', chatId: '1', threadId: null, sessionId: 's', turnId: 't' },
       quota: { pack: 'alpha', sessionId: 's' },
     },
   };

@@ -15,9 +15,11 @@ describe('a turn on the in-memory channel', () => {
     core.pipeline.accept(event);
     await drained(core);
 
-    expect(channels.mem!.transcript({ platform: 'mem', chatId: 7 })).toEqual(['Water it weekly.']);
+    expect(channels.mem!.transcript({ platform: 'mem', chatId: '7' })).toEqual([
+      'Water it weekly.',
+    ]);
     // Rendered by the memory channel's renderer (Telegram's HTML): bold is a tag.
-    expect(channels.mem!.messages({ platform: 'mem', chatId: 7 })[0]?.source.text).toBe(
+    expect(channels.mem!.messages({ platform: 'mem', chatId: '7' })[0]?.source.text).toBe(
       'Water it <b>weekly</b>.',
     );
     expect(acked.mem).toEqual(event.origin.keys);
@@ -32,7 +34,7 @@ describe('a turn on the in-memory channel', () => {
     const event = text('hello');
     core.pipeline.accept(event);
     await drained(core);
-    expect(channels.mem!.transcript({ platform: 'mem', chatId: 7 })).toEqual(['not for you']);
+    expect(channels.mem!.transcript({ platform: 'mem', chatId: '7' })).toEqual(['not for you']);
     expect(requests).toHaveLength(0);
     expect(acked.mem).toEqual(event.origin.keys);
   });
@@ -42,12 +44,12 @@ describe('a turn on the in-memory channel', () => {
       steps: ['to mem', 'to web'],
       platforms: ['mem', 'web'],
     });
-    core.pipeline.accept(text('one', { platform: 'mem', chatId: 7 }));
+    core.pipeline.accept(text('one', { platform: 'mem', chatId: '7' }));
     await drained(core);
-    core.pipeline.accept(text('two', { platform: 'web', chatId: 7 }));
+    core.pipeline.accept(text('two', { platform: 'web', chatId: '7' }));
     await drained(core);
-    expect(channels.mem!.transcript({ platform: 'mem', chatId: 7 })).toEqual(['to mem']);
-    expect(channels.web!.transcript({ platform: 'web', chatId: 7 })).toEqual(['to web']);
+    expect(channels.mem!.transcript({ platform: 'mem', chatId: '7' })).toEqual(['to mem']);
+    expect(channels.web!.transcript({ platform: 'web', chatId: '7' })).toEqual(['to web']);
     expect(requests).toHaveLength(2);
     // Same chat id, other platform: its own conversation, its own session.
     expect(requests[1]!.messages.map((m) => m.content).join('\n')).not.toContain('one');
@@ -55,7 +57,7 @@ describe('a turn on the in-memory channel', () => {
 
   it('runs a job that enters through accept: delivered once, settled by the job edge', async () => {
     const { core, channels, requests } = coreRig({ steps: ['Time to water the fern.'] });
-    const to = { platform: 'mem', chatId: 7 };
+    const to = { platform: 'mem', chatId: '7' };
     core.router.resolve(to, 'alpha');
     const finished: string[] = [];
     core.events.on('job_finished', ({ outcome }) => finished.push(outcome));
@@ -63,7 +65,7 @@ describe('a turn on the in-memory channel', () => {
       id: 'j1',
       pack: 'alpha',
       platform: 'mem',
-      chatId: 7,
+      chatId: '7',
       threadId: null,
       prompt: 'remind about the fern',
       skill: null,
@@ -74,7 +76,7 @@ describe('a turn on the in-memory channel', () => {
       origin: { platform: 'job', keys: [`j1:${due.dueAt}`] },
       address: to,
       chatType: 'private',
-      senderId: 0,
+      senderId: '0',
       receivedAt: due.dueAt,
       kind: 'job',
       job: jobRun(due as never),
@@ -88,7 +90,7 @@ describe('a turn on the in-memory channel', () => {
 
   it('a job whose answer is [SILENT] sends nothing', async () => {
     const { core, channels } = coreRig({ steps: ['[SILENT]'] });
-    const to = { platform: 'mem', chatId: 7 };
+    const to = { platform: 'mem', chatId: '7' };
     const finished: string[] = [];
     core.events.on('job_finished', ({ outcome }) => finished.push(outcome));
     const dueAt = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -96,7 +98,7 @@ describe('a turn on the in-memory channel', () => {
       origin: { platform: 'job', keys: [`j2:${dueAt}`] },
       address: to,
       chatType: 'private',
-      senderId: 0,
+      senderId: '0',
       receivedAt: dueAt,
       kind: 'job',
       job: jobRun({

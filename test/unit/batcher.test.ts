@@ -6,9 +6,9 @@ import { FakeClock } from '../support/fake-clock.ts';
 let nextUpdate = 1;
 const text = (body: string, chatId = 1): InboundEvent => ({
   origin: { platform: 'tg', keys: [`update:${nextUpdate++}`] },
-  address: { platform: 'tg', chatId },
+  address: { platform: 'tg', chatId: String(chatId) },
   chatType: 'private',
-  senderId: chatId,
+  senderId: String(chatId),
   receivedAt: 0,
   kind: 'text',
   text: body,
@@ -32,7 +32,7 @@ const photo = (groupId: string, fileId: string, caption = '', chatId = 1): Inbou
 };
 const edit = (messageId: number, body: string, chatId = 1): InboundEvent => {
   const base = text(body, chatId);
-  return { ...base, kind: 'edited', text: body, messageId };
+  return { ...base, kind: 'edited', text: body, messageId: String(messageId) };
 };
 const bodies = (batch: InboundEvent[]) =>
   batch.map((e) => {
@@ -108,8 +108,8 @@ describe('adaptive text batching', () => {
     batcher.push(text('a', 1));
     batcher.push(text('a2', 1));
     batcher.push(text('b', 2));
-    expect(bodies(batcher.take(addressKey({ platform: 'tg', chatId: 1 })))).toEqual(['a', 'a2']);
-    expect(batcher.take(addressKey({ platform: 'tg', chatId: 1 }))).toEqual([]);
+    expect(bodies(batcher.take(addressKey({ platform: 'tg', chatId: '1' })))).toEqual(['a', 'a2']);
+    expect(batcher.take(addressKey({ platform: 'tg', chatId: '1' }))).toEqual([]);
     batcher.close();
     clock.advance(10_000);
     expect(emitted).toEqual([]);
@@ -156,7 +156,7 @@ describe('albums and edits', () => {
   it('replaces a text still in the window with its edit', () => {
     const { clock, emitted, batcher } = setup();
     const original = text('teh plan');
-    batcher.push({ ...original, messageId: 7 });
+    batcher.push({ ...original, messageId: '7' });
     batcher.push(edit(7, 'the plan'));
     clock.advance(800);
     expect(emitted).toEqual([['the plan']]);
@@ -164,7 +164,7 @@ describe('albums and edits', () => {
 
   it('passes a later edit on as its own event, after what is waiting', () => {
     const { clock, emitted, batcher } = setup();
-    batcher.push({ ...text('new thing'), messageId: 9 });
+    batcher.push({ ...text('new thing'), messageId: '9' });
     batcher.push(edit(3, 'fixed old thing'));
     expect(emitted).toEqual([['new thing'], ['edited:fixed old thing']]);
     clock.advance(800);

@@ -11,7 +11,7 @@ let nextKey = 1;
 const event = (payload: Partial<InboundEvent> & Pick<InboundEvent, 'kind'>): InboundEvent =>
   ({
     origin: { platform: 'mem', keys: [String(nextKey++)] },
-    address: { platform: 'mem', chatId: 1 },
+    address: { platform: 'mem', chatId: '1' },
     chatType: 'private',
     senderId: 1,
     receivedAt: 0,

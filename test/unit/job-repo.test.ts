@@ -10,8 +10,8 @@ import { createJobRepo, type JobRepo, type ManifestJob } from '../../src/store/j
 const TZ = 'Europe/Berlin';
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0); // Sunday 22 Nov 2026, 13:00 in Berlin
 const HOUR = 3_600_000;
-const chat = { platform: 'tg' as const, chatId: 42 };
-const topic = { platform: 'tg' as const, chatId: 42, threadId: 7 };
+const chat = { platform: 'tg' as const, chatId: '42' };
+const topic = { platform: 'tg' as const, chatId: '42', threadId: '7' };
 
 let home: string;
 let core: CoreStore;
@@ -85,7 +85,7 @@ describe('job repo', () => {
     const inTopic = cron('0 9 * * *', T0 + HOUR, topic);
     expect(jobs.list('alpha', chat).map((j) => j.id)).toEqual([inChat.id]);
     expect(jobs.list('alpha', topic).map((j) => j.id)).toEqual([inTopic.id]);
-    const local = { platform: 'local', chatId: 42 };
+    const local = { platform: 'local', chatId: '42' };
     expect(jobs.list('alpha', local)).toEqual([]); // another channel's chat 42
     expect(jobs.forAddress(local)).toEqual([]);
     expect(jobs.remove(inChat.id, 'alpha', topic)).toBe(false);
@@ -106,7 +106,7 @@ describe('job repo', () => {
     const fern = cron('0 8 * * *', T0 + HOUR, topic);
     const repot = cron('0 9 * * *', T0 + HOUR, topic);
     const elsewhere = cron('0 8 * * *', T0 + HOUR, chat);
-    const other = cron('0 8 * * *', T0 + HOUR, { ...topic, threadId: 8 });
+    const other = cron('0 8 * * *', T0 + HOUR, { ...topic, threadId: '8' });
     expect(jobs.setEnabled(repot.id, 'alpha', topic, false, T0)).toBe(true);
     changes.length = 0;
 
@@ -122,7 +122,7 @@ describe('job repo', () => {
       [false, null],
       [true, null],
     ]);
-    expect(jobs.find(other.id, 'alpha', { ...topic, threadId: 8 })?.enabled).toBe(true);
+    expect(jobs.find(other.id, 'alpha', { ...topic, threadId: '8' })?.enabled).toBe(true);
     expect(describeJobs(jobs.forAddress(topic), TZ, T0)).toContain(
       `${fern.id}: "0 8 * * *", skill alpha_one — paused while its topic is closed`,
     );

@@ -28,8 +28,8 @@ function outboxesOver(store: CoreStore, channels: MemoryChannel[]) {
   });
 }
 
-const tg: Address = { platform: 'tg', chatId: 1 };
-const web: Address = { platform: 'web', chatId: 1 };
+const tg: Address = { platform: 'tg', chatId: '1' };
+const web: Address = { platform: 'web', chatId: '1' };
 const text = (t: string) => ({ text: t, format: 'plain' as const });
 
 describe('outboxes of several channels', () => {

@@ -89,7 +89,7 @@ describe('hyphenated skill names and their commands', () => {
       kind: 'command',
       command,
       args,
-      address: { platform: 'tg', chatId: 1, threadId: null },
+      address: { platform: 'tg', chatId: '1', threadId: null },
     }) as unknown as Parameters<ReturnType<typeof createCommands>['run']>[0];
 
   it('/pdf_summary is in the menu and dispatches to the pdf-summary skill', async () => {

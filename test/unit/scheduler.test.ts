@@ -22,8 +22,8 @@ const TZ = 'Europe/Berlin';
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0); // Sunday 22 Nov 2026, 13:00 in Berlin
 const MIN = 60_000;
 const HOUR = 60 * MIN;
-const chat: Address = { platform: 'tg', chatId: 42 };
-const topic: Address = { platform: 'tg', chatId: 42, threadId: 7 };
+const chat: Address = { platform: 'tg', chatId: '42' };
+const topic: Address = { platform: 'tg', chatId: '42', threadId: '7' };
 
 let home: string;
 let core: CoreStore;
@@ -182,9 +182,9 @@ describe('scheduler', () => {
     const calls: Calls = { runs: [] };
     const tool = cronJob('0 7 * * *');
     let routes: BoundRoute[] = [
-      { chatId: 42, threadId: null, pack: 'alpha' },
-      { chatId: 42, threadId: 7, pack: 'alpha' },
-      { chatId: 43, threadId: null, pack: 'beta' },
+      { chatId: '42', threadId: null, pack: 'alpha' },
+      { chatId: '42', threadId: '7', pack: 'alpha' },
+      { chatId: '43', threadId: null, pack: 'beta' },
     ];
     let alpha: ManifestCron[] = [
       { id: 'water-check', schedule: '0 8 * * *', skill: 'alpha_one', enabled: true },
@@ -215,7 +215,7 @@ describe('scheduler', () => {
     expect(core.sqlite.prepare('SELECT id FROM jobs ORDER BY id').all()).toEqual(ids);
 
     // A conversation bound later gets the jobs; a removed entry or binding loses them.
-    routes = [...routes.slice(1), { chatId: 44, threadId: null, pack: 'alpha' }];
+    routes = [...routes.slice(1), { chatId: '44', threadId: null, pack: 'alpha' }];
     alpha = alpha.slice(0, 1);
     s.sync();
     expect(keys()).toEqual(['alpha:water-check:tg:42:7', 'alpha:water-check:tg:44']);
@@ -224,9 +224,9 @@ describe('scheduler', () => {
     // Both conversations' 08:00 runs are due together: they run one after the other.
     await elapse(s, 19 * HOUR); // 07:00 UTC = 08:00 Berlin
     expect(calls.runs.map((r) => [r.chatId, r.threadId, r.skill])).toEqual([
-      [42, null, null], // the tool job, at 07:00 Berlin
-      [42, 7, 'alpha_one'],
-      [44, null, 'alpha_one'],
+      ['42', null, null], // the tool job, at 07:00 Berlin
+      ['42', '7', 'alpha_one'],
+      ['44', null, 'alpha_one'],
     ]);
     expect(s.next(topic)).toBe(Date.UTC(2026, 10, 24, 7, 0));
     expect(s.next(chat)).toBe(Date.UTC(2026, 10, 24, 6, 0)); // the tool job, 07:00 Berlin
@@ -244,7 +244,7 @@ describe('scheduler', () => {
     s.start();
     const count = () => core.sqlite.prepare('SELECT count(*) AS n FROM jobs').get();
     for (const chatId of [51, 52, 53]) {
-      routes.push({ chatId, threadId: null, pack: 'alpha' });
+      routes.push({ chatId: String(chatId), threadId: null, pack: 'alpha' });
       s.syncSoon();
     }
     expect(count()).toEqual({ n: 0 });
@@ -471,7 +471,7 @@ describe('scheduler', () => {
     const job = once(clock.now() + 5 * MIN, topic);
     clock.advance(5 * MIN);
     await s.idle();
-    expect(calls.runs).toMatchObject([{ id: job.id, threadId: 7 }]);
+    expect(calls.runs).toMatchObject([{ id: job.id, threadId: '7' }]);
     expect(s.next(topic)).toBeUndefined();
   });
 });

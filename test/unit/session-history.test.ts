@@ -6,7 +6,7 @@ import { tempCoreStore } from '../support/usage-seed.ts';
 let env: ReturnType<typeof tempCoreStore>;
 afterEach(() => env?.close());
 
-const ADDRESS = { platform: 'tg', chatId: 7 } as const;
+const ADDRESS = { platform: 'tg', chatId: '7' } as const;
 
 function opened() {
   env = tempCoreStore();

@@ -179,7 +179,7 @@ describe('the terminal channel', () => {
 });
 
 describe('terminal input', () => {
-  function input(options?: { data: string; messageId: number }[]) {
+  function input(options?: { data: string; messageId: string }[]) {
     const events: InboundEvent[] = [];
     const notices: string[] = [];
     let exits = 0;
@@ -210,7 +210,7 @@ describe('terminal input', () => {
       {
         address: LOCAL_ADDRESS,
         chatType: 'private',
-        senderId: 0,
+        senderId: '0',
         kind: 'command',
         command: 'new',
         args: '',
@@ -218,7 +218,7 @@ describe('terminal input', () => {
       {
         address: LOCAL_ADDRESS,
         chatType: 'private',
-        senderId: 0,
+        senderId: '0',
         kind: 'command',
         command: 'help',
         args: 'skills please',
@@ -226,11 +226,11 @@ describe('terminal input', () => {
       {
         address: LOCAL_ADDRESS,
         chatType: 'private',
-        senderId: 0,
+        senderId: '0',
         kind: 'text',
         text: '/usr/bin is a path',
       },
-      { address: LOCAL_ADDRESS, chatType: 'private', senderId: 0, kind: 'text', text: '42' },
+      { address: LOCAL_ADDRESS, chatType: 'private', senderId: '0', kind: 'text', text: '42' },
     ]);
     // Lines typed within one millisecond still get distinct, growing numbers.
     const keys = events.map((e) => e.origin);
@@ -243,15 +243,15 @@ describe('terminal input', () => {
   });
 
   it('turns a number into a press of the option shown', () => {
-    const { typed, events } = input([{ data: 'pack:beta', messageId: 3 }]);
+    const { typed, events } = input([{ data: 'pack:beta', messageId: '3' }]);
     typed.line('1');
-    expect(events[0]).toMatchObject({ kind: 'callback', data: 'pack:beta', messageId: 3 });
+    expect(events[0]).toMatchObject({ kind: 'callback', data: 'pack:beta', messageId: '3' });
   });
 
   it('refuses a number outside the options shown with a notice, and sends nothing', () => {
     const { typed, events, notices } = input([
-      { data: 'pack:alpha', messageId: 3 },
-      { data: 'pack:beta', messageId: 3 },
+      { data: 'pack:alpha', messageId: '3' },
+      { data: 'pack:beta', messageId: '3' },
     ]);
     typed.line('7');
     typed.line('0');
@@ -274,7 +274,7 @@ describe('terminal input', () => {
       accept: (e) => events.push(e),
       choose: (choice) => {
         asked.push(choice);
-        return shown ? { messageId: 5, data: `ask:q1:${choice}` } : undefined;
+        return shown ? { messageId: '5', data: `ask:q1:${choice}` } : undefined;
       },
       optionCount: () => (shown ? 3 : 0),
       notice: () => {},
@@ -292,12 +292,12 @@ describe('terminal input', () => {
     expect(
       events.slice(2).map((e) => (e.kind === 'callback' ? [e.data, e.messageId] : e.kind)),
     ).toEqual([
-      ['ask:q1:y', 5],
-      ['ask:q1:y', 5],
-      ['ask:q1:n', 5],
-      ['ask:q1:n', 5],
-      ['ask:q1:a', 5],
-      ['ask:q1:y', 5],
+      ['ask:q1:y', '5'],
+      ['ask:q1:y', '5'],
+      ['ask:q1:n', '5'],
+      ['ask:q1:n', '5'],
+      ['ask:q1:a', '5'],
+      ['ask:q1:y', '5'],
       'text',
       'text',
     ]);

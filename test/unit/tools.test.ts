@@ -32,8 +32,8 @@ let core: CoreStore;
 let pack: Pack;
 let storage: PackStorage;
 const sent: OutboundPayload[] = [];
-const chat = { platform: 'tg' as const, chatId: 42 };
-const otherChat = { platform: 'tg' as const, chatId: 43 };
+const chat = { platform: 'tg' as const, chatId: '42' };
+const otherChat = { platform: 'tg' as const, chatId: '43' };
 
 /** Records what send_message would send; delivery itself is covered end to end elsewhere. */
 const outbox = {
@@ -264,7 +264,7 @@ describe('schedule', () => {
       id,
       kind: 'cron',
       source: 'tool',
-      chat_id: 42,
+      chat_id: '42',
       next_run_at: Date.UTC(2026, 10, 23, 6, 30),
     });
     expect(await use(tools, 'schedule', { action: 'list' })).toBe(
@@ -372,7 +372,7 @@ describe('schedule', () => {
     expect(inChat().get()).toEqual({ n: 3 }); // the manifest's job counts too
     // Another chat, and a topic of this one, have their own slots.
     expect(await create(runner(otherChat, clock, { maxJobs: 3 }))).toMatch(/^created job/);
-    const inTopic = runner({ ...chat, threadId: 7 }, clock, { maxJobs: 3 });
+    const inTopic = runner({ ...chat, threadId: '7' }, clock, { maxJobs: 3 });
     expect(await create(inTopic)).toMatch(/^created job/);
     expect(await create()).toBe(full);
     // Removing one frees its slot.

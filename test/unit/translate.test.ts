@@ -33,7 +33,11 @@ describe('translateUpdate', () => {
       update_id: 2,
       message: message({ text: 'hello', entities: 'nonsense', caption: 7, photo: [null] }),
     };
-    expect(translateUpdate(raw, AT)).toMatchObject({ kind: 'text', text: 'hello', senderId: 111 });
+    expect(translateUpdate(raw, AT)).toMatchObject({
+      kind: 'text',
+      text: 'hello',
+      senderId: '111',
+    });
     const photo = { update_id: 3, message: message({ photo: [null], caption: 'x' }) };
     expect(translateUpdate(photo, AT)).toBeUndefined();
   });
@@ -52,11 +56,11 @@ describe('translateUpdate', () => {
       ),
     ).toEqual({
       origin: { platform: 'tg', keys: ['update:4'] },
-      address: { platform: 'tg', chatId: 111 },
+      address: { platform: 'tg', chatId: '111' },
       chatType: 'private',
-      senderId: 111,
+      senderId: '111',
       senderName: 'U',
-      messageId: 5,
+      messageId: '5',
       receivedAt: AT,
       kind: 'command',
       command: 'help',
@@ -67,7 +71,7 @@ describe('translateUpdate', () => {
         { update_id: 5, callback_query: { id: 'cb1', from, data: 'pick:a', message: message({}) } },
         AT,
       ),
-    ).toMatchObject({ kind: 'callback', callbackId: 'cb1', data: 'pick:a', senderId: 111 });
+    ).toMatchObject({ kind: 'callback', callbackId: 'cb1', data: 'pick:a', senderId: '111' });
     const forum = { id: -100, type: 'supergroup', title: 'G', is_forum: true };
     expect(
       translateUpdate(
@@ -86,7 +90,7 @@ describe('translateUpdate', () => {
       ),
     ).toMatchObject({
       kind: 'album',
-      address: { platform: 'tg', chatId: -100, threadId: 9 },
+      address: { platform: 'tg', chatId: '-100', threadId: '9' },
       topicName: 'Garden',
       isForum: true,
       photos: [{ file: { fileId: 'big', size: 10 }, updateId: 6 }],
@@ -145,11 +149,11 @@ describe('translateUpdate: media', () => {
     ];
     expect(translate({ photo, caption: 'look' })).toEqual({
       origin: { platform: 'tg', keys: ['update:10'] },
-      address: { platform: 'tg', chatId: 111 },
+      address: { platform: 'tg', chatId: '111' },
       chatType: 'private',
-      senderId: 111,
+      senderId: '111',
       senderName: 'U',
-      messageId: 5,
+      messageId: '5',
       receivedAt: AT,
       kind: 'photo',
       file: { fileId: 'big', size: 90 },
@@ -274,7 +278,7 @@ describe('translateUpdate: shared things become text', () => {
       '[Location shared: 1, 2]',
     ],
   ])('%s', (_label, extra, text) => {
-    expect(translate(extra)).toMatchObject({ kind: 'text', text, senderId: 111, messageId: 5 });
+    expect(translate(extra)).toMatchObject({ kind: 'text', text, senderId: '111', messageId: '5' });
   });
 });
 
@@ -287,7 +291,7 @@ describe('translateUpdate: edits', () => {
     expect(translateUpdate(raw, AT)).toMatchObject({
       kind: 'edited',
       text: 'meet at 6 instead',
-      messageId: 17,
+      messageId: '17',
       origin: { platform: 'tg', keys: ['update:40'] },
     });
   });
@@ -359,7 +363,7 @@ describe('translateUpdate: quotes', () => {
       text: 'hello',
       reply_to_message: { ...root, chat: forum },
     });
-    expect(event).toMatchObject({ kind: 'text', topicName: 'Garden', address: { threadId: 30 } });
+    expect(event).toMatchObject({ kind: 'text', topicName: 'Garden', address: { threadId: '30' } });
     expect(event).not.toHaveProperty('quote');
     // Even when the service message comes without its content.
     const bare = translate({
@@ -374,7 +378,7 @@ describe('translateUpdate: quotes', () => {
       text: 'yes',
       reply_to_message: { message_id: 31, chat: forum, text: 'water the roses?' },
     });
-    expect(real).toMatchObject({ quote: 'water the roses?', address: { threadId: 30 } });
+    expect(real).toMatchObject({ quote: 'water the roses?', address: { threadId: '30' } });
   });
 
   it('quotes in a plain supergroup, where a reply also sets message_thread_id', () => {
@@ -385,7 +389,7 @@ describe('translateUpdate: quotes', () => {
       text: 'agreed',
       reply_to_message: { message_id: 8, chat: group, text: 'lunch at 1?' },
     });
-    expect(event).toMatchObject({ quote: 'lunch at 1?', address: { chatId: -200 } });
+    expect(event).toMatchObject({ quote: 'lunch at 1?', address: { chatId: '-200' } });
   });
 
   it('quotes a reply to another chat only through the selected part', () => {
@@ -560,7 +564,7 @@ describe('translateUpdate: groups', () => {
         AT,
         bot,
       ),
-    ).toMatchObject({ kind: 'reaction', emoji: '👍', messageId: 1000, senderId: 111 });
+    ).toMatchObject({ kind: 'reaction', emoji: '👍', messageId: '1000', senderId: '111' });
     expect(
       translateUpdate(
         {
@@ -580,7 +584,7 @@ describe('translateUpdate: groups', () => {
     expect(translateUpdate(inGroup({ migrate_to_chat_id: -1009 }), AT, bot)).toMatchObject({
       kind: 'chat_change',
       change: 'moved',
-      movedTo: -1009,
+      movedTo: '-1009',
     });
     expect(translateUpdate(inGroup({ forum_topic_closed: {} }), AT, bot)).toMatchObject({
       kind: 'chat_change',

@@ -15,7 +15,7 @@ describe('typing indicator', () => {
       dropWaiting: (_to: unknown, what: string) => dropped.push(what),
     } as unknown as Outbox;
     const start = clock.now();
-    const stop = keepTyping(outbox, clock, { platform: 'tg', chatId: 1, threadId: 9 });
+    const stop = keepTyping(outbox, clock, { platform: 'tg', chatId: '1', threadId: '9' });
     clock.advance(9_000);
     stop();
     clock.advance(20_000);
@@ -32,7 +32,7 @@ describe('typing indicator', () => {
       chatAction: async () => void shown.push(clock.now()),
       dropWaiting: () => undefined,
     } as unknown as Outbox;
-    const stop = keepTyping(outbox, clock, { platform: 'tg', chatId: 1 });
+    const stop = keepTyping(outbox, clock, { platform: 'tg', chatId: '1' });
     expect(shown).toEqual([]);
     stop();
     clock.advance(10_000);

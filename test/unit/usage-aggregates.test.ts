@@ -175,7 +175,7 @@ describe('usage aggregates', () => {
     const first = rows.filter((r) => r.turn_id === 'turn-today-1');
     expect(turns[0]).toMatchObject({
       pack: 'vocab',
-      chat: 111,
+      chat: '111',
       calls: 2,
       tokens: sumsOf(first).tokens,
       source: 'chat',
@@ -221,7 +221,7 @@ describe('usage aggregates', () => {
         kind: 'llm',
         provider: 'openai',
         model,
-        scope: { pack: 'vocab', chatId: 5, threadId: null, sessionId: 's', turnId: 'late' },
+        scope: { pack: 'vocab', chatId: '5', threadId: null, sessionId: 's', turnId: 'late' },
         inputTokens: 1000,
         outputTokens: 100,
         latencyMs: 500,

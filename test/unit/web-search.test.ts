@@ -12,7 +12,7 @@ beforeEach(async () => {
 });
 afterEach(() => api.stop());
 
-const scope = { pack: 'vocab', chatId: 5, threadId: null, sessionId: 's1', turnId: 't1' };
+const scope = { pack: 'vocab', chatId: '5', threadId: null, sessionId: 's1', turnId: 't1' };
 
 function searchTool(
   config: Parameters<typeof createSearchProvider>[0],

@@ -39,7 +39,7 @@ export interface ChatApproverDeps {
   asks: AskRegistry;
   address: Address;
   /** Who may answer: the owner's id on this channel; undefined where only the owner is. */
-  owner: number | undefined;
+  owner: string | undefined;
   timeoutMs: number;
 }
 
