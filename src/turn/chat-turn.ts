@@ -3,26 +3,18 @@ import type { AgentEvent, TurnInput, TurnResult } from '../agent/agent.ts';
 import { memoryNotesOf } from '../agent/memory-flush.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import { background } from '../core/background.ts';
-import type { ChatModel, ToolRunner, UserInput } from '../core/ports.ts';
-import type { Address, InboundEvent } from '../core/types.ts';
-import { packMcpTools } from '../mcp/pack-tools.ts';
+import type { ToolRunner, UserInput } from '../core/ports.ts';
 import { answerParts } from '../outbound/compose.ts';
 import { createStream, type Stream, type StreamMode } from '../outbound/stream.ts';
 import { keepTyping } from '../outbound/typing.ts';
-import type { Pack, Skill } from '../packs/loader.ts';
-import { CORE_TOOLS } from '../packs/manifest.ts';
 import { packPromptSections } from '../packs/prompt.ts';
-import type { PackStorage } from '../packs/storage.ts';
 import type { Route } from '../routing/router.ts';
-import type { SessionRow } from '../store/session-repo.ts';
-import { createToolRunner, packTools } from '../tools/registry.ts';
-import type { TrustGate } from '../tools/trust/gate.ts';
-import type { PackCaps } from '../usage/quota.ts';
-import type { Note } from './conversations.ts';
 import { noteInputs, sourceKey, turnInputs, withPinnedSkill } from './inputs.ts';
 import type { Replies } from './replies.ts';
 import type { Conversing, Delivery, Runtime, Turns } from './services.ts';
-import { heldBackNoted, trustGate } from './turn-trust.ts';
+import { acceptsImages, type ChatTurn, type Routed, scopeOf } from './turn-parts.ts';
+import { toolsFor } from './turn-tools.ts';
+import { heldBackNoted } from './turn-trust.ts';
 
 /** A scheduled run's answer that means "nothing to say this time": nothing is sent. */
 export const SILENT = '[SILENT]';
@@ -38,33 +30,6 @@ export interface ChatTurnServices {
   delivery: Pick<Delivery, 'outbox' | 'streamMode' | 'ackReaction' | 'react'>;
   turns: Turns;
   replies: Replies;
-}
-
-export interface ChatTurn {
-  events: InboundEvent[];
-  pack: string;
-  /** What the user said, one input per message; made from `events` when not given. */
-  inputs?: UserInput[];
-  pinned?: Skill;
-  signal: AbortSignal;
-  /** A scheduled run: its own session, nothing streamed, `[SILENT]` sends nothing. */
-  job?: { session: SessionRow };
-  /** What happened since the last turn (reactions): inputs before the messages. */
-  notes?: Note[];
-}
-
-/** Where the turn runs and who answers: found once, read by every step. */
-export interface Routed {
-  turnId: string;
-  started: number;
-  address: Address;
-  route: Route;
-  pack: Pack | undefined;
-  storage: PackStorage | undefined;
-  model: ChatModel;
-  packCaps: PackCaps;
-  /** With several packs, a private reply says which pack gave it. */
-  badge: string;
 }
 
 /** What the user sees while the turn runs: typing and the streamed reply. */
@@ -200,69 +165,6 @@ function startLive(services: LiveServices, turn: ChatTurn, routed: Routed): Live
   };
 }
 
-interface ToolsServices {
-  delivery: Pick<Delivery, 'outbox'>;
-  runtime: Pick<Runtime, 'clock' | 'timezone' | 'log'>;
-  turns: Pick<
-    Turns,
-    'asks' | 'jobs' | 'web' | 'messages' | 'mcp' | 'trust' | 'fallbackAcceptsImages'
-  >;
-}
-
-/**
- * Step 2: the pack's tools, bound to this turn (none without a pack): its core tools, then
- * its MCP servers' tools (started on the pack's first turn; a pack without `mcp:` waits
- * for nothing).
- */
-async function toolsFor(
-  services: ToolsServices,
-  turn: ChatTurn,
-  routed: Routed,
-): Promise<{ tools: ToolRunner | undefined; gate: TrustGate | undefined }> {
-  const { pack, storage, address, turnId } = routed;
-  if (!pack || !storage) return { tools: undefined, gate: undefined };
-  const tools = packTools({
-    pack,
-    storage,
-    address,
-    senderId: turn.job ? undefined : turn.events[0]!.senderId,
-    senderName: turn.job ? undefined : turn.events[0]!.senderName,
-    inJobRun: turn.job !== undefined,
-    outbox: services.delivery.outbox,
-    asks: services.turns.asks,
-    jobs: services.turns.jobs,
-    clock: services.runtime.clock,
-    timezone: services.runtime.timezone,
-    web: services.turns.web,
-    usage: {
-      scope: scopeOf(turn, routed),
-      quota: { pack: turn.pack, sessionId: routed.route.session.id, packCaps: routed.packCaps },
-    },
-    sessionKey: routed.route.session.key,
-    messages: services.turns.messages,
-  });
-  const log = services.runtime.log.child({ turnId, pack: pack.name });
-  const servers = services.turns.mcp.servers(pack.name);
-  const mcp =
-    servers.length === 0
-      ? []
-      : await packMcpTools({
-          hub: services.turns.mcp.hub,
-          servers,
-          taken: CORE_TOOLS,
-          signal: turn.signal,
-          log,
-          acceptsImages: acceptsImages(services, routed),
-          coreTools: tools.length,
-        });
-  const gate = trustGate(
-    services,
-    { job: turn.job !== undefined, pack: turn.pack, address, label: pack.displayName },
-    log,
-  );
-  return { tools: createToolRunner([...tools, ...mcp], log, gate), gate };
-}
-
 /** Step 3: what the user sent, normalized (downloads, transcripts, photos, documents). */
 function inputsOf(
   services: { turns: Pick<Turns, 'media' | 'fallbackAcceptsImages'> },
@@ -277,18 +179,6 @@ function inputsOf(
     signal: turn.signal,
   });
 }
-
-/** Images go to the model only when whoever answers can see them (the fallback too). */
-const acceptsImages = (services: { turns: Pick<Turns, 'fallbackAcceptsImages'> }, routed: Routed) =>
-  routed.model.info.acceptsImages && services.turns.fallbackAcceptsImages;
-
-const scopeOf = (turn: ChatTurn, routed: Routed) => ({
-  pack: turn.pack,
-  chatId: routed.address.chatId,
-  threadId: routed.address.threadId ?? null,
-  sessionId: routed.route.session.id,
-  turnId: routed.turnId,
-});
 
 /** Step 4: the agent's ReAct loop; its text streams to the chat as it is written. */
 async function runAgent(

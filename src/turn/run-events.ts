@@ -15,12 +15,12 @@ import { pickerMessage } from '../routing/picker.ts';
 import type { Router } from '../routing/router.ts';
 import type { SessionRow } from '../store/session-repo.ts';
 import { QuotaExceededError } from '../usage/quota.ts';
-import type { ChatTurn } from './chat-turn.ts';
 import type { Commands } from './commands.ts';
 import type { Conversations } from './conversations.ts';
 import { failureOutcome } from './failure.ts';
 import { sourceKey } from './inputs.ts';
 import type { Replies } from './replies.ts';
+import type { ChatTurn } from './turn-parts.ts';
 
 /** What the user hears when they send something satchel cannot take in. */
 export const cannotTake = (what: string) =>

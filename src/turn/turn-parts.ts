@@ -1,0 +1,52 @@
+import type { ChatModel, UserInput } from '../core/ports.ts';
+import type { Address, InboundEvent } from '../core/types.ts';
+import type { Pack, Skill } from '../packs/loader.ts';
+import type { PackStorage } from '../packs/storage.ts';
+import type { Route } from '../routing/router.ts';
+import type { SessionRow } from '../store/session-repo.ts';
+import type { PackCaps } from '../usage/quota.ts';
+import type { Note } from './conversations.ts';
+import type { Turns } from './services.ts';
+
+/** One chat turn as the pipeline asks for it (chat-turn.ts runs it in steps). */
+export interface ChatTurn {
+  events: InboundEvent[];
+  pack: string;
+  /** What the user said, one input per message; made from `events` when not given. */
+  inputs?: UserInput[];
+  pinned?: Skill;
+  signal: AbortSignal;
+  /** A scheduled run: its own session, nothing streamed, `[SILENT]` sends nothing. */
+  job?: { session: SessionRow };
+  /** What happened since the last turn (reactions): inputs before the messages. */
+  notes?: Note[];
+}
+
+/** Where the turn runs and who answers: found once, read by every step. */
+export interface Routed {
+  turnId: string;
+  started: number;
+  address: Address;
+  route: Route;
+  pack: Pack | undefined;
+  storage: PackStorage | undefined;
+  model: ChatModel;
+  packCaps: PackCaps;
+  /** With several packs, a private reply says which pack gave it. */
+  badge: string;
+}
+
+/** Images go to the model only when whoever answers can see them (the fallback too). */
+export const acceptsImages = (
+  services: { turns: Pick<Turns, 'fallbackAcceptsImages'> },
+  routed: Routed,
+) => routed.model.info.acceptsImages && services.turns.fallbackAcceptsImages;
+
+/** Where this turn's usage is booked. */
+export const scopeOf = (turn: ChatTurn, routed: Routed) => ({
+  pack: turn.pack,
+  chatId: routed.address.chatId,
+  threadId: routed.address.threadId ?? null,
+  sessionId: routed.route.session.id,
+  turnId: routed.turnId,
+});

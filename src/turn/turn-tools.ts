@@ -1,0 +1,71 @@
+import type { ToolRunner } from '../core/ports.ts';
+import { packMcpTools } from '../mcp/pack-tools.ts';
+import { CORE_TOOLS } from '../packs/manifest.ts';
+import { createToolRunner, packTools } from '../tools/registry.ts';
+import type { TrustGate } from '../tools/trust/gate.ts';
+import type { Delivery, Runtime, Turns } from './services.ts';
+import { acceptsImages, type ChatTurn, type Routed, scopeOf } from './turn-parts.ts';
+import { trustGate } from './turn-trust.ts';
+
+export interface ToolsServices {
+  delivery: Pick<Delivery, 'outbox'>;
+  runtime: Pick<Runtime, 'clock' | 'timezone' | 'log'>;
+  turns: Pick<
+    Turns,
+    'asks' | 'jobs' | 'web' | 'messages' | 'mcp' | 'trust' | 'fallbackAcceptsImages'
+  >;
+}
+
+/**
+ * Step 2: the pack's tools, bound to this turn (none without a pack): its core tools, then
+ * its MCP servers' tools (started on the pack's first turn; a pack without `mcp:` waits
+ * for nothing).
+ */
+export async function toolsFor(
+  services: ToolsServices,
+  turn: ChatTurn,
+  routed: Routed,
+): Promise<{ tools: ToolRunner | undefined; gate: TrustGate | undefined }> {
+  const { pack, storage, address, turnId } = routed;
+  if (!pack || !storage) return { tools: undefined, gate: undefined };
+  const tools = packTools({
+    pack,
+    storage,
+    address,
+    senderId: turn.job ? undefined : turn.events[0]!.senderId,
+    senderName: turn.job ? undefined : turn.events[0]!.senderName,
+    inJobRun: turn.job !== undefined,
+    outbox: services.delivery.outbox,
+    asks: services.turns.asks,
+    jobs: services.turns.jobs,
+    clock: services.runtime.clock,
+    timezone: services.runtime.timezone,
+    web: services.turns.web,
+    usage: {
+      scope: scopeOf(turn, routed),
+      quota: { pack: turn.pack, sessionId: routed.route.session.id, packCaps: routed.packCaps },
+    },
+    sessionKey: routed.route.session.key,
+    messages: services.turns.messages,
+  });
+  const log = services.runtime.log.child({ turnId, pack: pack.name });
+  const servers = services.turns.mcp.servers(pack.name);
+  const mcp =
+    servers.length === 0
+      ? []
+      : await packMcpTools({
+          hub: services.turns.mcp.hub,
+          servers,
+          taken: CORE_TOOLS,
+          signal: turn.signal,
+          log,
+          acceptsImages: acceptsImages(services, routed),
+          coreTools: tools.length,
+        });
+  const gate = trustGate(
+    services,
+    { job: turn.job !== undefined, pack: turn.pack, address, label: pack.displayName },
+    log,
+  );
+  return { tools: createToolRunner([...tools, ...mcp], log, gate), gate };
+}
