@@ -15,6 +15,7 @@ const entrySchema = z
     output: price.optional(),
     audio_per_hour: price.optional(),
     per_call: price.optional(),
+    tts_per_million_chars: price.optional(),
     images: z.boolean({ error: 'must be true or false' }).optional(),
     context: z.int({ error: 'must be a whole number of tokens' }).positive().optional(),
   })
@@ -82,7 +83,7 @@ export function parseOwnerCatalog(file: string, text: string): OwnerCatalog {
               : source.lineOf([key, ...issue.path.map(String)]);
           const message =
             issue.code === 'unrecognized_keys'
-              ? 'is not a field (input, cached_input, output, audio_per_hour, per_call, images, context)'
+              ? 'is not a field (input, cached_input, output, audio_per_hour, per_call, tts_per_million_chars, images, context)'
               : issue.message;
           problems.push(at(file, line, `${key}${field ? `.${field}` : ''} ${message}`));
         }
@@ -109,6 +110,7 @@ function toEntry(e: z.infer<typeof entrySchema>): Partial<ModelEntry> {
     entry.tokens = { input: e.input, cachedInput: e.cached_input ?? e.input, output: e.output };
   if (e.audio_per_hour !== undefined) entry.audioPerHour = e.audio_per_hour;
   if (e.per_call !== undefined) entry.perCall = e.per_call;
+  if (e.tts_per_million_chars !== undefined) entry.ttsPerMillionChars = e.tts_per_million_chars;
   if (e.context !== undefined) entry.context = e.context;
   return entry;
 }

@@ -3,7 +3,7 @@ import { BUNDLED_MODELS, type ModelEntry } from './models.ts';
 export type { ModelEntry, TokenPrice } from './models.ts';
 
 /** What a paid call is, for its price: tokens (chat, vision), audio (stt) or a call (search). */
-export type PricedKind = 'llm' | 'vision' | 'stt' | 'search';
+export type PricedKind = 'llm' | 'vision' | 'stt' | 'search' | 'tts';
 
 /** One entry of the effective catalog and where it came from. */
 export interface CatalogEntry {
@@ -50,6 +50,7 @@ export function createModelCatalog(owner: OwnerCatalog) {
       const entry = lookup(provider, model);
       if (kind === 'stt') return entry?.audioPerHour !== undefined;
       if (kind === 'search') return entry?.perCall !== undefined;
+      if (kind === 'tts') return entry?.ttsPerMillionChars !== undefined;
       return entry?.tokens !== undefined;
     },
     /** Every entry, sorted by provider and model. */
@@ -57,10 +58,13 @@ export function createModelCatalog(owner: OwnerCatalog) {
       [...merged.values()].sort(
         (a, b) => a.provider.localeCompare(b.provider) || a.model.localeCompare(b.model),
       ),
-    /** The entries that are chat models: neither speech-to-text nor search. */
+    /** The entries that are chat models: not speech-to-text, search or text-to-speech. */
     chatModels(): CatalogEntry[] {
       return this.entries().filter(
-        (e) => e.entry.audioPerHour === undefined && e.entry.perCall === undefined,
+        (e) =>
+          e.entry.audioPerHour === undefined &&
+          e.entry.perCall === undefined &&
+          e.entry.ttsPerMillionChars === undefined,
       );
     },
   };
@@ -83,10 +87,12 @@ function mergeEntry(base: ModelEntry | undefined, fields: Partial<ModelEntry>): 
   const tokens = fields.tokens ?? base?.tokens;
   const audioPerHour = fields.audioPerHour ?? base?.audioPerHour;
   const perCall = fields.perCall ?? base?.perCall;
+  const tts = fields.ttsPerMillionChars ?? base?.ttsPerMillionChars;
   const context = fields.context ?? base?.context;
   if (tokens) entry.tokens = tokens;
   if (audioPerHour !== undefined) entry.audioPerHour = audioPerHour;
   if (perCall !== undefined) entry.perCall = perCall;
+  if (tts !== undefined) entry.ttsPerMillionChars = tts;
   if (context !== undefined) entry.context = context;
   return entry;
 }

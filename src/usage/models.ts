@@ -22,6 +22,8 @@ export interface ModelEntry {
   audioPerHour?: number | undefined;
   /** Search: the price of one call. */
   perCall?: number | undefined;
+  /** Text-to-speech models: the price per million characters spoken. */
+  ttsPerMillionChars?: number | undefined;
   /** The context window, in tokens, when known. */
   context?: number | undefined;
 }
@@ -46,8 +48,7 @@ export const BUNDLED_MODELS: Readonly<Record<string, ModelEntry>> = {
   // groq.com/pricing, 2025-11: $0.04 per hour of audio (the default STT_MODEL).
   'groq:whisper-large-v3-turbo': { images: false, audioPerHour: 0.04 },
 
-  // The models an owner is likely to set instead (SPEC §14). gpt-4o-mini-tts is left out:
-  // satchel makes no speech, and a per-token entry would list it in /model as a chat model.
+  // The models an owner is likely to set instead (SPEC §14).
   // openai.com/api/pricing, 2025-11: $2.50 in, $1.25 cached, $10.00 out.
   'openai:gpt-4o': chat(true, 128_000, [2.5, 1.25, 10]),
   // openai.com/api/pricing, 2025-11: $0.15 in, $0.075 cached, $0.60 out.
@@ -59,6 +60,9 @@ export const BUNDLED_MODELS: Readonly<Record<string, ModelEntry>> = {
   // openai.com/api/pricing, 2025-11: $1.10 in, $0.275 cached, $4.40 out (reasoning tokens
   // are billed as output).
   'openai:o4-mini': chat(true, 200_000, [1.1, 0.275, 4.4]),
+  // openai.com/api/pricing, 2025-11: an estimated $0.015 per minute of speech; at about
+  // 1,000 characters a minute, $15 per million characters (text-to-speech, not a chat model).
+  'openai:gpt-4o-mini-tts': { images: false, ttsPerMillionChars: 15 },
   // openai.com/api/pricing, 2025-11: $0.003 per minute of audio, $0.18 per hour.
   'openai:gpt-4o-mini-transcribe': { images: false, audioPerHour: 0.18 },
   // ai.google.dev/gemini-api/docs/pricing, 2025-11 (paid tier, text, prompts ≤ 200k tokens):

@@ -1,7 +1,7 @@
 /**
  * Costs in USD from the model catalog (catalog.ts): chat and vision calls per million
  * tokens (the cached part of the prompt at `cachedInput`), speech-to-text per hour of audio,
- * search per call. A model without a price costs null: its calls are recorded with a null
+ * search per call, text-to-speech per million characters. A model without a price costs null: its calls are recorded with a null
  * cost and flagged, never as $0.
  */
 import type { ModelEntry } from './models.ts';
@@ -37,6 +37,12 @@ export function cacheSaving(entry: ModelEntry | undefined, cachedInputTokens: nu
 export function audioCost(entry: ModelEntry | undefined, seconds: number): number | null {
   const perHour = entry?.audioPerHour;
   return perHour === undefined ? null : (perHour * seconds) / 3600;
+}
+
+/** Cost of speaking `characters`, or null when the model has no text-to-speech price. */
+export function ttsCost(entry: ModelEntry | undefined, characters: number): number | null {
+  const perMillion = entry?.ttsPerMillionChars;
+  return perMillion === undefined ? null : (perMillion * characters) / 1_000_000;
 }
 
 /** Cost of one search call, or null when the service has no price per call. */

@@ -8,7 +8,7 @@ import { createChatModel } from '../../src/providers/index.ts';
 import { PROVIDERS } from '../../src/providers/registry.ts';
 import { bundledCatalog, createModelCatalog } from '../../src/usage/catalog.ts';
 import { loadModelCatalog, parseOwnerCatalog } from '../../src/usage/catalog-file.ts';
-import { audioCost, cacheSaving, tokenCost } from '../../src/usage/prices.ts';
+import { audioCost, cacheSaving, tokenCost, ttsCost } from '../../src/usage/prices.ts';
 
 const config = parseConfig({
   TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi',
@@ -37,7 +37,6 @@ describe('the bundled catalog', () => {
     const defaults = PROVIDERS.flatMap((p) =>
       Object.values(p.defaults).map((model) => `${p.name}:${model}`),
     );
-    // gpt-4o-mini-tts is left out: satchel makes no speech (models.ts says why).
     const named = [
       'openai:gpt-4o',
       'openai:gpt-4o-mini',
@@ -46,6 +45,7 @@ describe('the bundled catalog', () => {
       'openai:gpt-4.1-nano',
       'openai:o4-mini',
       'openai:gpt-4o-mini-transcribe',
+      'openai:gpt-4o-mini-tts',
       'gemini:gemini-2.5-pro',
       'gemini:gemini-2.5-flash',
       'gemini:gemini-2.5-flash-lite',
@@ -61,7 +61,7 @@ describe('the bundled catalog', () => {
     expect(new Set(keys)).toEqual(new Set([...defaults, ...named]));
     for (const e of catalog.entries()) {
       expect(e.source).toBe('bundled');
-      expect(e.entry.tokens ?? e.entry.audioPerHour).toBeDefined();
+      expect(e.entry.tokens ?? e.entry.audioPerHour ?? e.entry.ttsPerMillionChars).toBeDefined();
     }
   });
 
@@ -89,6 +89,16 @@ describe('the bundled catalog', () => {
     expect(catalog.priced('groq', 'whisper-large-v3-turbo', 'llm')).toBe(false);
     expect(catalog.chatModels().map((e) => e.model)).not.toContain('whisper-large-v3-turbo');
   });
+
+  it('prices speech per million characters, and does not offer a speech model for chat', () => {
+    const tts = catalog.lookup('openai', 'gpt-4o-mini-tts');
+    expect(ttsCost(tts, 2000)).toBeCloseTo(0.03, 10);
+    expect(tokenCost(tts, { inputTokens: 10, cachedInputTokens: 0, outputTokens: 10 })).toBeNull();
+    expect(ttsCost(catalog.lookup('openai', 'gpt-4.1-mini'), 2000)).toBeNull();
+    expect(catalog.priced('openai', 'gpt-4o-mini-tts', 'tts')).toBe(true);
+    expect(catalog.priced('openai', 'gpt-4o-mini-tts', 'llm')).toBe(false);
+    expect(catalog.chatModels().map((e) => e.model)).not.toContain('gpt-4o-mini-tts');
+  });
 });
 
 describe("the owner's catalog", () => {
@@ -103,6 +113,7 @@ openai:gpt-5-mini:
 openai:gpt-4.1-mini: { input: 0.5, output: 2 }
 openai:qwen3:32b: { input: 0.1, output: 0.3 }
 brave:search: { per_call: 0.005 }
+openai:tts-1: { tts_per_million_chars: 15 }
 `);
     expect(catalog.lookup('openai', 'gpt-5-mini')).toEqual({
       images: true,
@@ -117,6 +128,8 @@ brave:search: { per_call: 0.005 }
     });
     expect(catalog.lookup('openai', 'qwen3:32b')?.tokens?.output).toBe(0.3);
     expect(catalog.priced('brave', 'search', 'search')).toBe(true);
+    expect(catalog.lookup('openai', 'tts-1')).toEqual({ images: false, ttsPerMillionChars: 15 });
+    expect(catalog.priced('openai', 'tts-1', 'tts')).toBe(true);
     const sources = Object.fromEntries(
       catalog.entries().map((e) => [`${e.provider}:${e.model}`, e.source]),
     );
@@ -129,6 +142,7 @@ brave:search: { per_call: 0.005 }
       'openai:gpt-5-mini',
     );
     expect(catalog.chatModels().map((e) => e.provider)).not.toContain('brave');
+    expect(catalog.chatModels().map((e) => e.model)).not.toContain('tts-1');
   });
 
   it('stops start-up naming the file, the line and the field of each problem', () => {
@@ -143,7 +157,7 @@ groq:whisper-x: { audio_per_hour: "cheap" }
     expect(message.split('\n')).toEqual([
       'Invalid model catalog:',
       '- /srv/models.yaml line 2: openai:gpt-5-mini.input must be 0 or more',
-      '- /srv/models.yaml line 4: openai:gpt-5-mini.imgs is not a field (input, cached_input, output, audio_per_hour, per_call, images, context)',
+      '- /srv/models.yaml line 4: openai:gpt-5-mini.imgs is not a field (input, cached_input, output, audio_per_hour, per_call, tts_per_million_chars, images, context)',
       '- /srv/models.yaml line 5: gemini:gemini-3.output is required with a token price (input and output, per million tokens)',
       '- /srv/models.yaml line 6: nonsense: the key must be "provider:model"',
       '- /srv/models.yaml line 7: groq:whisper-x.audio_per_hour must be a number (USD)',
