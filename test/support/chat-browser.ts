@@ -1,5 +1,5 @@
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import {
   type ChromiumSession,
   type ContextOptions,
@@ -93,7 +93,8 @@ export function chatInBrowser(
       const page = await current().browser.context.newPage();
       const problems = watchProblems(page);
       await page.goto(announced('web chat'));
-      await expect.poll(() => page.locator('#status').textContent()).toBe('Connected');
+      // A locator's wait, not expect.poll: it also serves in a beforeAll, outside any test.
+      await page.locator('#status', { hasText: /^Connected$/ }).waitFor();
       return { page, problems, log: page.getByRole('log') };
     },
   };
