@@ -1,4 +1,4 @@
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { ChatClient } from './chat-client.ts';
 import { type Harness, harnessVia, startHarness } from './harness.ts';
 
@@ -37,6 +37,8 @@ export function webChatPerTest(): WebChatPerTest {
   };
   const connect = async () => {
     const url = chatUrl();
+    // Local, and the token in the address (the page trades it for a cookie).
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/chat\?token=/);
     chat?.close();
     chat = await ChatClient.open(url);
     await chat.connect();
