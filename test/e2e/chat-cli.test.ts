@@ -1,13 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Database } from '../../src/store/sqlite.ts';
-import { FakeModel, userTexts } from '../fakes/model-server.ts';
+import { userTexts } from '../fakes/model-server.ts';
+import { type ChatEnv, chatEnv } from '../support/chat-env.ts';
 import { spawnNode } from '../support/child.ts';
-import { fixturePacks, startHarness, TEST_OPENAI_KEY } from '../support/harness.ts';
+import { startHarness } from '../support/harness.ts';
 
 const BIN = fileURLToPath(new URL('../../scripts/satchel.mjs', import.meta.url));
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -48,31 +48,11 @@ function runChat(env: Record<string, string>, home: string, ...args: string[]): 
   };
 }
 
-interface Setup {
-  model: FakeModel;
-  home: string;
-  env: Record<string, string>;
-}
+type Setup = ChatEnv;
 
-/** The fake model, a fresh SATCHEL_HOME and the chat's environment, with `packs` installed. */
-async function setup(packs: string[]): Promise<Setup> {
-  const model = await FakeModel.start();
-  const home = mkdtempSync(path.join(tmpdir(), 'satchel-chat-'));
-  cleanups.push(
-    () => model.stop(),
-    () => rmSync(home, { recursive: true, force: true }),
-  );
-  const env = {
-    SATCHEL_HOME: path.join(home, 'data'),
-    SATCHEL_PACKS: fixturePacks(packs),
-    OPENAI_API_KEY: TEST_OPENAI_KEY,
-    OPENAI_BASE_URL: `${model.url}/v1`,
-    LLM_MODEL: 'gpt-4.1-mini',
-    BATCH_WINDOW_MS: '0',
-    SATCHEL_TIMEZONE: 'UTC',
-  };
-  return { model, home, env };
-}
+/** The fake model, a fresh directory and the chat's environment, with `packs` installed. */
+const setup = (packs: string[]): Promise<Setup> =>
+  chatEnv(packs, 'data', (...undo) => cleanups.push(...undo));
 
 /** Reads a SQLite file of the chat (core or pack database), read-only. */
 function query<T = Record<string, unknown>>(file: string, sql: string): T[] {

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -7,8 +6,8 @@ import { createChat, LEAVE_HINT } from '../../src/chat-app.ts';
 import { parseConfig } from '../../src/config/config.ts';
 import { PLAIN_STYLE, type TerminalStyle, TTY_STYLE } from '../../src/terminal/tty.ts';
 import { lastUserText, toolResults } from '../fakes/model-requests.ts';
-import { FakeModel } from '../fakes/model-server.ts';
-import { fixturePacks, type LogLine, TEST_OPENAI_KEY } from '../support/harness.ts';
+import { chatEnv } from '../support/chat-env.ts';
+import type { LogLine } from '../support/harness.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -17,25 +16,8 @@ afterEach(async () => {
 
 /** `satchel chat` in this process, on a stream of typed lines and a recorded screen. */
 async function chatIn(packs: string[], style: TerminalStyle, env: Record<string, string> = {}) {
-  const model = await FakeModel.start();
-  const home = mkdtempSync(path.join(tmpdir(), 'satchel-chat-'));
-  cleanups.push(
-    () => model.stop(),
-    () => rmSync(home, { recursive: true, force: true }),
-  );
-  const config = parseConfig(
-    {
-      SATCHEL_HOME: home,
-      SATCHEL_PACKS: fixturePacks(packs),
-      OPENAI_API_KEY: TEST_OPENAI_KEY,
-      OPENAI_BASE_URL: `${model.url}/v1`,
-      LLM_MODEL: 'gpt-4.1-mini',
-      BATCH_WINDOW_MS: '0',
-      SATCHEL_TIMEZONE: 'UTC',
-      ...env,
-    },
-    { telegram: false },
-  );
+  const { model, home, env: base } = await chatEnv(packs, '', (...undo) => cleanups.push(...undo));
+  const config = parseConfig({ ...base, ...env }, { telegram: false });
   let shown = '';
   const logs: LogLine[] = [];
   const input = new PassThrough();

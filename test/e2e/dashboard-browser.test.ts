@@ -9,10 +9,10 @@ import { usd } from '../../src/usage/money.ts';
 import type { UsageOverview } from '../../src/usage/overview.ts';
 import { testCatalog } from '../support/catalog.ts';
 import {
-  CHROMIUM,
   type ChromiumSession,
   haveChromium,
   launchChromium,
+  mustHaveChromium,
   saveScreenshot,
   skipBrowser,
   watchProblems,
@@ -69,14 +69,7 @@ describe.skipIf(skipped)('the dashboard in a real browser', () => {
     env?.close();
   });
 
-  // Only reached without Chromium when CI=true: there the browser test must not be skipped.
-  it('has Chromium to drive', () => {
-    if (!haveChromium)
-      throw new Error(
-        `CI=true and no Chromium at ${CHROMIUM}: the browser test must run in CI. ` +
-          '.ci/run installs it (apt-get install -y chromium).',
-      );
-  });
+  mustHaveChromium();
 
   it.skipIf(!haveChromium)(
     'renders without errors, loads only from 127.0.0.1, and refreshes itself',

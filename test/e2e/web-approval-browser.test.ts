@@ -6,17 +6,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { toolResults } from '../fakes/model-requests.ts';
-import {
-  CHROMIUM,
-  type ChromiumSession,
-  haveChromium,
-  launchChromium,
-  skipBrowser,
-  watchProblems,
-} from '../support/chromium.ts';
-import { fixtureWithTools, type Harness, startHarness } from '../support/harness.ts';
+import { chatInBrowser } from '../support/chat-browser.ts';
+import { haveChromium, skipBrowser } from '../support/chromium.ts';
+import { fixtureWithTools } from '../support/harness.ts';
 
 const skipped = skipBrowser('web-approval-browser', 'approvals in the web chat');
 const NOT_APPROVED = 'Error: the owner did not approve this call';
@@ -25,32 +19,19 @@ const ALWAYS = 'Always allow memory in alpha';
 type Sized = { scrollWidth: number; clientWidth: number };
 
 describe.skipIf(skipped)('an approval in the web chat, in a real browser', () => {
-  let h: Harness;
-  let browser: ChromiumSession | undefined;
+  const web = chatInBrowser({
+    SATCHEL_PACKS: fixtureWithTools('alpha', ['memory', 'db_write']),
+    TOOL_APPROVAL: 'always',
+  });
+  const { h } = web;
   let page: Page;
   let problems: string[];
   let log: Locator;
 
   beforeAll(async () => {
     if (!haveChromium) return;
-    const printed: string[] = [];
-    h = await startHarness(
-      { SATCHEL_PACKS: fixtureWithTools('alpha', ['memory', 'db_write']), TOOL_APPROVAL: 'always' },
-      { app: { announce: (line) => printed.push(line) } },
-    );
-    const chatUrl = printed.find((l) => l.startsWith('satchel web chat: '))!.split(': ')[1]!;
-    browser = await launchChromium({ viewport: { width: 900, height: 700 }, locale: 'en-US' });
-    page = await browser.context.newPage();
-    problems = watchProblems(page);
-    await page.goto(chatUrl);
-    await page.locator('#status', { hasText: /^Connected$/ }).waitFor();
-    log = page.getByRole('log');
+    ({ page, problems, log } = await web.open());
   }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-  });
 
   const memoryFile = () => readFileSync(path.join(h.home, 'packs', 'alpha', 'MEMORY.md'), 'utf8');
   const appendCall = (text: string) => ({
@@ -81,11 +62,6 @@ describe.skipIf(skipped)('an approval in the web chat, in a real browser', () =>
     expect
       .poll(() => log.locator('.bubble.bot').last().textContent(), { timeout: 10_000 })
       .toContain(text);
-
-  it('has Chromium to drive', () => {
-    if (!haveChromium)
-      throw new Error(`CI=true and no Chromium at ${CHROMIUM}: the browser test must run in CI.`);
-  });
 
   it.skipIf(!haveChromium)(
     'shows the question as text with three buttons; Deny, pressed from the keyboard, leaves MEMORY.md and tells the model',

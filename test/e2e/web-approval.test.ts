@@ -4,33 +4,19 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toolResults } from '../fakes/model-requests.ts';
-import { type ChatClient, ChatClient as Client, shownText } from '../support/chat-client.ts';
-import { fixtureWithTools, type Harness, startHarness } from '../support/harness.ts';
+import { type ChatClient, shownText } from '../support/chat-client.ts';
+import { fixtureWithTools } from '../support/harness.ts';
+import { webChatPerTest } from '../support/web-chat.ts';
 
 const NOT_APPROVED = 'Error: the owner did not approve this call';
 
-let h: Harness | undefined;
-let chat: ChatClient | undefined;
-afterEach(async () => {
-  chat?.close();
-  chat = undefined;
-  await h?.close();
-  h = undefined;
-});
+const web = webChatPerTest();
+const { h } = web;
 
-async function start(env: Record<string, string>): Promise<ChatClient> {
-  const printed: string[] = [];
-  h = await startHarness(
-    { SATCHEL_PACKS: fixtureWithTools('alpha', ['memory']), ...env },
-    { app: { announce: (line) => printed.push(line) } },
-  );
-  const line = printed.find((l) => l.startsWith('satchel web chat: '))!;
-  chat = await Client.open(line.slice('satchel web chat: '.length));
-  await chat.connect();
-  return chat;
-}
+const start = (env: Record<string, string>): Promise<ChatClient> =>
+  web.start({ SATCHEL_PACKS: fixtureWithTools('alpha', ['memory']), ...env });
 
 describe('an approval in the web chat that nobody answers', () => {
   it('times out: the model reads the refusal, MEMORY.md is unchanged, the log says timeout and the buttons go', async () => {

@@ -2,18 +2,11 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { lastUserText } from '../fakes/model-server.ts';
-import {
-  CHROMIUM,
-  type ChromiumSession,
-  haveChromium,
-  launchChromium,
-  saveScreenshot,
-  skipBrowser,
-  watchProblems,
-} from '../support/chromium.ts';
-import { fixturePacks, type Harness, startHarness } from '../support/harness.ts';
+import { chatInBrowser } from '../support/chat-browser.ts';
+import { haveChromium, saveScreenshot, skipBrowser } from '../support/chromium.ts';
+import { fixturePacks } from '../support/harness.ts';
 
 const SCREENSHOT = fileURLToPath(new URL('../../docs/web-chat.png', import.meta.url));
 const skipped = skipBrowser('web-chat-browser', 'the web chat');
@@ -27,49 +20,19 @@ const SHOWN =
   '<img src="https://tracker.example/x.png" onerror="document.title=\'pwned\'"> done.';
 
 describe.skipIf(skipped)('the web chat in a real browser', () => {
-  let h: Harness;
-  let browser: ChromiumSession | undefined;
-  let chatUrl: string;
-
-  beforeAll(async () => {
-    if (!haveChromium) return;
-    const printed: string[] = [];
-    h = await startHarness(
-      { SATCHEL_PACKS: fixturePacks(['alpha', 'beta']) },
-      { app: { announce: (line) => printed.push(line) } },
-    );
-    chatUrl = printed.find((l) => l.startsWith('satchel web chat: '))!.split(': ')[1]!;
-    browser = await launchChromium({
-      viewport: { width: 900, height: 700 },
-      locale: 'en-US',
-      colorScheme: 'light',
-    });
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-  });
-
-  it('has Chromium to drive', () => {
-    if (!haveChromium)
-      throw new Error(`CI=true and no Chromium at ${CHROMIUM}: the browser test must run in CI.`);
-  });
+  const web = chatInBrowser({ SATCHEL_PACKS: fixturePacks(['alpha', 'beta']) });
+  const { h } = web;
 
   it.skipIf(!haveChromium)(
     'sends a line, picks a pack with a button, streams the answer as text, and keeps to 127.0.0.1',
     async () => {
-      const page = await browser!.context.newPage();
-      const problems = watchProblems(page);
       const requested: string[] = [];
-      browser!.context.on('request', (r) => requested.push(r.url()));
+      web.browser.context.on('request', (r) => requested.push(r.url()));
       h.model.enqueue({ text: ANSWER, chunks: 5, chunkDelayMs: 300 });
 
-      await page.goto(chatUrl);
+      const { page, problems, log } = await web.open();
       // The token left the address bar for a cookie.
       expect(new URL(page.url()).search).toBe('');
-      await expect.poll(() => page.locator('#status').textContent()).toBe('Connected');
-      const log = page.getByRole('log');
       await page.getByLabel('Message').fill('hello there');
       await page.getByRole('button', { name: 'Send' }).click();
 
@@ -119,8 +82,8 @@ describe.skipIf(skipped)('the web chat in a real browser', () => {
       const hosts = new Set(
         requested.filter((r) => !r.startsWith('data:')).map((r) => new URL(r).host),
       );
-      expect([...hosts]).toEqual([new URL(chatUrl).host]);
-      expect(new URL(chatUrl).hostname).toBe('127.0.0.1');
+      expect([...hosts]).toEqual([new URL(web.chatUrl).host]);
+      expect(new URL(web.chatUrl).hostname).toBe('127.0.0.1');
     },
     60_000,
   );
@@ -159,42 +122,24 @@ const CONVERSATION = [
 ];
 
 describe.skipIf(skipped)('a conversation in the web chat (docs/web-chat.png)', () => {
-  let h: Harness;
-  let browser: ChromiumSession | undefined;
-  let chatUrl: string;
-  let packs: string;
-
-  beforeAll(async () => {
-    if (!haveChromium) return;
-    const printed: string[] = [];
-    packs = bundledVocab();
-    h = await startHarness(
-      { SATCHEL_PACKS: packs },
-      { app: { announce: (line) => printed.push(line) } },
-    );
-    chatUrl = printed.find((l) => l.startsWith('satchel web chat: '))!.split(': ')[1]!;
-    browser = await launchChromium({
-      viewport: { width: 900, height: 700 },
-      deviceScaleFactor: 1,
-      locale: 'en-US',
-      colorScheme: 'light',
-    });
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
+  let packs: string | undefined;
+  // Registered before the rig's: hooks run as a stack, so the copy goes after satchel stops.
+  afterAll(() => {
     if (packs) rmSync(packs, { recursive: true, force: true });
   });
+  const web = chatInBrowser(
+    () => {
+      packs = bundledVocab();
+      return { SATCHEL_PACKS: packs };
+    },
+    { context: { deviceScaleFactor: 1 } },
+  );
+  const { h } = web;
 
   it.skipIf(!haveChromium)(
     'shows a question to the bundled vocab pack and its answers in Markdown',
     async () => {
-      const page = await browser!.context.newPage();
-      const problems = watchProblems(page);
-      await page.goto(chatUrl);
-      await expect.poll(() => page.locator('#status').textContent()).toBe('Connected');
-      const log = page.getByRole('log');
+      const { page, problems, log } = await web.open();
       for (const [i, turn] of CONVERSATION.entries()) {
         h.model.enqueue({ text: turn.answer, usage: { input: 1800, output: 120 } });
         await page.getByLabel('Message').fill(turn.ask);

@@ -3,63 +3,24 @@
  * document dropped on the page, a picture pasted into the box, and a recording from
  * Chromium's fake microphone. What the model and the fake Groq server got is checked.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { imagesOf, lastUserText } from '../fakes/model-server.ts';
-import {
-  CHROMIUM,
-  type ChromiumSession,
-  FAKE_MICROPHONE,
-  haveChromium,
-  launchChromium,
-  skipBrowser,
-  watchProblems,
-} from '../support/chromium.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { chatInBrowser } from '../support/chat-browser.ts';
+import { FAKE_MICROPHONE, haveChromium, skipBrowser } from '../support/chromium.ts';
 
 const skipped = skipBrowser('web-chat-files-browser', 'files and voice in the web chat');
 
 describe.skipIf(skipped)('files and voice in the web chat, in a real browser', () => {
-  let h: Harness;
-  let browser: ChromiumSession | undefined;
-  let chatUrl: string;
-
-  beforeAll(async () => {
-    if (!haveChromium) return;
-    const printed: string[] = [];
-    h = await startHarness(
-      ({ model }) => ({ GROQ_API_KEY: 'gsk-test-groq-key-0123456789', GROQ_BASE_URL: model.url }),
-      { app: { announce: (line) => printed.push(line) } },
-    );
-    chatUrl = printed.find((l) => l.startsWith('satchel web chat: '))!.split(': ')[1]!;
-    browser = await launchChromium(
-      { viewport: { width: 900, height: 700 }, locale: 'en-US', colorScheme: 'light' },
-      FAKE_MICROPHONE,
-    );
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-  });
-
-  /** The chat, connected, and the problems its console reports. */
-  async function openChat() {
-    const page = await browser!.context.newPage();
-    const problems = watchProblems(page);
-    await page.goto(chatUrl);
-    await expect.poll(() => page.locator('#status').textContent()).toBe('Connected');
-    return { page, problems, log: page.getByRole('log') };
-  }
-
-  it('has Chromium to drive', () => {
-    if (!haveChromium)
-      throw new Error(`CI=true and no Chromium at ${CHROMIUM}: the browser test must run in CI.`);
-  });
+  const web = chatInBrowser(
+    ({ model }) => ({ GROQ_API_KEY: 'gsk-test-groq-key-0123456789', GROQ_BASE_URL: model.url }),
+    { args: FAKE_MICROPHONE },
+  );
+  const { h } = web;
 
   it.skipIf(!haveChromium)(
     'sends a photo chosen with the picker and its caption; the model sees it, the page shows it after a reload',
     async () => {
-      const { page, problems, log } = await openChat();
+      const { page, problems, log } = await web.open();
       // A real 40×30 picture, drawn here.
       const png = await page.evaluate<string>(`(() => {
         const canvas = document.createElement('canvas');
@@ -108,7 +69,7 @@ describe.skipIf(skipped)('files and voice in the web chat, in a real browser', (
   it.skipIf(!haveChromium)(
     'sends a document dropped on the page and a picture pasted into the box',
     async () => {
-      const { page, problems, log } = await openChat();
+      const { page, problems, log } = await web.open();
       const before = h.model.chatRequests().length;
       /** A DataTransfer holding one file, as a drop or a paste carries it. */
       const holding = (name: string, type: string, body: Buffer) =>
@@ -163,7 +124,7 @@ describe.skipIf(skipped)('files and voice in the web chat, in a real browser', (
   it.skipIf(!haveChromium)(
     'records voice from the microphone; Groq gets a WebM recording and the model its transcript',
     async () => {
-      const { page, problems, log } = await openChat();
+      const { page, problems, log } = await web.open();
       const before = h.model.chatRequests().length;
       h.model.enqueueTranscription({ text: 'water the basil on Sunday', duration: 1.4 });
       const record = page.getByRole('button', { name: 'Record voice' });

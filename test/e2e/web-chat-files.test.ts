@@ -5,22 +5,14 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { imagesOf, lastUserText } from '../fakes/model-server.ts';
 import { ChatClient, shownText } from '../support/chat-client.ts';
-import { fixturePacks, type Harness, startHarness } from '../support/harness.ts';
+import { fixturePacks } from '../support/harness.ts';
+import { webChatPerTest } from '../support/web-chat.ts';
 
-let h: Harness | undefined;
-let chat: ChatClient | undefined;
-/** The chat's address with its token, as satchel printed it. */
-let chatUrl = '';
-
-afterEach(async () => {
-  chat?.close();
-  chat = undefined;
-  await h?.close();
-  h = undefined;
-});
+const web = webChatPerTest();
+const { h, connect } = web;
 
 /** Telegram's answer to a file over 20 MB (media-in.test.ts), word for word. */
 const TOO_BIG = 'That file is too big for me: I can take files up to 20 MB.';
@@ -30,35 +22,16 @@ const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.from('
 /** The head of a WebM file (EBML), as Chromium's MediaRecorder writes one. */
 const WEBM = Buffer.concat([Buffer.from('1a45dfa3', 'hex'), Buffer.from('opus frames')]);
 
-let printed: string[] = [];
-
 /** The app on the fakes (Groq's speech-to-text on the fake model server), signed in. */
-async function start(env: Record<string, string> = {}, shutdownGraceMs?: number) {
-  printed = [];
-  h = await startHarness(
+function start(env: Record<string, string> = {}, shutdownGraceMs?: number) {
+  return web.start(
     ({ model }) => ({
       GROQ_API_KEY: 'gsk-test-groq-key-0123456789',
       GROQ_BASE_URL: model.url,
       ...env,
     }),
-    {
-      app: {
-        announce: (line) => printed.push(line),
-        ...(shutdownGraceMs ? { shutdownGraceMs } : {}),
-      },
-    },
+    shutdownGraceMs ? { app: { shutdownGraceMs } } : {},
   );
-  return connect();
-}
-
-/** A page signed in with the address the running app printed last. */
-async function connect(): Promise<ChatClient> {
-  const line = printed.findLast((l) => l.startsWith('satchel web chat: '))!;
-  chatUrl = line.slice('satchel web chat: '.length);
-  chat?.close();
-  chat = await ChatClient.open(chatUrl);
-  await chat.connect();
-  return chat;
 }
 
 const uploadsDir = () => path.join(h!.home, 'media', 'web');
@@ -94,7 +67,7 @@ describe('files sent from the web chat', () => {
     expect(image.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await image.arrayBuffer())).toEqual(PNG);
     expect((await fetch(picture)).status).toBe(401);
-    const later = await ChatClient.open(chatUrl);
+    const later = await ChatClient.open(web.chatUrl);
     await later.connect();
     try {
       expect(later.entries()[0]).toEqual(shown);

@@ -1,24 +1,9 @@
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CHROMIUM,
-  type ChromiumSession,
-  haveChromium,
-  launchChromium,
-  skipBrowser,
-  watchProblems,
-} from '../support/chromium.ts';
-import { fixturePacks, type Harness, startHarness } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { chatInBrowser } from '../support/chat-browser.ts';
+import { haveChromium, skipBrowser } from '../support/chromium.ts';
+import { fixturePacks, type Harness } from '../support/harness.ts';
 
 const skipped = skipBrowser('web-chat-turn-browser', 'the web chat while a turn runs');
-
-/** The page, connected. */
-async function open(browser: ChromiumSession, chatUrl: string): Promise<Page> {
-  const page = await browser.context.newPage();
-  await page.goto(chatUrl);
-  await expect.poll(() => page.locator('#status').textContent()).toBe('Connected');
-  return page;
-}
 
 /** How many of the model's requests were abandoned by satchel (a stopped turn). */
 const abortedCount = (h: Harness) => h.model.chatRequests().filter((r) => r.aborted).length;
@@ -26,40 +11,16 @@ const abortedCount = (h: Harness) => h.model.chatRequests().filter((r) => r.abor
 describe.skipIf(skipped)(
   'the web chat in a real browser: the first screen and a running turn',
   () => {
-    let h: Harness;
-    let browser: ChromiumSession | undefined;
-    let chatUrl: string;
-
-    beforeAll(async () => {
-      if (!haveChromium) return;
-      const printed: string[] = [];
-      h = await startHarness(
-        { SATCHEL_PACKS: fixturePacks(['alpha', 'beta']), BATCH_WINDOW_MS: '0' },
-        { app: { announce: (line) => printed.push(line) } },
-      );
-      chatUrl = printed.find((l) => l.startsWith('satchel web chat: '))!.split(': ')[1]!;
-      browser = await launchChromium({
-        viewport: { width: 900, height: 700 },
-        locale: 'en-US',
-        colorScheme: 'light',
-      });
-    }, 60_000);
-
-    afterAll(async () => {
-      await browser?.close();
-      await h?.close();
+    const web = chatInBrowser({
+      SATCHEL_PACKS: fixturePacks(['alpha', 'beta']),
+      BATCH_WINDOW_MS: '0',
     });
-
-    it('has Chromium to drive', () => {
-      if (!haveChromium)
-        throw new Error(`CI=true and no Chromium at ${CHROMIUM}: the browser test must run in CI.`);
-    });
+    const { h } = web;
 
     it.skipIf(!haveChromium)(
       'shows the packs with their descriptions and the commands on the first screen; a click picks a pack',
       async () => {
-        const page = await open(browser!, chatUrl);
-        const problems = watchProblems(page);
+        const { page, problems } = await web.open();
         const welcome = page.getByRole('region', { name: 'Start here' });
         const beta = welcome.getByRole('button', { name: /Beta Books/ });
         await expect.poll(() => beta.textContent()).toBe('Beta BooksA reading list.');
@@ -93,7 +54,7 @@ describe.skipIf(skipped)(
     it.skipIf(!haveChromium)(
       'shows "Working…" from the send until the first text, then the answer',
       async () => {
-        const page = await open(browser!, chatUrl);
+        const { page } = await web.open();
         const log = page.getByRole('log');
         const working = log.getByText('Working…');
         h.model.enqueue({ text: 'Thought it over: **yes**.', delayMs: 1500, chunks: 2 });
@@ -116,7 +77,7 @@ describe.skipIf(skipped)(
     it.skipIf(!haveChromium)(
       'stops a streaming answer with the Stop button while a follow-up typed meanwhile waits its turn',
       async () => {
-        const page = await open(browser!, chatUrl);
+        const { page } = await web.open();
         const log = page.getByRole('log');
         const before = abortedCount(h);
         h.model.enqueue({ text: 'one two three four five six seven', trickle: true });
@@ -146,7 +107,7 @@ describe.skipIf(skipped)(
     it.skipIf(!haveChromium)(
       'stops with Escape',
       async () => {
-        const page = await open(browser!, chatUrl);
+        const { page } = await web.open();
         const log = page.getByRole('log');
         const before = abortedCount(h);
         h.model.enqueue({ text: 'a b c d e f g h', trickle: true });
@@ -169,7 +130,7 @@ describe.skipIf(skipped)(
     it.skipIf(!haveChromium)(
       'shows an error reply with its command as code',
       async () => {
-        const page = await open(browser!, chatUrl);
+        const { page } = await web.open();
         const log = page.getByRole('log');
         h.model.failNext(1, 401);
         await page.getByLabel('Message').fill('are you there?');
@@ -186,7 +147,7 @@ describe.skipIf(skipped)(
     it.skipIf(!haveChromium)(
       'leaves one blank line after a quote, as between paragraphs',
       async () => {
-        const page = await open(browser!, chatUrl);
+        const { page } = await web.open();
         const log = page.getByRole('log');
         h.model.enqueue({ text: '> A quoted line.\n\nAfter the quote.\n\nAfter a paragraph.' });
         await page.getByLabel('Message').fill('quote something');
@@ -228,11 +189,11 @@ describe.skipIf(skipped)(
     it.skipIf(!haveChromium)(
       'keeps the header on one line at 390 px, also while reconnecting',
       async () => {
-        const page = await browser!.context.newPage();
+        const page = await web.browser.context.newPage();
         await page.setViewportSize({ width: 390, height: 800 });
         // The event stream refused: the page says it is reconnecting.
         await page.route('**/chat/events', (route) => route.abort());
-        await page.goto(chatUrl);
+        await page.goto(web.chatUrl);
         await expect.poll(() => page.locator('#status').textContent()).toBe('Reconnecting…');
         const layout = await page.evaluate<{
           tops: number[];

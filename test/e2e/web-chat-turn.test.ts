@@ -1,36 +1,11 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Welcome } from '../../src/web/welcome.ts';
 import { ChatClient, shownText } from '../support/chat-client.ts';
-import { fixturePacks, type Harness, startHarness } from '../support/harness.ts';
+import { fixturePacks } from '../support/harness.ts';
+import { webChatPerTest } from '../support/web-chat.ts';
 
-let h: Harness | undefined;
-let chat: ChatClient | undefined;
-/** The chat's address with its token, as printed at start. */
-let chatUrl = '';
-
-afterEach(async () => {
-  chat?.close();
-  chat = undefined;
-  await h?.close();
-  h = undefined;
-});
-
-/** The app on the fakes, and a client signed in with the chat address it printed. */
-async function start(
-  env: Record<string, string> = {},
-  beforeStart?: NonNullable<Parameters<typeof startHarness>[1]>['beforeStart'],
-): Promise<ChatClient> {
-  const printed: string[] = [];
-  h = await startHarness(env, {
-    app: { announce: (line) => printed.push(line) },
-    ...(beforeStart ? { beforeStart } : {}),
-  });
-  const line = printed.find((l) => l.startsWith('satchel web chat: '))!;
-  chatUrl = line.slice('satchel web chat: '.length);
-  chat = await ChatClient.open(chatUrl);
-  await chat.connect();
-  return chat;
-}
+const web = webChatPerTest();
+const { h, start } = web;
 
 const typesSince = (c: ChatClient, from: number) => c.events.slice(from).map((e) => e.type);
 
@@ -41,14 +16,14 @@ describe('the web chat while a turn runs', () => {
     await c.send('take your time');
     await c.waitFor(() => c.events.find((e) => e.type === 'working'), 'the working state');
     // A page opened now is told at once, in its snapshot.
-    const late = await ChatClient.open(chatUrl);
+    const late = await ChatClient.open(web.chatUrl);
     await late.connect();
     try {
       const [snapshot] = late.events;
       expect(snapshot).toMatchObject({ type: 'snapshot', data: { working: true } });
       await c.waitForBot(1);
       // The answer ends the working state: the next page's snapshot says nothing of it.
-      const after = await ChatClient.open(chatUrl);
+      const after = await ChatClient.open(web.chatUrl);
       await after.connect();
       expect(after.events[0]!.data.working).toBeUndefined();
       after.close();
@@ -146,7 +121,10 @@ describe('the web chat first screen and errors', () => {
   });
 
   it('shows a command in an error reply as code, as in any answer', async () => {
-    const c = await start({}, (_tg, model) => model.requireKey('openai', 'sk-other'));
+    const c = await start(
+      {},
+      { beforeStart: (_tg, model) => model.requireKey('openai', 'sk-other') },
+    );
     await c.send('hello?');
     const [reply] = await c.waitForBot(1);
     expect(reply!.html).toContain('run <code>npx satchel doctor</code>.');

@@ -1,43 +1,18 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BUSY } from '../../src/web/http.ts';
 import { lastUserText, systemText } from '../fakes/model-server.ts';
 import { ChatClient, shownText } from '../support/chat-client.ts';
-import {
-  ALLOWED_USER,
-  fixturePacks,
-  type Harness,
-  type startHarness as StartHarness,
-  startHarness,
-} from '../support/harness.ts';
+import { ALLOWED_USER, fixturePacks, type startHarness } from '../support/harness.ts';
+import { webChatPerTest } from '../support/web-chat.ts';
 
-let h: Harness | undefined;
-let chat: ChatClient | undefined;
-let printed: string[] = [];
+type Options = NonNullable<Parameters<typeof startHarness>[1]>;
 
-afterEach(async () => {
-  chat?.close();
-  chat = undefined;
-  await h?.close();
-  h = undefined;
-});
-
-type Options = NonNullable<Parameters<typeof StartHarness>[1]>;
+const web = webChatPerTest();
+const { h, connect } = web;
 
 /** The app on the fakes, and a client signed in with the chat address it printed. */
-async function start(env: Record<string, string> = {}, app: Options['app'] = {}) {
-  printed = [];
-  h = await startHarness(env, { app: { announce: (line) => printed.push(line), ...app } });
-  return connect();
-}
-
-async function connect(): Promise<ChatClient> {
-  const line = printed.findLast((l) => l.startsWith('satchel web chat: '));
-  expect(line).toMatch(/^satchel web chat: http:\/\/127\.0\.0\.1:\d+\/chat\?token=/);
-  chat?.close();
-  chat = await ChatClient.open(line!.slice('satchel web chat: '.length));
-  await chat.connect();
-  return chat;
-}
+const start = (env: Record<string, string> = {}, app: Options['app'] = {}) =>
+  web.start(env, { app });
 
 /** Calls the fake Telegram got that reach a chat (anything but connecting and polling). */
 const telegramChatCalls = () => h!.tg.calls().filter((c) => c.params.chat_id !== undefined);
@@ -148,7 +123,7 @@ describe('the web chat beside the Telegram bot', () => {
     const c = await start();
     await c.send('first line');
     await c.waitForBot(1);
-    const later = await ChatClient.open(printed.findLast((l) => l.includes('/chat?'))!.slice(18));
+    const later = await ChatClient.open(web.chatUrl);
     await later.connect();
     try {
       const [snapshot] = later.events;
@@ -315,7 +290,7 @@ describe('the web chat keeps others out', () => {
     const bearer = await fetch(new URL('/chat/send', c.base), {
       method: 'POST',
       headers: {
-        authorization: `Bearer ${h!.env.DASHBOARD_TOKEN ?? tokenOf(printed)}`,
+        authorization: `Bearer ${h!.env.DASHBOARD_TOKEN ?? tokenOf(web.chatUrl)}`,
         'content-type': 'application/json',
       },
       body: JSON.stringify({ text: 'from a script' }),
@@ -340,7 +315,6 @@ describe('the web chat keeps others out', () => {
   });
 });
 
-function tokenOf(lines: string[]): string {
-  const line = lines.findLast((l) => l.includes('?token='))!;
-  return decodeURIComponent(line.slice(line.indexOf('?token=') + 7));
+function tokenOf(chatUrl: string): string {
+  return decodeURIComponent(chatUrl.slice(chatUrl.indexOf('?token=') + 7));
 }

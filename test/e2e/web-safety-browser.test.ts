@@ -1,17 +1,11 @@
-import type { Page, Response } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Response } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { lastUserText } from '../fakes/model-server.ts';
 import { reply } from '../fakes/web-server.ts';
 import { type AxeViolation, axeViolations, grave } from '../support/axe.ts';
-import {
-  CHROMIUM,
-  type ChromiumSession,
-  haveChromium,
-  launchChromium,
-  skipBrowser,
-  watchProblems,
-} from '../support/chromium.ts';
-import { fixturePacks, type Harness, startHarness } from '../support/harness.ts';
+import { chatInBrowser } from '../support/chat-browser.ts';
+import { haveChromium, skipBrowser } from '../support/chromium.ts';
+import { fixturePacks } from '../support/harness.ts';
 import { webServers } from '../support/web-servers.ts';
 
 const skipped = skipBrowser('web-safety-browser', 'the web chat’s accessibility and origin checks');
@@ -22,52 +16,13 @@ const ANSWER =
   'Here is the plan:\n\n- **water** the basil\n- move the `fern` to the window\n\n> Little and often.';
 
 describe.skipIf(skipped)('the web chat and the dashboard in a real browser', () => {
-  let h: Harness;
-  let browser: ChromiumSession | undefined;
-  let chatUrl: string;
-  let dashboardUrl: string;
-
-  beforeAll(async () => {
-    if (!haveChromium) return;
-    const printed: string[] = [];
-    h = await startHarness(
-      { SATCHEL_PACKS: fixturePacks(['alpha', 'beta']) },
-      { app: { announce: (line) => printed.push(line) } },
-    );
-    const printedUrl = (name: string) =>
-      printed.find((l) => l.startsWith(`satchel ${name}: `))!.split(': ')[1]!;
-    chatUrl = printedUrl('web chat');
-    dashboardUrl = printedUrl('dashboard');
-    browser = await launchChromium({
-      viewport: { width: 900, height: 700 },
-      locale: 'en-US',
-      colorScheme: 'light',
-    });
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-  });
-
-  it('has Chromium to drive', () => {
-    if (!haveChromium)
-      throw new Error(`CI=true and no Chromium at ${CHROMIUM}: the browser test must run in CI.`);
-  });
-
-  /** The chat page, signed in and connected. */
-  async function openChat(): Promise<Page> {
-    const page = await browser!.context.newPage();
-    await page.goto(chatUrl);
-    await expect.poll(() => page.locator('#status').textContent()).toBe('Connected');
-    return page;
-  }
+  const web = chatInBrowser({ SATCHEL_PACKS: fixturePacks(['alpha', 'beta']) });
+  const { h } = web;
 
   it.skipIf(!haveChromium)(
     'sends with Enter, makes a new line with Shift+Enter, and reads the answer out (aria-live)',
     async () => {
-      const page = await openChat();
-      const problems = watchProblems(page);
+      const { page, problems } = await web.open();
       const box = page.getByRole('textbox', { name: 'Message' });
       // The page starts in the box: typing needs no click.
       await page.keyboard.type('water the basil');
@@ -108,7 +63,7 @@ describe.skipIf(skipped)('the web chat and the dashboard in a real browser', () 
   it.skipIf(!haveChromium)(
     'axe-core finds no serious or critical violation on /chat (with a conversation) and the dashboard',
     async () => {
-      const chat = await openChat();
+      const { page: chat } = await web.open();
       h.model.enqueue({ text: ANSWER });
       await chat.getByLabel('Message').fill('/help');
       await chat.getByLabel('Message').press('Enter');
@@ -117,8 +72,8 @@ describe.skipIf(skipped)('the web chat and the dashboard in a real browser', () 
         .toBeGreaterThan(0);
       const onChat = await axeViolations(chat);
 
-      const dashboard = await browser!.context.newPage();
-      await dashboard.goto(dashboardUrl);
+      const dashboard = await web.browser.context.newPage();
+      await dashboard.goto(web.announced('dashboard'));
       await expect
         .poll(() => dashboard.locator('#turns tbody tr').count(), { timeout: 10_000 })
         .toBeGreaterThan(0);
@@ -142,9 +97,8 @@ describe.skipIf(skipped)('the web chat and the dashboard in a real browser', () 
   it.skipIf(!haveChromium)(
     'Chromium reads the web app manifest the page links, with its icons, and no error',
     async () => {
-      const page = await openChat();
-      const problems = watchProblems(page);
-      const cdp = await browser!.context.newCDPSession(page);
+      const { page, problems } = await web.open();
+      const cdp = await web.browser.context.newCDPSession(page);
       const manifest = (await cdp.send('Page.getAppManifest')) as {
         url: string;
         errors: { message: string }[];
@@ -177,8 +131,8 @@ describe.skipIf(skipped)('the web chat and the dashboard in a real browser', () 
     'refuses a post from a page on another local origin, though the browser sends the cookie along',
     async () => {
       // Signed in: the browser holds the chat's cookie.
-      const chat = await openChat();
-      const chatOrigin = new URL(chatUrl).origin;
+      const { page: chat } = await web.open();
+      const chatOrigin = new URL(web.chatUrl).origin;
       const send = `${chatOrigin}/chat/send`;
       // Another port on 127.0.0.1: another origin, but the same site, so SameSite=Strict
       // does not keep the cookie back. The page tries a script's post and a form's.
@@ -199,7 +153,7 @@ describe.skipIf(skipped)('the web chat and the dashboard in a real browser', () 
           </script>`,
         ),
       );
-      const page = await browser!.context.newPage();
+      const page = await web.browser.context.newPage();
       const posts: Response[] = [];
       page.on('response', (response) => {
         if (response.url() === send) posts.push(response);

@@ -1,21 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
 import { health } from '../../src/ops/health.ts';
 import { telegramHealth } from '../../src/telegram/health.ts';
 import { ALLOWED_USER } from '../support/harness.ts';
-import {
-  WEBHOOK_SECRET as SECRET,
-  type WebhookRig,
-  webhookRig,
-} from '../support/webhook-ingress.ts';
+import { WEBHOOK_SECRET as SECRET, webhookPerTest } from '../support/webhook-ingress.ts';
 
-let w: WebhookRig;
-
-beforeEach(async () => {
-  w = await webhookRig('satchel-webhook-');
-});
-
-afterEach(() => w.close());
+const w = webhookPerTest('satchel-webhook-');
 
 const stored = () => w.store.sqlite.prepare('SELECT update_id, status FROM inbound_updates').all();
 /** A private text message from the allowed user, as Telegram sends it. */

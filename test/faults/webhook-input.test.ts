@@ -4,22 +4,11 @@
  * the next real update is taken as usual.
  */
 import { request } from 'node:http';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ALLOWED_USER } from '../support/harness.ts';
-import {
-  WEBHOOK_SECRET as SECRET,
-  type WebhookRig,
-  webhookRig,
-} from '../support/webhook-ingress.ts';
+import { WEBHOOK_SECRET as SECRET, webhookPerTest } from '../support/webhook-ingress.ts';
 
-let w: WebhookRig;
-
-beforeEach(async () => {
-  w = await webhookRig('satchel-webhook-faults-');
-  await w.start();
-});
-
-afterEach(() => w.close());
+const w = webhookPerTest('satchel-webhook-faults-', { start: true });
 
 /**
  * POSTs `chunks` to the webhook (with a Content-Length unless `chunked`) and resolves with

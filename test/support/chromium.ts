@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 
 /**
  * Debian's `chromium` package, driven by playwright-core: no browser download.
@@ -35,7 +35,7 @@ export function skipBrowser(tag: string, what: string): boolean {
   return skip;
 }
 
-type ContextOptions = Omit<
+export type ContextOptions = Omit<
   NonNullable<Parameters<typeof chromium.launchPersistentContext>[1]>,
   'executablePath' | 'args'
 >;
@@ -99,4 +99,18 @@ export function saveScreenshot(file: string, png: Buffer): void {
   if (process.env.SATCHEL_SCREENSHOTS !== '1') return;
   const current = existsSync(file) ? readFileSync(file) : undefined;
   if (!current?.equals(png)) writeFileSync(file, png);
+}
+
+/**
+ * The first test of a browser file (call it at describe level): without Chromium it is
+ * reached only when CI=true, and there the browser test must not be skipped.
+ */
+export function mustHaveChromium(): void {
+  it('has Chromium to drive', () => {
+    if (!haveChromium)
+      throw new Error(
+        `CI=true and no Chromium at ${CHROMIUM}: the browser test must run in CI. ` +
+          '.ci/run installs it (apt-get install -y chromium).',
+      );
+  });
 }

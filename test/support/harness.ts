@@ -140,13 +140,25 @@ export function harnessPerTest(): TestHarness {
     if (!last) throw new Error('harnessPerTest: the test has not started a harness');
     return last;
   };
-  return {
+  const extra: Pick<TestHarness, 'start' | 'say'> = {
     async start(...args) {
       const harness = await startHarness(...args);
       started.push(harness);
       return harness;
     },
     say: (text) => current().tg.text({ userId: ALLOWED_USER, text }),
+  };
+  return harnessVia(current, extra);
+}
+
+/**
+ * A harness that stands for whichever one `current` gives at the time of each use (with
+ * `extra` members): for a file's preamble, where the harness starts in a hook after the
+ * tests' closures were made.
+ */
+export function harnessVia<T extends object>(current: () => Harness, extra: T): Harness & T {
+  return {
+    ...extra,
     get tg() {
       return current().tg;
     },
@@ -163,7 +175,7 @@ export function harnessPerTest(): TestHarness {
       return current().app;
     },
     logs: (event) => current().logs(event),
-    rows: <T>(sql: string, ...params: unknown[]) => current().rows<T>(sql, ...params),
+    rows: <R>(sql: string, ...params: unknown[]) => current().rows<R>(sql, ...params),
     exec: (sql, ...params) => current().exec(sql, ...params),
     stop: () => current().stop(),
     restart: () => current().restart(),

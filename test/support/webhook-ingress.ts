@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Bot } from 'grammy';
-import { expect, vi } from 'vitest';
+import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
 import type { InboundEvent } from '../../src/core/types.ts';
 import { createLogger } from '../../src/logging/logger.ts';
@@ -88,4 +88,27 @@ export async function webhookRig(prefix: string): Promise<WebhookRig> {
     },
   };
   return rig;
+}
+
+/**
+ * The preamble of a webhook test file, called at its top: a fresh rig (`webhookRig`) before
+ * each test, started first when `start` is set, and closed after it. The object returned
+ * stands for the running test's rig.
+ */
+export function webhookPerTest(prefix: string, options: { start?: boolean } = {}): WebhookRig {
+  let rig: WebhookRig | undefined;
+  beforeEach(async () => {
+    rig = await webhookRig(prefix);
+    if (options.start) await rig.start();
+  });
+  afterEach(async () => {
+    await rig?.close();
+    rig = undefined;
+  });
+  return new Proxy({} as WebhookRig, {
+    get(_target, key) {
+      if (!rig) throw new Error('webhookPerTest: no test is running');
+      return Reflect.get(rig, key);
+    },
+  });
 }

@@ -1,35 +1,15 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { afterEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS, openCoreStore } from '../../src/store/client.ts';
+import { describe, expect, it } from 'vitest';
+import { openCoreStore } from '../../src/store/client.ts';
 import { createMessageSearch, ftsExpressions } from '../../src/store/message-search.ts';
-import { Database } from '../../src/store/sqlite.ts';
+import { databaseBefore } from '../support/older-database.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-const temp = () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-fts-'));
-  dirs.push(dir);
-  return dir;
-};
+const temp = tempDirs('satchel-fts-');
 
 describe('the message search index', () => {
   it('is built by its migration for the messages stored before it', () => {
     // The migrations up to 0003 only: a database from before memory_search existed.
-    const older = path.join(temp(), 'migrations');
-    cpSync(MIGRATIONS, older, { recursive: true });
-    const journal = path.join(older, 'meta', '_journal.json');
-    const parsed = JSON.parse(readFileSync(journal, 'utf8')) as { entries: { tag: string }[] };
-    parsed.entries = parsed.entries.filter((e) => e.tag < '0004');
-    writeFileSync(journal, JSON.stringify(parsed));
-    const home = temp();
-    const sqlite = new Database(path.join(home, 'satchel.db'));
-    migrate(drizzle(sqlite), { migrationsFolder: older });
+    const { home, sqlite } = databaseBefore('0004', temp);
     sqlite
       .prepare(
         "INSERT INTO sessions (id, key, pack, address, created_at) VALUES ('s1', 'tg:1:journal', 'journal', '{}', 1)",

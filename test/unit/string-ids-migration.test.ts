@@ -3,21 +3,16 @@
  * outbox row, ledger row and grant keeps working, its ids now TEXT holding the same digits,
  * and the terminal's conversation moves from chat 1 to `local` with its history and index.
  */
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { getTableConfig } from 'drizzle-orm/sqlite-core';
 import { describe, expect, it } from 'vitest';
 import type { Edge } from '../../src/core/edge.ts';
 import type { Address, InboundEvent } from '../../src/core/types.ts';
-import { MIGRATIONS } from '../../src/store/client.ts';
 import { createMessageSearch } from '../../src/store/message-search.ts';
 import { conversationRoutes, jobs, outbox, usageEvents } from '../../src/store/schema.ts';
-import { Database } from '../../src/store/sqlite.ts';
 import { createMemoryChannel, type MemoryChannel } from '../fakes/memory-channel.ts';
 import { coreRigs, drained } from '../support/core-on-edges.ts';
 import { FakeClock } from '../support/fake-clock.ts';
+import { databaseBefore } from '../support/older-database.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
 
 const temp = tempDirs('satchel-ids-migration-');
@@ -27,15 +22,7 @@ const GROUP = -1001234567890;
 
 /** A home whose database was written by the migrations up to 0009, with rows in every table. */
 function homeAt0009(): string {
-  const older = path.join(temp(), 'migrations');
-  cpSync(MIGRATIONS, older, { recursive: true });
-  const journal = path.join(older, 'meta', '_journal.json');
-  const parsed = JSON.parse(readFileSync(journal, 'utf8')) as { entries: { tag: string }[] };
-  parsed.entries = parsed.entries.filter((e) => e.tag < '0010');
-  writeFileSync(journal, JSON.stringify(parsed));
-  const home = temp();
-  const sqlite = new Database(path.join(home, 'satchel.db'));
-  migrate(drizzle(sqlite), { migrationsFolder: older });
+  const { home, sqlite } = databaseBefore('0010', temp);
   const run = (sql: string, ...params: unknown[]) => sqlite.prepare(sql).run(...params);
   const route = `INSERT INTO conversation_routes (address, platform, chat_id, thread_id, active_pack, session_id, updated_at)
     VALUES (?, ?, ?, ?, 'alpha', ?, 1)`;

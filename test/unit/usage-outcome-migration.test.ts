@@ -1,35 +1,15 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { afterEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS, openCoreStore } from '../../src/store/client.ts';
-import { Database } from '../../src/store/sqlite.ts';
+import { describe, expect, it } from 'vitest';
+import { openCoreStore } from '../../src/store/client.ts';
 import { createTotals } from '../../src/usage/totals.ts';
+import { databaseBefore } from '../support/older-database.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-const temp = () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'satchel-outcome-'));
-  dirs.push(dir);
-  return dir;
-};
+const temp = tempDirs('satchel-outcome-');
 
 describe('migration 0010_usage_outcome', () => {
   it('stops counting the calls booked before it that failed or were stopped with nothing back', () => {
     // The migrations up to 0009 only: a ledger from before `counted` existed.
-    const older = path.join(temp(), 'migrations');
-    cpSync(MIGRATIONS, older, { recursive: true });
-    const journal = path.join(older, 'meta', '_journal.json');
-    const parsed = JSON.parse(readFileSync(journal, 'utf8')) as { entries: { tag: string }[] };
-    parsed.entries = parsed.entries.filter((e) => e.tag < '0010');
-    writeFileSync(journal, JSON.stringify(parsed));
-    const home = temp();
-    const sqlite = new Database(path.join(home, 'satchel.db'));
-    migrate(drizzle(sqlite), { migrationsFolder: older });
+    const { home, sqlite } = databaseBefore('0010', temp);
     const insert = sqlite.prepare(
       `INSERT INTO usage_events (ts, day, kind, provider, model, input_tokens, output_tokens,
          audio_seconds, cost_usd, price_known, latency_ms, ok, error)
