@@ -80,7 +80,8 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
       response.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
     // Reconnect soon after a restart; the snapshot then shows the conversation again.
     response.write('retry: 1000\n\n');
-    send('snapshot', conversation.snapshot());
+    // It names the conversation: a page that named none learns which it is shown.
+    send('snapshot', { ...conversation.snapshot(), conversation: id });
     const stop = conversation.subscribe((update) => {
       // A page gone without a close event: throwing unsubscribes it (transcript.ts).
       if (response.writableEnded || response.destroyed) throw new Error('page gone');
