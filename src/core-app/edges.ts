@@ -1,7 +1,5 @@
-import type { Clock } from '../core/clock.ts';
-import type { Edge, EdgeFactory, Ingress, IngressPort } from '../core/edge.ts';
+import type { Edge, EdgeDeps, EdgeFactory, Ingress, IngressPort } from '../core/edge.ts';
 import type { Inboxes } from '../core/inbox.ts';
-import type { Logger } from '../core/ports.ts';
 import type { Db } from '../store/client.ts';
 import { createEdgeInboxRepo } from '../store/edge-inbox-repo.ts';
 import { createInboxRepo } from '../store/inbox-repo.ts';
@@ -36,10 +34,7 @@ export function ingressPort(
 }
 
 /** Connects each edge, by platform, in the order listed. */
-export function connectEdges(
-  factories: readonly EdgeFactory[],
-  deps: { log: Logger; clock: Clock; inboxes: Inboxes },
-): Map<string, Edge> {
+export function connectEdges(factories: readonly EdgeFactory[], deps: EdgeDeps): Map<string, Edge> {
   const edges = new Map<string, Edge>();
   for (const factory of factories) {
     const edge = factory.connect(deps);

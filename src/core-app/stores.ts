@@ -9,6 +9,7 @@ import { openCoreStore } from '../store/client.ts';
 import { createJobRepo } from '../store/job-repo.ts';
 import { createOutboxRepo } from '../store/outbox-repo.ts';
 import { createSessionRepo } from '../store/session-repo.ts';
+import { createWebConversationRepo } from '../store/web-conversation-repo.ts';
 import { connectEdges, storeInboxes } from './edges.ts';
 import type { CoreOptions } from './options.ts';
 import type { ReadPacks } from './packs.ts';
@@ -55,7 +56,11 @@ export function buildStores(
 ) {
   const store = openCoreStore(config.home);
   const transaction = <T>(fn: () => T): T => store.db.transaction(() => fn());
-  const edges = connectEdges(factories, { ...deps, inboxes: storeInboxes(store.db) });
+  const edges = connectEdges(factories, {
+    ...deps,
+    inboxes: storeInboxes(store.db),
+    conversations: createWebConversationRepo(store.db),
+  });
   const channels = [...edges.values()].flatMap((edge) => (edge.channel ? [edge.channel] : []));
   // The scheduler runs only the jobs of this process's channels: another process (the
   // terminal chat) serves the others.

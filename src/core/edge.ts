@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Check } from './check.ts';
 import type { Clock } from './clock.ts';
+import type { EdgeConversations } from './edge-conversations.ts';
 import type { Inboxes } from './inbox.ts';
 import type { Acknowledge } from './origin.ts';
 import type { Channel, FileSource, Logger, OutboundText } from './ports.ts';
@@ -26,6 +27,8 @@ export interface EdgeDeps {
   log: Logger;
   clock: Clock;
   inboxes: Inboxes;
+  /** The conversations an edge makes itself (the web chat's), kept in the core database. */
+  conversations: EdgeConversations;
 }
 
 /**

@@ -261,3 +261,21 @@ export const mcpToolPins = sqliteTable(
   },
   (t) => [uniqueIndex('mcp_tool_pins_key').on(t.pack, t.server, t.tool)],
 );
+
+/**
+ * The web chat's conversations (SPEC §16), the web edge's own: each is the address
+ * `{platform: 'web', chatId: id}`, so it has its own pack, session, history and jobs. The id
+ * is the edge's (`w-…`), never the owner's Telegram id, so changing ALLOWED_USER_IDS keeps
+ * them. `titled` says the owner named it; until then the first line typed names it.
+ */
+export const webConversations = sqliteTable(
+  'web_conversations',
+  {
+    id: text('id').primaryKey(),
+    title: text('title').notNull(),
+    titled: integer('titled', { mode: 'boolean' }).notNull().default(false),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('web_conversations_updated').on(t.updatedAt)],
+);

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { Config } from '../config/config.ts';
 import type { Edge, EdgeFactory } from '../core/edge.ts';
-import type { Address } from '../core/types.ts';
 import { createWebChannel, WEB_PLATFORM } from './channel.ts';
+import { addressOf, createConversations } from './conversations.ts';
 import { createChatRoutes } from './http.ts';
 import { createWebInput } from './input.ts';
 import { loadChatPage } from './page.ts';
@@ -10,8 +10,9 @@ import { createUploadStore } from './uploads.ts';
 import { welcomeOf } from './welcome.ts';
 
 /**
- * The web chat (SPEC §16) as an edge of the core: one private conversation,
- * `{platform: 'web', chatId: <owner>}` (the first of ALLOWED_USER_IDS, or 1), its channel
+ * The web chat (SPEC §16) as an edge of the core: private conversations of its own, each
+ * `{platform: 'web', chatId: <its id>}` (conversations.ts: `w-…`, kept in
+ * `web_conversations`, never derived from ALLOWED_USER_IDS), its channel
  * (channel.ts), its FileSource — the files sent from the page, kept by uploads.ts in
  * SATCHEL_HOME/media/web — its acknowledgement — the input's `edge_inbox` row marked done in
  * the reply's transaction — and its ingress: the routes the dashboard mounts, and the replay of
@@ -19,10 +20,11 @@ import { welcomeOf } from './welcome.ts';
  * the owner.
  */
 export function webEdge(config: Pick<Config, 'access' | 'home'>): EdgeFactory {
+  // The sender of what is typed: the owner (every conversation's one participant).
   const ownerId = config.access.owner ?? 1;
-  const address: Address = { platform: WEB_PLATFORM, chatId: String(ownerId) };
   return {
-    connect: ({ log, clock, inboxes }): Edge => {
+    connect: ({ log, clock, inboxes, conversations: store }): Edge => {
+      const conversations = createConversations(store, clock);
       const channel = createWebChannel(() => clock.now());
       const inbox = inboxes.keyed(WEB_PLATFORM);
       const uploads = createUploadStore(path.join(config.home, 'media', 'web'));
@@ -34,8 +36,12 @@ export function webEdge(config: Pick<Config, 'access' | 'home'>): EdgeFactory {
         acknowledge: (keys, now) => inbox.markDone(keys, now),
         ingress: (port) => {
           const input = createWebInput({
-            address,
             senderId: String(ownerId),
+            resolve: (stored) =>
+              stored?.platform === WEB_PLATFORM && conversations.get(stored.chatId)
+                ? addressOf(stored.chatId)
+                : addressOf(conversations.current().id),
+            used: (address, text) => conversations.used(address.chatId, text),
             channel,
             inbox,
             clock,
@@ -44,13 +50,13 @@ export function webEdge(config: Pick<Config, 'access' | 'home'>): EdgeFactory {
             full: port.full,
           });
           const routes = createChatRoutes({
-            address,
+            conversations,
             channel,
             input,
             uploads,
             assets: loadChatPage(),
             log,
-            welcome: () => welcomeOf(port.packs(), port.menu(), port.activePack(address)),
+            welcome: (id) => welcomeOf(port.packs(), port.menu(), port.activePack(addressOf(id))),
           });
           return { mounts: [routes], ready: () => void input.replay() };
         },

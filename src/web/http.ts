@@ -1,8 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpMount as Mount, HttpRoute as Route } from '../core/edge.ts';
 import type { Logger } from '../core/ports.ts';
-import type { Address } from '../core/types.ts';
 import type { WebChannel } from './channel.ts';
+import {
+  conversationPost,
+  listAnswer,
+  NO_SUCH_CONVERSATION,
+  namedIn,
+} from './conversation-routes.ts';
+import { addressOf, type Conversations } from './conversations.ts';
 import type { WebInput } from './input.ts';
 import type { Asset } from './page.ts';
 import type { ChatUpdate, Snapshot } from './transcript.ts';
@@ -22,15 +28,16 @@ export const BUSY =
 const MAX_BODY_BYTES = 64 * 1024;
 
 export interface ChatRoutesDeps {
-  address: Address;
+  /** The conversations, each its own address (conversations.ts). */
+  conversations: Conversations;
   channel: WebChannel;
   input: WebInput;
   /** Where sent files are kept until the pipeline takes them (uploads.ts). */
   uploads: UploadStore;
   assets: ReadonlyMap<string, Asset>;
   log: Logger;
-  /** What the first screen offers (the packs now installed, the commands). */
-  welcome(): Welcome;
+  /** What conversation `id`'s first screen offers (the packs now installed, the commands). */
+  welcome(id: string): Welcome;
 }
 
 type Answer = { status: number; body: unknown };
@@ -47,11 +54,24 @@ const answer = (status: number, body: unknown): Answer => ({ status, body });
  * from the page's own origin (dashboard/auth.ts `crossSite`). `POST /chat/upload` takes a
  * file as its body instead (upload-route.ts), and `GET /chat/files/<id>` shows a sent
  * picture again. The web app manifest and its icons need no token.
+ *
+ * Each conversation is its own address (conversations.ts): the events, the welcome and an
+ * upload name it as `?c=<id>`, every other POST as `conversation` in its body; a request
+ * that names none goes to the most recently used, one that names an unknown one gets 404.
+ * `GET /chat/conversations` lists them, `POST /chat/conversations` (`{}`) makes a new one
+ * and `POST /chat/rename` (`{conversation, title}`) names one.
  */
 export function createChatRoutes(deps: ChatRoutesDeps): Mount {
-  const conversation = deps.channel.conversation(deps.address);
+  /** The conversation's id a request names, the current one when none; undefined: no such. */
+  function chosen(named: unknown): string | undefined {
+    const id = namedIn(named);
+    if (id === null) return undefined;
+    if (id === undefined) return deps.conversations.current().id;
+    return deps.conversations.get(id) ? id : undefined;
+  }
 
-  function events(request: IncomingMessage, response: ServerResponse): void {
+  function events(request: IncomingMessage, response: ServerResponse, id: string): void {
+    const conversation = deps.channel.conversation(addressOf(id));
     response.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'x-accel-buffering': 'no',
@@ -60,7 +80,8 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
       response.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
     // Reconnect soon after a restart; the snapshot then shows the conversation again.
     response.write('retry: 1000\n\n');
-    send('snapshot', conversation.snapshot());
+    // It names the conversation: a page that named none learns which it is shown.
+    send('snapshot', { ...conversation.snapshot(), conversation: id });
     const stop = conversation.subscribe((update) => {
       // A page gone without a close event: throwing unsubscribes it (transcript.ts).
       if (response.writableEnded || response.destroyed) throw new Error('page gone');
@@ -72,31 +93,37 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
   async function post(request: IncomingMessage, path: string): Promise<Answer> {
     const body = await readJson(request);
     if (body === undefined) return answer(400, { error: 'The body must be a JSON object.' });
+    const listed = conversationPost(path, body, deps.conversations);
+    if (listed) return listed;
+    const id = chosen(body.conversation);
+    if (id === undefined) return NO_SUCH_CONVERSATION;
+    const address = addressOf(id);
     if (path === '/send') {
       const text = typeof body.text === 'string' ? body.text : undefined;
       if (text === undefined || text.trim() === '')
         return answer(400, { error: 'Type a message first.' });
       if (text.length > MAX_MESSAGE_CHARS)
         return answer(413, { error: `A message holds at most ${MAX_MESSAGE_CHARS} characters.` });
-      if (deps.input.line(text) === 'busy') return answer(429, { error: BUSY, busy: true });
+      if (deps.input.line(address, text) === 'busy')
+        return answer(429, { error: BUSY, busy: true });
       return answer(202, { ok: true });
     }
     if (path === '/stop') {
-      deps.input.stop();
+      deps.input.stop(address);
       return answer(202, { ok: true });
     }
     if (path === '/pick') {
       const { pack } = body;
-      if (typeof pack !== 'string' || !deps.welcome().packs.some((p) => p.name === pack))
+      if (typeof pack !== 'string' || !deps.welcome(id).packs.some((p) => p.name === pack))
         return answer(409, { error: 'There is no such pack.' });
-      deps.input.pick(pack);
+      deps.input.pick(address, pack);
       return answer(202, { ok: true });
     }
     if (path === '/press') {
       const { message, data } = body;
       if (typeof message !== 'number' || typeof data !== 'string')
         return answer(400, { error: 'A press names its message and button.' });
-      if (!deps.input.press(message, data))
+      if (!deps.input.press(address, message, data))
         return answer(409, { error: 'That button is no longer shown.' });
       return answer(202, { ok: true });
     }
@@ -107,8 +134,13 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const path = url.pathname.slice(CHAT_PATH.length) || '/';
     if (request.method === 'GET' || request.method === 'HEAD') {
-      if (path === '/events' && request.method === 'GET') return events(request, response);
-      if (path === '/welcome') return reply(response, answer(200, deps.welcome()));
+      if (path === '/conversations') return reply(response, listAnswer(deps.conversations));
+      if (path === '/events' || path === '/welcome') {
+        const id = chosen(url.searchParams.get('c') ?? undefined);
+        if (id === undefined) return reply(response, NO_SUCH_CONVERSATION);
+        if (path === '/welcome') return reply(response, answer(200, deps.welcome(id)));
+        if (request.method === 'GET') return events(request, response, id);
+      }
       const asset = path.startsWith('/files/')
         ? deps.uploads.image(path.slice('/files/'.length))
         : deps.assets.get(path);
@@ -124,8 +156,13 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     const upload = path === '/upload';
     const forged = forgery(request, !upload);
     if (forged) return reply(response, answer(403, { error: forged }));
+    const uploadTo = upload ? chosen(url.searchParams.get('c') ?? undefined) : undefined;
+    if (upload && uploadTo === undefined) return reply(response, NO_SUCH_CONVERSATION);
     const handled = upload
-      ? receiveUpload(request, url.searchParams, { store: deps.uploads, input: deps.input })
+      ? receiveUpload(request, url.searchParams, {
+          store: deps.uploads,
+          attach: (payload) => deps.input.attach(addressOf(uploadTo!), payload),
+        })
       : post(request, path);
     handled.then(
       (result) => {
@@ -160,6 +197,9 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     { method: 'POST', path: `${CHAT_PATH}/stop` },
     { method: 'POST', path: `${CHAT_PATH}/upload` },
     { method: 'GET', path: `${CHAT_PATH}/files/*` },
+    { method: 'GET', path: `${CHAT_PATH}/conversations` },
+    { method: 'POST', path: `${CHAT_PATH}/conversations` },
+    { method: 'POST', path: `${CHAT_PATH}/rename` },
   ];
   return { routes, handle };
 }

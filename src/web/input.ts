@@ -14,9 +14,15 @@ export const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const COMMAND = /^\/([A-Za-z0-9_]+)(?:@\w+)?(?:\s+([\s\S]*))?$/;
 
 export interface WebInputDeps {
-  /** The web chat's one conversation, and the owner who types in it. */
-  address: Address;
+  /** The owner, who types in every conversation. */
   senderId: string;
+  /**
+   * The conversation a stored event goes back to on replay: its own when it still exists,
+   * else the one a page opens now.
+   */
+  resolve(stored: Address | undefined): Address;
+  /** The owner sent something to `address` (`text`: a typed line): conversations.ts. */
+  used?(address: Address, text?: string): void;
   channel: WebChannel;
   inbox: KeyedInbox;
   clock: Clock;
@@ -45,9 +51,13 @@ export type Attached = Extract<InboundPayload, { kind: 'photo' | 'album' | 'docu
  * is answered twice. `replay` hands on what an earlier run left unanswered.
  */
 export function createWebInput(deps: WebInputDeps) {
-  const { address, channel, inbox, clock } = deps;
+  const { channel, inbox, clock } = deps;
 
-  function enter(payload: InboundPayload, extra: { messageId?: string } = {}): void {
+  function enter(
+    address: Address,
+    payload: InboundPayload,
+    extra: { messageId?: string } = {},
+  ): void {
     const key = randomUUID();
     const now = clock.now();
     const event: InboundEvent = {
@@ -68,7 +78,7 @@ export function createWebInput(deps: WebInputDeps) {
      * Takes one typed line (shown at once); a blank one is ignored, and one the conversation
      * has no room for is refused as busy (logged `turn_rejected_busy`, as the core does).
      */
-    line(text: string): LineOutcome {
+    line(address: Address, text: string): LineOutcome {
       const typed = text.trim();
       if (typed === '') return 'blank';
       const command = COMMAND.exec(typed);
@@ -82,9 +92,14 @@ export function createWebInput(deps: WebInputDeps) {
         return 'busy';
       }
       channel.showTyped(address, typed);
+      deps.used?.(address, typed);
       if (command)
-        enter({ kind: 'command', command: command[1]!.toLowerCase(), args: command[2] ?? '' });
-      else enter({ kind: 'text', text: typed });
+        enter(address, {
+          kind: 'command',
+          command: command[1]!.toLowerCase(),
+          args: command[2] ?? '',
+        });
+      else enter(address, { kind: 'text', text: typed });
       return 'taken';
     },
 
@@ -92,35 +107,37 @@ export function createWebInput(deps: WebInputDeps) {
      * Takes a file the owner sent (upload-route.ts kept it): shown at once, with its picture
      * or name, then handed on like a typed line. Never refused as busy (SPEC §2 step 8).
      */
-    attach(payload: Attached): void {
+    attach(address: Address, payload: Attached): void {
       const { text, attachment } = shownOf(payload);
       channel.showTyped(address, text, attachment);
-      enter(payload);
+      deps.used?.(address, text);
+      enter(address, payload);
     },
 
     /**
      * The page's Stop button (or Escape): `/stop`, not shown as a typed line. It aborts the
      * running turn, which answers "Stopped." (or says nothing was running), as typed /stop does.
      */
-    stop(): void {
-      enter({ kind: 'command', command: 'stop', args: '' });
+    stop(address: Address): void {
+      enter(address, { kind: 'command', command: 'stop', args: '' });
     },
 
     /**
      * Picks a pack from the first screen: the pack picker's press, with no message to turn
      * into the choice (satchel answers "Now using …").
      */
-    pick(pack: string): void {
+    pick(address: Address, pack: string): void {
       const data = encodeButton({ type: 'pack', pack });
-      enter({ kind: 'callback', callbackId: `pick:${randomUUID()}`, data });
+      enter(address, { kind: 'callback', callbackId: `pick:${randomUUID()}`, data });
     },
 
     /** Presses button `data` of message `messageId`; false when the page no longer shows it. */
-    press(messageId: number, data: string): boolean {
+    press(address: Address, messageId: number, data: string): boolean {
       const shown = channel.conversation(address).find(messageId);
       const buttons = shown?.kind === 'bot' ? (shown.buttons ?? []).flat() : [];
       if (!buttons.some((b) => b.data === data)) return false;
       enter(
+        address,
         { kind: 'callback', callbackId: `${messageId}:${randomUUID()}`, data },
         { messageId: String(messageId) },
       );
@@ -140,7 +157,8 @@ export function createWebInput(deps: WebInputDeps) {
           inbox.markDone([item.key], clock.now());
           continue;
         }
-        // The conversation as configured now (ALLOWED_USER_IDS may have changed since).
+        // Its own conversation (the web edge's id, whatever ALLOWED_USER_IDS says now).
+        const address = deps.resolve(stored.address);
         const event: InboundEvent = { ...stored, address, senderId: deps.senderId };
         if (event.kind !== 'callback') {
           const { text, attachment } = shownOf(event);

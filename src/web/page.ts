@@ -15,6 +15,7 @@ export function loadChatPage(): ReadonlyMap<string, Asset> {
     '/attach.js': 'attach.js',
     '/turn.js': 'turn.js',
     '/welcome.js': 'welcome.js',
+    '/conversations.js': 'conversations.js',
     '/chat.css': 'chat.css',
     '/manifest.webmanifest': 'manifest.webmanifest',
     '/icon-192.png': 'icon-192.png',

@@ -34,6 +34,8 @@ export type ChatUpdate =
 
 /** What a page that (re)connects is shown first. */
 export interface Snapshot {
+  /** The conversation's id (http.ts adds it). */
+  conversation?: string;
   entries: Entry[];
   draft?: Body;
   /** A turn said it is working and no message from satchel has come since. */

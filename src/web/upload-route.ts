@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import { FileTooLargeError } from '../core/errors.ts';
 import type { FileRef } from '../core/types.ts';
-import type { Attached, WebInput } from './input.ts';
+import type { Attached } from './input.ts';
 import type { UploadStore } from './uploads.ts';
 
 /** Telegram's limit on a caption: the text sent with a file. */
@@ -54,7 +54,7 @@ const refuse = (status: number, error: string): Answer => ({ status, body: { err
 export async function receiveUpload(
   request: IncomingMessage,
   query: URLSearchParams,
-  deps: { store: UploadStore; input: WebInput },
+  deps: { store: UploadStore; attach(payload: Attached): void },
 ): Promise<Answer> {
   const kind = query.get('kind');
   const name = query.get('name')?.trim() || 'file';
@@ -85,7 +85,7 @@ export async function receiveUpload(
   if (data.length === 0) return refuse(400, 'That file is empty.');
 
   const file: FileRef = { fileId: deps.store.save(data, ext), size: data.length };
-  deps.input.attach(payloadOf(kind, { file, name, caption, type, ext, query }));
+  deps.attach(payloadOf(kind, { file, name, caption, type, ext, query }));
   return { status: 202, body: { ok: true } };
 }
 

@@ -40,17 +40,22 @@ describe('the web chat beside the Telegram bot', () => {
     expect(types.lastIndexOf('draft')).toBeLessThan(types.lastIndexOf('entry'));
 
     expect(lastUserText(h!.model.chatRequests()[0]!)).toBe('what is the capital of Peru?');
+    // The conversation is the web edge's own, not the owner's Telegram id (SPEC §16).
+    const listed = await fetch(new URL('/chat/conversations', c.base), {
+      headers: { cookie: c.cookie },
+    });
+    const [{ id }] = ((await listed.json()) as { conversations: { id: string }[] })
+      .conversations as [{ id: string }];
+    expect(id).toMatch(/^w-[0-9a-f]{16}$/);
     expect(h!.rows('SELECT kind, chat_id, ok FROM usage_events')).toEqual([
-      { kind: 'llm', chat_id: String(ALLOWED_USER), ok: 1 },
+      { kind: 'llm', chat_id: id, ok: 1 },
     ]);
     expect(h!.rows('SELECT status FROM edge_inbox')).toEqual([{ status: 'done' }]);
     const usage = await fetch(new URL('/api/usage', c.base), { headers: { cookie: c.cookie } });
     const overview = (await usage.json()) as { recent_turns: { source: string; chat: string }[] };
-    expect(overview.recent_turns).toMatchObject([{ source: 'web', chat: String(ALLOWED_USER) }]);
+    expect(overview.recent_turns).toMatchObject([{ source: 'web', chat: id }]);
     // The log names the turn's source as the dashboard does.
-    expect(h!.logs('turn_completed')).toMatchObject([
-      { source: 'web', address: `web:${ALLOWED_USER}` },
-    ]);
+    expect(h!.logs('turn_completed')).toMatchObject([{ source: 'web', address: `web:${id}` }]);
     expect(telegramChatCalls()).toEqual([]);
     // Telegram still works beside it, and its turns stay `chat`.
     h!.tg.text({ userId: ALLOWED_USER, text: 'and on Telegram?' });

@@ -43,8 +43,20 @@ function check(ok: boolean, what: string): void {
   if (!ok) throw new Error(what);
 }
 
+/** A web conversation as `GET /chat/conversations` lists it. */
+export interface ChatConversation {
+  id: string;
+  title: string;
+  updatedAt: number;
+}
+
 export class ChatClient {
   readonly events: ChatEvent[] = [];
+  /**
+   * The conversation this client reads and posts to (`?c=` and `conversation` in each POST);
+   * undefined: the one the server opens by default (the most recently used).
+   */
+  conversation: string | undefined;
   private stream: ClientRequest | undefined;
   private readonly waiters = new Set<() => void>();
 
@@ -64,7 +76,9 @@ export class ChatClient {
   /** Starts reading the event stream; resolves once its head arrived. */
   connect(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const req = request(new URL('/chat/events', this.base), {
+      const url = new URL('/chat/events', this.base);
+      if (this.conversation !== undefined) url.searchParams.set('c', this.conversation);
+      const req = request(url, {
         headers: { cookie: this.cookie, accept: 'text/event-stream' },
       });
       this.stream = req;
@@ -130,10 +144,14 @@ export class ChatClient {
 
   /** Posts as the page does: JSON, with the cookie and the page's origin. */
   post(
-    path: 'send' | 'press' | 'stop' | 'pick',
+    path: 'send' | 'press' | 'stop' | 'pick' | 'conversations' | 'rename',
     body: unknown,
     headers: Record<string, string> = {},
   ) {
+    const named =
+      this.conversation !== undefined && body && typeof body === 'object' && !Array.isArray(body)
+        ? { conversation: this.conversation, ...body }
+        : body;
     return fetch(new URL(`/chat/${path}`, this.base), {
       method: 'POST',
       headers: {
@@ -142,13 +160,36 @@ export class ChatClient {
         'content-type': 'application/json',
         ...headers,
       },
-      body: JSON.stringify(body),
+      body: JSON.stringify(named),
     });
+  }
+
+  /** GETs a path under the chat with the cookie, as the page does; the parsed JSON. */
+  async get<T>(path: string): Promise<{ status: number; body: T }> {
+    const response = await fetch(new URL(path, this.base), { headers: { cookie: this.cookie } });
+    return { status: response.status, body: (await response.json()) as T };
+  }
+
+  /** The conversations, the most recently used first. */
+  async conversations(): Promise<ChatConversation[]> {
+    const { status, body } = await this.get<{ conversations: ChatConversation[] }>(
+      '/chat/conversations',
+    );
+    check(status === 200, `GET /chat/conversations answered ${status}`);
+    return body.conversations;
+  }
+
+  /** Makes a new conversation (the page's "New conversation" button). */
+  async newConversation(): Promise<ChatConversation> {
+    const response = await this.post('conversations', {});
+    check(response.status === 201, `POST /chat/conversations answered ${response.status}`);
+    return ((await response.json()) as { conversation: ChatConversation }).conversation;
   }
 
   /** Uploads a file as the page does: its bytes as the body, what it is in the query. */
   upload(file: Upload, headers: Record<string, string> = {}) {
     const url = new URL('/chat/upload', this.base);
+    if (this.conversation !== undefined) url.searchParams.set('c', this.conversation);
     url.searchParams.set('kind', file.kind);
     url.searchParams.set('name', file.name);
     if (file.caption !== undefined) url.searchParams.set('caption', file.caption);

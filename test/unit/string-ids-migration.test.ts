@@ -184,7 +184,8 @@ describe('migration 0011: ids become strings', () => {
     expect(rows('SELECT payload FROM edge_inbox')).toEqual([
       {
         payload: JSON.stringify({
-          address: { platform: 'web', chatId: '111' },
+          // 0012 then gives the web chat's conversation an id of its own.
+          address: { platform: 'web', chatId: 'w-111' },
           senderId: '111',
           messageId: '5',
         }),

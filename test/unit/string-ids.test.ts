@@ -3,6 +3,7 @@ import { addressKey } from '../../src/core/types.ts';
 import { storeInboxes } from '../../src/core-app/edges.ts';
 import { sessionKey } from '../../src/routing/router.ts';
 import { openCoreStore } from '../../src/store/client.ts';
+import { createWebConversationRepo } from '../../src/store/web-conversation-repo.ts';
 import { type TelegramConfig, telegramEdge } from '../../src/telegram/edge.ts';
 import { idIn, idOut } from '../../src/telegram/ids.ts';
 import { FakeClock } from '../support/fake-clock.ts';
@@ -46,6 +47,7 @@ describe("Telegram's ids, at its edge", () => {
       log: silent,
       clock: new FakeClock(),
       inboxes: storeInboxes(store.db),
+      conversations: createWebConversationRepo(store.db),
     });
     expect(edge.chatType?.({ platform: 'tg', chatId: '111' })).toBe('private');
     expect(edge.chatType?.({ platform: 'tg', chatId: '-1001234567890' })).toBe('supergroup');

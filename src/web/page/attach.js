@@ -20,6 +20,9 @@ const RECORDING_TYPES = [
 /** Uploads one file; resolves with undefined, or the server's reason when it refused. */
 async function upload(kind, blob, params) {
   const url = new URL('/chat/upload', location.origin);
+  // The conversation open now: the page's address names it (chat.js keeps it so).
+  const conversation = decodeURIComponent(location.hash.slice(1));
+  if (conversation) url.searchParams.set('c', conversation);
   url.searchParams.set('kind', kind);
   for (const [key, value] of Object.entries(params))
     if (value !== undefined && value !== '') url.searchParams.set(key, String(value));

@@ -1,9 +1,10 @@
-// The web chat: the conversation arrives as server-sent events from /chat/events (a snapshot,
+// The web chat: the open conversation (conversations.js lists them all) arrives as server-sent events from /chat/events (a snapshot,
 // then each change), lines go to /chat/send, button presses to /chat/press, files and
 // voice recordings to /chat/upload (attach.js), the Stop button (and Escape) to /chat/stop,
 // and a pack chosen on the first screen to /chat/pick. Everything is drawn with DOM calls:
 // the server's markup goes through markup.js, plain text is textContent.
 import { attachmentView, createAttachments, createRecorder } from './attach.js';
+import { createConversationList } from './conversations.js';
 import { fromMarkup } from './markup.js';
 import { createTurnView } from './turn.js';
 import { welcomeScreen } from './welcome.js';
@@ -17,6 +18,9 @@ const stopButton = document.getElementById('stop');
 const turn = createTurnView(log, stopButton);
 let live;
 let noticeTimer;
+/** The conversation open now (the address says it as `#<id>`, so a reload keeps it). */
+let conversation = decodeURIComponent(location.hash.slice(1)) || undefined;
+let source;
 /** The first screen, while the conversation is empty. */
 let welcome;
 
@@ -79,7 +83,7 @@ function draft(body) {
 /** Shows the first screen when the conversation is empty (fetched once, then kept). */
 async function showWelcome() {
   try {
-    const response = await fetch('/chat/welcome');
+    const response = await fetch(`/chat/welcome?c=${encodeURIComponent(conversation)}`);
     if (!response.ok) return;
     const data = await response.json();
     if (log.querySelector('.bubble:not(.working)')) return;
@@ -101,6 +105,12 @@ const byId = (id) => log.querySelector(`[data-id="${CSS.escape(String(id))}"]`);
 
 const handlers = {
   snapshot: (s) => {
+    // A page that named no conversation is shown the most recently used: now it knows which.
+    if (s.conversation && s.conversation !== conversation) {
+      conversation = s.conversation;
+      history.replaceState(null, '', `#${encodeURIComponent(conversation)}`);
+      conversations.refresh();
+    }
     live = undefined;
     log.replaceChildren(...s.entries.map(bubble));
     turn.answered();
@@ -137,7 +147,11 @@ const handlers = {
 };
 
 function connect() {
-  const source = new EventSource('/chat/events');
+  source?.close();
+  const named = conversation !== undefined;
+  source = new EventSource(
+    named ? `/chat/events?c=${encodeURIComponent(conversation)}` : '/chat/events',
+  );
   for (const [type, handle] of Object.entries(handlers))
     source.addEventListener(type, (event) => show(() => handle(JSON.parse(event.data))));
   source.addEventListener('open', () => {
@@ -147,6 +161,8 @@ function connect() {
   source.addEventListener('error', () => {
     status.textContent = 'Reconnecting…';
     status.className = 'error';
+    // Reconnect to the conversation shown, not whichever is the most recent by then.
+    if (!named && conversation !== undefined) setTimeout(connect, 1000);
   });
 }
 
@@ -154,7 +170,7 @@ async function post(path, body) {
   const response = await fetch(`/chat/${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
+    body: JSON.stringify({ conversation, ...body }),
   });
   if (response.ok) return true;
   const problem = await response.json().catch(() => ({}));
@@ -197,6 +213,8 @@ async function send() {
   try {
     if (await post('send', { text })) {
       box.value = '';
+      // Its first line names a new conversation.
+      conversations.refresh();
       // Working from now: the answer (or its first draft) ends it.
       if (!/^\/stop\b/i.test(text.trim())) turn.working();
     }
@@ -239,5 +257,51 @@ document.addEventListener('keydown', (event) => {
     stop();
   }
 });
-connect();
+const drawer = document.getElementById('drawer');
+const toggle = document.getElementById('drawer-toggle');
+function openDrawer(open) {
+  drawer.classList.toggle('open', open);
+  toggle.setAttribute('aria-expanded', String(open));
+  if (open) (drawer.querySelector('[aria-current]') ?? drawer.querySelector('button'))?.focus();
+}
+toggle.addEventListener('click', () => openDrawer(!drawer.classList.contains('open')));
+drawer.addEventListener('keydown', (event) => {
+  if (event.key === 'Escape' && drawer.classList.contains('open')) {
+    event.stopPropagation();
+    openDrawer(false);
+    toggle.focus();
+  }
+});
+
+/** Opens conversation `id`: its events, its first screen, its address. */
+function select(id) {
+  conversation = id;
+  history.replaceState(null, '', `#${encodeURIComponent(id)}`);
+  turn.answered();
+  welcome?.remove();
+  welcome = undefined;
+  connect();
+  conversations.refresh();
+  openDrawer(false);
+  box.focus();
+}
+
+const conversations = createConversationList({
+  list: document.getElementById('conversations'),
+  select,
+  post,
+  current: () => conversation,
+});
+document.getElementById('new-conversation').addEventListener('click', () => conversations.create());
+
+// Without a choice in the address, the most recently used (the list's first).
+// A conversation named in the address opens; else the most recently used, as the server
+// says in its snapshot.
+conversations.refresh().then((listed) => {
+  if (conversation !== undefined && listed.some((c) => c.id === conversation)) select(conversation);
+  else {
+    conversation = undefined;
+    connect();
+  }
+});
 box.focus();

@@ -1,0 +1,35 @@
+import { desc, eq } from 'drizzle-orm';
+import type { EdgeConversation, EdgeConversations } from '../core/edge-conversations.ts';
+import type { Db } from './client.ts';
+import { webConversations } from './schema.ts';
+
+/** The web chat's conversations in `web_conversations` (migration 0012). */
+export function createWebConversationRepo(db: Db): EdgeConversations {
+  const row = (r: typeof webConversations.$inferSelect): EdgeConversation => ({ ...r });
+  return {
+    list: () =>
+      db
+        .select()
+        .from(webConversations)
+        .orderBy(desc(webConversations.updatedAt), desc(webConversations.createdAt))
+        .all()
+        .map(row),
+
+    get(id) {
+      const found = db.select().from(webConversations).where(eq(webConversations.id, id)).get();
+      return found ? row(found) : undefined;
+    },
+
+    create(conversation) {
+      db.insert(webConversations).values(conversation).run();
+    },
+
+    rename: (id, title, titled) =>
+      db.update(webConversations).set({ title, titled }).where(eq(webConversations.id, id)).run()
+        .changes === 1,
+
+    touch(id, now) {
+      db.update(webConversations).set({ updatedAt: now }).where(eq(webConversations.id, id)).run();
+    },
+  };
+}

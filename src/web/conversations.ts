@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../core/clock.ts';
+import type { EdgeConversation, EdgeConversations } from '../core/edge-conversations.ts';
+import type { Address } from '../core/types.ts';
+import { WEB_PLATFORM } from './channel.ts';
+
+/** What a conversation is called until the owner names it or types its first line. */
+export const NEW_TITLE = 'New conversation';
+/** The most a title holds; a longer one is cut (a first line) or refused (a rename). */
+export const MAX_TITLE_CHARS = 80;
+
+/** A conversation as the page lists it. */
+export interface ConversationView {
+  id: string;
+  title: string;
+  updatedAt: number;
+}
+
+/** The address of conversation `id`: its own pack, session, history and jobs. */
+export const addressOf = (id: string): Address => ({ platform: WEB_PLATFORM, chatId: id });
+
+/**
+ * The web chat's conversations (SPEC §16), as forum topics are on Telegram: each has an id
+ * of the edge's own (`w-` and 16 hex digits), never the owner's Telegram id, so changing
+ * ALLOWED_USER_IDS keeps every one with its pack and history. There is always one: the
+ * most recently used is where a page without a choice goes, made when there is none.
+ */
+export function createConversations(store: EdgeConversations, clock: Clock) {
+  function create(): EdgeConversation {
+    const now = clock.now();
+    const conversation: EdgeConversation = {
+      id: `w-${randomBytes(8).toString('hex')}`,
+      title: NEW_TITLE,
+      titled: false,
+      createdAt: now,
+      updatedAt: now,
+    };
+    store.create(conversation);
+    return conversation;
+  }
+
+  return {
+    create,
+    get: (id: string) => store.get(id),
+
+    /** Every conversation, the most recently used first (one is made when there is none). */
+    list(): ConversationView[] {
+      const all = store.list();
+      const shown = all.length > 0 ? all : [create()];
+      return shown.map(({ id, title, updatedAt }) => ({ id, title, updatedAt }));
+    },
+
+    /** The conversation a page opens without naming one: the most recently used. */
+    current(): EdgeConversation {
+      return store.list()[0] ?? create();
+    },
+
+    /** Names it; false when the title is blank or too long, or there is no such one. */
+    rename(id: string, title: string): boolean {
+      const named = title.trim().replace(/\s+/g, ' ');
+      if (named === '' || named.length > MAX_TITLE_CHARS) return false;
+      return store.rename(id, named, true);
+    },
+
+    /**
+     * The owner sent something here (`text`: a typed line): it moves to the top, and a line
+     * that is not a command names a conversation still called "New conversation".
+     */
+    used(id: string, text?: string): void {
+      store.touch(id, clock.now());
+      const found = store.get(id);
+      const line = text?.trim().replace(/\s+/g, ' ');
+      if (!found || found.titled || found.title !== NEW_TITLE || !line || line.startsWith('/'))
+        return;
+      const title = line.length > 60 ? `${line.slice(0, 59)}…` : line;
+      store.rename(id, title, false);
+    },
+  };
+}
+
+export type Conversations = ReturnType<typeof createConversations>;

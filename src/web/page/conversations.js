@@ -1,0 +1,100 @@
+// The list of conversations beside the chat (a drawer on a phone): each a link that selects
+// it, "New conversation", and a rename in place (the ✎ button or F2 on the selected one,
+// Enter keeps, Escape cancels). Drawn from GET /chat/conversations; made with
+// POST /chat/conversations and renamed with POST /chat/rename.
+
+/**
+ * `list` is the <ul>, `select(id)` opens a conversation, `post(path, body)` posts as the
+ * page does (true when accepted), `current()` is the open one's id.
+ */
+export function createConversationList({ list, select, post, current }) {
+  let shown = [];
+
+  function renameField(item, conversation) {
+    const input = document.createElement('input');
+    input.type = 'text';
+    input.value = conversation.title;
+    input.maxLength = 80;
+    input.setAttribute('aria-label', 'Conversation title');
+    let done = false;
+    const finish = async (keep) => {
+      if (done) return;
+      done = true;
+      const title = input.value.trim();
+      if (keep && title && title !== conversation.title)
+        await post('rename', { conversation: conversation.id, title }).catch(() => false);
+      await refresh(true);
+      list.querySelector(`[data-id="${CSS.escape(conversation.id)}"] .select`)?.focus();
+    };
+    input.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') {
+        event.preventDefault();
+        finish(true);
+      } else if (event.key === 'Escape') {
+        event.preventDefault();
+        event.stopPropagation();
+        finish(false);
+      }
+    });
+    input.addEventListener('blur', () => finish(true));
+    item.replaceChildren(input);
+    input.focus();
+    input.select();
+  }
+
+  function row(conversation) {
+    const item = document.createElement('li');
+    item.dataset.id = conversation.id;
+    const link = document.createElement('a');
+    link.className = 'select';
+    link.href = `#${encodeURIComponent(conversation.id)}`;
+    link.textContent = conversation.title;
+    if (conversation.id === current()) link.setAttribute('aria-current', 'page');
+    link.addEventListener('click', (event) => {
+      event.preventDefault();
+      select(conversation.id);
+    });
+    link.addEventListener('keydown', (event) => {
+      if (event.key === 'F2') {
+        event.preventDefault();
+        renameField(item, conversation);
+      }
+    });
+    const rename = document.createElement('button');
+    rename.type = 'button';
+    rename.className = 'rename';
+    rename.textContent = '✎';
+    rename.setAttribute('aria-label', `Rename “${conversation.title}”`);
+    rename.title = 'Rename (F2)';
+    rename.addEventListener('click', () => renameField(item, conversation));
+    item.append(link, rename);
+    return item;
+  }
+
+  /** Draws the list again (`force`: also while a title is being typed, to end that). */
+  async function refresh(force = false) {
+    const response = await fetch('/chat/conversations');
+    if (!response.ok) return shown;
+    shown = (await response.json()).conversations;
+    // Not while a title is being typed: the next refresh draws it.
+    const typing =
+      list.contains(document.activeElement) && document.activeElement.tagName === 'INPUT';
+    if (force || !typing) list.replaceChildren(...shown.map(row));
+    return shown;
+  }
+
+  return {
+    refresh,
+    /** Makes a new conversation and opens it. */
+    async create() {
+      const response = await fetch('/chat/conversations', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      if (!response.ok) return;
+      const { conversation } = await response.json();
+      select(conversation.id);
+    },
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * Conversations in a real browser (SPEC §16): two bound to different packs, each still
+ * itself after a reload and a restart; the list as a drawer at 390 px; rename by keyboard.
+ * Self-contained for now (the shared Chromium rig is being built beside it).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ChromiumSession,
+  haveChromium,
+  launchChromium,
+  skipBrowser,
+  watchProblems,
+} from '../support/chromium.ts';
+import { fixturePacks, type Harness, startHarness } from '../support/harness.ts';
+
+const skipped = skipBrowser('web-conversations-browser', 'the web conversations');
+
+describe.skipIf(skipped || !haveChromium)('web conversations in a real browser', () => {
+  let h: Harness;
+  let browser: ChromiumSession | undefined;
+  const printed: string[] = [];
+  const chatUrl = () =>
+    printed.findLast((l) => l.startsWith('satchel web chat: '))!.split(': ')[1]!;
+
+  beforeAll(async () => {
+    h = await startHarness(
+      { SATCHEL_PACKS: fixturePacks(['alpha', 'beta']) },
+      { app: { announce: (line) => printed.push(line) } },
+    );
+    browser = await launchChromium({ viewport: { width: 1100, height: 700 }, locale: 'en-US' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  it('keeps two conversations bound to different packs across a reload and a restart', async () => {
+    const page = await browser!.context.newPage();
+    const problems = watchProblems(page);
+    await page.goto(chatUrl());
+    await expect.poll(() => page.locator('#status').textContent()).toBe('Connected');
+    const log = page.getByRole('log');
+    const list = page.getByRole('navigation', { name: 'Conversations' });
+
+    // The first conversation: Beta, from its first screen.
+    await log.getByRole('button', { name: /Beta Books/ }).click();
+    await expect
+      .poll(() => log.textContent(), { timeout: 10_000 })
+      .toContain('Now using Beta Books.');
+    await page.getByLabel('Message').fill('I am reading Dune');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => log.textContent(), { timeout: 10_000 }).toContain('— Beta Books');
+    const opened = () => decodeURIComponent(new URL(page.url()).hash.slice(1));
+    await expect.poll(opened).toMatch(/^w-[0-9a-f]{16}$/);
+    const books = opened();
+
+    // A second one: Alpha.
+    await list.getByRole('button', { name: 'New conversation' }).click();
+    await expect.poll(() => new URL(page.url()).hash.slice(1)).not.toBe(books);
+    await log.getByRole('button', { name: /Alpha Garden/ }).click();
+    await expect
+      .poll(() => log.textContent(), { timeout: 10_000 })
+      .toContain('Now using Alpha Garden.');
+    await page.getByLabel('Message').fill('my fern is Bob');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => log.textContent(), { timeout: 10_000 }).toContain('— Alpha Garden');
+    const garden = decodeURIComponent(new URL(page.url()).hash.slice(1));
+    await expect
+      .poll(() => list.getByRole('link').allTextContents())
+      .toEqual(['my fern is Bob', 'I am reading Dune']);
+
+    // A reload keeps the conversation open; the list selects the other.
+    await page.reload();
+    await expect
+      .poll(() => log.textContent(), { timeout: 10_000 })
+      .toContain('echo: my fern is Bob');
+    await list.getByRole('link', { name: 'I am reading Dune' }).click();
+    await expect
+      .poll(() => log.textContent(), { timeout: 10_000 })
+      .toContain('echo: I am reading Dune');
+    expect(await log.textContent()).not.toContain('fern');
+
+    // After a restart, each answers with its own pack.
+    await h.restart();
+    await page.goto(`${chatUrl()}#${books}`);
+    await expect.poll(() => page.locator('#status').textContent()).toBe('Connected');
+    await page.getByLabel('Message').fill('what am I reading?');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => log.textContent(), { timeout: 10_000 }).toContain('— Beta Books');
+    await list.getByRole('link', { name: 'my fern is Bob' }).click();
+    await page.getByLabel('Message').fill('and my fern?');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => log.textContent(), { timeout: 10_000 }).toContain('— Alpha Garden');
+    expect(decodeURIComponent(new URL(page.url()).hash.slice(1))).toBe(garden);
+    // The restart cuts the event stream the page had open: it reconnects, as it should.
+    expect(problems.filter((p) => !p.includes('ERR_INCOMPLETE_CHUNKED_ENCODING'))).toEqual([]);
+    await page.close();
+  });
+
+  it('opens the list as a drawer at 390 px, and renames a conversation by keyboard', async () => {
+    const page = await browser!.context.newPage();
+    await page.setViewportSize({ width: 390, height: 760 });
+    await page.goto(chatUrl());
+    await expect.poll(() => page.locator('#status').textContent()).toBe('Connected');
+    const list = page.getByRole('navigation', { name: 'Conversations' });
+    expect(await list.isVisible()).toBe(false);
+    const toggle = page.getByRole('button', { name: 'Conversations' });
+    await toggle.click();
+    expect(await list.isVisible()).toBe(true);
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+
+    // Rename the open one: F2 on it, type, Enter.
+    await list.locator('[aria-current]').focus();
+    await page.keyboard.press('F2');
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type('Garden plans');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => list.locator('[aria-current]').textContent()).toBe('Garden plans');
+    expect(
+      await list
+        .locator('[aria-current]')
+        .evaluate((el) => el === el.ownerDocument.activeElement && el.textContent),
+    ).toBe('Garden plans');
+    // Escape closes the drawer.
+    await page.keyboard.press('Escape');
+    expect(await list.isVisible()).toBe(false);
+    const listed = await fetch(new URL('/chat/conversations', chatUrl()), {
+      headers: {
+        cookie: (await browser!.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; '),
+      },
+    });
+    expect(JSON.stringify(await listed.json())).toContain('Garden plans');
+    await page.close();
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * The web chat's conversations (SPEC §16): listed, made, renamed; each its own address, so
+ * each is bound to its own pack and keeps its own session; a restart keeps them all.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { systemText, userTexts } from '../fakes/model-requests.ts';
+import { ChatClient, shownText } from '../support/chat-client.ts';
+import { fixturePacks, type Harness, startHarness } from '../support/harness.ts';
+
+let h: Harness | undefined;
+const clients: ChatClient[] = [];
+let printed: string[] = [];
+
+afterEach(async () => {
+  for (const c of clients.splice(0)) c.close();
+  await h?.close();
+  h = undefined;
+});
+
+async function start(): Promise<void> {
+  printed = [];
+  h = await startHarness(
+    { SATCHEL_PACKS: fixturePacks(['alpha', 'beta']) },
+    { app: { announce: (line) => printed.push(line) } },
+  );
+}
+
+/** A page signed in with the printed address, reading conversation `id` (or the default). */
+async function page(id?: string): Promise<ChatClient> {
+  const line = printed.findLast((l) => l.startsWith('satchel web chat: '))!;
+  const c = await ChatClient.open(line.slice('satchel web chat: '.length));
+  c.conversation = id;
+  await c.connect();
+  clients.push(c);
+  return c;
+}
+
+/** Picks `pack` on conversation `c`'s first screen and says `text` there; the answer. */
+async function bind(c: ChatClient, pack: string, text: string): Promise<string> {
+  expect((await c.post('pick', { pack })).status).toBe(202);
+  await c.waitForBot(1);
+  await c.send(text);
+  return shownText((await c.waitForBot(2))[1]!);
+}
+
+describe('web conversations', () => {
+  it('lists one to start with, makes a new one, renames it, and refuses unknown ones', async () => {
+    await start();
+    const c = await page();
+    const [first, ...others] = await c.conversations();
+    expect(others).toEqual([]);
+    expect(first!.title).toBe('New conversation');
+    expect(first!.id).toMatch(/^w-[0-9a-f]{16}$/);
+
+    // The first line typed names it.
+    await c.send('what should I read next?');
+    await c.waitForBot(1);
+    expect((await c.conversations())[0]!.title).toBe('what should I read next?');
+
+    const made = await c.newConversation();
+    expect(made.id).not.toBe(first!.id);
+    expect(made.title).toBe('New conversation');
+    expect((await c.conversations()).map((x) => x.id).sort()).toEqual([first!.id, made.id].sort());
+
+    const rename = (body: unknown) => c.post('rename', body);
+    expect((await rename({ conversation: made.id, title: '  Garden  plans ' })).status).toBe(200);
+    expect((await c.conversations()).find((x) => x.id === made.id)!.title).toBe('Garden plans');
+    expect((await rename({ conversation: made.id, title: '   ' })).status).toBe(400);
+    expect((await rename({ conversation: made.id, title: 'x'.repeat(81) })).status).toBe(400);
+    expect((await rename({ conversation: 'w-nope', title: 'Hi' })).status).toBe(404);
+    // A named conversation keeps its name when its first line comes.
+    const named = await page(made.id);
+    await named.send('hello');
+    await named.waitForBot(1);
+    expect((await c.conversations()).find((x) => x.id === made.id)!.title).toBe('Garden plans');
+
+    // A conversation that does not exist is refused everywhere, and nothing is taken.
+    const nowhere = await ChatClient.open(printed.at(-1)!.slice('satchel web chat: '.length));
+    nowhere.conversation = 'w-0000000000000000';
+    clients.push(nowhere);
+    await expect(nowhere.connect()).rejects.toThrow(/404/);
+    expect((await nowhere.post('send', { text: 'lost?' })).status).toBe(404);
+    expect((await nowhere.get('/chat/welcome?c=w-0000000000000000')).status).toBe(404);
+    expect(h!.rows("SELECT count(*) AS n FROM edge_inbox WHERE payload LIKE '%lost?%'")).toEqual([
+      { n: 0 },
+    ]);
+  });
+
+  it('binds two conversations to different packs, each answered by its own, also after a restart', async () => {
+    await start();
+    const books = await page();
+    const booksId = (await books.conversations())[0]!.id;
+    books.conversation = booksId;
+    const garden = await page((await books.newConversation()).id);
+    expect(await bind(books, 'beta', 'remember: I am reading Dune')).toBe(
+      'echo: remember: I am reading Dune\n\n— Beta Books',
+    );
+    expect(await bind(garden, 'alpha', 'remember: my fern is Bob')).toBe(
+      'echo: remember: my fern is Bob\n\n— Alpha Garden',
+    );
+    // Each page saw only its own conversation.
+    expect(books.entries().map((e) => e.text ?? shownText(e))).not.toContain(
+      'remember: my fern is Bob',
+    );
+    const welcome = async (c: ChatClient, id: string) =>
+      (await c.get<{ active?: string }>(`/chat/welcome?c=${id}`)).body.active;
+    expect(await welcome(books, booksId)).toBe('beta');
+    expect(await welcome(books, garden.conversation!)).toBe('alpha');
+
+    await h!.restart();
+    const later = await page();
+    const listed = await later.conversations();
+    expect(listed.map((c) => c.id).sort()).toEqual([booksId, garden.conversation!].sort());
+    expect(await welcome(later, booksId)).toBe('beta');
+    expect(await welcome(later, garden.conversation!)).toBe('alpha');
+
+    const booksAgain = await page(booksId);
+    const gardenAgain = await page(garden.conversation);
+    const before = h!.model.chatRequests().length;
+    await booksAgain.send('what am I reading?');
+    await booksAgain.waitForBot(1);
+    await gardenAgain.send('what is my fern called?');
+    await gardenAgain.waitForBot(1);
+    await vi.waitFor(() => expect(h!.model.chatRequests().length).toBe(before + 2));
+    const [toBooks, toGarden] = h!.model.chatRequests().slice(before);
+    // Each turn has its own pack and its own history, and not the other's.
+    expect(systemText(toBooks!)).toContain('BETA-PERSONA');
+    expect(userTexts(toBooks!).join('\n')).toContain('I am reading Dune');
+    expect(userTexts(toBooks!).join('\n')).not.toContain('fern');
+    expect(systemText(toGarden!)).toContain('ALPHA-PERSONA');
+    expect(userTexts(toGarden!).join('\n')).toContain('my fern is Bob');
+    expect(userTexts(toGarden!).join('\n')).not.toContain('Dune');
+    expect(
+      h!.rows('SELECT address, active_pack FROM conversation_routes ORDER BY active_pack'),
+    ).toEqual([
+      { address: `web:${garden.conversation}`, active_pack: 'alpha' },
+      { address: `web:${booksId}`, active_pack: 'beta' },
+    ]);
+  });
+});
