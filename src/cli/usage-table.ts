@@ -7,6 +7,7 @@ const packName = (pack: string | null) => pack ?? '(no pack)';
 const KINDS = {
   llm: 'chat model',
   stt: 'speech to text',
+  tts: 'voice replies',
   vision: 'vision',
   search: 'search',
 } as const;

@@ -40,6 +40,7 @@ const PAUSED: Record<NonNullable<JobRow['pausedBy']> | 'user', string> = {
   user: 'paused',
   topic_closed: 'paused while its topic is closed',
   topic_gone: 'paused: its topic no longer exists',
+  idle: 'paused: nobody wrote here for a while',
 };
 
 /** When a job runs, for a person and for the model: "tomorrow 18:00 (2026-11-23T18:00:00+01:00)". */

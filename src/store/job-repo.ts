@@ -131,6 +131,7 @@ export function createJobRepo(
         lastOutcome: null,
         runningDueAt: null,
         runAttempts: 0,
+        model: null,
         createdAt: now,
       };
       db.transaction(

@@ -53,6 +53,12 @@ export const conversationRoutes = sqliteTable('conversation_routes', {
   model: text('model'),
   /** /usage footer on: each answer here ends with the turn's tokens and cost. */
   usageFooter: integer('usage_footer', { mode: 'boolean' }).notNull().default(false),
+  /** /voice for this chat or topic (`on`, `off`, `inbound`); null follows VOICE_REPLY. */
+  voiceReply: text('voice_reply', { enum: ['on', 'off', 'inbound'] }),
+  /** /queue for this chat or topic (`steer`, `followup`); null follows QUEUE_MODE. */
+  queueMode: text('queue_mode', { enum: ['steer', 'followup'] }),
+  /** When a person (not a job) last wrote here, in ms: jobs pause after JOB_IDLE_DAYS. */
+  lastPersonAt: integer('last_person_at'),
 });
 
 export const sessions = sqliteTable(
@@ -124,7 +130,7 @@ export const usageEvents = sqliteTable(
     id: integer('id').primaryKey({ autoIncrement: true }),
     ts: integer('ts').notNull(),
     day: text('day').notNull(),
-    kind: text('kind', { enum: ['llm', 'stt', 'vision', 'search'] }).notNull(),
+    kind: text('kind', { enum: ['llm', 'stt', 'vision', 'search', 'tts'] }).notNull(),
     provider: text('provider').notNull(),
     model: text('model').notNull(),
     pack: text('pack'),
@@ -132,6 +138,10 @@ export const usageEvents = sqliteTable(
     threadId: text('thread_id'),
     sessionId: text('session_id'),
     turnId: text('turn_id'),
+    /** The job whose run made the call (null for a person's turn): `by_job` in /api/usage. */
+    jobId: text('job_id'),
+    /** Characters spoken, for a `tts` call (priced per million characters). */
+    characters: integer('characters').notNull().default(0),
     inputTokens: integer('input_tokens').notNull().default(0),
     cachedInputTokens: integer('cached_input_tokens').notNull().default(0),
     outputTokens: integer('output_tokens').notNull().default(0),
@@ -171,6 +181,7 @@ export const usageEvents = sqliteTable(
     ),
     index('usage_events_session').on(t.sessionId),
     index('usage_events_turn').on(t.turnId),
+    index('usage_events_job').on(t.jobId),
   ],
 );
 
@@ -201,10 +212,13 @@ export const jobs = sqliteTable(
     enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
     /**
      * Why satchel itself paused the job: `topic_closed` (its forum topic was closed; reopening
-     * resumes it) or `topic_gone` (Telegram no longer knows the topic). Null when it runs, or
+     * resumes it), `topic_gone` (Telegram no longer knows the topic) or `idle` (no person wrote
+     * in its chat for JOB_IDLE_DAYS; the next message from a person resumes it). Null when it runs, or
      * when the user or the manifest paused it: those stay paused until the user resumes them.
      */
-    pausedBy: text('paused_by', { enum: ['topic_closed', 'topic_gone'] }),
+    pausedBy: text('paused_by', { enum: ['topic_closed', 'topic_gone', 'idle'] }),
+    /** A cron entry's own chat model (`provider:model`), used for its runs instead of the chat's. */
+    model: text('model'),
     /** The next due time; null when a cron expression has no future time. */
     nextRunAt: integer('next_run_at'),
     lastRunAt: integer('last_run_at'),
@@ -278,4 +292,41 @@ export const webConversations = sqliteTable(
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [index('web_conversations_updated').on(t.updatedAt)],
+);
+
+/**
+ * Pairing codes given to strangers in private chats (SPEC §18): the owner's `/pair CODE` or
+ * `satchel pair CODE` lets the stranger in. A code is valid for an hour; at most 3 pending
+ * per stranger and 20 in all.
+ */
+export const pairingCodes = sqliteTable(
+  'pairing_codes',
+  {
+    code: text('code').primaryKey(),
+    /** The channel of the stranger's private chat (an address's `platform`). */
+    platform: text('platform').notNull(),
+    userId: text('user_id').notNull(),
+    chatId: text('chat_id').notNull(),
+    /** How the stranger is called on the channel (name, @username), for the owner's list. */
+    name: text('name'),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [
+    index('pairing_codes_user').on(t.platform, t.userId),
+    index('pairing_codes_expiry').on(t.expiresAt),
+  ],
+);
+
+/** Users the owner paired (SPEC §18): allowed as if listed in ALLOWED_USER_IDS. */
+export const pairedUsers = sqliteTable(
+  'paired_users',
+  {
+    platform: text('platform').notNull(),
+    userId: text('user_id').notNull(),
+    chatId: text('chat_id').notNull(),
+    name: text('name'),
+    pairedAt: integer('paired_at').notNull(),
+  },
+  (t) => [uniqueIndex('paired_users_key').on(t.platform, t.userId)],
 );

@@ -9,7 +9,7 @@ export interface UsageGroup extends UsageSums {
   pack: string | null;
   provider: string;
   model: string;
-  kind: 'llm' | 'stt' | 'vision' | 'search';
+  kind: 'llm' | 'stt' | 'vision' | 'search' | 'tts';
   audio_seconds: number;
   images: number;
 }
