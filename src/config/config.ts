@@ -59,6 +59,19 @@ export interface CoreConfig {
     /** APPROVAL_TIMEOUT_MS: how long an approval waits before it counts as denied. */
     approvalTimeoutMs: number;
   };
+  /** Voice replies (SPEC §18). */
+  voice: {
+    /** VOICE_REPLY: the default of /voice — `off`, `inbound` (a voice note gets one) or `always`. */
+    reply: 'off' | 'inbound' | 'always';
+    /** TTS_MODEL: who speaks the answers. */
+    tts: { provider: Provider; model: string };
+    /** TTS_VOICE: the provider's voice name. */
+    voice: string;
+  };
+  /** QUEUE_MODE: the default of /queue — a message sent while a turn runs waits or steers it. */
+  queueMode: 'followup' | 'steer';
+  /** JOB_IDLE_DAYS: a chat's jobs pause after this many days without a person; 0 = never. */
+  jobIdleDays: number;
   /** web_fetch and web_search (SPEC §13). */
   web: {
     /** WEB_FETCH_ALLOW_HOSTS: `host` or `host:port`, lowercased. */
@@ -84,6 +97,8 @@ export interface Config extends CoreConfig {
     allowedUserIds: readonly number[];
     /** The owner: the first allowed id; undefined when there is none. */
     owner: number | undefined;
+    /** DM_PAIRING: a stranger in a private chat gets a code the owner can approve (§18). */
+    pairing: boolean;
   };
   telegram: {
     /** Unset: no bot; `npm start` runs the web chat and the dashboard alone (SPEC §16). */
@@ -91,6 +106,8 @@ export interface Config extends CoreConfig {
     apiRoot: string;
     /** Webhook mode (TELEGRAM_WEBHOOK_URL); long polling when undefined. */
     webhook: WebhookConfig | undefined;
+    /** TELEGRAM_LOCAL_FILES: a self-hosted Bot API server returns files as local paths (§18). */
+    localFiles: boolean;
   };
 }
 
@@ -132,6 +149,10 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   const e = result.data;
   const [fallbackProvider, ...fallbackModel] = e.LLM_FALLBACK?.split(':') ?? [];
+  const modelRef = (ref: string) => {
+    const [provider, ...model] = ref.split(':');
+    return { provider: provider as Provider, model: model.join(':') };
+  };
   const core: CoreConfig = {
     home: path.resolve(e.SATCHEL_HOME),
     // Packs installed by `satchel pack add` are always searched, after SATCHEL_PACKS.
@@ -166,6 +187,9 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
     },
     maxJobs: e.MAX_JOBS,
     trust: { approval: e.TOOL_APPROVAL, approvalTimeoutMs: e.APPROVAL_TIMEOUT_MS },
+    voice: { reply: e.VOICE_REPLY, tts: modelRef(e.TTS_MODEL), voice: e.TTS_VOICE },
+    queueMode: e.QUEUE_MODE,
+    jobIdleDays: e.JOB_IDLE_DAYS,
     web: {
       allowHosts: e.WEB_FETCH_ALLOW_HOSTS,
       maxChars: e.WEB_FETCH_MAX_CHARS,
@@ -185,11 +209,13 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
     access: {
       allowedUserIds: tg.data.ALLOWED_USER_IDS,
       owner: tg.data.ALLOWED_USER_IDS[0],
+      pairing: tg.data.DM_PAIRING === 'on',
     },
     telegram: {
       token: tg.data.TELEGRAM_BOT_TOKEN,
       apiRoot: tg.data.TELEGRAM_API_ROOT,
       webhook: webhookConfig(tg.data),
+      localFiles: tg.data.TELEGRAM_LOCAL_FILES,
     },
     ...core,
   });

@@ -76,6 +76,17 @@ const telegramVars = {
   TELEGRAM_API_ROOT: url('TELEGRAM_API_ROOT').transform((v) =>
     (v ?? DEFAULT_TELEGRAM_API_ROOT).replace(/\/+$/, ''),
   ),
+  /** `true` with a self-hosted Bot API server: files up to 2 GB are read from its disk (§18). */
+  TELEGRAM_LOCAL_FILES: optionalText
+    .pipe(
+      z
+        .enum(['true', 'false'], {
+          error: 'TELEGRAM_LOCAL_FILES must be "true" or "false" (or empty for false)',
+        })
+        .optional(),
+    )
+    .transform((v) => v ?? 'false')
+    .transform((v) => v === 'true'),
 };
 
 /** Webhook mode's variables (Telegram's too). */
@@ -114,6 +125,16 @@ const accessVars = {
       }
       return parts.map(Number);
     }),
+  /** `on`: a stranger in a private chat gets a pairing code the owner can approve (§18). */
+  DM_PAIRING: optionalText
+    .pipe(
+      z
+        .enum(['on', 'off'], {
+          error: 'DM_PAIRING must be "on" or "off" (or empty for on)',
+        })
+        .optional(),
+    )
+    .transform((v) => v ?? 'on'),
 };
 
 /** Every variable but Telegram's: what the core reads, in the bot and in `satchel chat`. */
@@ -160,6 +181,31 @@ const coreVars = {
     )
     .transform((v) => v ?? 'tainted'),
   APPROVAL_TIMEOUT_MS: intFrom('APPROVAL_TIMEOUT_MS', 1, 300_000),
+  VOICE_REPLY: optionalText
+    .pipe(
+      z
+        .enum(['off', 'inbound', 'always'], {
+          error: 'VOICE_REPLY must be "off" or "inbound" or "always" (or empty for off)',
+        })
+        .optional(),
+    )
+    .transform((v) => v ?? 'off'),
+  TTS_MODEL: optionalText
+    .refine((v) => v === undefined || fallbackRef.test(v), {
+      message: 'TTS_MODEL must look like "provider:model", e.g. "openai:gpt-4o-mini-tts"',
+    })
+    .transform((v) => v ?? 'openai:gpt-4o-mini-tts'),
+  TTS_VOICE: optionalText.transform((v) => v ?? 'alloy'),
+  QUEUE_MODE: optionalText
+    .pipe(
+      z
+        .enum(['followup', 'steer'], {
+          error: 'QUEUE_MODE must be "followup" or "steer" (or empty for followup)',
+        })
+        .optional(),
+    )
+    .transform((v) => v ?? 'followup'),
+  JOB_IDLE_DAYS: intFrom('JOB_IDLE_DAYS', 0, 14),
   WEB_FETCH_ALLOW_HOSTS: optionalText.transform((v) =>
     (v ?? '')
       .split(',')

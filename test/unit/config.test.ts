@@ -23,8 +23,16 @@ describe('configuration', () => {
     expect(config.telegram).toEqual({
       token: '123456:ABC-def_ghi',
       apiRoot: DEFAULT_TELEGRAM_API_ROOT,
+      localFiles: false,
     });
-    expect(config.access).toEqual({ allowedUserIds: [], owner: undefined });
+    expect(config.access).toEqual({ allowedUserIds: [], owner: undefined, pairing: true });
+    expect(config.voice).toEqual({
+      reply: 'off',
+      tts: { provider: 'openai', model: 'gpt-4o-mini-tts' },
+      voice: 'alloy',
+    });
+    expect(config.queueMode).toBe('followup');
+    expect(config.jobIdleDays).toBe(14);
     expect(config.llm).toMatchObject({ provider: 'openai', model: undefined, fallback: undefined });
     expect(config.sttModel).toBe('whisper-large-v3-turbo');
     expect(config.batchWindowMs).toBe(800);
@@ -49,7 +57,7 @@ describe('configuration', () => {
       QUOTA_DAILY_USD: '1.5',
       TELEGRAM_API_ROOT: 'http://127.0.0.1:9999/',
     });
-    expect(config.access).toEqual({ allowedUserIds: [11, 22, 33], owner: 11 });
+    expect(config.access).toEqual({ allowedUserIds: [11, 22, 33], owner: 11, pairing: true });
     expect(config.packDirs.map((d) => d.split(/[\\/]/).at(-1))).toEqual([
       'a',
       'b',
@@ -84,7 +92,7 @@ describe('configuration', () => {
   it('runs without TELEGRAM_BOT_TOKEN (the web chat alone), and still reads the allowlist', () => {
     const web = parseConfig({ OPENAI_API_KEY: 'sk-test', ALLOWED_USER_IDS: '42, 7' });
     expect(web.telegram.token).toBeUndefined();
-    expect(web.access).toEqual({ allowedUserIds: [42, 7], owner: 42 });
+    expect(web.access).toEqual({ allowedUserIds: [42, 7], owner: 42, pairing: true });
     expect(parseConfig({ ...base, TELEGRAM_BOT_TOKEN: '  ' }).telegram.token).toBeUndefined();
     // A webhook needs a bot.
     expect(

@@ -39,8 +39,8 @@ describe("Telegram's ids, at its edge", () => {
   it("says a chat's kind from its own ids (a job's run asks it), and names its owner", () => {
     const store = openCoreStore(temp());
     const factory = telegramEdge({
-      telegram: { token: '123:abc', apiRoot: 'http://127.0.0.1:9', webhook: undefined },
-      access: { allowedUserIds: [111, 222], owner: 111 },
+      telegram: { token: '123:abc', apiRoot: 'http://127.0.0.1:9', webhook: undefined, localFiles: false },
+      access: { allowedUserIds: [111, 222], owner: 111, pairing: false },
       groupReply: 'mention',
     } as TelegramConfig);
     const edge = factory.connect({
