@@ -13,7 +13,7 @@ export interface ResolvedSettings {
   secrets: readonly string[];
 }
 
-/** `SATCHEL_PACK_<PACK>_<NAME>`: upper case, `-` as `_`. */
+/** `SATCHEL_PACK_<PACK>_<NAME>`: upper case, `-` as `_` (`vault`'s `api-token` → `SATCHEL_PACK_VAULT_API_TOKEN`). */
 export function settingVariable(pack: string, name: string): string {
   const part = (s: string) => s.toUpperCase().replaceAll('-', '_');
   return `SATCHEL_PACK_${part(pack)}_${part(name)}`;

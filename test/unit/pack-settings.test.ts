@@ -25,6 +25,7 @@ const manifest = (settings: unknown[]) =>
 describe('pack settings', () => {
   it('names the variable SATCHEL_PACK_<PACK>_<NAME> in upper case with - as _', () => {
     expect(settingVariable('my-notes', 'api_token')).toBe('SATCHEL_PACK_MY_NOTES_API_TOKEN');
+    expect(settingVariable('vault', 'api-token')).toBe('SATCHEL_PACK_VAULT_API_TOKEN');
   });
 
   it('resolves values, lists missing required variables and collects secrets', () => {
