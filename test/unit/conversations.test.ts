@@ -45,6 +45,7 @@ function rig() {
     clock,
     log: silent,
     batchWindowMs: 0,
+    queueMode: () => 'followup',
     replies,
     run: (events) => {
       ran.push(
