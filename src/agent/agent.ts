@@ -43,6 +43,11 @@ export interface TurnInput {
   tools?: ToolRunner | undefined;
   /** A model that answers instead of the default one (a pack's `model`). */
   model?: ChatModel | undefined;
+  /**
+   * Messages the user sent while the turn runs (queue mode `steer`), asked for before each
+   * model call: they join the turn as user messages after what it stored so far.
+   */
+  steer?: () => UserInput[];
   /** Where the turn's progress goes as it happens (see AgentEvent). */
   onEvent?: (event: AgentEvent) => void;
   /** The pack's MEMORY.md: compaction first lets the model save durable facts there. */
@@ -178,6 +183,14 @@ export function createAgent(deps: AgentDeps) {
     );
   }
 
+  /** Steering: what the user sent since the last model call is stored, and read next. */
+  function takeSteered(input: TurnInput, tools: ToolRunner | undefined): void {
+    for (const { content, sourceKey } of input.steer?.() ?? []) {
+      store(input, { role: 'user', content, sourceKey });
+      tools?.observe?.(content);
+    }
+  }
+
   /**
    * The loop itself, under `deadline`. `turn.partial` is the text the current model call
    * has streamed, which is what is kept when the deadline cuts the turn short; `turn.images`
@@ -191,6 +204,7 @@ export function createAgent(deps: AgentDeps) {
     const tools = input.tools?.specs.length ? input.tools : undefined;
     for (const { content } of input.inputs) tools?.observe?.(content);
     for (turn.calls = 1; ; turn.calls++) {
+      takeSteered(input, tools);
       const { system, messages } = await prepareHistory(input, deadline.signal, turn.images);
       const lastCall = turn.calls === MAX_MODEL_CALLS || tools?.stopped?.() === true;
       turn.partial = '';

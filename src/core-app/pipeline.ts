@@ -4,6 +4,7 @@ import type { Logger } from '../core/ports.ts';
 import { createChannelCalls } from '../outbound/channel-calls.ts';
 import type { createOutboxes } from '../outbound/outboxes.ts';
 import { createJobListing } from '../scheduler/describe.ts';
+import { createAnsweredCheck } from '../store/answered.ts';
 import { createChatMoves } from '../store/chat-moves.ts';
 import { createGrantRepo } from '../store/grant-repo.ts';
 import { createMessageSearch } from '../store/message-search.ts';
@@ -60,6 +61,7 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
       fallbackAcceptsImages: providers.fallback?.info.acceptsImages ?? true,
       asks: createAskRegistry(clock),
       messages: createMessageSearch(stores.store.sqlite),
+      answered: createAnsweredCheck(stores.store.sqlite),
       jobs,
       events: turning.events,
       mcp: { hub: packs.mcpHub, servers: packs.mcpServers },
@@ -95,6 +97,7 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
     // An edge that talks to strangers gates them; the others' events are the owner's own.
     gate: (event) => edges.get(event.origin.platform)?.gate?.(event) ?? 'allow',
     batchWindowMs: config.batchWindowMs,
+    queueMode: config.queueMode,
   });
 }
 

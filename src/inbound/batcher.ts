@@ -126,6 +126,9 @@ export function createBatcher(options: {
       }
     },
 
+    /** Whether a conversation has an open batch (a steered text must not overtake it). */
+    holds: (key: string): boolean => open.has(key),
+
     /** Takes a conversation's open batch away unsent (/stop drops it). */
     take(key: string): InboundEvent[] {
       const batch = open.get(key);

@@ -96,6 +96,15 @@ export function createRouter(deps: {
       sessions.saveRouteSettings(address, { usageFooter: on }, clock.now());
     },
 
+    /** /queue here (`steer` or `followup`); undefined follows QUEUE_MODE. */
+    queueMode(address: Address): 'steer' | 'followup' | undefined {
+      return sessions.route(address)?.queueMode ?? undefined;
+    },
+
+    setQueueMode(address: Address, mode: 'steer' | 'followup'): void {
+      sessions.saveRouteSettings(address, { queueMode: mode }, clock.now());
+    },
+
     /** The session a conversation uses now, if it has one. */
     currentSession(address: Address): string | undefined {
       return sessions.route(address)?.sessionId ?? undefined;

@@ -63,7 +63,11 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
      */
     saveRouteSettings(
       address: Address,
-      settings: { model?: string | null; usageFooter?: boolean },
+      settings: {
+        model?: string | null;
+        usageFooter?: boolean;
+        queueMode?: RouteRow['queueMode'];
+      },
       now: number,
     ): void {
       db.insert(conversationRoutes)

@@ -12,6 +12,7 @@ import type { Route } from '../routing/router.ts';
 import { noteInputs, sourceKey, turnInputs, withPinnedSkill } from './inputs.ts';
 import type { Replies } from './replies.ts';
 import type { Conversing, Delivery, Runtime, Turns } from './services.ts';
+import { steeredInputs } from './steering.ts';
 import { acceptsImages, type ChatTurn, type Routed, scopeOf } from './turn-parts.ts';
 import { toolsFor } from './turn-tools.ts';
 import { heldBackNoted } from './turn-trust.ts';
@@ -182,7 +183,7 @@ function inputsOf(
 
 /** Step 4: the agent's ReAct loop; its text streams to the chat as it is written. */
 async function runAgent(
-  services: { turns: Pick<Turns, 'agent'> },
+  services: { turns: Pick<Turns, 'agent'>; runtime: Pick<Runtime, 'log'> },
   turn: ChatTurn,
   routed: Routed,
   with_: { tools: ToolRunner | undefined; inputs: UserInput[]; live: Live },
@@ -203,6 +204,7 @@ async function runAgent(
       sections: pack && storage ? packPromptSections(pack, storage, turn.job && turn.pinned) : [],
     }),
     inputs: with_.inputs,
+    ...(turn.steer && { steer: steeredInputs(turn.steer, services.runtime.log, routed) }),
     signal: turn.signal,
     onEvent: (event: AgentEvent) => {
       if (event.type === 'text') stream.push(event.delta);
@@ -249,9 +251,8 @@ async function commit(
       footer + routed.badge,
     );
     const rows = silent ? [] : live.stream.finish(parts);
-    services.replies.acknowledge(
-      [...turn.events, ...(turn.notes ?? []).map((n) => n.event)].map((e) => e.origin),
-    );
+    const taken = [...(turn.steer?.absorbed() ?? []), ...(turn.notes ?? []).map((n) => n.event)];
+    services.replies.acknowledge([...turn.events, ...taken].map((e) => e.origin));
     return rows;
   });
   await landed;

@@ -7,6 +7,7 @@ import { createBatcher } from '../inbound/batcher.ts';
 import { plain } from '../outbound/compose.ts';
 import { createActors } from './actors.ts';
 import type { Replies } from './replies.ts';
+import { createSteering, type QueueMode, type SteerBox } from './steering.ts';
 
 export const BUSY =
   'I am still working on your earlier messages, so I did not take this one. Please send it again in a moment.';
@@ -18,8 +19,10 @@ export interface ConversationsDeps {
   log: Logger;
   batchWindowMs: number;
   replies: Pick<Replies, 'reply' | 'settle'>;
-  /** Runs one turn's events in the conversation's lane. */
-  run(events: InboundEvent[], signal: AbortSignal): Promise<void>;
+  /** QUEUE_MODE, or the conversation's /queue (SPEC §18). */
+  queueMode(address: Address): QueueMode;
+  /** Runs one turn's events in the conversation's lane; `steer` holds what joins it. */
+  run(events: InboundEvent[], signal: AbortSignal, steer: SteerBox): Promise<void>;
   /** Runs a job's run in the conversation's lane. */
   runJob(event: JobEvent, signal: AbortSignal): Promise<JobOutcome>;
   /** The pipeline is done with a job's run (`interrupted`: shut down before or during it). */
@@ -56,6 +59,8 @@ export function createConversations(deps: ConversationsDeps) {
   const parked = new Map<string, InboundEvent[]>();
   /** Notes (reactions) waiting for a conversation's next turn, with their texts. */
   const notes = new Map<string, Note[]>();
+  const steering = createSteering({ mode: deps.queueMode });
+  let closed = false;
 
   function submit(events: InboundEvent[]): void {
     const first = events[0];
@@ -66,12 +71,15 @@ export function createConversations(deps: ConversationsDeps) {
     }
     const key = addressKey(first.address);
     // Even the failure reply can fail (the database is gone at shutdown): log, never throw.
-    const turn = (signal: AbortSignal) =>
-      deps
-        .run(events, signal)
+    const turn = (signal: AbortSignal) => {
+      const steer = steering.open(key, first.senderId);
+      return deps
+        .run(events, signal, steer)
         .catch((error: unknown) =>
           log.error({ event: 'turn_unhandled', address: key, err: error }, 'turn failed twice'),
-        );
+        )
+        .finally(() => release(key, steering.close(key, steer)));
+    };
     // Files are never refused as "busy" (SPEC §2 step 8): they wait their turn, their
     // updates pending in the durable inbox meanwhile.
     if (events.some(carriesFile)) {
@@ -86,6 +94,31 @@ export function createConversations(deps: ConversationsDeps) {
     }
   }
 
+  /**
+   * Messages held for a turn that did not take them in wait for the next turn. At shutdown
+   * they stay pending in the inbox and are replayed on the next start.
+   */
+  function release(key: string, held: InboundEvent[]): void {
+    if (closed || held.length === 0) return;
+    log.debug({ event: 'steer_released', address: key, messages: held.length }, 'next turn');
+    for (const event of held) batcher.push(event);
+  }
+
+  /**
+   * A text from the person whose turn runs joins it (queue mode `steer`) when nothing else
+   * waits in the conversation; anything else goes after what the turn holds, so a message
+   * never overtakes one sent before it.
+   */
+  function push(event: InboundEvent): void {
+    const key = addressKey(event.address);
+    if (actors.waiting(key) === 0 && !batcher.holds(key) && steering.offer(event)) {
+      log.debug({ event: 'steer_held', address: key }, 'held for the running turn');
+      return;
+    }
+    for (const held of steering.takeHeld(key)) batcher.push(held);
+    batcher.push(event);
+  }
+
   function runJob(event: JobEvent): void {
     const run = actors.run(addressKey(event.address), (signal) => deps.runJob(event, signal));
     const done = run.then((outcome) => deps.jobDone(event, outcome ?? 'interrupted'));
@@ -93,8 +126,11 @@ export function createConversations(deps: ConversationsDeps) {
   }
 
   return {
-    /** An event in conversation order: texts and albums may wait in the batch window. */
-    push: (event: InboundEvent) => batcher.push(event),
+    /**
+     * An event in conversation order: texts and albums may wait in the batch window, and a
+     * text may join the running turn (steering).
+     */
+    push,
 
     /** Events that go straight to the conversation's lane (after what the batcher holds). */
     submit,
@@ -108,11 +144,12 @@ export function createConversations(deps: ConversationsDeps) {
 
     /**
      * /stop skips the lane: it aborts the running turn, which tells the user it stopped, and
-     * drops messages still gathering in the batch window, which have not reached the model.
+     * drops messages still gathering in the batch window or held for the turn, which have
+     * not reached the model.
      */
     stop(event: InboundEvent): void {
       const key = addressKey(event.address);
-      const held = batcher.take(key).map((e) => e.origin);
+      const held = [...steering.takeHeld(key), ...batcher.take(key)].map((e) => e.origin);
       const stopped = actors.abortRunning(key, new StopRequested());
       log.info({ event: 'turn_stop', address: key, stopped, dropped: held.length }, '/stop');
       const origins = [event.origin, ...held];
@@ -163,6 +200,7 @@ export function createConversations(deps: ConversationsDeps) {
      * started stay pending and run on the next start; running turns go on.
      */
     close(): void {
+      closed = true;
       batcher.close();
       actors.close();
     },

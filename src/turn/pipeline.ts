@@ -8,6 +8,7 @@ import { createDispatch } from './dispatch.ts';
 import { createReplies } from './replies.ts';
 import { createRunEvents } from './run-events.ts';
 import type { Conversing, Delivery, Reports, Runtime, Turns } from './services.ts';
+import type { QueueMode } from './steering.ts';
 
 export interface PipelineServices {
   runtime: Runtime;
@@ -18,6 +19,8 @@ export interface PipelineServices {
   /** The event's edge's gate (its allowlist); an edge without one lets all pass. */
   gate(event: InboundEvent): Verdict;
   batchWindowMs: number;
+  /** QUEUE_MODE: what a message sent while a turn runs does where /queue was not used. */
+  queueMode: QueueMode;
 }
 
 /**
@@ -45,6 +48,7 @@ export function createPipeline(services: PipelineServices) {
     grants: turns.trust.grants,
     topics: delivery.topics,
     waiting: (address) => conversations.waiting(address),
+    queueMode: services.queueMode,
   });
   const { runEvents, runJob } = createRunEvents({
     log,
@@ -55,6 +59,7 @@ export function createPipeline(services: PipelineServices) {
     commands,
     conversations: () => conversations,
     transaction,
+    answered: turns.answered,
     chatTurn: (turn) => runChatTurn({ runtime, conversing, delivery, turns, replies }, turn),
     jobStarted: (job) =>
       turns.events.emit({ type: 'job_started', jobId: job.id, dueAt: job.dueAt }),
@@ -65,6 +70,7 @@ export function createPipeline(services: PipelineServices) {
     clock,
     log,
     batchWindowMs: services.batchWindowMs,
+    queueMode: (address) => router.queueMode(address) ?? services.queueMode,
     replies,
     run: runEvents,
     runJob,

@@ -20,6 +20,7 @@ import type { Conversations } from './conversations.ts';
 import { failureOutcome } from './failure.ts';
 import { sourceKey } from './inputs.ts';
 import type { Replies } from './replies.ts';
+import type { SteerBox } from './steering.ts';
 import type { ChatTurn } from './turn-parts.ts';
 
 /** What the user hears when they send something satchel cannot take in. */
@@ -41,6 +42,8 @@ export interface RunEventsDeps {
   jobSession(job: JobRun, address: Address, pack: string): SessionRow;
   /** Runs one model turn (see chat-turn.ts). */
   chatTurn(turn: ChatTurn): Promise<{ silent: boolean }>;
+  /** Whether every one of these messages is stored and was answered after (session-repo). */
+  answered(sourceKeys: readonly string[]): boolean;
 }
 
 type Callback = Extract<InboundEvent, { kind: 'callback' }>;
@@ -54,9 +57,14 @@ type Callback = Extract<InboundEvent, { kind: 'callback' }>;
 export function createRunEvents(deps: RunEventsDeps) {
   const { log, router, packs, replies } = deps;
 
-  async function runEvents(events: InboundEvent[], signal: AbortSignal): Promise<void> {
+  async function runEvents(
+    events: InboundEvent[],
+    signal: AbortSignal,
+    steer?: SteerBox,
+  ): Promise<void> {
     const first = events[0]!;
     const origins = events.map((e) => e.origin);
+    const steering = steer ? { steer } : {};
     try {
       if (first.kind === 'callback') return await picked(first, signal);
       if (first.kind === 'command') {
@@ -64,17 +72,19 @@ export function createRunEvents(deps: RunEventsDeps) {
         if ('reply' in outcome) return await replies.reply(first.address, outcome.reply, origins);
         const { pack, text, pinned } = outcome.turn;
         const inputs = [{ content: text, sourceKey: sourceKey(first) }];
-        await deps.chatTurn({ events, signal, pack, pinned, inputs });
+        await deps.chatTurn({ events, signal, pack, pinned, inputs, ...steering });
         return;
       }
       if (first.kind === 'unsupported') {
         log.info({ event: 'media_unsupported', what: first.what }, 'cannot take this in');
         return await replies.reply(first.address, plain(cannotTake(first.what)), origins);
       }
+      if (deps.answered(events.map(sourceKey))) return alreadyAnswered(events);
       const pack = router.activePack(first.address, first.topicName);
       if (!pack) return await park(events);
       const notes = deps.conversations().takeNotes(first.address);
-      await deps.chatTurn({ events, pack, signal, ...(notes.length > 0 ? { notes } : {}) });
+      const noted = notes.length > 0 ? { notes } : {};
+      await deps.chatTurn({ events, pack, signal, ...noted, ...steering });
     } catch (error) {
       const outcome = failureOutcome(error, signal);
       const address = addressKey(first.address);
@@ -95,8 +105,23 @@ export function createRunEvents(deps: RunEventsDeps) {
         log.warn({ event: 'turn_failed', address, err: error }, 'turn failed');
       else log.error({ event: 'turn_failed', address, err: error }, 'turn failed');
       // Markdown, as the answers are: a command in it (`npx satchel doctor`) shows as code.
-      await replies.reply(first.address, markdown(outcome.reply), origins);
+      // The messages the turn took in while it ran are settled with it.
+      const taken = (steer?.absorbed() ?? []).map((e) => e.origin);
+      await replies.reply(first.address, markdown(outcome.reply), [...origins, ...taken]);
     }
+  }
+
+  /**
+   * Messages a crashed turn took in while it ran (steering) are stored in its session; the
+   * turn replayed after the restart answered them with its own messages. Their own replay
+   * needs no answer of its own: they are settled, and nothing is sent twice.
+   */
+  function alreadyAnswered(events: InboundEvent[]): void {
+    log.info(
+      { event: 'turn_already_answered', address: addressKey(events[0]!.address) },
+      'stored and answered before a restart; settled',
+    );
+    replies.settle(events.map((e) => e.origin));
   }
 
   /** No pack yet: keep the messages and ask; the pick answers them without a resend. */

@@ -90,6 +90,8 @@ export interface Turns {
   web: ToolServices['web'];
   /** The MCP hub, and the servers each pack declares (SPEC §13): none for most packs. */
   mcp: { hub: McpHub; servers(pack: string): readonly McpServerConfig[] };
+  /** Whether every one of these messages is stored and was answered (store/answered.ts). */
+  answered(sourceKeys: readonly string[]): boolean;
   /** When calls wait for the owner, and the standing approvals (SPEC §17). */
   trust: {
     policy: ApprovalPolicy;

@@ -7,6 +7,7 @@ import type { SessionRow } from '../store/session-repo.ts';
 import type { PackCaps } from '../usage/quota.ts';
 import type { Note } from './conversations.ts';
 import type { Turns } from './services.ts';
+import type { SteerBox } from './steering.ts';
 
 /** One chat turn as the pipeline asks for it (chat-turn.ts runs it in steps). */
 export interface ChatTurn {
@@ -20,6 +21,8 @@ export interface ChatTurn {
   job?: { session: SessionRow };
   /** What happened since the last turn (reactions): inputs before the messages. */
   notes?: Note[];
+  /** Queue mode `steer`: the person's texts sent while the turn runs, taken in as it goes. */
+  steer?: SteerBox;
 }
 
 /** Where the turn runs and who answers: found once, read by every step. */

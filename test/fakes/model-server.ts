@@ -95,6 +95,8 @@ export interface ScriptedReply {
   drop?: boolean;
   /** Streamed: one word every `chunkDelayMs` (default 200) until the client goes away. */
   trickle?: boolean;
+  /** The reply waits until this settles: the test acts while the model call is open. */
+  until?: Promise<unknown>;
 }
 
 /** A fault takes a reply's place; what it does not say comes from the default reply. */
@@ -357,6 +359,7 @@ export class FakeModel {
     if (refused) return sendJson(res, refused.status, refused.body);
     const reply = this.nextReply(rec);
     await pause(ctx, reply.delayMs ?? 0);
+    if (reply.until) await Promise.race([reply.until, pause(ctx, Number.POSITIVE_INFINITY)]);
     if (reply.hang && !rec.stream) await pause(ctx, Number.POSITIVE_INFINITY);
     if (ctx.closed) return;
     if (reply.drop) {

@@ -4,6 +4,7 @@ import type { InboundEvent } from '../../src/core/types.ts';
 import type { OutboundText } from '../../src/outbound/compose.ts';
 import { BUSY, createConversations } from '../../src/turn/conversations.ts';
 import type { Replies } from '../../src/turn/replies.ts';
+import type { QueueMode, SteerBox } from '../../src/turn/steering.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
@@ -29,11 +30,12 @@ const document = (name: string) =>
   } as Partial<InboundEvent> & { kind: 'document' });
 
 /** The conversations over a turn that waits until `release`, recording what ran and what was said. */
-function rig() {
+function rig(queueMode: QueueMode = 'followup') {
   const clock = new FakeClock();
   const ran: string[][] = [];
   const said: string[] = [];
   const releases: Array<() => void> = [];
+  const boxes: SteerBox[] = [];
   const replies = {
     reply: async (_to: unknown, message: OutboundText | undefined, _origins: Origin[]) => {
       if (message) said.push(message.text);
@@ -45,8 +47,10 @@ function rig() {
     clock,
     log: silent,
     batchWindowMs: 0,
+    queueMode: () => queueMode,
     replies,
-    run: (events) => {
+    run: (events, _signal, steer) => {
+      boxes.push(steer);
       ran.push(
         events.map((e) => (e.kind === 'document' ? e.name : e.kind === 'text' ? e.text : e.kind)),
       );
@@ -55,7 +59,7 @@ function rig() {
     runJob: async () => 'delivered',
     jobDone: () => {},
   });
-  return { clock, conversations, ran, said, releases };
+  return { clock, conversations, ran, said, releases, boxes };
 }
 
 describe('the conversation lane', () => {
@@ -90,5 +94,36 @@ describe('the conversation lane', () => {
       ['c.txt'],
       ['d.txt', 'e.txt'],
     ]);
+  });
+
+  it('in steer mode holds the texts of the person whose turn runs for it, never out of order', async () => {
+    const { conversations, ran, releases, boxes } = rig('steer');
+    conversations.push(text('running'));
+    conversations.push(text('also this'));
+    conversations.push(event({ kind: 'text', text: 'someone else', senderId: 2 } as never));
+    expect(ran).toEqual([['running']]);
+    // Another person's message waits its turn, and the held text goes back to wait ahead of it.
+    expect(boxes[0]!.take()).toEqual([]);
+
+    conversations.push(text('and this'));
+    expect(boxes[0]!.take()).toEqual([]);
+    for (let i = 0; i < 3; i++) {
+      releases.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(ran).toEqual([['running'], ['also this'], ['someone else'], ['and this']]);
+  });
+
+  it('in steer mode gives a running turn the texts its person sends while nothing else waits', () => {
+    const { conversations, ran, boxes } = rig('steer');
+    conversations.push(text('running'));
+    conversations.push(text('also this'));
+    conversations.push(text('and this'));
+    const taken = boxes[0]!.take();
+    expect(taken.map((e) => (e.kind === 'text' ? e.text : ''))).toEqual(['also this', 'and this']);
+    expect(boxes[0]!.absorbed()).toEqual(taken);
+    conversations.push(document('later.txt'));
+    expect(boxes[0]!.take()).toEqual([]);
+    expect(ran).toEqual([['running']]);
   });
 });
