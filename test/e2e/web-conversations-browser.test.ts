@@ -107,6 +107,27 @@ describe.skipIf(skipped || !haveChromium)('web conversations in a real browser',
     await after.close();
   });
 
+  it('keeps the list 240 px wide beside the chat, a long title cut short', async () => {
+    const page = await browser!.context.newPage();
+    await page.goto(chatUrl());
+    await expect.poll(() => page.locator('#status').textContent()).toBe('Connected');
+    const list = page.getByRole('navigation', { name: 'Conversations' });
+    await list.locator('[aria-current]').focus();
+    await page.keyboard.press('F2');
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type(
+      'Words from the café menu in Madrid, to practise before the trip in May',
+    );
+    await page.keyboard.press('Enter');
+    const title = list.locator('[aria-current]');
+    await expect.poll(() => title.textContent()).toContain('café menu in Madrid');
+    expect((await list.boundingBox())!.width).toBe(240);
+    expect((await page.locator('main').boundingBox())!.width).toBeGreaterThan(700);
+    // Cut with an ellipsis, not wrapped: its whole text is wider than what shows.
+    expect(await title.evaluate((a) => a.scrollWidth > a.clientWidth)).toBe(true);
+    await page.close();
+  });
+
   it('opens the list as a drawer at 390 px, and renames a conversation by keyboard', async () => {
     const page = await browser!.context.newPage();
     await page.setViewportSize({ width: 390, height: 760 });
