@@ -59,6 +59,11 @@ describe.skipIf(skipped)('files and voice in the web chat, in a real browser', (
       expect(await log.locator('.bubble.user').last().textContent()).toContain(
         'what plant is this?',
       );
+      // Its caption names the new conversation in the list, as a first line does.
+      const opened = page
+        .getByRole('navigation', { name: 'Conversations' })
+        .locator('[aria-current]');
+      await expect.poll(() => opened.textContent()).toBe('what plant is this?');
       await page.reload();
       await expect.poll(width).toBe(40);
       expect(problems).toEqual([]);

@@ -81,20 +81,50 @@ describe.skipIf(skipped || !haveChromium)('web conversations in a real browser',
       .toContain('echo: I am reading Dune');
     expect(await log.textContent()).not.toContain('fern');
 
-    // After a restart, each answers with its own pack.
+    expect(problems).toEqual([]);
+    await page.close();
+
+    // After a restart, each answers with its own pack. The port and token are new (port 0,
+    // no DASHBOARD_TOKEN): the owner opens the address printed now, naming the conversation.
     await h.restart();
-    await page.goto(`${chatUrl()}#${books}`);
+    const after = await browser!.context.newPage();
+    const afterProblems = watchProblems(after);
+    await after.goto(`${chatUrl()}#${books}`);
+    await expect.poll(() => after.locator('#status').textContent()).toBe('Connected');
+    const afterLog = after.getByRole('log');
+    const afterList = after.getByRole('navigation', { name: 'Conversations' });
+    await after.getByLabel('Message').fill('what am I reading?');
+    await after.keyboard.press('Enter');
+    await expect.poll(() => afterLog.textContent(), { timeout: 10_000 }).toContain('— Beta Books');
+    await afterList.getByRole('link', { name: 'my fern is Bob' }).click();
+    await after.getByLabel('Message').fill('and my fern?');
+    await after.keyboard.press('Enter');
+    await expect
+      .poll(() => afterLog.textContent(), { timeout: 10_000 })
+      .toContain('— Alpha Garden');
+    expect(decodeURIComponent(new URL(after.url()).hash.slice(1))).toBe(garden);
+    expect(afterProblems).toEqual([]);
+    await after.close();
+  });
+
+  it('keeps the list 240 px wide beside the chat, a long title cut short', async () => {
+    const page = await browser!.context.newPage();
+    await page.goto(chatUrl());
     await expect.poll(() => page.locator('#status').textContent()).toBe('Connected');
-    await page.getByLabel('Message').fill('what am I reading?');
+    const list = page.getByRole('navigation', { name: 'Conversations' });
+    await list.locator('[aria-current]').focus();
+    await page.keyboard.press('F2');
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type(
+      'Words from the café menu in Madrid, to practise before the trip in May',
+    );
     await page.keyboard.press('Enter');
-    await expect.poll(() => log.textContent(), { timeout: 10_000 }).toContain('— Beta Books');
-    await list.getByRole('link', { name: 'my fern is Bob' }).click();
-    await page.getByLabel('Message').fill('and my fern?');
-    await page.keyboard.press('Enter');
-    await expect.poll(() => log.textContent(), { timeout: 10_000 }).toContain('— Alpha Garden');
-    expect(decodeURIComponent(new URL(page.url()).hash.slice(1))).toBe(garden);
-    // The restart cuts the event stream the page had open: it reconnects, as it should.
-    expect(problems.filter((p) => !p.includes('ERR_INCOMPLETE_CHUNKED_ENCODING'))).toEqual([]);
+    const title = list.locator('[aria-current]');
+    await expect.poll(() => title.textContent()).toContain('café menu in Madrid');
+    expect((await list.boundingBox())!.width).toBe(240);
+    expect((await page.locator('main').boundingBox())!.width).toBeGreaterThan(700);
+    // Cut with an ellipsis, not wrapped: its whole text is wider than what shows.
+    expect(await title.evaluate((a) => a.scrollWidth > a.clientWidth)).toBe(true);
     await page.close();
   });
 

@@ -17,7 +17,7 @@ export interface ChatBrowser {
   readonly browser: ChromiumSession;
   /** The chat's address as the app announced it (`satchel web chat: …`), with its token. */
   readonly chatUrl: string;
-  /** The address the app announced as `satchel <name>: ` ("web chat", "dashboard"). */
+  /** The address the app announced last as `satchel <name>: ` ("web chat", "dashboard"). */
   announced(name: string): string;
   /** A new page on the chat, connected, with the problems its console reported from the start. */
   open(): Promise<OpenChat>;
@@ -51,8 +51,9 @@ export function chatInBrowser(
     if (!started) throw new Error('chatInBrowser: the harness and Chromium have not started');
     return started;
   };
+  // The newest: a restart prints a new port and token.
   const announced = (name: string) => {
-    const line = current().printed.find((l) => l.startsWith(`satchel ${name}: `));
+    const line = current().printed.findLast((l) => l.startsWith(`satchel ${name}: `));
     if (!line) throw new Error(`chatInBrowser: the app did not announce its ${name}`);
     return line.split(': ')[1]!;
   };

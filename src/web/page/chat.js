@@ -202,7 +202,11 @@ async function send() {
   const text = box.value;
   if (attachments.count() > 0) {
     try {
-      if (await attachments.send(text)) box.value = '';
+      if (await attachments.send(text)) {
+        box.value = '';
+        // A caption names a new conversation as a first line does.
+        conversations.refresh();
+      }
     } catch {
       handlers.notice({ text: 'Not sent: offline?' });
     }
