@@ -11,6 +11,7 @@ import { formatLocal } from '../time/local-time.ts';
 import { usageReport } from '../usage/report.ts';
 import { approvalsCommand } from './approvals-command.ts';
 import { createModelCommand } from './model-command.ts';
+import { type PairCommandDeps, pairCommand } from './pair-command.ts';
 import type { Conversing, Delivery, Reports, Runtime } from './services.ts';
 
 export type CommandEvent = Extract<InboundEvent, { kind: 'command' }>;
@@ -32,6 +33,8 @@ export interface CommandDeps {
   grants: Pick<GrantRepo, 'list' | 'reset'>;
   /** Turns waiting behind the running one in a conversation (for /status). */
   waiting(address: Address): number;
+  /** Pairing (/pair, SPEC §18). */
+  pair: Omit<PairCommandDeps, 'timezone'>;
 }
 
 /** satchel's own commands; the type keeps them equal to the names skills may not take. */
@@ -48,6 +51,7 @@ export const CORE_COMMANDS: Record<(typeof RESERVED_COMMANDS)[number], string> =
   jobs: "This chat's scheduled jobs and when they run next",
   model: 'Choose the chat model for this chat',
   approvals: 'Calls you always allow; /approvals reset removes them',
+  pair: 'Let someone in with their pairing code; /pair lists, /pair remove ID',
 };
 
 export const TOPIC_RIGHTS_HELP =
@@ -107,6 +111,7 @@ export function createCommands(deps: CommandDeps) {
     model: (event) => models.command(event.address, event.args, packModelOf(activeOf(event))),
     approvals: (event) =>
       approvalsCommand({ grants: deps.grants, packs, timezone, now: clock.now() }, event.args),
+    pair: (event) => pairCommand({ ...deps.pair, timezone }, event),
     jobs: (event) => plain(reports.schedule?.describe(event.address) ?? 'No scheduled jobs here.'),
     compact: (event, signal) => compact(event, signal),
     // Handled before the queue (it must not wait behind the turn it stops); here it only
