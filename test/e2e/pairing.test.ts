@@ -3,12 +3,30 @@
  * the owner's `/pair CODE` (or `satchel pair CODE`) lets them in, `/pair` lists and
  * `/pair remove ID` takes a pairing back; the limits, expiry, DM_PAIRING=off, and a flood.
  */
-import { describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
 import { userTexts } from '../fakes/model-server.ts';
+import { spawnNode } from '../support/child.ts';
 import { ALLOWED_USER, harnessPerTest, STRANGER, settled } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
 
 const h = harnessPerTest();
+const BIN = fileURLToPath(new URL('../../scripts/satchel.mjs', import.meta.url));
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+/** `npx satchel pair <args>` as a child process on the harness's home and environment. */
+async function satchelPair(...args: string[]) {
+  const run = spawnNode(
+    [BIN, 'pair', ...args],
+    { cwd: h.home, env: { PATH: process.env.PATH ?? '', ...h.env }, stdin: 'ignore' },
+    (cleanup) => cleanups.push(cleanup),
+  );
+  const code = await run.exited;
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
+}
 
 /** The code in the pairing text sent to `chatId` (its nth, default the last). */
 function codeSentTo(chatId: number, nth = -1): string {
@@ -68,4 +86,32 @@ describe('a stranger and the owner', () => {
     expect(h.tg.texts(STRANGER).at(-1)).toBe('echo: thanks!');
     expect(h.model.chatRequests().map((r) => userTexts(r).at(-1))).toEqual(['thanks!']);
   });
+});
+
+describe('npx satchel pair', () => {
+  it('pairs the stranger while the bot runs: they are told, and their next message is answered', async () => {
+    await h.start();
+    h.tg.text({ userId: STRANGER, text: 'let me in' });
+    await settled(h, 1);
+    const code = codeSentTo(STRANGER);
+
+    const wrong = await satchelPair('ZZZZ2222');
+    expect(wrong).toMatchObject({ code: 1, stdout: '' });
+    expect(wrong.stderr).toContain('No pending code ZZZZ2222.');
+
+    const paired = await satchelPair(code);
+    expect(paired.stderr).toBe('');
+    expect(paired.code).toBe(0);
+    expect(paired.stdout).toBe(
+      `Paired User (id ${STRANGER}): they can talk to me now.\nThey were told in their chat.\n`,
+    );
+    expect(h.tg.texts(STRANGER).at(-1)).toBe(
+      'The owner approved you: you can talk to me now. Send me a message to start.',
+    );
+    expect(h.rows('SELECT user_id FROM paired_users')).toEqual([{ user_id: String(STRANGER) }]);
+
+    h.tg.text({ userId: STRANGER, text: 'thanks' });
+    await settled(h, 2);
+    expect(h.tg.texts(STRANGER).at(-1)).toBe('echo: thanks');
+  }, 60_000);
 });
