@@ -17,7 +17,7 @@ import { createPairingRepo } from '../store/pairing-repo.ts';
 import { createTelegramAdapter } from '../telegram/adapter.ts';
 import { TELEGRAM_PLATFORM } from '../telegram/channel.ts';
 import { approvalText, PAIRED_NOTICE } from '../turn/pair-command.ts';
-import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
+import { onePositional } from './args.ts';
 import type { CliCommand } from './command.ts';
 
 const HELP = `Usage: npx satchel pair CODE
@@ -46,10 +46,7 @@ export function createPairCommand(clock: Clock = systemClock): CliCommand {
     summary: 'let in the person a pairing code was given to (as /pair CODE in Telegram)',
     help: HELP,
     async run(args, io) {
-      const { positionals } = parseCommandArgs(args, {});
-      const [code] = positionals;
-      if (code === undefined) throw new UsageError('which code? Give the code the person was sent');
-      noMoreThan(positionals, 1);
+      const code = onePositional(args, 'which code? Give the code the person was sent');
       const env = pairEnv.safeParse(withEnvFile(io.env, io.cwd));
       if (!env.success) {
         const issues = env.error.issues.map((i) => `- ${i.message}`).join('\n');
