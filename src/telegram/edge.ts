@@ -110,7 +110,8 @@ function telegramIngress(config: TelegramConfig, parts: Connected, port: Ingress
           { event: 'allowlist_empty' },
           'ALLOWED_USER_IDS is empty, so every sender will be denied. Add your numeric ' +
             'Telegram user id (comma-separated for several) and restart; a denied ' +
-            "sender's id is in the tg_auth_denied log line.",
+            "sender's id is in the tg_auth_denied log line (with DM_PAIRING=on they get a " +
+            'pairing code too: npx satchel pair CODE lets one in).',
         );
     },
     start: () => ingress.start(),
