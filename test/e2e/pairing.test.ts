@@ -186,6 +186,9 @@ describe('/pair', () => {
     await settled(h, 12);
     expect(codeSentTo(STRANGER)).not.toBe(sam);
     expect(h.model.chatRequests()).toHaveLength(1);
+    h.say('/help');
+    await settled(h, 13);
+    expect(ownerSaw()).toContain('\n/pair — Let someone in with their pairing code');
   });
 });
 
