@@ -11,8 +11,8 @@ export interface PairCommandDeps {
   pairing: Pick<Pairing, 'approve' | 'remove' | 'listing'>;
   /** The owner of `to`'s edge; undefined where only the owner is present (web, terminal). */
   owner(to: Address): string | undefined;
-  /** Tells a user just paired that they are in (through the outbox). */
-  tell(user: PairedUser): void;
+  /** Tells a user just paired that they are in (through the outbox); false: it cannot here. */
+  tell(user: PairedUser): boolean;
   timezone: string;
 }
 
@@ -50,8 +50,10 @@ export function pairCommand(deps: PairCommandDeps, event: PairEvent): OutboundTe
   if (words.length !== 1) return plain(USAGE);
   const approval = deps.pairing.approve(words[0]!, 'command');
   if (!approval.ok) return plain(approvalText(approval));
-  deps.tell(approval.user);
-  return plain(`${approvalText(approval)} I have told them so.`);
+  const told = deps.tell(approval.user);
+  return plain(
+    `${approvalText(approval)} ${told ? 'I have told them so.' : 'I cannot reach their chat from here: let them know yourself.'}`,
+  );
 }
 
 /** The owner's answer to an approval (the command's and `satchel pair`'s). */
@@ -71,12 +73,14 @@ export const PAIRED_NOTICE =
  * restart still sends it). A chat of a platform this process does not serve is only logged.
  */
 export function tellPaired(outbox: Pick<Outbox, 'send'>, log: Logger) {
-  return (user: PairedUser): void => {
+  return (user: PairedUser): boolean => {
     const to = { platform: user.platform, chatId: user.chatId };
     try {
       background(log, 'pairing_notice_failed', outbox.send(to, plain(PAIRED_NOTICE)));
+      return true;
     } catch (error) {
       log.warn({ event: 'pairing_notice_failed', err: error }, 'could not tell the paired user');
+      return false;
     }
   };
 }

@@ -3,6 +3,7 @@ import { createPairing, newCode, normalizeCode } from '../../src/inbound/pairing
 import { openCoreStore } from '../../src/store/client.ts';
 import { createPairingRepo } from '../../src/store/pairing-repo.ts';
 import { pairingText } from '../../src/telegram/gate.ts';
+import { pairCommand } from '../../src/turn/pair-command.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
 import { silentLog } from '../support/usage-seed.ts';
@@ -40,5 +41,27 @@ describe('pairing codes', () => {
   it('tells a stranger of a bot without an owner how its owner can let them in', () => {
     expect(pairingText('999', 'ABCD2345', false)).toContain('run npx satchel pair ABCD2345');
     expect(pairingText('999', 'ABCD2345', true)).not.toContain('npx satchel');
+  });
+
+  it('in a chat only the owner reaches (the terminal), /pair works and says when the user cannot be told from there', () => {
+    const store = openCoreStore(temp());
+    const pairing = createPairing({
+      repo: createPairingRepo(store.db),
+      clock: new FakeClock(),
+      log: silentLog,
+    });
+    const issued = pairing.request({ platform: 'tg', userId: '7', chatId: '7' });
+    const code = issued.kind === 'issued' ? issued.code : '';
+    const deps = { pairing, owner: () => undefined, tell: () => false, timezone: 'UTC' };
+    const event = {
+      address: { platform: 'terminal', chatId: 'local' },
+      chatType: 'private' as const,
+      senderId: 'local',
+      args: code,
+    };
+    expect(pairCommand(deps, event)).toMatchObject({
+      text: 'Paired id 7: they can talk to me now. I cannot reach their chat from here: let them know yourself.',
+    });
+    store.close();
   });
 });
