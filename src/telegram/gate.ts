@@ -3,7 +3,7 @@ import type { Verdict } from '../core/edge.ts';
 import type { PairingGate } from '../core/pairing.ts';
 import type { Logger } from '../core/ports.ts';
 import type { InboundEvent } from '../core/types.ts';
-import { createAllowlist } from '../inbound/allowlist.ts';
+import { createAllowlist, type GateDecision } from '../inbound/allowlist.ts';
 import { plain } from '../outbound/compose.ts';
 import { TELEGRAM_PLATFORM } from './channel.ts';
 import { idIn, idOut } from './ids.ts';
@@ -71,7 +71,7 @@ export function createTelegramGate(deps: {
   };
 
   /** A new code is always said; one held already within the reply cooldown is not. */
-  function offerCode(event: InboundEvent, decision: string): Verdict {
+  function offerCode(event: InboundEvent, decision: GateDecision): Verdict {
     const outcome = deps.pairing.request({
       platform: TELEGRAM_PLATFORM,
       userId: event.senderId,
