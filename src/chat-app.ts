@@ -1,14 +1,13 @@
 import { once } from 'node:events';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { pino } from 'pino';
 import type { CoreConfig } from './config/config.ts';
 import { background } from './core/background.ts';
 import { decodeButton } from './core/button-data.ts';
 import { sleep } from './core/clock.ts';
 import { addressKey } from './core/types.ts';
 import { type CoreOptions, createCore } from './core-app.ts';
-import { makePrivateDir, PRIVATE_FILE } from './store/file-modes.ts';
+import { privateLog } from './logging/private-log.ts';
 import { createTerminalChannel, LOCAL_ADDRESS, type ShownOptions } from './terminal/channel.ts';
 import { terminalEdge } from './terminal/edge.ts';
 import { createPromptedOutput, PLAIN_STYLE, type TerminalStyle } from './terminal/tty.ts';
@@ -147,9 +146,3 @@ export function createChat(config: CoreConfig, options: ChatOptions) {
 }
 
 export type Chat = ReturnType<typeof createChat>;
-
-/** A log file in SATCHEL_HOME, its owner's only (it names the packs and the turns). */
-function privateLog(dir: string, name: string) {
-  makePrivateDir(dir);
-  return pino.destination({ dest: path.join(dir, name), sync: true, mode: PRIVATE_FILE });
-}

@@ -40,3 +40,12 @@ export function noMoreThan(positionals: string[], count: number): void {
   const extra = positionals[count];
   if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
 }
+
+/** The one positional argument a command takes (`missing`: what to say when it is not given). */
+export function onePositional(args: string[], missing: string): string {
+  const { positionals } = parseCommandArgs(args, {});
+  const [only] = positionals;
+  if (only === undefined) throw new UsageError(missing);
+  noMoreThan(positionals, 1);
+  return only;
+}

@@ -11,6 +11,7 @@ import { packNewCommand } from './pack-new.ts';
 import { packTestCommand } from './pack-test.ts';
 import { packTrustCommand } from './pack-trust.ts';
 import { packValidateCommand } from './pack-validate.ts';
+import { pairCommand } from './pair.ts';
 import { restoreCommand } from './restore.ts';
 import { setupCommand } from './setup.ts';
 import { startCommand } from './start.ts';
@@ -24,6 +25,7 @@ const COMMANDS: readonly CliCommand[] = [
   usageCommand,
   modelsCommand,
   doctorCommand,
+  pairCommand,
   packValidateCommand,
   packNewCommand,
   packListCommand,

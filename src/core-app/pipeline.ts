@@ -71,6 +71,7 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
         grants: createGrantRepo(db),
         owner: (to) => edges.get(to.platform)?.owner,
       },
+      pairing: stores.pairing,
       web: {
         fetch: {
           allowHosts: config.web.allowHosts,

@@ -3,11 +3,13 @@ import type { Clock } from '../core/clock.ts';
 import type { EdgeFactory } from '../core/edge.ts';
 import type { Logger } from '../core/ports.ts';
 import { createRedactor } from '../core/redact.ts';
+import { createPairing } from '../inbound/pairing.ts';
 import { createLogger } from '../logging/logger.ts';
 import { providerSecrets } from '../providers/registry.ts';
 import { openCoreStore } from '../store/client.ts';
 import { createJobRepo } from '../store/job-repo.ts';
 import { createOutboxRepo } from '../store/outbox-repo.ts';
+import { createPairingRepo } from '../store/pairing-repo.ts';
 import { createSessionRepo } from '../store/session-repo.ts';
 import { createWebConversationRepo } from '../store/web-conversation-repo.ts';
 import { connectEdges, storeInboxes } from './edges.ts';
@@ -56,10 +58,12 @@ export function buildStores(
 ) {
   const store = openCoreStore(config.home);
   const transaction = <T>(fn: () => T): T => store.db.transaction(() => fn());
+  const pairing = createPairing({ repo: createPairingRepo(store.db), ...deps });
   const edges = connectEdges(factories, {
     ...deps,
     inboxes: storeInboxes(store.db),
     conversations: createWebConversationRepo(store.db),
+    pairing,
   });
   const channels = [...edges.values()].flatMap((edge) => (edge.channel ? [edge.channel] : []));
   // The scheduler runs only the jobs of this process's channels: another process (the
@@ -77,6 +81,7 @@ export function buildStores(
     /** The channel of a platform this process serves. */
     channelOf: (platform: string) => edges.get(platform)?.channel,
     jobs,
+    pairing,
     outboxRepo: createOutboxRepo(store.db),
     sessions: createSessionRepo(store.db, deps.redact),
   };

@@ -4,6 +4,7 @@ import type { Clock } from './clock.ts';
 import type { EdgeConversations } from './edge-conversations.ts';
 import type { Inboxes } from './inbox.ts';
 import type { Acknowledge } from './origin.ts';
+import type { PairingGate } from './pairing.ts';
 import type { Channel, FileSource, Logger, OutboundText } from './ports.ts';
 import type { Address, ChatType, InboundEvent } from './types.ts';
 
@@ -29,6 +30,8 @@ export interface EdgeDeps {
   inboxes: Inboxes;
   /** The conversations an edge makes itself (the web chat's), kept in the core database. */
   conversations: EdgeConversations;
+  /** Paired users and strangers' pairing codes (SPEC §18), for an edge that gates strangers. */
+  pairing: PairingGate;
 }
 
 /**

@@ -30,6 +30,7 @@ export const RESERVED_COMMANDS = [
   'jobs',
   'model',
   'queue',
+  'pair',
 ] as const;
 
 /** Why `skillName` cannot be a command, or undefined when it can. */

@@ -32,14 +32,20 @@ export function telegramEdge(config: TelegramConfig): EdgeFactory {
   return {
     secrets: [token, config.telegram.webhook?.secret],
     doctor,
-    connect: ({ log, clock, inboxes }) => {
+    connect: ({ log, clock, inboxes, pairing }) => {
       const adapter = createTelegramAdapter({ token, apiRoot, log });
       const inbox = inboxes.numbered();
       return {
         platform: TELEGRAM_PLATFORM,
         channel: adapter.channel,
         files: adapter.files,
-        gate: createTelegramGate({ allowedUserIds, clock, log }),
+        gate: createTelegramGate({
+          allowedUserIds,
+          clock,
+          log,
+          pairing,
+          offerCodes: config.access.pairing,
+        }),
         // The first allowed id owns the bot; with no allowlist nobody could press.
         owner: idIn(owner ?? 0),
         // Telegram's private chats have positive ids (the user's own), groups negative ones.
@@ -104,7 +110,8 @@ function telegramIngress(config: TelegramConfig, parts: Connected, port: Ingress
           { event: 'allowlist_empty' },
           'ALLOWED_USER_IDS is empty, so every sender will be denied. Add your numeric ' +
             'Telegram user id (comma-separated for several) and restart; a denied ' +
-            "sender's id is in the tg_auth_denied log line.",
+            "sender's id is in the tg_auth_denied log line (with DM_PAIRING=on they get a " +
+            'pairing code too: npx satchel pair CODE lets one in).',
         );
     },
     start: () => ingress.start(),

@@ -11,6 +11,7 @@ import { formatLocal } from '../time/local-time.ts';
 import { usageReport } from '../usage/report.ts';
 import { approvalsCommand } from './approvals-command.ts';
 import { createModelCommand } from './model-command.ts';
+import { type PairCommandDeps, pairCommand } from './pair-command.ts';
 import { queueCommand } from './queue-command.ts';
 import type { Conversing, Delivery, Reports, Runtime } from './services.ts';
 import type { QueueMode } from './steering.ts';
@@ -36,6 +37,8 @@ export interface CommandDeps {
   waiting(address: Address): number;
   /** QUEUE_MODE, which /queue reports where the chat chose none. */
   queueMode: QueueMode;
+  /** Pairing (/pair, SPEC §18). */
+  pair: Omit<PairCommandDeps, 'timezone'>;
 }
 
 /** satchel's own commands; the type keeps them equal to the names skills may not take. */
@@ -53,6 +56,7 @@ export const CORE_COMMANDS: Record<(typeof RESERVED_COMMANDS)[number], string> =
   model: 'Choose the chat model for this chat',
   approvals: 'Calls you always allow; /approvals reset removes them',
   queue: 'Messages sent while I work: steer (join it) or followup (wait)',
+  pair: 'Let someone in with their pairing code; /pair lists, /pair remove ID',
 };
 
 export const TOPIC_RIGHTS_HELP =
@@ -113,6 +117,7 @@ export function createCommands(deps: CommandDeps) {
     approvals: (event) =>
       approvalsCommand({ grants: deps.grants, packs, timezone, now: clock.now() }, event.args),
     queue: (event) => queueCommand({ router, fallback: deps.queueMode }, event.address, event.args),
+    pair: (event) => pairCommand({ ...deps.pair, timezone }, event),
     jobs: (event) => plain(reports.schedule?.describe(event.address) ?? 'No scheduled jobs here.'),
     compact: (event, signal) => compact(event, signal),
     // Handled before the queue (it must not wait behind the turn it stops); here it only

@@ -5,6 +5,7 @@ import { runChatTurn } from './chat-turn.ts';
 import { createCommands } from './commands.ts';
 import { createConversations } from './conversations.ts';
 import { createDispatch } from './dispatch.ts';
+import { tellPaired } from './pair-command.ts';
 import { createReplies } from './replies.ts';
 import { createRunEvents } from './run-events.ts';
 import type { Conversing, Delivery, Reports, Runtime, Turns } from './services.ts';
@@ -49,6 +50,11 @@ export function createPipeline(services: PipelineServices) {
     topics: delivery.topics,
     waiting: (address) => conversations.waiting(address),
     queueMode: services.queueMode,
+    pair: {
+      pairing: turns.pairing,
+      owner: turns.trust.owner,
+      tell: tellPaired(delivery.outbox, log),
+    },
   });
   const { runEvents, runJob } = createRunEvents({
     log,

@@ -6,6 +6,7 @@ import type { Logger } from '../core/ports.ts';
 import type { ApprovalPolicy } from '../core/trust.ts';
 import type { Address, ChatType } from '../core/types.ts';
 import type { MediaInputs } from '../inbound/media.ts';
+import type { Pairing } from '../inbound/pairing.ts';
 import type { McpHub, McpServerConfig } from '../mcp/types.ts';
 import type { Outbox } from '../outbound/outboxes.ts';
 import type { StreamMode } from '../outbound/stream.ts';
@@ -100,6 +101,8 @@ export interface Turns {
     /** Who may approve in this conversation; undefined where only the owner is present. */
     owner(to: Address): string | undefined;
   };
+  /** Pairing codes and paired users, for the owner's /pair (SPEC §18). */
+  pairing: Pick<Pairing, 'approve' | 'remove' | 'listing'>;
 }
 
 /** What the usage and status commands report. */

@@ -295,6 +295,7 @@ describe('packs and routing', () => {
       'model',
       'approvals',
       'queue',
+      'pair',
       'alpha_one',
       'beta_one',
     ]);

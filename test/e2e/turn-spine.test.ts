@@ -69,8 +69,8 @@ describe('the turn spine, end to end', () => {
     expect(h.logs('turn_completed')).toHaveLength(1);
   });
 
-  it('gives a denied user one short reply and does nothing else', async () => {
-    await h.start();
+  it('with DM_PAIRING=off gives a denied user one short reply and does nothing else', async () => {
+    await h.start({ DM_PAIRING: 'off' });
     h.tg.addFile('voice-1', Buffer.from('OggS fake voice'));
 
     h.tg.text({ userId: STRANGER, text: 'hello?' });

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { addressKey } from '../../src/core/types.ts';
 import { storeInboxes } from '../../src/core-app/edges.ts';
+import { createPairing } from '../../src/inbound/pairing.ts';
 import { sessionKey } from '../../src/routing/router.ts';
 import { openCoreStore } from '../../src/store/client.ts';
+import { createPairingRepo } from '../../src/store/pairing-repo.ts';
 import { createWebConversationRepo } from '../../src/store/web-conversation-repo.ts';
 import { type TelegramConfig, telegramEdge } from '../../src/telegram/edge.ts';
 import { idIn, idOut } from '../../src/telegram/ids.ts';
@@ -39,15 +41,22 @@ describe("Telegram's ids, at its edge", () => {
   it("says a chat's kind from its own ids (a job's run asks it), and names its owner", () => {
     const store = openCoreStore(temp());
     const factory = telegramEdge({
-      telegram: { token: '123:abc', apiRoot: 'http://127.0.0.1:9', webhook: undefined, localFiles: false },
+      telegram: {
+        token: '123:abc',
+        apiRoot: 'http://127.0.0.1:9',
+        webhook: undefined,
+        localFiles: false,
+      },
       access: { allowedUserIds: [111, 222], owner: 111, pairing: false },
       groupReply: 'mention',
     } as TelegramConfig);
+    const clock = new FakeClock();
     const edge = factory.connect({
       log: silent,
-      clock: new FakeClock(),
+      clock,
       inboxes: storeInboxes(store.db),
       conversations: createWebConversationRepo(store.db),
+      pairing: createPairing({ repo: createPairingRepo(store.db), clock, log: silent }),
     });
     expect(edge.chatType?.({ platform: 'tg', chatId: '111' })).toBe('private');
     expect(edge.chatType?.({ platform: 'tg', chatId: '-1001234567890' })).toBe('supergroup');

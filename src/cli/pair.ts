@@ -1,0 +1,134 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { withEnvFile } from '../config/env-file.ts';
+import { envSchema } from '../config/schema.ts';
+import { type Clock, systemClock } from '../core/clock.ts';
+import type { Logger } from '../core/ports.ts';
+import { createPairing } from '../inbound/pairing.ts';
+import { createLogger } from '../logging/logger.ts';
+import { privateLog } from '../logging/private-log.ts';
+import { plain } from '../outbound/compose.ts';
+import { createOutbox } from '../outbound/outbox.ts';
+import type { CoreStore } from '../store/client.ts';
+import { openCoreStore } from '../store/client.ts';
+import { createOutboxRepo } from '../store/outbox-repo.ts';
+import type { PairedUser } from '../store/pairing-repo.ts';
+import { createPairingRepo } from '../store/pairing-repo.ts';
+import { createTelegramAdapter } from '../telegram/adapter.ts';
+import { TELEGRAM_PLATFORM } from '../telegram/channel.ts';
+import { approvalText, PAIRED_NOTICE } from '../turn/pair-command.ts';
+import { onePositional } from './args.ts';
+import type { CliCommand } from './command.ts';
+
+const HELP = `Usage: npx satchel pair CODE
+
+Lets in the person a pairing code was given to (SPEC §18), as the owner's /pair CODE does in
+Telegram: with DM_PAIRING=on a stranger who writes to the bot in a private chat gets an
+8-character code, valid for an hour. From now on they are allowed as if listed in
+ALLOWED_USER_IDS, and they are told so in their chat (through the outbox; when Telegram cannot
+be reached now, satchel sends it at its next start). Works while satchel runs or not; reads
+SATCHEL_HOME, TELEGRAM_BOT_TOKEN and TELEGRAM_API_ROOT from the environment and .env, and logs
+to SATCHEL_HOME/logs/cli.log. /pair in the owner's chat lists pending codes and paired users.
+
+Exit codes: 0 paired, 1 no such code or it expired (or no satchel data), 2 bad arguments.`;
+
+/** The variables `satchel pair` reads. */
+const pairEnv = envSchema.pick({
+  SATCHEL_HOME: true,
+  TELEGRAM_BOT_TOKEN: true,
+  TELEGRAM_API_ROOT: true,
+});
+
+/** `satchel pair`; the clock is injectable so tests can pin expiry. */
+export function createPairCommand(clock: Clock = systemClock): CliCommand {
+  return {
+    path: ['pair'],
+    summary: 'let in the person a pairing code was given to (as /pair CODE in Telegram)',
+    help: HELP,
+    async run(args, io) {
+      const code = onePositional(args, 'which code? Give the code the person was sent');
+      const env = pairEnv.safeParse(withEnvFile(io.env, io.cwd));
+      if (!env.success) {
+        const issues = env.error.issues.map((i) => `- ${i.message}`).join('\n');
+        io.stderr.write(`satchel pair: invalid configuration:\n${issues}\n`);
+        return 1;
+      }
+      const home = path.resolve(io.cwd, env.data.SATCHEL_HOME);
+      if (!existsSync(path.join(home, 'satchel.db'))) {
+        io.stderr.write(
+          `satchel pair: ${home} holds no satchel data (no satchel.db): check SATCHEL_HOME\n`,
+        );
+        return 1;
+      }
+      const token = env.data.TELEGRAM_BOT_TOKEN;
+      const log = createLogger({
+        level: 'info',
+        secrets: [token],
+        format: 'json',
+        destination: privateLog(path.join(home, 'logs'), 'cli.log'),
+      });
+      const store = openCoreStore(home);
+      try {
+        const pairing = createPairing({ repo: createPairingRepo(store.db), clock, log });
+        const approval = pairing.approve(code, 'cli');
+        if (!approval.ok) {
+          io.stderr.write(`satchel pair: ${approvalText(approval)}\n`);
+          return 1;
+        }
+        io.stdout.write(`${approvalText(approval)}\n`);
+        const told = token
+          ? await tell(approval.user, {
+              store,
+              clock,
+              log,
+              token,
+              apiRoot: env.data.TELEGRAM_API_ROOT,
+            })
+          : 'TELEGRAM_BOT_TOKEN is not set, so they were not told: let them know yourself.';
+        io.stdout.write(`${told}\n`);
+        return 0;
+      } finally {
+        store.close();
+      }
+    },
+  };
+}
+
+export const pairCommand = createPairCommand();
+
+interface TellDeps {
+  store: CoreStore;
+  clock: Clock;
+  log: Logger;
+  token: string;
+  apiRoot: string;
+}
+
+/**
+ * Tells the user they are in, through an outbox row sent from here: the running bot reads
+ * unsent rows only at its start, so waiting for it could take days. A row that cannot go
+ * now stays pending for that start.
+ */
+async function tell(user: PairedUser, deps: TellDeps): Promise<string> {
+  if (user.platform !== TELEGRAM_PLATFORM)
+    return `They are on ${user.platform}, which this command cannot reach: let them know yourself.`;
+  const { channel } = createTelegramAdapter({
+    token: deps.token,
+    apiRoot: deps.apiRoot,
+    log: deps.log,
+  });
+  const repo = createOutboxRepo(deps.store.db);
+  const outbox = createOutbox({ repo, channel, clock: deps.clock, log: deps.log });
+  try {
+    const ids = outbox.write(
+      { platform: user.platform, chatId: user.chatId },
+      plain(PAIRED_NOTICE),
+    );
+    if (await outbox.dispatch(ids)) return 'They were told in their chat.';
+    return ids.some((id) => repo.get(id)?.status === 'failed')
+      ? 'Telegram refused the message (see SATCHEL_HOME/logs/cli.log), so they were not told: let them know yourself.'
+      : 'Telegram could not be reached, so they were not told yet: satchel tells them at its next start.';
+  } finally {
+    outbox.close();
+  }
+}
