@@ -1,3 +1,4 @@
+import type { Change } from './changes.ts';
 import type { Address, ChatMessage, ImageInput, TokenUsage, ToolCall } from './types.ts';
 
 /** The logging port; pino's logger satisfies it. */
@@ -221,6 +222,8 @@ export interface UserInput {
    * keeps a short reference, so history never replays the bytes.
    */
   images?: ImageInput[];
+  /** What taking this input changed in what satchel keeps (a document saved). */
+  changes?: Change[];
 }
 
 /** Runs the tools a model asked for; a failing tool becomes an error result the model sees. */
@@ -244,4 +247,6 @@ export interface ToolRunner {
    * model sees them after those tools' results, in this turn only.
    */
   takeImages?(): { tool: string; images: ImageInput[] }[];
+  /** The lasting changes the calls run so far made (successful ones only), in order. */
+  changes?(): readonly Change[];
 }

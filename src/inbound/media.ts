@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Change } from '../core/changes.ts';
 import type { Clock } from '../core/clock.ts';
 import {
   FileTooLargeError,
@@ -165,7 +166,10 @@ export function createMediaInputs(deps: MediaDeps) {
     return { content: withCaption(`${label}\n${description}`, caption) };
   }
 
-  async function document(event: Event<'document'>, turn: MediaTurn): Promise<string> {
+  async function document(
+    event: Event<'document'>,
+    turn: MediaTurn,
+  ): Promise<{ content: string; changes: Change[] }> {
     const file = await download(event, event.file, turn.signal);
     const dir = turn.filesDir ?? path.join(deps.mediaDir, 'files');
     makePrivateDir(dir);
@@ -176,7 +180,7 @@ export function createMediaInputs(deps: MediaDeps) {
     // Its text is someone else's: it reaches the model as data (SPEC §17).
     const body =
       text === undefined ? head : `${head}\nIts content:\n${envelope(`file ${event.name}`, text)}`;
-    return withCaption(body, event.caption);
+    return { content: withCaption(body, event.caption), changes: [{ kind: 'file', name: saved }] };
   }
 
   /** Keeps a photo under SATCHEL_HOME/media; returns the path history refers to. */
@@ -216,7 +220,7 @@ export function createMediaInputs(deps: MediaDeps) {
           );
         case 'document':
           if (isPicture(event.mimeType)) return photos(event, [event.file], event.caption, turn);
-          return { content: await document(event, turn) };
+          return document(event, turn);
         default:
           return undefined;
       }
