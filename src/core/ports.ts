@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Change } from './changes.ts';
 import type { Address, ChatMessage, ImageInput, TokenUsage, ToolCall } from './types.ts';
 
@@ -73,6 +74,16 @@ export interface FileSource {
     fileId: string,
     options: { maxBytes: number; signal: AbortSignal },
   ): Promise<DownloadedFile>;
+  /** The largest file `stream` takes (a self-hosted Bot API server's local files: 2000 MB). */
+  readonly maxStreamBytes?: number;
+  /**
+   * A file too big to hold in memory, as a stream of exactly `bytes` bytes, which the caller
+   * reads to the end or destroys. Without it, every file is downloaded whole (`download`).
+   */
+  stream?(
+    fileId: string,
+    options: { maxBytes: number; signal: AbortSignal },
+  ): Promise<{ stream: Readable; bytes: number; remotePath: string }>;
 }
 
 /**
