@@ -3,7 +3,9 @@ import { type FileHandle, open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { FileSource } from '../core/ports.ts';
 import { redactSecretShapes } from '../core/redact.ts';
+import type { InboundEvent } from '../core/types.ts';
 import { PRIVATE_FILE } from '../store/file-modes.ts';
 
 /** A text document up to this size is also given to the model inline. */
@@ -82,6 +84,27 @@ function* candidates(wanted: string): Generator<string> {
     const suffix = `${n === 1 ? '' : ` (${n})`}${ext}`;
     yield `${fitBytes(name, MAX_NAME_BYTES - bytes(suffix))}${suffix}`;
   }
+}
+
+type Voice = Extract<InboundEvent, { kind: 'voice' }>;
+
+/**
+ * Audio too big to hold in memory for transcription, from a source that streams large files
+ * (a self-hosted Bot API server's): it is kept in the workspace as a document instead.
+ */
+export function audioKeptAsFile(
+  event: Voice,
+  files: FileSource | undefined,
+): Extract<InboundEvent, { kind: 'document' }> | undefined {
+  const size = event.file.size;
+  if (!files?.stream || size === undefined || size <= files.maxBytes) return undefined;
+  const { fileName, mimeType, durationSec: _, ...rest } = event;
+  return {
+    ...rest,
+    kind: 'document',
+    name: fileName ?? 'audio',
+    mimeType: mimeType ?? 'audio/mpeg',
+  };
 }
 
 /** The text of a small plain-text document (text, Markdown, CSV, JSON), or undefined. */

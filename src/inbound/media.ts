@@ -18,7 +18,13 @@ import { describeRequest } from '../providers/vision.ts';
 import { makePrivateDir, PRIVATE_FILE } from '../store/file-modes.ts';
 import type { Ledger, UsageScope } from '../usage/ledger.ts';
 import type { PackCaps, QuotaGate } from '../usage/quota.ts';
-import { INLINE_TEXT_LIMIT, inlineText, saveStreamUnique, saveUnique } from './documents.ts';
+import {
+  audioKeptAsFile,
+  INLINE_TEXT_LIMIT,
+  inlineText,
+  saveStreamUnique,
+  saveUnique,
+} from './documents.ts';
 
 export interface MediaDeps {
   /** Where the files of a platform's users come from; none when its users send none. */
@@ -227,6 +233,11 @@ export function createMediaInputs(deps: MediaDeps) {
       event: InboundEvent,
       turn: MediaTurn,
     ): Promise<Omit<UserInput, 'sourceKey'> | undefined> {
+      const kept =
+        event.kind === 'voice'
+          ? audioKeptAsFile(event, deps.files(event.address.platform))
+          : undefined;
+      if (kept) return document(kept, turn);
       // A paid call follows every media message: over a cap, nothing is even downloaded.
       const stt = event.kind === 'voice' ? deps.transcriber?.info : undefined;
       deps.quota.check(

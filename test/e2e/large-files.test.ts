@@ -86,6 +86,28 @@ describe('large files from a self-hosted Bot API server', () => {
     expect(JSON.stringify(h.logs())).not.toContain(TEST_TOKEN.split(':')[1]);
   });
 
+  it('keeps a 25 MB audio file in the workspace instead of transcribing it', async () => {
+    await startLocal();
+    const source = path.join(botDir, 'music', 'file_9.mp3');
+    mkdirSync(path.dirname(source));
+    bigFile(source, 25);
+    h.tg.addLocalFile('talk', source);
+    h.model.enqueue({ text: 'Saved the recording.' });
+    h.tg.audio({
+      userId: ALLOWED_USER,
+      fileId: 'talk',
+      fileName: 'talk.mp3',
+      mimeType: 'audio/mpeg',
+    });
+    await settled(h, 1);
+
+    expect(statSync(path.join(workspace(), 'talk.mp3')).size).toBe(25 * MB);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['Saved the recording.\n\n✓ talk.mp3 saved']);
+    expect(lastUserText(h.model.chatRequests()[0]!)).toContain(
+      `"talk.mp3" (audio/mpeg, ${25 * MB} bytes)`,
+    );
+  });
+
   it('refuses a relative path, one outside the bot directory, a symlink out of it and a directory', async () => {
     await startLocal();
     const outside = path.join(serverDir, 'other', 'secret.txt');
