@@ -5,6 +5,10 @@
  * only says it saved gets none, and so does a tool call that failed. The line sits right under
  * the answer, above the `/usage footer` line and the pack badge.
  */
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { shownText } from '../support/chat-client.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
@@ -15,6 +19,7 @@ import { webChatPerTest } from '../support/web-chat.ts';
 const h = harnessPerTest();
 const web = webChatPerTest();
 const HOUR = 3_600_000;
+const BUNDLED_VOCAB = fileURLToPath(new URL('../../packs/vocab', import.meta.url));
 /** 10:00 UTC on a Monday. */
 const MONDAY_10 = Date.UTC(2026, 10, 23, 10, 0, 0);
 
@@ -187,6 +192,29 @@ describe('receipts', () => {
       'Will do.\n\n✓ reminder set for today 12:00',
       'Logged the watering.\n\n✓ 1 row saved',
     ]);
+  });
+});
+
+describe('receipts in a bundled pack', () => {
+  it("come from vocab's own tools, with no change to its prompts", async () => {
+    const packs = mkdtempSync(path.join(tmpdir(), 'satchel-bundled-'));
+    cpSync(BUNDLED_VOCAB, path.join(packs, 'vocab'), { recursive: true });
+    try {
+      await h.start({ SATCHEL_PACKS: packs });
+      const deck = { name: 'Spanish', front_lang: 'es', back_lang: 'en' };
+      const card = { deck_id: 1, front: 'la casa', back: 'the house' };
+      const shown = await turn(
+        [
+          { name: 'db_write', arguments: { action: 'insert', table: 'decks', values: deck } },
+          { name: 'db_write', arguments: { action: 'insert', table: 'cards', values: card } },
+        ],
+        'Added **la casa** to your Spanish deck.',
+        1,
+      );
+      expect(shown).toBe('Added <b>la casa</b> to your Spanish deck.\n\n✓ 2 rows saved');
+    } finally {
+      rmSync(packs, { recursive: true, force: true });
+    }
   });
 });
 
