@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+import type { Change } from './changes.ts';
 import type { Address, ChatMessage, ImageInput, TokenUsage, ToolCall } from './types.ts';
 
 /** The logging port; pino's logger satisfies it. */
@@ -72,6 +74,16 @@ export interface FileSource {
     fileId: string,
     options: { maxBytes: number; signal: AbortSignal },
   ): Promise<DownloadedFile>;
+  /** The largest file `stream` takes (a self-hosted Bot API server's local files: 2000 MB). */
+  readonly maxStreamBytes?: number;
+  /**
+   * A file too big to hold in memory, as a stream of exactly `bytes` bytes, which the caller
+   * reads to the end or destroys. Without it, every file is downloaded whole (`download`).
+   */
+  stream?(
+    fileId: string,
+    options: { maxBytes: number; signal: AbortSignal },
+  ): Promise<{ stream: Readable; bytes: number; remotePath: string }>;
 }
 
 /**
@@ -221,6 +233,8 @@ export interface UserInput {
    * keeps a short reference, so history never replays the bytes.
    */
   images?: ImageInput[];
+  /** What taking this input changed in what satchel keeps (a document saved). */
+  changes?: Change[];
 }
 
 /** Runs the tools a model asked for; a failing tool becomes an error result the model sees. */
@@ -244,4 +258,6 @@ export interface ToolRunner {
    * model sees them after those tools' results, in this turn only.
    */
   takeImages?(): { tool: string; images: ImageInput[] }[];
+  /** The lasting changes the calls run so far made (successful ones only), in order. */
+  changes?(): readonly Change[];
 }

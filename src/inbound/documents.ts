@@ -1,6 +1,11 @@
 import { writeFileSync } from 'node:fs';
+import { type FileHandle, open, rm } from 'node:fs/promises';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { FileSource } from '../core/ports.ts';
 import { redactSecretShapes } from '../core/redact.ts';
+import type { InboundEvent } from '../core/types.ts';
 import { PRIVATE_FILE } from '../store/file-modes.ts';
 
 /** A text document up to this size is also given to the model inline. */
@@ -27,18 +32,79 @@ const MAX_EXT_BYTES = 16;
  * it was saved under.
  */
 export function saveUnique(dir: string, wanted: string, data: Buffer): string {
-  const { name, ext } = splitExtension(safeName(wanted));
-  for (let n = 1; ; n++) {
-    const suffix = `${n === 1 ? '' : ` (${n})`}${ext}`;
-    const candidate = `${fitBytes(name, MAX_NAME_BYTES - bytes(suffix))}${suffix}`;
+  for (const candidate of candidates(wanted)) {
     try {
       // 'wx' fails when the file exists, so two documents of one name never race.
       writeFileSync(path.join(dir, candidate), data, { flag: 'wx', mode: PRIVATE_FILE });
       return candidate;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (!taken(error)) throw error;
     }
   }
+  throw new Error('unreachable: the names never run out');
+}
+
+/**
+ * `saveUnique` for a file read as a stream (a large one, never held whole): it is copied
+ * into `dir` as it arrives; a copy that fails or is aborted leaves no partial file behind.
+ */
+export async function saveStreamUnique(
+  dir: string,
+  wanted: string,
+  source: Readable,
+  signal: AbortSignal,
+): Promise<string> {
+  for (const candidate of candidates(wanted)) {
+    const target = path.join(dir, candidate);
+    let handle: FileHandle;
+    try {
+      handle = await open(target, 'wx', PRIVATE_FILE);
+    } catch (error) {
+      if (taken(error)) continue;
+      source.destroy();
+      throw error;
+    }
+    try {
+      await pipeline(source, handle.createWriteStream(), { signal });
+      return candidate;
+    } catch (error) {
+      await rm(target, { force: true });
+      throw error;
+    }
+  }
+  throw new Error('unreachable: the names never run out');
+}
+
+const taken = (error: unknown) => (error as NodeJS.ErrnoException).code === 'EEXIST';
+
+/** The names a document may be saved under, in order: `name.ext`, `name (2).ext`… */
+function* candidates(wanted: string): Generator<string> {
+  const { name, ext } = splitExtension(safeName(wanted));
+  for (let n = 1; ; n++) {
+    const suffix = `${n === 1 ? '' : ` (${n})`}${ext}`;
+    yield `${fitBytes(name, MAX_NAME_BYTES - bytes(suffix))}${suffix}`;
+  }
+}
+
+type Voice = Extract<InboundEvent, { kind: 'voice' }>;
+
+/**
+ * Audio too big to hold in memory for transcription, from a source that streams large files
+ * (a self-hosted Bot API server's): it is kept in the workspace as a document instead.
+ */
+export function audioKeptAsFile(
+  event: Voice,
+  files: FileSource | undefined,
+): Extract<InboundEvent, { kind: 'document' }> | undefined {
+  const size = event.file.size;
+  if (!files?.stream || size === undefined || size <= files.maxBytes) return undefined;
+  const { fileName, mimeType, durationSec: _, ...rest } = event;
+  return {
+    ...rest,
+    kind: 'document',
+    name: fileName ?? 'audio',
+    mimeType: mimeType ?? 'audio/mpeg',
+  };
 }
 
 /** The text of a small plain-text document (text, Markdown, CSV, JSON), or undefined. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Change } from '../core/changes.ts';
 import type { Clock } from '../core/clock.ts';
 import {
   FileTooLargeError,
@@ -17,7 +18,13 @@ import { describeRequest } from '../providers/vision.ts';
 import { makePrivateDir, PRIVATE_FILE } from '../store/file-modes.ts';
 import type { Ledger, UsageScope } from '../usage/ledger.ts';
 import type { PackCaps, QuotaGate } from '../usage/quota.ts';
-import { inlineText, saveUnique } from './documents.ts';
+import {
+  audioKeptAsFile,
+  INLINE_TEXT_LIMIT,
+  inlineText,
+  saveStreamUnique,
+  saveUnique,
+} from './documents.ts';
 
 export interface MediaDeps {
   /** Where the files of a platform's users come from; none when its users send none. */
@@ -165,18 +172,48 @@ export function createMediaInputs(deps: MediaDeps) {
     return { content: withCaption(`${label}\n${description}`, caption) };
   }
 
-  async function document(event: Event<'document'>, turn: MediaTurn): Promise<string> {
-    const file = await download(event, event.file, turn.signal);
+  async function document(
+    event: Event<'document'>,
+    turn: MediaTurn,
+  ): Promise<{ content: string; changes: Change[] }> {
     const dir = turn.filesDir ?? path.join(deps.mediaDir, 'files');
     makePrivateDir(dir);
-    const saved = saveUnique(dir, event.name, file.data);
+    const { saved, bytes, data } = await keepDocument(event, dir, turn.signal);
     const where = turn.filesDir ? `the pack workspace as files/${saved}` : `media/files/${saved}`;
-    const head = `[File received: "${event.name}" (${event.mimeType}, ${file.data.length} bytes), saved in ${where}]`;
-    const text = inlineText(event.name, event.mimeType, file.data);
+    const head = `[File received: "${event.name}" (${event.mimeType}, ${bytes} bytes), saved in ${where}]`;
+    const text = data && inlineText(event.name, event.mimeType, data);
     // Its text is someone else's: it reaches the model as data (SPEC §17).
     const body =
       text === undefined ? head : `${head}\nIts content:\n${envelope(`file ${event.name}`, text)}`;
-    return withCaption(body, event.caption);
+    return { content: withCaption(body, event.caption), changes: [{ kind: 'file', name: saved }] };
+  }
+
+  /**
+   * Saves a document in `dir`: streamed there when its source reads large files as streams
+   * (a self-hosted Bot API server's, up to its `maxStreamBytes`), else downloaded whole. A
+   * small one's bytes come back for its inline text.
+   */
+  async function keepDocument(event: Event<'document'>, dir: string, signal: AbortSignal) {
+    const files = deps.files(event.address.platform);
+    const max = files?.maxStreamBytes;
+    if (!files?.stream || max === undefined) {
+      const file = await download(event, event.file, signal);
+      return {
+        saved: saveUnique(dir, event.name, file.data),
+        bytes: file.data.length,
+        data: file.data,
+      };
+    }
+    if (event.file.size !== undefined && event.file.size > max)
+      throw new FileTooLargeError(event.file.size, max);
+    const file = await files.stream(event.file.fileId, { maxBytes: max, signal });
+    const saved = await saveStreamUnique(dir, event.name, file.stream, signal);
+    const small = file.bytes <= INLINE_TEXT_LIMIT;
+    return {
+      saved,
+      bytes: file.bytes,
+      data: small ? readFileSync(path.join(dir, saved)) : undefined,
+    };
   }
 
   /** Keeps a photo under SATCHEL_HOME/media; returns the path history refers to. */
@@ -196,6 +233,11 @@ export function createMediaInputs(deps: MediaDeps) {
       event: InboundEvent,
       turn: MediaTurn,
     ): Promise<Omit<UserInput, 'sourceKey'> | undefined> {
+      const kept =
+        event.kind === 'voice'
+          ? audioKeptAsFile(event, deps.files(event.address.platform))
+          : undefined;
+      if (kept) return document(kept, turn);
       // A paid call follows every media message: over a cap, nothing is even downloaded.
       const stt = event.kind === 'voice' ? deps.transcriber?.info : undefined;
       deps.quota.check(
@@ -216,7 +258,7 @@ export function createMediaInputs(deps: MediaDeps) {
           );
         case 'document':
           if (isPicture(event.mimeType)) return photos(event, [event.file], event.caption, turn);
-          return { content: await document(event, turn) };
+          return document(event, turn);
         default:
           return undefined;
       }

@@ -7,7 +7,13 @@ import { createTelegramFileSource } from './files.ts';
  * Telegram as satchel uses it, built in one place: the bot (for polling), the channel
  * (everything sent), the file source (everything users send) and the command menu.
  */
-export function createTelegramAdapter(options: { token: string; apiRoot: string; log: Logger }) {
+export function createTelegramAdapter(options: {
+  token: string;
+  apiRoot: string;
+  log: Logger;
+  /** TELEGRAM_LOCAL_FILES: files are read from a self-hosted Bot API server's disk. */
+  localFiles?: boolean;
+}) {
   const bot = new Bot(options.token, { client: { apiRoot: options.apiRoot } });
   return {
     bot,

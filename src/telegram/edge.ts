@@ -33,7 +33,8 @@ export function telegramEdge(config: TelegramConfig): EdgeFactory {
     secrets: [token, config.telegram.webhook?.secret],
     doctor,
     connect: ({ log, clock, inboxes, pairing }) => {
-      const adapter = createTelegramAdapter({ token, apiRoot, log });
+      const { localFiles } = config.telegram;
+      const adapter = createTelegramAdapter({ token, apiRoot, log, localFiles });
       const inbox = inboxes.numbered();
       return {
         platform: TELEGRAM_PLATFORM,

@@ -1,8 +1,10 @@
+import { Readable } from 'node:stream';
 import { type Api, GrammyError } from 'grammy';
 import { FileTooLargeError, MediaError } from '../core/errors.ts';
 import type { DownloadedFile, FileSource, Logger } from '../core/ports.ts';
 import { createRedactor } from '../core/redact.ts';
 import { failureCause } from './errors.ts';
+import { LOCAL_FILE_LIMIT, openLocalFile } from './local-files.ts';
 
 /** The Bot API lets bots download files of up to 20 MB. */
 export const TELEGRAM_DOWNLOAD_LIMIT = 20 * 1024 * 1024;
@@ -17,6 +19,11 @@ export interface TelegramFileSourceDeps {
   apiRoot: string;
   token: string;
   log?: Logger;
+  /**
+   * TELEGRAM_LOCAL_FILES: the server is a self-hosted Bot API server in `--local` mode, whose
+   * getFile names a path on its own disk (read there, see local-files.ts) instead of a download.
+   */
+  localFiles?: boolean;
 }
 
 /**
@@ -51,6 +58,7 @@ export function createTelegramFileSource(deps: TelegramFileSourceDeps): FileSour
     return file.file_path;
   }
 
+  if (deps.localFiles) return localFileSource(filePathOf, token, log);
   return {
     maxBytes: TELEGRAM_DOWNLOAD_LIMIT,
     async download(fileId, { maxBytes, signal }): Promise<DownloadedFile> {
@@ -60,6 +68,51 @@ export function createTelegramFileSource(deps: TelegramFileSourceDeps): FileSour
       const data = await fetchAtMost(url, maxBytes, signal, failed);
       log?.debug({ event: 'tg_file_downloaded', remotePath, bytes: data.length }, 'downloaded');
       return { data, remotePath };
+    },
+  };
+}
+
+type FilePathOf = (fileId: string, maxBytes: number, signal: AbortSignal) => Promise<string>;
+
+/**
+ * Files of a self-hosted Bot API server in `--local` mode, read from the path getFile names
+ * (checked by `openLocalFile`). A file held in memory (`download`: voice notes, photos) keeps
+ * the 20 MB limit; `stream` takes up to LOCAL_FILE_LIMIT and never holds the file whole.
+ */
+function localFileSource(filePathOf: FilePathOf, token: string, log?: Logger): FileSource {
+  const opened = async (fileId: string, maxBytes: number, signal: AbortSignal) => {
+    signal.throwIfAborted();
+    const file = await openLocalFile(await filePathOf(fileId, maxBytes, signal), token);
+    if (file.bytes > maxBytes) {
+      await file.handle.close();
+      throw new FileTooLargeError(file.bytes, maxBytes);
+    }
+    log?.debug(
+      { event: 'tg_local_file', remotePath: file.remotePath, bytes: file.bytes },
+      'reading a local file',
+    );
+    return file;
+  };
+  return {
+    maxBytes: TELEGRAM_DOWNLOAD_LIMIT,
+    maxStreamBytes: LOCAL_FILE_LIMIT,
+    async download(fileId, { maxBytes, signal }) {
+      const { handle, remotePath } = await opened(fileId, maxBytes, signal);
+      try {
+        return { data: await handle.readFile({ signal }), remotePath };
+      } finally {
+        await handle.close();
+      }
+    },
+    async stream(fileId, { maxBytes, signal }) {
+      const { handle, bytes, remotePath } = await opened(fileId, maxBytes, signal);
+      if (bytes === 0) {
+        await handle.close();
+        return { stream: Readable.from([]), bytes, remotePath };
+      }
+      // At most the size it had when checked, even if the file grows meanwhile.
+      const stream = handle.createReadStream({ end: bytes - 1, signal });
+      return { stream, bytes, remotePath };
     },
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type Changed, changed } from '../core/changes.ts';
 import type { PackStorage } from '../packs/storage.ts';
 import type { Database } from '../store/sqlite.ts';
 import { defineTool, type Tool, ToolError } from './tool.ts';
@@ -101,13 +102,14 @@ function checkShape(
     );
 }
 
-/** Runs the statement; the result is the JSON text the model reads. */
+/** Runs the statement; the result is the JSON text the model reads, with the rows changed. */
 function execute(
   db: Database,
   action: Action,
   table: string,
   q: { set: Entry[]; match: Entry[]; setParams: Param[]; whereParams: Param[] },
-): string {
+): Changed {
+  const rows = (count: number) => ({ kind: 'rows' as const, action, count });
   const whereSql = q.match
     .map(([column, v]) => (v === null ? `${quote(column)} IS NULL` : `${quote(column)} = ?`))
     .join(' AND ');
@@ -118,15 +120,18 @@ function execute(
       .prepare(sql)
       .safeIntegers(true)
       .run(...q.setParams);
-    return `{"inserted":${info.changes},"id":${String(info.lastInsertRowid)}}`;
+    return changed(
+      `{"inserted":${info.changes},"id":${String(info.lastInsertRowid)}}`,
+      rows(info.changes),
+    );
   }
   if (action === 'update') {
     const sql = `UPDATE ${quote(table)} SET ${q.set.map(([c]) => `${quote(c)} = ?`).join(', ')} WHERE ${whereSql}`;
     const info = db.prepare(sql).run(...q.setParams, ...q.whereParams);
-    return JSON.stringify({ updated: info.changes });
+    return changed(JSON.stringify({ updated: info.changes }), rows(info.changes));
   }
   const info = db.prepare(`DELETE FROM ${quote(table)} WHERE ${whereSql}`).run(...q.whereParams);
-  return JSON.stringify({ deleted: info.changes });
+  return changed(JSON.stringify({ deleted: info.changes }), rows(info.changes));
 }
 
 function quote(identifier: string): string {

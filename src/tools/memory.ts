@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { changed } from '../core/changes.ts';
 import type { TurnToolContext } from './context.ts';
 import { defineTool, ToolError } from './tool.ts';
 
@@ -30,7 +31,10 @@ export function createMemoryTool(ctx: Pick<TurnToolContext, 'storage'>) {
           `${file} would be ${next.length} characters (limit ${MAX_NOTE_CHARS}); condense it with "replace"`,
         );
       ctx.storage.writeNote(file, next);
-      return `${file} ${action === 'append' ? 'appended' : 'replaced'} (${next.length} characters).`;
+      return changed(
+        `${file} ${action === 'append' ? 'appended' : 'replaced'} (${next.length} characters).`,
+        { kind: 'memory', file },
+      );
     },
   });
 }

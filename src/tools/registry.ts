@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Change } from '../core/changes.ts';
 import type { Logger, ToolRunner, ToolSpec } from '../core/ports.ts';
 import type { ImageInput, ToolCall } from '../core/types.ts';
 import type { CoreTool } from '../packs/manifest.ts';
@@ -54,6 +55,7 @@ export function createToolRunner(
   }));
 
   const shown: { tool: string; images: ImageInput[] }[] = [];
+  const changes: Change[] = [];
 
   /** The tool and its checked arguments; a ToolError says what is wrong with the call. */
   function prepare(call: ToolCall): { tool: AnyTool; args: unknown } {
@@ -95,7 +97,12 @@ export function createToolRunner(
       if (output.images.length > 0) shown.push({ tool: call.name, images: output.images });
       return output.text;
     }
-    return tool.waitsForUser ? pause(() => tool.run(args, signal)) : tool.run(args, signal);
+    const output = await (tool.waitsForUser
+      ? pause(() => tool.run(args, signal))
+      : tool.run(args, signal));
+    if (typeof output === 'string') return output;
+    changes.push(output.change);
+    return output.text;
   }
 
   /** A failure as the model reads it: `Error: …`, and a `tool_error` line. */
@@ -112,6 +119,7 @@ export function createToolRunner(
   return {
     specs,
     takeImages: () => shown.splice(0),
+    changes: () => changes,
     observe: (text) => gate.observe(text),
     stopped: () => gate.stopped(),
     async run(call, signal, pause = (work) => work()) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type Changed, changed } from '../core/changes.ts';
 import { describeJobs, describeTime } from '../scheduler/describe.ts';
 import { JobLimitError } from '../store/job-repo.ts';
 import { type ParsedSchedule, parseSchedule, ScheduleError } from '../time/next-run.ts';
@@ -32,7 +33,7 @@ export function createScheduleTool(
 ) {
   const { jobs, pack, address, timezone } = ctx;
 
-  function create(args: z.infer<typeof schema>): string {
+  function create(args: z.infer<typeof schema>): Changed {
     if (ctx.inJobRun && !pack.manifest.jobs_may_schedule)
       throw new ToolError(
         "a scheduled job's run cannot create jobs (this pack's manifest does not set " +
@@ -60,9 +61,13 @@ export function createScheduleTool(
       );
     const job = store(parsed, args, now);
     const when = describeTime(job.nextRunAt, timezone, now);
-    return parsed.kind === 'once'
-      ? `created job ${job.id}: it runs once, ${when}, and its answer is sent to this chat`
-      : `created job ${job.id}: "${job.schedule}" in ${timezone}; its next run is ${when}, and its answers are sent to this chat`;
+    const once = parsed.kind === 'once';
+    return changed(
+      once
+        ? `created job ${job.id}: it runs once, ${when}, and its answer is sent to this chat`
+        : `created job ${job.id}: "${job.schedule}" in ${timezone}; its next run is ${when}, and its answers are sent to this chat`,
+      { kind: 'job', action: 'created', once, at: job.nextRunAt },
+    );
   }
 
   function store(parsed: ParsedSchedule, args: z.infer<typeof schema>, now: number) {
@@ -87,16 +92,19 @@ export function createScheduleTool(
     }
   }
 
-  function setEnabled(id: string, enabled: boolean): string {
+  function setEnabled(id: string, enabled: boolean): Changed {
     if (enabled) refuseResumingARun(id);
     if (!jobs.setEnabled(id, pack.name, address, enabled, ctx.clock.now())) throw notFound(id);
-    if (!enabled) return `job ${id} paused`;
+    if (!enabled) return changed(`job ${id} paused`, { kind: 'job', action: 'paused' });
     const job = jobs.find(id, pack.name, address);
     const now = ctx.clock.now();
     const next = job?.nextRunAt ?? null;
-    return next !== null && next <= now
-      ? `job ${id} resumed; its time has passed, so it runs now`
-      : `job ${id} resumed; its next run is ${describeTime(next, timezone, now)}`;
+    return changed(
+      next !== null && next <= now
+        ? `job ${id} resumed; its time has passed, so it runs now`
+        : `job ${id} resumed; its next run is ${describeTime(next, timezone, now)}`,
+      { kind: 'job', action: 'resumed' },
+    );
   }
 
   /**
@@ -113,7 +121,7 @@ export function createScheduleTool(
     throw new ToolError(`job ${id} is running now, so there is nothing to resume: ${after}`);
   }
 
-  function remove(id: string): string {
+  function remove(id: string): Changed {
     const job = jobs.find(id, pack.name, address);
     if (!job) throw notFound(id);
     if (job.source === 'manifest')
@@ -121,7 +129,7 @@ export function createScheduleTool(
         `job ${id} is one of the pack's own jobs and comes back with the pack; pause it instead`,
       );
     jobs.remove(id, pack.name, address);
-    return `job ${id} removed`;
+    return changed(`job ${id} removed`, { kind: 'job', action: 'removed' });
   }
 
   return defineTool({

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Changed } from '../core/changes.ts';
 import type { Effect, UntrustedSource } from '../core/trust.ts';
 import type { ImageInput } from '../core/types.ts';
 import type { CoreTool } from '../packs/manifest.ts';
@@ -6,7 +7,8 @@ import type { CoreTool } from '../packs/manifest.ts';
 /**
  * A tool the model can call. Tools are built by factories bound to one turn's pack (its
  * storage and nothing else). `run` receives arguments already validated by `schema`, and
- * returns the text the model reads. A ToolError's message is shown to the model as an
+ * returns the text the model reads, or that text with the lasting change it made (the turn's
+ * receipt is built from these, SPEC §18). A ToolError's message is shown to the model as an
  * error result; any other failure is reported to it as an internal error.
  */
 export interface Tool<Args = unknown> {
@@ -27,7 +29,7 @@ export interface Tool<Args = unknown> {
    * the turn's input or results waits for the owner (a built URL can carry data out).
    */
   fetches?: (args: Args) => string;
-  run(args: Args, signal: AbortSignal): Promise<string>;
+  run(args: Args, signal: AbortSignal): Promise<string | Changed>;
 }
 
 /**
@@ -54,6 +56,10 @@ export interface SchemaTool {
 export type AnyTool = Tool | SchemaTool;
 
 export { ToolError } from '../core/errors.ts';
+
+/** The text the model reads of a core tool's result. */
+export const resultText = (output: string | Changed): string =>
+  typeof output === 'string' ? output : output.text;
 
 /** Helps a factory return a typed tool as the registry's untyped one. */
 export function defineTool<Args>(tool: Tool<Args>): Tool {

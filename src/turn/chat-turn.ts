@@ -3,6 +3,7 @@ import type { AgentEvent, TurnInput, TurnResult } from '../agent/agent.ts';
 import { memoryNotesOf } from '../agent/memory-flush.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import { background } from '../core/background.ts';
+import type { Change } from '../core/changes.ts';
 import type { ToolRunner, UserInput } from '../core/ports.ts';
 import { answerParts } from '../outbound/compose.ts';
 import { createStream, type Stream, type StreamMode } from '../outbound/stream.ts';
@@ -10,6 +11,7 @@ import { keepTyping } from '../outbound/typing.ts';
 import { packPromptSections } from '../packs/prompt.ts';
 import type { Route } from '../routing/router.ts';
 import { noteInputs, sourceKey, turnInputs, withPinnedSkill } from './inputs.ts';
+import { receiptLine } from './receipt.ts';
 import type { Replies } from './replies.ts';
 import type { Conversing, Delivery, Runtime, Turns } from './services.ts';
 import { steeredInputs } from './steering.ts';
@@ -61,7 +63,11 @@ export async function runChatTurn(
       ...(turn.job ? given : withPinnedSkill(given, turn.pinned)),
     ];
     const run = await runAgent(services, turn, routed, { tools, inputs, live });
-    return await commit(services, turn, routed, live, heldBackNoted(run, gate, SILENT));
+    const changes = [...inputs.flatMap((i) => i.changes ?? []), ...(tools?.changes?.() ?? [])];
+    return await commit(services, turn, routed, live, {
+      ...heldBackNoted(run, gate, SILENT),
+      changes,
+    });
   } finally {
     live.stopTyping();
     await live.stream.settle();
@@ -217,7 +223,7 @@ async function runAgent(
 interface CommitServices {
   delivery: Pick<Delivery, 'outbox'>;
   turns: Pick<Turns, 'agent' | 'events' | 'usageFooter'>;
-  runtime: Pick<Runtime, 'transaction' | 'clock'>;
+  runtime: Pick<Runtime, 'transaction' | 'clock' | 'timezone'>;
   conversing: Pick<Conversing, 'router'>;
   replies: Pick<Replies, 'acknowledge'>;
 }
@@ -231,7 +237,7 @@ async function commit(
   turn: ChatTurn,
   routed: Routed,
   live: Live,
-  { input, result }: { input: TurnInput; result: TurnResult },
+  { input, result, changes }: { input: TurnInput; result: TurnResult; changes: Change[] },
 ): Promise<{ silent: boolean }> {
   const { outbox } = services.delivery;
   const { agent, events } = services.turns;
@@ -242,7 +248,7 @@ async function commit(
   const landed = live.stream.settle();
   if (live.mode !== 'draft') await landed;
   const silent = turn.job !== undefined && result.answer.trim() === SILENT;
-  const footer = footerOf(services, routed);
+  const footer = receiptOf(services, changes) + footerOf(services, routed);
   const ids = services.runtime.transaction(() => {
     agent.storeAnswer(input, result.answer);
     const parts = answerParts(
@@ -269,6 +275,16 @@ async function commit(
     ms: services.runtime.clock.now() - routed.started,
   });
   return { silent };
+}
+
+/**
+ * The receipt (SPEC §18): one line saying what the turn's tools and inputs changed, right
+ * under the answer (it is about the answer), above the usage footer and the pack badge.
+ */
+function receiptOf(services: Pick<CommitServices, 'runtime'>, changes: readonly Change[]): string {
+  const { timezone, clock } = services.runtime;
+  const line = receiptLine(changes, timezone, clock.now());
+  return line ? `\n\n${line}` : '';
 }
 
 /** `/usage footer on` here: the turn's usage and today's, above the pack badge. */

@@ -38,7 +38,7 @@ describe('the agent loop', () => {
     h.say('I bought a fern');
     await settled(h, 1);
 
-    expect(h.tg.texts(ALLOWED_USER)).toEqual(['You have a <b>fern</b>.']);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['You have a <b>fern</b>.\n\n✓ 1 row saved']);
     const db = new Database(path.join(h.home, 'packs', 'alpha', 'pack.db'), { readonly: true });
     expect(db.prepare('SELECT name FROM plants').all()).toEqual([{ name: 'fern' }]);
     db.close();

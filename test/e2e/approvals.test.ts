@@ -73,7 +73,7 @@ describe('Always allow', () => {
     h.say('remember ferns again');
     await settled(h, 3);
     expect(questions()).toHaveLength(1);
-    expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('Noted again.');
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('Noted again.\n\n✓ memory updated');
 
     h.say('/approvals');
     await settled(h, 4);

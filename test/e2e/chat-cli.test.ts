@@ -194,6 +194,8 @@ describe('satchel chat', () => {
     const chat = runChat(s.env, s.home, '--pack', 'alpha');
     chat.type('I planted basil today');
     await chat.shows('Noted: basil.');
+    // The receipt ends the answer in the terminal too (SPEC §18).
+    await chat.shows('✓ 1 row saved');
     chat.end();
     expect(await chat.exited).toBe(0);
 

@@ -57,7 +57,10 @@ describe('schedules', () => {
     // Its own session: none of the chat's messages.
     expect(allText(run)).not.toContain('remind me at 18:00');
     expect(systemText(run)).toContain('satchel');
-    expect(h.tg.texts(ALLOWED_USER)).toEqual(['I will remind you.', 'Time to water the fern!']);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual([
+      'I will remind you.\n\n✓ reminder set for today 18:00',
+      'Time to water the fern!',
+    ]);
     expect(h.rows('SELECT 1 FROM jobs WHERE source = ?', 'tool')).toEqual([]);
     expect(jobRuns()).toMatchObject([{ outcome: 'delivered' }]);
     const [session] = h.rows<{ kind: string }>(
@@ -85,7 +88,9 @@ describe('schedules', () => {
     h.model.enqueue({ text: '[SILENT]' });
     clock.advance(2 * HOUR);
     await expectRun('silent');
-    expect(h.tg.texts(ALLOWED_USER)).toEqual(['I will remind you.']);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual([
+      'I will remind you.\n\n✓ reminder set for today 12:00',
+    ]);
     expect(h.rows('SELECT 1 FROM jobs WHERE source = ?', 'tool')).toEqual([]);
   });
 
@@ -146,7 +151,7 @@ describe('schedules', () => {
     await expectRun('delivered');
     await settled(h, 1);
     expect(h.tg.texts(ALLOWED_USER)).toEqual([
-      'I will remind you.',
+      'I will remind you.\n\n✓ reminder set for today 12:00',
       'You asked me to remind you: the fern.',
     ]);
   });
@@ -216,7 +221,9 @@ describe('schedules', () => {
     await expectRun('failed');
     expect(jobRuns().at(-1)).toMatchObject({ reason: 'interrupted twice' });
     expect(h.model.chatRequests()).toHaveLength(4);
-    expect(h.tg.texts(ALLOWED_USER)).toEqual(['I will remind you.']);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual([
+      'I will remind you.\n\n✓ reminder set for today 12:00',
+    ]);
     expect(attempts()).toEqual([]);
   });
 

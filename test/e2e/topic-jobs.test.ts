@@ -94,7 +94,7 @@ describe("a forum topic's jobs (SPEC §12)", () => {
     ]);
     // Telegram was asked once: the refusal is final, the row is not tried again.
     expect(callsInto(TOPIC).map((c) => [c.params.text, c.failed])).toEqual([
-      ['Scheduled.', undefined],
+      ['Scheduled.\n\n✓ 1 job scheduled', undefined],
       ['Time to water the fern.', true],
     ]);
     expect(
@@ -118,7 +118,7 @@ describe("a forum topic's jobs (SPEC §12)", () => {
     await settled(h, updates);
     expect(callsInto(TOPIC)).toHaveLength(2);
     expect(callsInto(OTHER_TOPIC).map((c) => c.params.text)).toEqual([
-      'Scheduled too.',
+      'Scheduled too.\n\n✓ 1 job scheduled',
       'Done in the other topic.',
       'Done in the other topic.',
       'Done in the other topic.',
@@ -260,8 +260,8 @@ describe("a forum topic's jobs (SPEC §12)", () => {
     expect(runs()).toEqual([idOf('alpha_one'), idOf('water the fern')]);
     await settled(h, updates);
     expect(callsInto(TOPIC).map((c) => c.params.text)).toEqual([
-      'Scheduled both.',
-      'Paused the repotting.',
+      'Scheduled both.\n\n✓ 2 jobs scheduled',
+      'Paused the repotting.\n\n✓ 1 job paused',
       'Morning check done.',
       'Time to water the fern.',
     ]);

@@ -1,7 +1,9 @@
 /**
  * Files a test registered with the fake Telegram server (`addFile`): what getFile answers and
- * how `GET /file/bot{token}/{file_path}` serves the bytes (at once, late, slowly, expired).
+ * how `GET /file/bot{token}/{file_path}` serves the bytes (at once, late, slowly, expired);
+ * or, as a self-hosted server in `--local` mode, a path on disk (`addLocalFile`).
  */
+import { statSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Waits } from './telegram-waits.ts';
@@ -26,6 +28,8 @@ export interface FileOptions {
 interface StoredFile extends FileOptions {
   bytes: Buffer;
   filePath: string;
+  /** A local file's size on disk (`addLocalFile`). */
+  localSize?: number;
 }
 
 /** Chunks per second of a slow (`bytesPerSecond`) download. */
@@ -49,6 +53,27 @@ export class FileStore {
   addFile(fileId: string, bytes: Buffer, options: string | FileOptions = {}): void {
     const opts = typeof options === 'string' ? { filePath: options } : options;
     this.files.set(fileId, { ...opts, bytes, filePath: opts.filePath ?? `files/${fileId}` });
+  }
+
+  /**
+   * Answers getFile for `fileId` as a self-hosted Bot API server in `--local` mode does: with
+   * `filePath` as it is (an absolute path on the server's disk, or whatever a test wants the
+   * server to say) and the size of what is there, and no download behind it.
+   */
+  addLocalFile(fileId: string, filePath: string): void {
+    let size: number | null = null;
+    try {
+      size = statSync(filePath).size;
+    } catch {
+      // Nothing there (or a path that is not one): getFile names no size.
+    }
+    this.files.set(fileId, {
+      bytes: Buffer.alloc(0),
+      filePath,
+      reportedSize: size,
+      expired: true,
+      ...(size === null ? {} : { localSize: size }),
+    });
   }
 
   /** File paths whose download was requested (with the right token), in order. */
@@ -75,7 +100,9 @@ export class FileStore {
 
   /** The registered file's size, for the `file_size` of an update that carries it. */
   sizeOf(fileId: string, fallback: number): number {
-    return this.files.get(fileId)?.bytes.length ?? fallback;
+    const file = this.files.get(fileId);
+    if (!file) return fallback;
+    return file.localSize ?? file.bytes.length;
   }
 
   getFile(p: Params): Reply {

@@ -165,6 +165,7 @@ export class FakeTelegram {
 
   // Files.
   readonly addFile: FileStore['addFile'] = (...a) => this.files.addFile(...a);
+  readonly addLocalFile: FileStore['addLocalFile'] = (...a) => this.files.addLocalFile(...a);
   readonly downloads: FileStore['downloads'] = () => this.files.downloads();
   readonly completedDownloads: FileStore['completedDownloads'] = () =>
     this.files.completedDownloads();

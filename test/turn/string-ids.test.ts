@@ -86,7 +86,8 @@ describe('a channel with string ids', () => {
     edge.say(THREAD, 'remind me at 12:30 to water the fern');
     await drained(core);
     const badge = '\n\n— Alpha Garden';
-    expect(edge.channel.shown(THREAD)).toEqual([`I will remind you at 12:30.${badge}`]);
+    const receipt = '\n\n✓ reminder set for today 12:30';
+    expect(edge.channel.shown(THREAD)).toEqual([`I will remind you at 12:30.${receipt}${badge}`]);
     expect(rows("SELECT platform, chat_id, thread_id FROM jobs WHERE source = 'tool'")).toEqual([
       { platform: 'strid', chat_id: 'C024BE91L', thread_id: '1712345678.000100' },
     ]);

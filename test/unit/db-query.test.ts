@@ -10,7 +10,7 @@ import type { QueryPoolOptions } from '../../src/packs/db-query-pool.ts';
 import { loadPack, type Pack } from '../../src/packs/loader.ts';
 import { openPackStorage, type PackStorage } from '../../src/packs/storage.ts';
 import { createDbQueryTool } from '../../src/tools/db-query.ts';
-import { type Tool, ToolError } from '../../src/tools/tool.ts';
+import { resultText, type Tool, ToolError } from '../../src/tools/tool.ts';
 
 /**
  * db_query's pool of warm children (src/packs/db-query-pool.ts): reuse, time limits, aborts,
@@ -55,7 +55,9 @@ function open(pack: Pack, queries: QueryPoolOptions = {}): PackStorage {
 }
 
 async function run(tool: Tool, sql: string, params?: unknown[], signal = idle) {
-  const text = await tool.run(tool.schema.parse({ sql, ...(params ? { params } : {}) }), signal);
+  const text = resultText(
+    await tool.run(tool.schema.parse({ sql, ...(params ? { params } : {}) }), signal),
+  );
   return JSON.parse(text) as { columns: string[]; rows: unknown[][]; truncated: boolean };
 }
 
@@ -131,7 +133,7 @@ describe('db_query pool', () => {
 
     // A path that reaches a value anyway (here: stored in a row) is replaced.
     storage.db.prepare('INSERT INTO plants (name) VALUES (?)').run(`copy of ${storage.dbFile}`);
-    const text = await tool.run({ sql: 'SELECT name FROM plants' }, idle);
+    const text = resultText(await tool.run({ sql: 'SELECT name FROM plants' }, idle));
     expect(text).not.toContain(storage.dir);
     expect(JSON.parse(text).rows).toEqual([['copy of <pack folder>/pack.db']]);
   });

@@ -8,7 +8,7 @@ import { openPackStorage, type PackStorage } from '../../src/packs/storage.ts';
 import { Database } from '../../src/store/sqlite.ts';
 import { createDbQueryTool } from '../../src/tools/db-query.ts';
 import { createDbWriteTool } from '../../src/tools/db-write.ts';
-import { type Tool, ToolError } from '../../src/tools/tool.ts';
+import { resultText, type Tool, ToolError } from '../../src/tools/tool.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL, done INTEGER DEFAULT 0);
@@ -80,7 +80,10 @@ beforeEach(() => {
 });
 
 const run = async (tool: Tool, args: unknown) =>
-  JSON.parse(await tool.run(tool.schema.parse(args), signal)) as Record<string, unknown>;
+  JSON.parse(resultText(await tool.run(tool.schema.parse(args), signal))) as Record<
+    string,
+    unknown
+  >;
 
 async function toolError(tool: Tool, args: unknown, s = signal): Promise<string> {
   try {
@@ -348,11 +351,13 @@ describe('db_query', () => {
   });
 
   it('keeps the answer small', async () => {
-    const text = await query.run(
-      {
-        sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x, printf('%.400c', 'b') FROM c",
-      },
-      signal,
+    const text = resultText(
+      await query.run(
+        {
+          sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x, printf('%.400c', 'b') FROM c",
+        },
+        signal,
+      ),
     );
     expect(text.length).toBeLessThan(17_000);
     expect(JSON.parse(text)).toMatchObject({ truncated: true });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
+import { resultText } from '../../src/tools/tool.ts';
 import { type Resolve, WEB_LIMITS } from '../../src/tools/web/guarded-get.ts';
 import { createWebFetchTool, type WebFetchDeps } from '../../src/tools/web-fetch.ts';
 import { FakeWeb, reply } from '../fakes/web-server.ts';
@@ -45,7 +46,7 @@ function tool(options: Partial<WebFetchDeps> & { names?: Record<string, string[]
     lookups,
     fetch: (url: string, signal = new AbortController().signal) =>
       fetchTool.run({ url }, signal).then(
-        (text) => ({ ok: true as const, text }),
+        (output) => ({ ok: true as const, text: resultText(output) }),
         (error: Error) => ({ ok: false as const, text: error.message }),
       ),
   };
