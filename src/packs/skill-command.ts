@@ -29,6 +29,7 @@ export const RESERVED_COMMANDS = [
   'topics',
   'jobs',
   'model',
+  'voice',
 ] as const;
 
 /** Why `skillName` cannot be a command, or undefined when it can. */

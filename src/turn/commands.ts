@@ -12,6 +12,8 @@ import { usageReport } from '../usage/report.ts';
 import { approvalsCommand } from './approvals-command.ts';
 import { createModelCommand } from './model-command.ts';
 import type { Conversing, Delivery, Reports, Runtime } from './services.ts';
+import { voiceCommand } from './voice-command.ts';
+import type { VoiceReplies } from './voice-reply.ts';
 
 export type CommandEvent = Extract<InboundEvent, { kind: 'command' }>;
 
@@ -32,6 +34,8 @@ export interface CommandDeps {
   grants: Pick<GrantRepo, 'list' | 'reset'>;
   /** Turns waiting behind the running one in a conversation (for /status). */
   waiting(address: Address): number;
+  /** Voice replies in each chat (/voice). */
+  voice: Pick<VoiceReplies, 'mode' | 'problem'>;
 }
 
 /** satchel's own commands; the type keeps them equal to the names skills may not take. */
@@ -48,6 +52,7 @@ export const CORE_COMMANDS: Record<(typeof RESERVED_COMMANDS)[number], string> =
   jobs: "This chat's scheduled jobs and when they run next",
   model: 'Choose the chat model for this chat',
   approvals: 'Calls you always allow; /approvals reset removes them',
+  voice: 'Answers as voice notes too: /voice on, inbound or off',
 };
 
 export const TOPIC_RIGHTS_HELP =
@@ -107,6 +112,7 @@ export function createCommands(deps: CommandDeps) {
     model: (event) => models.command(event.address, event.args, packModelOf(activeOf(event))),
     approvals: (event) =>
       approvalsCommand({ grants: deps.grants, packs, timezone, now: clock.now() }, event.args),
+    voice: (event) => voiceCommand({ router, voice: deps.voice }, event.address, event.args),
     jobs: (event) => plain(reports.schedule?.describe(event.address) ?? 'No scheduled jobs here.'),
     compact: (event, signal) => compact(event, signal),
     // Handled before the queue (it must not wait behind the turn it stops); here it only

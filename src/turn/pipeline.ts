@@ -45,6 +45,7 @@ export function createPipeline(services: PipelineServices) {
     grants: turns.trust.grants,
     topics: delivery.topics,
     waiting: (address) => conversations.waiting(address),
+    voice: turns.voice,
   });
   const { runEvents, runJob } = createRunEvents({
     log,

@@ -294,6 +294,7 @@ describe('packs and routing', () => {
       'jobs',
       'model',
       'approvals',
+      'voice',
       'alpha_one',
       'beta_one',
     ]);
