@@ -112,6 +112,37 @@ describe('/voice on', () => {
   });
 });
 
+describe('/voice per chat or topic', () => {
+  const FORUM = -100777;
+  const inTopic = (threadId: number, text: string) =>
+    h.tg.text({
+      userId: ALLOWED_USER,
+      chatId: FORUM,
+      chatType: 'supergroup',
+      isForum: true,
+      threadId,
+      text,
+    });
+
+  it('is in /help, and speaks only in the topic that asked, into that topic', async () => {
+    await start({ GROUP_REPLY: 'all' });
+    h.say('/help');
+    await settled(h, 1);
+    expect(lastText()).toContain('/voice — Answers as voice notes too: /voice on, inbound or off');
+
+    inTopic(10, '/voice on');
+    await settled(h, 2);
+    inTopic(11, 'quiet topic');
+    await settled(h, 3);
+    inTopic(10, 'spoken topic');
+    const voice = await h.tg.waitForCall('sendVoice');
+    await settled(h, 4);
+    expect(voice.params).toMatchObject({ chat_id: FORUM, message_thread_id: 10 });
+    expect(h.tg.calls('sendVoice')).toHaveLength(1);
+    expect(speech().map((r) => r.body.input)).toEqual(['echo: User: spoken topic']);
+  });
+});
+
 describe('/voice inbound', () => {
   it('answers a voice note with a voice note, and a text with text only', async () => {
     await start((url) => ({ GROQ_API_KEY: 'gsk-test-groq-key-0123456789', GROQ_BASE_URL: url }));
