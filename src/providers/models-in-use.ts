@@ -1,13 +1,8 @@
 import type { ModelCatalog } from '../usage/catalog.ts';
 import type { ModelUse } from '../usage/unknown-prices.ts';
 import { parseModelRef } from './model-ref.ts';
-import {
-  type Provider,
-  type ProviderSettings,
-  providerConfigured,
-  STT_PROVIDER,
-  specOf,
-} from './registry.ts';
+import type { Provider } from './registry.ts';
+import { type ProviderSettings, providerConfigured, STT_PROVIDER, specOf } from './registry.ts';
 import { visionModelRef } from './vision.ts';
 
 /**
