@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { CoreConfig } from '../config/config.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
@@ -12,6 +13,7 @@ import { createAskRegistry } from '../tools/asks.ts';
 import { createSearchProvider } from '../tools/search/providers.ts';
 import { systemResolve, WEB_LIMITS } from '../tools/web/guarded-get.ts';
 import { createPipeline } from '../turn/pipeline.ts';
+import { createVoiceReplies } from '../turn/voice-reply.ts';
 import { createUsageFooter } from '../usage/footer.ts';
 import type { CoreOptions } from './options.ts';
 import type { Packs } from './packs.ts';
@@ -57,6 +59,18 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
       media: turning.media,
       models: providers.models,
       usageFooter: createUsageFooter({ db, totals: usage.totals, calendar: usage.calendar }),
+      voice: createVoiceReplies({
+        speaker: providers.speaker,
+        fallback: config.voice.reply,
+        setting: (to) => turning.router.voiceReply(to),
+        plays: (to) => stores.channelOf(to.platform)?.capabilities.voice ?? false,
+        quota: usage.quota,
+        ledger: usage.ledger,
+        outbox,
+        clock,
+        log,
+        dir: path.join(config.home, 'media', 'voice'),
+      }),
       // Photos go inline only when whoever answers can see them (the fallback too).
       fallbackAcceptsImages: providers.fallback?.info.acceptsImages ?? true,
       asks: createAskRegistry(clock),

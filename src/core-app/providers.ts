@@ -1,13 +1,13 @@
 import type { CoreConfig } from '../config/config.ts';
 import type { ChatModel, Logger } from '../core/ports.ts';
-import { createChatModel, createTranscriber } from '../providers/index.ts';
+import { createChatModel, createSpeaker, createTranscriber } from '../providers/index.ts';
 import { createModelChoice } from '../providers/model-choice.ts';
 import { createVisionModel } from '../providers/vision.ts';
 import type { ModelCatalog } from '../usage/catalog.ts';
 
 /**
  * The models satchel talks to: the chat model (or the one a test scripts) and its fallback,
- * the choice of model per pack and conversation, speech-to-text and vision.
+ * the choice of model per pack and conversation, speech-to-text, vision and text to speech.
  */
 export function buildProviders(
   config: CoreConfig,
@@ -25,6 +25,7 @@ export function buildProviders(
     fallback,
     models: createModelChoice(config, catalog, model, log),
     transcriber: createTranscriber(config),
+    speaker: createSpeaker(config),
     vision: createVisionModel(config, catalog, log),
   };
 }

@@ -56,6 +56,16 @@ export interface Transcriber {
   ): Promise<{ text: string; durationSec: number | undefined }>;
 }
 
+/**
+ * Text to speech: `text` spoken as a voice note, Opus in an OGG container (what Telegram
+ * plays as a voice note and browsers play in `<audio>`). Rejects with a ProviderError (or an
+ * abort when `signal` fires).
+ */
+export interface Speaker {
+  readonly info: { provider: string; model: string };
+  speak(text: string, options: { signal: AbortSignal }): Promise<Buffer>;
+}
+
 /** A file a user sent, downloaded. `remotePath` is the channel's name for it (with extension). */
 export interface DownloadedFile {
   data: Buffer;

@@ -36,7 +36,7 @@ interface Reply {
 /** Nothing from elsewhere: the page runs on its own script, style and `/api/usage`. */
 const SECURITY_HEADERS = {
   'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self'; " +
     "connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; " +
     "frame-ancestors 'none'",
   'cache-control': 'no-store',

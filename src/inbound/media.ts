@@ -16,6 +16,7 @@ import type { FileRef, ImageInput, InboundEvent } from '../core/types.ts';
 import { STT_PROVIDER, specOf } from '../providers/registry.ts';
 import { describeRequest } from '../providers/vision.ts';
 import { makePrivateDir, PRIVATE_FILE } from '../store/file-modes.ts';
+import { bookedCall, type CallUse } from '../usage/booked-call.ts';
 import type { Ledger, UsageScope } from '../usage/ledger.ts';
 import type { PackCaps, QuotaGate } from '../usage/quota.ts';
 import {
@@ -85,31 +86,14 @@ export function createMediaInputs(deps: MediaDeps) {
   }
 
   /** One paid call: the quota gate, the call, its ledger row (also when it fails). */
-  async function paid<T>(
+  function paid<T>(
     turn: MediaTurn,
     what: { kind: 'stt' | 'vision'; provider: string; model: string },
     call: () => Promise<T>,
-    booked: (result: T) => { audioSeconds?: number; images?: number; tokens?: object },
+    use: (result: T) => CallUse,
   ): Promise<T> {
     deps.quota.check({ ...turn.scope, packCaps: turn.packCaps }, what);
-    const started = clock.now();
-    const row = { ...what, scope: turn.scope };
-    try {
-      const result = await call();
-      const { tokens, ...counts } = booked(result);
-      deps.ledger.record({
-        ...row,
-        ...tokens,
-        ...counts,
-        latencyMs: clock.now() - started,
-        ok: true,
-      });
-      return result;
-    } catch (error) {
-      const reason = isAbort(error) ? 'aborted' : String((error as Error).message);
-      deps.ledger.record({ ...row, latencyMs: clock.now() - started, ok: false, error: reason });
-      throw error;
-    }
+    return bookedCall(deps, { ...what, scope: turn.scope }, call, use);
   }
 
   async function voice(event: Event<'voice'>, turn: MediaTurn): Promise<string> {
@@ -162,7 +146,7 @@ export function createMediaInputs(deps: MediaDeps) {
         turn,
         { kind: 'vision', ...vision.info },
         () => vision.complete(describeRequest(inline, caption), { signal: turn.signal }),
-        (r) => ({ images: inline.length, tokens: r.usage }),
+        (r) => ({ images: inline.length, ...r.usage }),
       );
       description = response.text.trim();
     } catch (error) {

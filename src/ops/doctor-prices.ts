@@ -42,6 +42,8 @@ function usdCapApplies(config: Config, packs: readonly Pack[]): boolean {
 function catalogLine(model: UnpricedModel): string {
   const fields = model.uses.every((use) => use === 'stt')
     ? '{audio_per_hour: 0.0}'
-    : '{input: 0.0, cached_input: 0.0, output: 0.0}';
+    : model.uses.every((use) => use === 'tts')
+      ? '{tts_per_million_chars: 0.0}'
+      : '{input: 0.0, cached_input: 0.0, output: 0.0}';
   return `${model.provider}:${model.model}: ${fields}   # fill in the provider's prices`;
 }

@@ -13,6 +13,7 @@ function settingOf(use: ModelUse['use']): string {
   if (use === 'fallback') return 'LLM_FALLBACK';
   if (use === 'vision') return 'VISION_MODEL';
   if (use === 'stt') return 'STT_MODEL';
+  if (use === 'tts') return 'TTS_MODEL';
   return `the \`model\` in the pack.yml of ${use.slice('pack '.length)}`;
 }
 

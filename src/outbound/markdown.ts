@@ -22,6 +22,23 @@ export interface Dialect {
 }
 
 /**
+ * Markdown as plain text shows it (a terminal, or words to be spoken): the words without
+ * markers, lists with bullets, code as it is, and a link's target after its label (so it
+ * survives without markup).
+ */
+export const PLAIN: Dialect = {
+  escape: (text) => text,
+  bold: (inner) => inner,
+  italic: (inner) => inner,
+  strike: (inner) => inner,
+  code: (text) => text,
+  pre: (text) => text,
+  link: (href, inner) => (inner === href ? href : `${inner} (${href})`),
+  quote: (inner) => inner,
+  safeHref: (href) => (href === '' ? undefined : href),
+};
+
+/**
  * Renders model Markdown for a channel: the structure (paragraphs, lists with bullets,
  * headings as bold, tables as aligned preformatted text, rules) is the same everywhere; the
  * dialect marks it up. Raw HTML in the Markdown is escaped like any text. Built on marked's

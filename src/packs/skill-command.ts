@@ -31,6 +31,7 @@ export const RESERVED_COMMANDS = [
   'model',
   'queue',
   'pair',
+  'voice',
 ] as const;
 
 /** Why `skillName` cannot be a command, or undefined when it can. */

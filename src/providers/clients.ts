@@ -1,9 +1,10 @@
 import OpenAI from 'openai';
-import type { ChatModel, Logger, Transcriber } from '../core/ports.ts';
+import type { ChatModel, Logger, Speaker, Transcriber } from '../core/ports.ts';
 import { createGeminiChatModel, loadGeminiSdk, mapGeminiError } from './gemini.ts';
 import { createGroqChatModel, loadGroqSdk, mapGroqError } from './groq.ts';
 import { createGroqTranscriber } from './groq-stt.ts';
 import { createOpenAiChatModel, mapOpenAiError } from './openai.ts';
+import { createOpenAiSpeaker } from './openai-tts.ts';
 import type { Provider, ProviderAccess } from './registry.ts';
 
 /** What a provider's chat model is made with: its key and base URL, and the model's. */
@@ -21,6 +22,13 @@ export interface TranscriberOptions extends ProviderAccess {
   timeoutMs: number;
 }
 
+/** What a provider's text to speech is made with (TTS_MODEL, TTS_VOICE). */
+export interface TtsOptions extends ProviderAccess {
+  model: string;
+  voice: string;
+  timeoutMs: number;
+}
+
 /**
  * What a provider does, next to its spec in registry.ts. The SDK of a provider that loads
  * its SDK lazily must stay unloaded until a call needs it (the factories only build).
@@ -29,6 +37,8 @@ export interface ProviderClients {
   chatModel(options: ChatModelOptions): ChatModel;
   /** Speech to text, for the provider whose spec has an `stt` default. */
   transcriber?(options: TranscriberOptions): Transcriber;
+  /** Text to speech (voice replies, SPEC §18), for a provider with an `/audio/speech` API. */
+  speaker?(options: TtsOptions): Speaker;
   /** The doctor's probe: the model names, from a request that costs no tokens. */
   listModels(access: ProviderAccess, signal: AbortSignal): Promise<string[]>;
   /** The SDK's errors as ProviderError (a refused key names its variable) or AbortedError. */
@@ -40,6 +50,7 @@ const keyOf = (access: ProviderAccess) => access.apiKey ?? 'not-needed';
 
 const openai: ProviderClients = {
   chatModel: (options) => createOpenAiChatModel(options),
+  speaker: (options) => createOpenAiSpeaker(options),
   async listModels(access, signal) {
     const client = new OpenAI({
       apiKey: keyOf(access),

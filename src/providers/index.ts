@@ -1,4 +1,4 @@
-import type { ChatModel, Logger, Transcriber } from '../core/ports.ts';
+import type { ChatModel, Logger, Speaker, Transcriber } from '../core/ports.ts';
 import type { ModelCatalog } from '../usage/catalog.ts';
 import { PROVIDER_CLIENTS } from './clients.ts';
 import { parseModelRef } from './model-ref.ts';
@@ -68,6 +68,26 @@ export function createTranscriber(config: ProviderSettings): Transcriber | undef
   return PROVIDER_CLIENTS[provider].transcriber?.({
     ...config.providers[provider],
     model: config.sttModel,
+    timeoutMs: config.llm.timeoutMs,
+  });
+}
+
+/**
+ * Text to speech for voice replies: TTS_MODEL's provider with TTS_VOICE. Undefined when that
+ * provider has no `/audio/speech` API here or neither a key nor a base URL, so `/voice on`
+ * can say voice replies are not set up.
+ */
+export function createSpeaker(
+  config: ProviderSettings & {
+    voice: { tts: { provider: Provider; model: string }; voice: string };
+  },
+): Speaker | undefined {
+  const { provider, model } = config.voice.tts;
+  if (!providerConfigured(config, provider)) return undefined;
+  return PROVIDER_CLIENTS[provider].speaker?.({
+    ...config.providers[provider],
+    model,
+    voice: config.voice.voice,
     timeoutMs: config.llm.timeoutMs,
   });
 }

@@ -1,17 +1,20 @@
 import type { ModelCatalog } from '../usage/catalog.ts';
 import type { ModelUse } from '../usage/unknown-prices.ts';
 import { parseModelRef } from './model-ref.ts';
+import type { Provider } from './registry.ts';
 import { type ProviderSettings, providerConfigured, STT_PROVIDER, specOf } from './registry.ts';
 import { visionModelRef } from './vision.ts';
 
 /**
  * Every model the configuration will call, with what for: the chat model, LLM_FALLBACK, the
  * vision model (when a chat model cannot see images), speech to text (when its provider is
- * set up) and each pack's manifest `model` (when its provider is set up; otherwise the chat
+ * set up), text to speech (when VOICE_REPLY is not off) and each pack's manifest `model` (when its provider is set up; otherwise the chat
  * model answers). Mirrors how createApp builds them.
  */
 export function modelsInUse(
-  config: ProviderSettings,
+  config: ProviderSettings & {
+    voice?: { reply: string; tts: { provider: Provider; model: string } };
+  },
   catalog: ModelCatalog,
   packModels: readonly { pack: string; model: string | undefined }[] = [],
 ): ModelUse[] {
@@ -28,6 +31,10 @@ export function modelsInUse(
     uses.push({ ...vision, use: 'vision' });
   if (STT_PROVIDER && providerConfigured(config, STT_PROVIDER))
     uses.push({ provider: STT_PROVIDER, model: config.sttModel, use: 'stt' });
+  // Voice replies on by default: TTS_MODEL speaks answers (a chat's /voice may still turn
+  // them on where the default is off; its calls then pass the same price check).
+  const tts = config.voice?.reply !== 'off' ? config.voice?.tts : undefined;
+  if (tts && providerConfigured(config, tts.provider)) uses.push({ ...tts, use: 'tts' });
   for (const { pack, model } of packModels) {
     if (!model) continue;
     const ref = parseModelRef(model, provider);

@@ -6,6 +6,7 @@ import type { ChatModelOptions } from './chat-options.ts';
 import { httpFetch } from './http-fetch.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
 import { keyRefusal } from './key-hint.ts';
+import type { ProviderAccess } from './registry.ts';
 import { IncompleteResponse, mapBrokenResponse, retryAfterFromHeaders } from './response-errors.ts';
 import { refusalLog, toolsForProvider } from './tool-schemas.ts';
 
@@ -14,17 +15,25 @@ export interface OpenAiOptions extends ChatModelOptions {
   provider?: string;
 }
 
-/** A chat model over the OpenAI chat-completions API (OpenAI and compatible servers). */
-export function createOpenAiChatModel(options: OpenAiOptions): ChatModel {
-  const client = new OpenAI({
-    apiKey: options.apiKey ?? 'not-needed',
-    ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
+/**
+ * The SDK's client for OpenAI or a compatible server: no retries of its own (satchel's retry
+ * and failover decide), satchel's fetch, and no console output.
+ */
+export function openAiClient(access: ProviderAccess): OpenAI {
+  return new OpenAI({
+    apiKey: access.apiKey ?? 'not-needed',
+    ...(access.baseUrl ? { baseURL: access.baseUrl } : {}),
     maxRetries: 0,
     fetch: httpFetch,
     // The SDK would print an unparsable chunk (the user's text) to the console; the mapped
     // error is logged instead.
     logLevel: 'off',
   });
+}
+
+/** A chat model over the OpenAI chat-completions API (OpenAI and compatible servers). */
+export function createOpenAiChatModel(options: OpenAiOptions): ChatModel {
+  const client = openAiClient(options);
   const info: ModelInfo = {
     provider: options.provider ?? 'openai',
     model: options.model,

@@ -2,7 +2,7 @@ import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
 import { type Address, addressKey } from '../core/types.ts';
 import type { PackRegistry } from '../packs/registry.ts';
-import type { SessionRepo, SessionRow } from '../store/session-repo.ts';
+import type { SessionRepo, SessionRow, VoiceSetting } from '../store/session-repo.ts';
 
 /** The pack a conversation uses when no pack is installed. */
 export const CORE_PACK = 'core';
@@ -103,6 +103,15 @@ export function createRouter(deps: {
 
     setQueueMode(address: Address, mode: 'steer' | 'followup'): void {
       sessions.saveRouteSettings(address, { queueMode: mode }, clock.now());
+    },
+
+    /** This chat's or topic's own /voice setting; undefined: VOICE_REPLY decides. */
+    voiceReply(address: Address): VoiceSetting | undefined {
+      return sessions.route(address)?.voiceReply ?? undefined;
+    },
+
+    setVoiceReply(address: Address, setting: VoiceSetting): void {
+      sessions.saveRouteSettings(address, { voiceReply: setting }, clock.now());
     },
 
     /** The session a conversation uses now, if it has one. */

@@ -14,6 +14,8 @@ export type StoredMessage = ChatMessage & {
   createdAt: number;
 };
 export type RouteRow = typeof conversationRoutes.$inferSelect;
+/** A conversation's own /voice setting (null: VOICE_REPLY decides). */
+export type VoiceSetting = NonNullable<RouteRow['voiceReply']>;
 
 export interface NewMessage {
   sessionId: string;
@@ -58,7 +60,7 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
     },
 
     /**
-     * Saves a conversation's own settings (its /model pick, its usage footer) on its route,
+     * Saves a conversation's own settings (its /model pick, its usage footer, its /voice) on its route,
      * making the route when it has none yet (no pack bound, no session).
      */
     saveRouteSettings(
@@ -67,6 +69,7 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
         model?: string | null;
         usageFooter?: boolean;
         queueMode?: RouteRow['queueMode'];
+        voiceReply?: VoiceSetting | null;
       },
       now: number,
     ): void {

@@ -1,21 +1,5 @@
 import type { Renderer, TextPart } from '../core/ports.ts';
-import { type Dialect, renderMarkdown } from '../outbound/markdown.ts';
-
-/**
- * Markdown as a terminal shows it: the words without markers, lists with bullets, code as
- * it is, and a link's target after its label (so it survives without markup).
- */
-const PLAIN: Dialect = {
-  escape: (text) => text,
-  bold: (inner) => inner,
-  italic: (inner) => inner,
-  strike: (inner) => inner,
-  code: (text) => text,
-  pre: (text) => text,
-  link: (href, inner) => (inner === href ? href : `${inner} (${href})`),
-  quote: (inner) => inner,
-  safeHref: (href) => (href === '' ? undefined : href),
-};
+import { PLAIN, renderMarkdown } from '../outbound/markdown.ts';
 
 /** Characters that show nothing: a message of only these is not printed. */
 const INVISIBLE = /[\s\u00a0\u200b-\u200d\u2060\ufeff]/g;

@@ -46,7 +46,7 @@ interface Live {
  * One model turn for a conversation, in named steps: route (pack, session, model) → tools
  * (the pack's, bound to this turn) → inputs (media normalized) → run (the agent, streaming
  * as it writes) → commit (the answer stored, its delivery written and the turn's origins
- * acknowledged in one transaction, then sent).
+ * acknowledged in one transaction, then sent) → the answer spoken (voice-reply.ts).
  */
 export async function runChatTurn(
   services: ChatTurnServices,
@@ -63,11 +63,20 @@ export async function runChatTurn(
       ...(turn.job ? given : withPinnedSkill(given, turn.pinned)),
     ];
     const run = await runAgent(services, turn, routed, { tools, inputs, live });
+    const answered = heldBackNoted(run, gate, SILENT);
     const changes = [...inputs.flatMap((i) => i.changes ?? []), ...(tools?.changes?.() ?? [])];
-    return await commit(services, turn, routed, live, {
-      ...heldBackNoted(run, gate, SILENT),
-      changes,
-    });
+    const done = await commit(services, turn, routed, live, { ...answered, changes });
+    // After the text: the answer spoken, where the chat asks for it (a job's run never is).
+    if (!turn.job)
+      await services.turns.voice.follow({
+        address: routed.address,
+        answer: answered.result.answer,
+        heardVoice: turn.events.some((e) => e.kind === 'voice'),
+        scope: scopeOf(turn, routed),
+        packCaps: routed.packCaps,
+        signal: turn.signal,
+      });
+    return done;
   } finally {
     live.stopTyping();
     await live.stream.settle();

@@ -15,6 +15,8 @@ import { type PairCommandDeps, pairCommand } from './pair-command.ts';
 import { queueCommand } from './queue-command.ts';
 import type { Conversing, Delivery, Reports, Runtime } from './services.ts';
 import type { QueueMode } from './steering.ts';
+import { voiceCommand } from './voice-command.ts';
+import type { VoiceReplies } from './voice-reply.ts';
 
 export type CommandEvent = Extract<InboundEvent, { kind: 'command' }>;
 
@@ -39,6 +41,8 @@ export interface CommandDeps {
   queueMode: QueueMode;
   /** Pairing (/pair, SPEC §18). */
   pair: Omit<PairCommandDeps, 'timezone'>;
+  /** Voice replies in each chat (/voice). */
+  voice: Pick<VoiceReplies, 'mode' | 'problem'>;
 }
 
 /** satchel's own commands; the type keeps them equal to the names skills may not take. */
@@ -57,6 +61,7 @@ export const CORE_COMMANDS: Record<(typeof RESERVED_COMMANDS)[number], string> =
   approvals: 'Calls you always allow; /approvals reset removes them',
   queue: 'Messages sent while I work: steer (join it) or followup (wait)',
   pair: 'Let someone in with their pairing code; /pair lists, /pair remove ID',
+  voice: 'Answers as voice notes too: /voice on, inbound or off',
 };
 
 export const TOPIC_RIGHTS_HELP =
@@ -118,6 +123,7 @@ export function createCommands(deps: CommandDeps) {
       approvalsCommand({ grants: deps.grants, packs, timezone, now: clock.now() }, event.args),
     queue: (event) => queueCommand({ router, fallback: deps.queueMode }, event.address, event.args),
     pair: (event) => pairCommand({ ...deps.pair, timezone }, event),
+    voice: (event) => voiceCommand({ router, voice: deps.voice }, event.address, event.args),
     jobs: (event) => plain(reports.schedule?.describe(event.address) ?? 'No scheduled jobs here.'),
     compact: (event, signal) => compact(event, signal),
     // Handled before the queue (it must not wait behind the turn it stops); here it only

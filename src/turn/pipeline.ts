@@ -55,6 +55,7 @@ export function createPipeline(services: PipelineServices) {
       owner: turns.trust.owner,
       tell: tellPaired(delivery.outbox, log),
     },
+    voice: turns.voice,
   });
   const { runEvents, runJob } = createRunEvents({
     log,

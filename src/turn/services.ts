@@ -24,6 +24,7 @@ import type { Calendar } from '../usage/calendar.ts';
 import type { UsageFooter } from '../usage/footer.ts';
 import type { Caps } from '../usage/quota.ts';
 import type { UsageTotals } from '../usage/totals.ts';
+import type { VoiceReplies } from './voice-reply.ts';
 
 /**
  * The services the pipeline's stages use, built once at the root (core-app.ts). Each stage
@@ -80,6 +81,8 @@ export interface Turns {
   models: ModelChoice;
   /** The line `/usage footer on` puts under an answer (the turn's usage and today's). */
   usageFooter: UsageFooter;
+  /** Voice replies: an answer also spoken, where /voice or VOICE_REPLY asks (SPEC §18). */
+  voice: VoiceReplies;
   /** Whether the fallback model (if any) takes images too. */
   fallbackAcceptsImages: boolean;
   asks: AskRegistry;

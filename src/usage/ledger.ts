@@ -4,9 +4,9 @@ import type { Db } from '../store/client.ts';
 import { usageEvents } from '../store/schema.ts';
 import type { Calendar } from './calendar.ts';
 import type { ModelCatalog } from './catalog.ts';
-import { audioCost, searchCost, tokenCost } from './prices.ts';
+import { audioCost, searchCost, tokenCost, ttsCost } from './prices.ts';
 
-export type UsageKind = 'llm' | 'stt' | 'vision' | 'search';
+export type UsageKind = 'llm' | 'stt' | 'vision' | 'search' | 'tts';
 
 /** Who a paid call was made for. */
 export interface UsageScope {
@@ -27,6 +27,8 @@ export interface PaidCall {
   outputTokens?: number;
   audioSeconds?: number;
   images?: number;
+  /** Characters spoken (`tts`), which its price is per million of. */
+  characters?: number;
   /** The cost the provider reported for the call (an OpenAI-compatible router's `usage.cost`). */
   costUsd?: number | undefined;
   latencyMs: number;
@@ -57,6 +59,7 @@ export function createLedger(deps: {
     const entry = deps.catalog.lookup(call.provider, call.model);
     if (call.kind === 'stt') return audioCost(entry, call.audioSeconds ?? 0);
     if (call.kind === 'search') return searchCost(entry);
+    if (call.kind === 'tts') return ttsCost(entry, call.characters ?? 0);
     return tokenCost(entry, tokens);
   }
 
@@ -71,7 +74,9 @@ export function createLedger(deps: {
       const cost = call.costUsd ?? priceOf(call, tokens);
       const audioSeconds = call.audioSeconds ?? 0;
       const images = call.images ?? 0;
-      const used = tokens.inputTokens + tokens.outputTokens + audioSeconds + images > 0;
+      const characters = call.characters ?? 0;
+      const used =
+        tokens.inputTokens + tokens.outputTokens + audioSeconds + images + characters > 0;
       insert.run({
         ts,
         day: dayOf(ts),
@@ -82,6 +87,7 @@ export function createLedger(deps: {
         ...tokens,
         audioSeconds,
         images,
+        characters,
         costUsd: cost,
         priceKnown: cost !== null,
         latencyMs: call.latencyMs,
@@ -114,6 +120,7 @@ const WRITTEN = [
   'outputTokens',
   'audioSeconds',
   'images',
+  'characters',
   'costUsd',
   'priceKnown',
   'latencyMs',

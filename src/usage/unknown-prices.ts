@@ -1,11 +1,14 @@
 import type { Logger } from '../core/ports.ts';
 import type { ModelCatalog } from './catalog.ts';
 
-/** A model satchel will call, and what for (`stt` is priced per audio hour, the rest per token). */
+/**
+ * A model satchel will call, and what for (`stt` is priced per audio hour, `tts` per million
+ * characters, the rest per token).
+ */
 export interface ModelUse {
   provider: string;
   model: string;
-  use: 'chat' | 'fallback' | 'vision' | 'stt' | `pack ${string}`;
+  use: 'chat' | 'fallback' | 'vision' | 'stt' | 'tts' | `pack ${string}`;
 }
 
 /** A model without a list price, with every use it is configured for. */
@@ -16,13 +19,13 @@ export interface UnpricedModel {
 }
 
 /**
- * The models among `uses` that the catalog has no price for (per token, or per audio hour
- * for speech-to-text), each once with all its uses, in the order first seen.
+ * The models among `uses` that the catalog has no price for (per token, per audio hour for
+ * speech-to-text, per million characters for text to speech), each once with all its uses, in the order first seen.
  */
 export function unpricedModels(catalog: ModelCatalog, uses: readonly ModelUse[]): UnpricedModel[] {
   const found = new Map<string, UnpricedModel>();
   for (const { provider, model, use } of uses) {
-    if (catalog.priced(provider, model, use === 'stt' ? 'stt' : 'llm')) continue;
+    if (catalog.priced(provider, model, use === 'stt' || use === 'tts' ? use : 'llm')) continue;
     const key = `${provider}:${model}`;
     const known = found.get(key);
     if (known) {

@@ -1,4 +1,5 @@
-import { ChannelError } from '../core/errors.ts';
+import { readFileSync } from 'node:fs';
+import { ChannelError, UnreadableFileError } from '../core/errors.ts';
 import type { Channel, InlineButton, MediaMessage, SendTextOptions } from '../core/ports.ts';
 import { type Address, addressKey } from '../core/types.ts';
 import { markupProblem, visibleText } from './markup.ts';
@@ -44,11 +45,16 @@ export interface WebChannel extends Channel {
  * markup is checked first (markup.ts): anything else is `bad_markup`, and the outbox sends
  * the plain words instead, so nothing but that markup reaches a page. Drafts stream a
  * reply; buttons are shown under their message and pressed from the page; a chat action
- * (typing) tells the pages satchel is working. Photos, audio and documents are declared
+ * (typing) tells the pages satchel is working. A voice note from a file (a spoken answer,
+ * SPEC §18) is kept by `keep` and played in the page; photos, audio and documents are declared
  * unsupported (the outbox degrades them to text); there are no topics. Message ids start at the clock's time so a restart never reuses one an
  * outbox row still names; the page knows them as numbers, the core as their digits.
  */
-export function createWebChannel(now: () => number): WebChannel {
+export function createWebChannel(
+  now: () => number,
+  /** Keeps a voice note's bytes where the page can fetch them (uploads.ts); returns its id. */
+  keep?: (data: Buffer, ext: string) => string,
+): WebChannel {
   const conversations = new Map<string, Transcript>();
   let lastId = now();
 
@@ -73,16 +79,32 @@ export function createWebChannel(now: () => number): WebChannel {
     return { html: text };
   }
 
-  const botEntry = (id: number, body: Body, keyboard?: InlineButton[][]): Entry => ({
+  const botEntry = (
+    id: number,
+    body: Body,
+    keyboard?: InlineButton[][],
+    voice?: string,
+  ): Entry => ({
     kind: 'bot',
     id,
     ...body,
     ...(keyboard?.length ? { buttons: keyboard } : {}),
+    ...(voice ? { voice } : {}),
   });
+
+  /** A voice note from a file: kept for the page, shown as a player (with its caption). */
+  function sendVoice(to: Address, media: MediaMessage, caption: Body | undefined) {
+    if (!('path' in media.source))
+      throw new ChannelError('refused', 'sendMedia', 'a voice note must be a file');
+    const voice = keep!(readVoice(media.source.path), '.ogg');
+    const messageId = ++lastId;
+    conversation(to).add(botEntry(messageId, caption ?? { text: '' }, media.keyboard, voice));
+    return Promise.resolve({ messageId: String(messageId) });
+  }
 
   const channel: WebChannel = {
     platform: WEB_PLATFORM,
-    capabilities: { photo: false, audio: false, voice: false, document: false, keyboard: true },
+    capabilities: { photo: false, audio: false, voice: !!keep, document: false, keyboard: true },
     render: webRenderer,
     streamIntervalMs: WEB_STREAM_INTERVAL_MS,
 
@@ -93,11 +115,13 @@ export function createWebChannel(now: () => number): WebChannel {
       return { messageId: String(messageId) };
     },
 
-    // Not reached while the capabilities say no: degrade turns media into text first.
+    // Voice plays in the page; the rest is not reached while the capabilities say no
+    // (degrade turns it into text first).
     async sendMedia(to: Address, media: MediaMessage) {
       const caption = media.caption
         ? bodyOf('sendMedia', media.caption.text, media.caption.formatted)
         : undefined;
+      if (media.kind === 'voice' && keep) return sendVoice(to, media, caption);
       const label = `[${media.kind}]`;
       const body: Body =
         caption && 'html' in caption
@@ -155,4 +179,13 @@ export function createWebChannel(now: () => number): WebChannel {
     },
   };
   return channel;
+}
+
+/** A local file's bytes, or the UnreadableFileError the outbox expects. */
+function readVoice(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    throw new UnreadableFileError(`"${file.split(/[\\/]/).at(-1)}" cannot be read`, error);
+  }
 }

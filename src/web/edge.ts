@@ -25,9 +25,13 @@ export function webEdge(config: Pick<Config, 'access' | 'home'>): EdgeFactory {
   return {
     connect: ({ log, clock, inboxes, conversations: store }): Edge => {
       const conversations = createConversations(store, clock);
-      const channel = createWebChannel(() => clock.now());
-      const inbox = inboxes.keyed(WEB_PLATFORM);
       const uploads = createUploadStore(path.join(config.home, 'media', 'web'));
+      // Voice notes (spoken answers) are kept beside the uploads: the page plays them from there.
+      const channel = createWebChannel(
+        () => clock.now(),
+        (data, ext) => uploads.save(data, ext),
+      );
+      const inbox = inboxes.keyed(WEB_PLATFORM);
       return {
         platform: WEB_PLATFORM,
         channel,

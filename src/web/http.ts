@@ -53,7 +53,7 @@ const answer = (status: number, body: unknown): Answer => ({ status, body });
  * button, as `/stop`). A POST must be JSON; the router refused it already unless it came
  * from the page's own origin (dashboard/auth.ts `crossSite`). `POST /chat/upload` takes a
  * file as its body instead (upload-route.ts), and `GET /chat/files/<id>` shows a sent
- * picture again. The web app manifest and its icons need no token.
+ * picture again or plays a spoken answer. The web app manifest and its icons need no token.
  *
  * Each conversation is its own address (conversations.ts): the events, the welcome and an
  * upload name it as `?c=<id>`, every other POST as `conversation` in its body; a request
@@ -141,9 +141,11 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
         if (path === '/welcome') return reply(response, answer(200, deps.welcome(id)));
         if (request.method === 'GET') return events(request, response, id);
       }
-      const asset = path.startsWith('/files/')
-        ? deps.uploads.image(path.slice('/files/'.length))
-        : deps.assets.get(path);
+      const file = path.startsWith('/files/') ? path.slice('/files/'.length) : undefined;
+      const asset =
+        file === undefined
+          ? deps.assets.get(path)
+          : (deps.uploads.image(file) ?? deps.uploads.voice(file));
       if (!asset) return reply(response, answer(404, { error: 'Not found' }));
       response.writeHead(200, { 'content-type': asset.type, 'content-length': asset.body.length });
       response.end(request.method === 'HEAD' ? undefined : asset.body);

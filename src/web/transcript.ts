@@ -15,7 +15,13 @@ export type Attachment =
 /** One line of the conversation: what the owner typed or sent, or what satchel sent. */
 export type Entry =
   | { kind: 'user'; id: number; text: string; attachment?: Attachment }
-  | ({ kind: 'bot'; id: number; buttons?: InlineButton[][] } & Body);
+  | ({
+      kind: 'bot';
+      id: number;
+      buttons?: InlineButton[][];
+      /** A voice note (a spoken answer): the page plays `/chat/files/<voice>`. */
+      voice?: string;
+    } & Body);
 
 /** What the page is told, as it happens (one server-sent event each). */
 export type ChatUpdate =

@@ -24,11 +24,16 @@ const IMAGE_TYPES: Record<string, string> = {
   '.webp': 'image/webp',
 };
 
+/** Voice notes the page plays: satchel's spoken answers (Ogg/Opus). */
+const VOICE_TYPES: Record<string, string> = { '.ogg': 'audio/ogg' };
+
 export interface UploadStore extends FileSource {
   /** Keeps `data` under a new id ending in `ext` (`.jpg`, `.webm`…); returns the id. */
   save(data: Buffer, ext: string): string;
   /** An uploaded picture's bytes and type (for the page's thumbnail), or undefined. */
   image(id: string): { body: Buffer; type: string } | undefined;
+  /** A kept voice note's bytes and type (the page plays it), or undefined. */
+  voice(id: string): { body: Buffer; type: string } | undefined;
 }
 
 /**
@@ -40,6 +45,14 @@ export interface UploadStore extends FileSource {
  */
 export function createUploadStore(dir: string): UploadStore {
   const fileOf = (id: string) => (UPLOAD_ID.test(id) ? path.join(dir, id) : undefined);
+
+  /** A kept file the page may show, when its extension is one of `types`. */
+  function shown(id: string, types: Record<string, string>) {
+    const type = types[path.extname(id)];
+    const file = fileOf(id);
+    if (!type || !file || sizeOf(file) === undefined) return undefined;
+    return { body: readFileSync(file), type };
+  }
 
   return {
     maxBytes: MAX_UPLOAD_BYTES,
@@ -60,12 +73,8 @@ export function createUploadStore(dir: string): UploadStore {
       return { data: readFileSync(file!), remotePath: fileId };
     },
 
-    image(id) {
-      const type = IMAGE_TYPES[path.extname(id)];
-      const file = fileOf(id);
-      if (!type || !file || sizeOf(file) === undefined) return undefined;
-      return { body: readFileSync(file), type };
-    },
+    image: (id) => shown(id, IMAGE_TYPES),
+    voice: (id) => shown(id, VOICE_TYPES),
   };
 }
 

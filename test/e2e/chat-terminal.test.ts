@@ -74,6 +74,27 @@ describe('satchel chat in a terminal', () => {
   });
 });
 
+describe('voice replies in the terminal chat', () => {
+  it('skips them: answers stay text, nothing is spoken, and /voice says why', async () => {
+    const chat = await chatIn(['alpha'], PLAIN_STYLE, {
+      VOICE_REPLY: 'always',
+      LOG_LEVEL: 'debug',
+    });
+    chat.type('hello');
+    await chat.shows('echo: hello');
+    // The conversation's lines run in order: /voice answers after the turn is over.
+    chat.type('/voice');
+    await chat.shows('This chat cannot play voice notes, so answers here stay text.');
+    expect(chat.screen()).toContain(
+      'Voice replies on: every answer here also comes as a voice note (the default, VOICE_REPLY).',
+    );
+    expect(chat.model.requests({ kind: 'speech' })).toEqual([]);
+    expect(chat.logs('voice_reply_skipped')).toMatchObject([{ reason: 'channel' }]);
+    chat.type('/exit');
+    expect(await chat.exited).toBe(0);
+  });
+});
+
 describe('an approval in the terminal chat', () => {
   const NOT_APPROVED = 'Error: the owner did not approve this call';
   const appendCall = (text: string) => ({

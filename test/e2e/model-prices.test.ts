@@ -7,11 +7,10 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { UsageOverview } from '../../src/usage/overview.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
+import { type HarnessEnv, startWithUsageApi } from '../support/usage-api.ts';
 
 const h = harnessPerTest();
-const TOKEN = 'prices-dashboard-token-0123';
 
 interface LedgerRow {
   kind: string;
@@ -30,36 +29,11 @@ const ledger = () =>
   );
 
 /** Starts satchel with the owner's catalog `yaml` in SATCHEL_HOME/models.yaml. */
-async function withCatalog(
-  yaml: string,
-  env: Record<string, string> | ((url: string) => Record<string, string>) = {},
-) {
-  let dashboard = '';
-  await h.start(
-    ({ model }) => ({
-      DASHBOARD_TOKEN: TOKEN,
-      ...(typeof env === 'function' ? env(model.url) : env),
-    }),
-    {
-      app: {
-        announce: (line) => {
-          // The web chat's address is announced too; the API is the dashboard's.
-          if (line.startsWith('satchel dashboard:'))
-            dashboard = line.replace(/^.*?(http\S+?)\?.*$/, '$1');
-        },
-      },
-    },
-  );
+async function withCatalog(yaml: string, env: HarnessEnv = {}) {
+  const api = await startWithUsageApi(h, env);
   writeFileSync(path.join(h.home, 'models.yaml'), yaml);
   await h.restart();
-  return {
-    usage: async () => {
-      const response = await fetch(`${dashboard}api/usage`, {
-        headers: { authorization: `Bearer ${TOKEN}` },
-      });
-      return (await response.json()) as UsageOverview;
-    },
-  };
+  return api;
 }
 
 describe("the owner's catalog", () => {

@@ -296,6 +296,7 @@ describe('packs and routing', () => {
       'approvals',
       'queue',
       'pair',
+      'voice',
       'alpha_one',
       'beta_one',
     ]);

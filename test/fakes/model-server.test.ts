@@ -3,7 +3,7 @@ import Groq from 'groq-sdk';
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useFakeModel } from '../support/fake-model.ts';
-import { lastUserText, systemText, userTexts } from './model-server.ts';
+import { lastUserText, SPEECH_OGG, systemText, userTexts } from './model-server.ts';
 
 const fake = useFakeModel();
 let openai: OpenAI;
@@ -166,6 +166,48 @@ describe('FakeModel via openai SDK', () => {
     const rest = await it.next().catch(() => ({ done: true }));
     expect(rest.done).toBe(true);
     expect((await fake.waitForAbort()).stream).toBe(true);
+  });
+});
+
+describe('FakeModel text to speech via openai SDK', () => {
+  it('speaks the OGG/Opus fixture and records the request', async () => {
+    const response = await openai.audio.speech.create({
+      model: 'gpt-4o-mini-tts',
+      input: 'hello there',
+      voice: 'alloy',
+      response_format: 'opus',
+    });
+    expect(response.headers.get('content-type')).toBe('audio/ogg');
+    const audio = Buffer.from(await response.arrayBuffer());
+    expect(audio.subarray(0, 4).toString('latin1')).toBe('OggS');
+    expect(audio.equals(SPEECH_OGG)).toBe(true);
+    const [req] = fake.requests({ kind: 'speech' });
+    expect(req).toMatchObject({
+      provider: 'openai',
+      model: 'gpt-4o-mini-tts',
+      path: '/v1/audio/speech',
+    });
+    expect(req?.body).toEqual({
+      model: 'gpt-4o-mini-tts',
+      input: 'hello there',
+      voice: 'alloy',
+      response_format: 'opus',
+    });
+  });
+
+  it('refuses a request without model, input or voice, and fails a scripted one', async () => {
+    const body = { model: 'gpt-4o-mini-tts', input: 'hi', voice: 'alloy' };
+    for (const missing of ['model', 'input', 'voice'] as const) {
+      const { [missing]: _, ...rest } = body;
+      const refused = openai.audio.speech.create(rest as typeof body);
+      await expect(refused, missing).rejects.toMatchObject({
+        status: 400,
+        error: { param: missing, code: 'missing_required_parameter' },
+      });
+    }
+    fake.enqueueSpeech({ status: 503 });
+    await expect(openai.audio.speech.create(body)).rejects.toMatchObject({ status: 503 });
+    expect((await openai.audio.speech.create(body)).ok).toBe(true);
   });
 });
 

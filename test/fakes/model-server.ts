@@ -6,6 +6,7 @@
  *   POST /v1/chat/completions                       OpenAI chat (stream or not)
  *   POST /openai/v1/chat/completions                Groq chat (same format)
  *   POST /openai/v1/audio/transcriptions            Groq transcription (multipart)
+ *   POST /v1/audio/speech                           OpenAI text to speech (model-speech.ts)
  *   POST /v1beta/models/{model}:generateContent     Gemini (any /vX/ version prefix accepted)
  *   POST /v1beta/models/{model}:streamGenerateContent?alt=sse
  *   GET  /v1/models, /openai/v1/models, /v1beta/models   model lists (see `setModels`)
@@ -34,6 +35,7 @@ import {
   type TranscriptionReply,
 } from './model-replies.ts';
 import { lastUserText } from './model-requests.ts';
+import { SPEECH_OGG, type SpeechReply, speechRefusal } from './model-speech.ts';
 import { refusal, transcriptionRefusal } from './model-strict.ts';
 import {
   type Ctx,
@@ -58,6 +60,7 @@ export {
   systemText,
   userTexts,
 } from './model-requests.ts';
+export { SPEECH_OGG, type SpeechReply } from './model-speech.ts';
 
 export interface ScriptedReply {
   text?: string;
@@ -104,7 +107,7 @@ export type Fault = Omit<ScriptedReply, 'text' | 'toolCalls' | 'usage'> &
   Partial<Pick<ScriptedReply, 'text'>>;
 
 export type Provider = 'openai' | 'groq' | 'gemini';
-export type Kind = 'chat' | 'transcription' | 'models';
+export type Kind = 'chat' | 'transcription' | 'speech' | 'models';
 
 export interface RecordedRequest {
   provider: Provider;
@@ -146,6 +149,7 @@ export class FakeModel {
   private queue: ScriptedReply[] = [];
   private faults: PendingFault[] = [];
   private transcriptions: TranscriptionReply[] = [];
+  private speeches: SpeechReply[] = [];
   private defaultReply: DefaultReply = echo;
   private recorded: RecordedRequest[] = [];
   private waiters = new Set<Waiter>();
@@ -258,10 +262,16 @@ export class FakeModel {
     this.transcriptions.push(r);
   }
 
+  /** How the next speech request is answered (default: the OGG fixture at once). */
+  enqueueSpeech(r: SpeechReply): void {
+    this.speeches.push(r);
+  }
+
   reset(): void {
     this.queue = [];
     this.faults = [];
     this.transcriptions = [];
+    this.speeches = [];
     this.recorded = [];
     this.defaultReply = echo;
     this.keys.clear();
@@ -329,6 +339,11 @@ export class FakeModel {
       const model = body.fields.model ?? '';
       return { ...base, provider: 'groq', kind: 'transcription', model, stream: false, body };
     }
+    if (pathname === '/v1/audio/speech') {
+      const body = parseJson(raw);
+      const model = typeof body.model === 'string' ? body.model : '';
+      return { ...base, provider: 'openai', kind: 'speech', model, stream: false, body };
+    }
     return undefined;
   }
 
@@ -355,6 +370,7 @@ export class FakeModel {
     if (key !== undefined && keyOf(rec) !== key) return sendKeyError(res, rec.provider);
     if (rec.kind === 'models') return sendJson(res, 200, modelList(rec.provider, this.models));
     if (rec.kind === 'transcription') return this.transcribe(ctx, rec);
+    if (rec.kind === 'speech') return this.speak(ctx, rec);
     const refused = refusal(rec.provider, rec.body);
     if (refused) return sendJson(res, refused.status, refused.body);
     const reply = this.nextReply(rec);
@@ -393,6 +409,18 @@ export class FakeModel {
     if (ctx.closed) return;
     if (reply.status) return sendError(ctx.res, 'groq', reply.status);
     replyTranscription(ctx, rec, reply, ++this.seq);
+  }
+
+  private async speak(ctx: Ctx, rec: RecordedRequest): Promise<void> {
+    const refused = speechRefusal(rec.body);
+    if (refused) return sendJson(ctx.res, refused.status, refused.body);
+    const reply = this.speeches.shift() ?? {};
+    await pause(ctx, reply.delayMs ?? 0);
+    if (ctx.closed) return;
+    if (reply.status) return sendError(ctx.res, 'openai', reply.status);
+    ctx.res.writeHead(200, { 'content-type': 'audio/ogg', 'content-length': SPEECH_OGG.length });
+    ctx.res.end(SPEECH_OGG);
+    rec.endedAt = preciseNow();
   }
 }
 

@@ -79,7 +79,10 @@ function param(header: string, key: string): string | undefined {
   return bare?.[1]?.trim();
 }
 
-/** Multipart fields -> params: values typed, `attach://<id>` replaced by `{ filename, size }`. */
+/**
+ * Multipart fields -> params: values typed, `attach://<id>` replaced by `{ filename, size,
+ * bytes }` (the upload's content, for tests that check what was sent).
+ */
 export function multipartParams(body: Buffer, boundary: string): Record<string, unknown> {
   const fields = parseMultipart(body, boundary);
   const attached = new Set<string>();
@@ -89,7 +92,7 @@ export function multipartParams(body: Buffer, boundary: string): Record<string, 
       const file = fields[id];
       if (!isFile(file)) return value;
       attached.add(id);
-      return { filename: file.filename, size: file.bytes.length };
+      return { filename: file.filename, size: file.bytes.length, bytes: file.bytes };
     }
     if (Array.isArray(value)) return value.map(resolve);
     if (typeof value === 'object' && value !== null) {
@@ -102,7 +105,8 @@ export function multipartParams(body: Buffer, boundary: string): Record<string, 
     if (!isFile(v)) params[k] = resolve(coerceField(k, v));
   for (const [k, v] of Object.entries(fields)) {
     // A file part sent directly under its field name (not via attach://).
-    if (isFile(v) && !attached.has(k)) params[k] = { filename: v.filename, size: v.bytes.length };
+    if (isFile(v) && !attached.has(k))
+      params[k] = { filename: v.filename, size: v.bytes.length, bytes: v.bytes };
   }
   return params;
 }

@@ -336,6 +336,7 @@ describe('FakeTelegram with the real grammY client', () => {
     expect((await fake.waitForCall('sendVoice')).params.voice).toEqual({
       filename: 'voice.ogg',
       size: 4,
+      bytes: Buffer.from('OggS'),
     });
   });
 

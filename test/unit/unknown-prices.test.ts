@@ -67,12 +67,15 @@ describe('the unknown-price warning', () => {
       LLM_MODEL: 'my-local-llama',
       GROQ_API_KEY: 'gsk-test',
       STT_MODEL: 'distil-whisper-next',
+      VOICE_REPLY: 'inbound',
+      TTS_MODEL: 'openai:my-tts',
     });
     warnUnknownPrices(log, catalog, modelsInUse(config, catalog));
     const warnings = lines.filter((l) => l.event === 'model_price_unknown');
     expect(warnings.map((w) => [w.provider, w.model, w.uses])).toEqual([
       ['openai', 'my-local-llama', ['chat']],
       ['groq', 'distil-whisper-next', ['stt']],
+      ['openai', 'my-tts', ['tts']],
     ]);
     expect(warnings[0]?.level).toBe(40);
     expect(warnings[0]?.msg).toBe(

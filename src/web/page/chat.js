@@ -45,15 +45,26 @@ function buttons(entry) {
   return rows;
 }
 
+/** A voice note satchel sent (a spoken answer): a player for its file. */
+function voicePlayer(id) {
+  const audio = document.createElement('audio');
+  audio.controls = true;
+  audio.preload = 'metadata';
+  audio.src = `/chat/files/${encodeURIComponent(id)}`;
+  audio.setAttribute('aria-label', 'Voice reply');
+  return audio;
+}
+
 function bubble(entry) {
   const element = document.createElement('div');
   element.className = `bubble ${entry.kind}`;
   element.dataset.id = String(entry.id);
   if (entry.attachment) element.append(attachmentView(entry.attachment));
+  if (entry.voice) element.append(voicePlayer(entry.voice));
   const text = document.createElement('div');
   text.className = 'text';
   text.append(entry.kind === 'user' ? document.createTextNode(entry.text) : content(entry));
-  if (entry.kind !== 'user' || entry.text) element.append(text);
+  if (entry.html !== undefined || entry.text) element.append(text);
   if (entry.buttons) element.append(buttons(entry));
   return element;
 }
