@@ -28,6 +28,8 @@ export interface TurnInput {
   session: SessionRow;
   turnId: string;
   pack: string;
+  /** The job whose run this turn is: its calls are booked to it (`usage_events.job_id`). */
+  jobId?: string | undefined;
   packCaps?: PackCaps | undefined;
   /** Set by /compact, which must work on a session that reached its cap. */
   ignoreSessionCap?: boolean;
@@ -287,6 +289,7 @@ function scopeOf(input: TurnInput): CallScope {
     threadId: input.threadId,
     sessionId: input.session.id,
     turnId: input.turnId,
+    jobId: input.jobId,
     packCaps: input.packCaps,
     ignoreSessionCap: input.ignoreSessionCap,
   };

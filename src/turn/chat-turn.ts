@@ -114,7 +114,11 @@ function route(services: RouteServices, turn: ChatTurn): Routed {
     route: sessionOf(services, turn),
     pack,
     storage: pack ? packs.storage(pack.name) : undefined,
-    model: services.turns.models.answering(pack?.manifest.model, pick).model,
+    // A job's own model answers its runs, before the chat's pick and the pack's model.
+    model: (turn.job?.model
+      ? services.turns.models.answering(turn.job.model, undefined)
+      : services.turns.models.answering(pack?.manifest.model, pick)
+    ).model,
     packCaps: {
       dailyTokens: pack?.manifest.quota?.daily_tokens,
       dailyUsd: pack?.manifest.quota?.daily_usd,
@@ -194,6 +198,7 @@ async function runAgent(
     session: routed.route.session,
     turnId: routed.turnId,
     pack: turn.pack,
+    jobId: turn.job?.id,
     packCaps: routed.packCaps,
     tools: with_.tools,
     model: routed.model,
@@ -243,10 +248,11 @@ async function commit(
   const footer = footerOf(services, routed);
   const ids = services.runtime.transaction(() => {
     agent.storeAnswer(input, result.answer);
+    const resumed = turn.resumed ? `\n\n_${turn.resumed}_` : '';
     const parts = answerParts(
       outbox.renderFor(routed.address),
       result.answer,
-      footer + routed.badge,
+      resumed + footer + routed.badge,
     );
     const rows = silent ? [] : live.stream.finish(parts);
     services.replies.acknowledge(

@@ -15,6 +15,8 @@ export interface UsageScope {
   threadId: string | null;
   sessionId: string | null;
   turnId: string | null;
+  /** The job whose run made the call (null or absent for a person's turn). */
+  jobId?: string | null;
 }
 
 export interface PaidCall {
@@ -79,6 +81,7 @@ export function createLedger(deps: {
         provider: call.provider,
         model: call.model,
         ...call.scope,
+        jobId: call.scope.jobId ?? null,
         ...tokens,
         audioSeconds,
         images,
@@ -109,6 +112,7 @@ const WRITTEN = [
   'threadId',
   'sessionId',
   'turnId',
+  'jobId',
   'inputTokens',
   'cachedInputTokens',
   'outputTokens',

@@ -7,8 +7,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { UsageOverview } from '../../src/usage/overview.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
+import { usageApi } from '../support/usage-api.ts';
 
 const h = harnessPerTest();
 const TOKEN = 'prices-dashboard-token-0123';
@@ -34,32 +34,17 @@ async function withCatalog(
   yaml: string,
   env: Record<string, string> | ((url: string) => Record<string, string>) = {},
 ) {
-  let dashboard = '';
+  const api = usageApi(TOKEN);
   await h.start(
     ({ model }) => ({
-      DASHBOARD_TOKEN: TOKEN,
+      ...api.env,
       ...(typeof env === 'function' ? env(model.url) : env),
     }),
-    {
-      app: {
-        announce: (line) => {
-          // The web chat's address is announced too; the API is the dashboard's.
-          if (line.startsWith('satchel dashboard:'))
-            dashboard = line.replace(/^.*?(http\S+?)\?.*$/, '$1');
-        },
-      },
-    },
+    { app: api.app },
   );
   writeFileSync(path.join(h.home, 'models.yaml'), yaml);
   await h.restart();
-  return {
-    usage: async () => {
-      const response = await fetch(`${dashboard}api/usage`, {
-        headers: { authorization: `Bearer ${TOKEN}` },
-      });
-      return (await response.json()) as UsageOverview;
-    },
-  };
+  return { usage: api.get };
 }
 
 describe("the owner's catalog", () => {
