@@ -193,6 +193,8 @@ async function runAgent(
 ): Promise<{ input: TurnInput; result: TurnResult }> {
   const { pack, storage, address } = routed;
   const { stream } = with_.live;
+  const sections =
+    pack && storage ? packPromptSections(pack, storage, turn.job && turn.pinned) : [];
   const input: TurnInput = {
     memory: storage ? memoryNotesOf(storage) : undefined,
     session: routed.route.session,
@@ -204,9 +206,8 @@ async function runAgent(
     model: routed.model,
     chatId: address.chatId,
     threadId: address.threadId,
-    system: buildSystemPrompt({
-      sections: pack && storage ? packPromptSections(pack, storage, turn.job && turn.pinned) : [],
-    }),
+    system: buildSystemPrompt({ sections }),
+    packPrompt: sections.join('\n\n'),
     inputs: with_.inputs,
     signal: turn.signal,
     onEvent: (event: AgentEvent) => {
