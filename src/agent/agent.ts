@@ -7,6 +7,7 @@ import type { ChatMessage, ImageInput, ToolCall } from '../core/types.ts';
 import type { SessionRepo, SessionRow } from '../store/session-repo.ts';
 import type { Ledger } from '../usage/ledger.ts';
 import type { PackCaps, QuotaGate } from '../usage/quota.ts';
+import { createCacheWatch } from './cache-watch.ts';
 import { cutAnswer } from './cut-answer.ts';
 import { DEFAULT_TURN_TIMEOUT_MS, type Deadline, deadlineNote, startDeadline } from './deadline.ts';
 import { compactionCut, estimateTokens, repairHistory } from './history.ts';
@@ -28,12 +29,19 @@ export interface TurnInput {
   session: SessionRow;
   turnId: string;
   pack: string;
+  /** The job whose run this turn is: its calls are booked to it (`usage_events.job_id`). */
+  jobId?: string | undefined;
   packCaps?: PackCaps | undefined;
   /** Set by /compact, which must work on a session that reached its cap. */
   ignoreSessionCap?: boolean;
   chatId: string;
   threadId: string | undefined;
   system: string;
+  /**
+   * The pack's own part of `system` (its sections): when it changes, the pack's prompt
+   * changed, and a request that repeats less of the previous one is no cache bust.
+   */
+  packPrompt?: string | undefined;
   /**
    * The user's messages for this turn, each with a key that makes storing it idempotent: a
    * replayed turn stores only what the crashed run had not stored yet.
@@ -104,6 +112,7 @@ export function createAgent(deps: AgentDeps) {
   const turnTimeoutMs = deps.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
   const callModel = createModelCaller({ ...deps, retry: deps.retry ?? defaultRetryPolicy });
   const stamps = createSentStamps(deps.timezone);
+  const cacheWatch = createCacheWatch(log);
 
   /** A call that is not streamed to the user (summaries). */
   const quietCall = (input: TurnInput, signal: AbortSignal) => (request: ChatRequest) =>
@@ -138,7 +147,7 @@ export function createAgent(deps: AgentDeps) {
     input: TurnInput,
     signal: AbortSignal,
     shown: ReadonlyMap<string, ImageInput[]> = new Map(),
-  ): Promise<{ system: string; messages: ChatMessage[] }> {
+  ): Promise<{ system: string; messages: ChatMessage[]; summaryUpto: number | null }> {
     let session = sessions.session(input.session.id) ?? input.session;
     let stored = sessions.history(session.id, session.summaryUpto);
     // Measured as sent: with the time lines.
@@ -170,7 +179,11 @@ export function createAgent(deps: AgentDeps) {
       const attached = m.sourceKey === undefined ? undefined : images.get(m.sourceKey);
       return attached ? { ...m, images: attached } : m;
     });
-    return { system, messages: repairHistory(stamps.stamp(withImages)) };
+    return {
+      system,
+      messages: repairHistory(stamps.stamp(withImages)),
+      summaryUpto: session.summaryUpto,
+    };
   }
 
   function store(
@@ -205,16 +218,20 @@ export function createAgent(deps: AgentDeps) {
     for (const { content } of input.inputs) tools?.observe?.(content);
     for (turn.calls = 1; ; turn.calls++) {
       takeSteered(input, tools);
-      const { system, messages } = await prepareHistory(input, deadline.signal, turn.images);
+      const history = await prepareHistory(input, deadline.signal, turn.images);
+      const { system, messages } = history;
       const lastCall = turn.calls === MAX_MODEL_CALLS || tools?.stopped?.() === true;
       turn.partial = '';
-      const response = await callModel(
-        streamedCall(input, deadline.signal, turn, {
-          system,
-          messages,
-          ...(tools && !lastCall ? { tools: tools.specs } : {}),
-        }),
-      );
+      const request = { system, messages, ...(tools && !lastCall ? { tools: tools.specs } : {}) };
+      // A last call goes without its tools on purpose: not compared (SPEC §14).
+      if (!(tools && lastCall))
+        cacheWatch.observe(input.session.id, request, {
+          pack: input.pack,
+          turnId: input.turnId,
+          summaryUpto: history.summaryUpto,
+          packPrompt: input.packPrompt ?? '',
+        });
+      const response = await callModel(streamedCall(input, deadline.signal, turn, request));
       if (response.toolCalls.length === 0 || !tools || lastCall) {
         deadline.dispose();
         return response.text.trim() || '(no answer)';
@@ -301,6 +318,7 @@ function scopeOf(input: TurnInput): CallScope {
     threadId: input.threadId,
     sessionId: input.session.id,
     turnId: input.turnId,
+    jobId: input.jobId,
     packCaps: input.packCaps,
     ignoreSessionCap: input.ignoreSessionCap,
   };

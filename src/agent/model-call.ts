@@ -14,6 +14,8 @@ export interface CallScope {
   threadId: string | undefined;
   sessionId: string;
   turnId: string;
+  /** The job whose run made the call, if any. */
+  jobId?: string | undefined;
   packCaps?: PackCaps | undefined;
   ignoreSessionCap?: boolean | undefined;
 }
@@ -64,6 +66,7 @@ export function createModelCaller(deps: ModelCallerDeps) {
         threadId: scope.threadId ?? null,
         sessionId: scope.sessionId,
         turnId: scope.turnId,
+        jobId: scope.jobId ?? null,
       },
     };
     const { onText } = call;

@@ -38,6 +38,7 @@ export function buildJobs(parts: JobParts) {
         turning.router.boundConversations().filter((r) => stores.channelOf(r.platform ?? '')),
       manifestJobs: (pack) => packs.packs.get(pack)?.manifest.cron ?? [],
       onRan: (ran) => turning.events.emit({ type: 'job_run', ...ran }),
+      sweepIdle: (now) => stores.idleJobs.sweep(now),
     },
   });
   // After its turn's model call has gone out: the sync reads every conversation.

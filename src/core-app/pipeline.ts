@@ -15,6 +15,7 @@ import { systemResolve, WEB_LIMITS } from '../tools/web/guarded-get.ts';
 import { createPipeline } from '../turn/pipeline.ts';
 import { createVoiceReplies } from '../turn/voice-reply.ts';
 import { createUsageFooter } from '../usage/footer.ts';
+import { jobCosts } from '../usage/job-usage.ts';
 import type { CoreOptions } from './options.ts';
 import type { Packs } from './packs.ts';
 import type { Providers } from './providers.ts';
@@ -77,6 +78,7 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
       messages: createMessageSearch(stores.store.sqlite),
       answered: createAnsweredCheck(stores.store.sqlite),
       jobs,
+      idleJobs: stores.idleJobs,
       events: turning.events,
       mcp: { hub: packs.mcpHub, servers: packs.mcpServers },
       trust: {
@@ -107,7 +109,13 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
       calendar: usage.calendar,
       caps: config.quota,
       models: providers.models,
-      schedule: createJobListing({ jobs, clock, timezone: config.timezone }),
+      schedule: createJobListing({
+        jobs,
+        clock,
+        timezone: config.timezone,
+        costs: (ids, now) => jobCosts(db, ids, usage.calendar.dayOf(now)),
+        idleDays: config.jobIdleDays,
+      }),
     },
     // An edge that talks to strangers gates them; the others' events are the owner's own.
     gate: (event) => edges.get(event.origin.platform)?.gate?.(event) ?? 'allow',

@@ -6,10 +6,12 @@ import { createRedactor } from '../core/redact.ts';
 import { createPairing } from '../inbound/pairing.ts';
 import { createLogger } from '../logging/logger.ts';
 import { providerSecrets } from '../providers/registry.ts';
+import { createIdleJobs } from '../scheduler/idle.ts';
 import { openCoreStore } from '../store/client.ts';
 import { createJobRepo } from '../store/job-repo.ts';
 import { createOutboxRepo } from '../store/outbox-repo.ts';
 import { createPairingRepo } from '../store/pairing-repo.ts';
+import { createPersonActivity } from '../store/person-activity.ts';
 import { createSessionRepo } from '../store/session-repo.ts';
 import { createWebConversationRepo } from '../store/web-conversation-repo.ts';
 import { connectEdges, storeInboxes } from './edges.ts';
@@ -73,11 +75,19 @@ export function buildStores(
     platforms: channels.map((c) => c.platform),
     maxJobs: config.maxJobs,
   });
+  const idleJobs = createIdleJobs({
+    activity: createPersonActivity(store.db, { platforms: channels.map((c) => c.platform) }),
+    jobs,
+    log: deps.log,
+    days: config.jobIdleDays,
+  });
   return {
     store,
     transaction,
     edges,
     channels,
+    /** Jobs paused while nobody writes in their chat (SPEC §8). */
+    idleJobs,
     /** The channel of a platform this process serves. */
     channelOf: (platform: string) => edges.get(platform)?.channel,
     jobs,

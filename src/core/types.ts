@@ -112,6 +112,8 @@ export interface JobRun {
   prompt: string;
   /** The job's own session key (one per job, so a daily job remembers its earlier runs). */
   sessionKey: string;
+  /** The job's own chat model (a cron entry's `model`), instead of the chat's. */
+  model?: string | undefined;
 }
 
 /** How a job run ended. */

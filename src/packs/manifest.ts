@@ -22,6 +22,13 @@ export type CoreTool = (typeof CORE_TOOLS)[number];
 const slug = z.string().regex(/^[a-z][a-z0-9-]*$/, 'must match [a-z][a-z0-9-]*');
 
 /**
+ * A chat model, "model" or "provider:model". The provider is read where the model is made
+ * (providers/model-ref.ts), so this pattern need not list the providers; `pack validate`
+ * refuses an unknown one (validate.ts).
+ */
+const modelRef = z.string().regex(/^[\w.:/-]+$/, 'must be "model" or "provider:model"');
+
+/**
  * A skill's name: lowercase letters, digits, `-` and `_`, starting with a letter. Agent
  * Skills names use `-` (`my-skill`); satchel's own packs use `_`. Both work.
  */
@@ -104,6 +111,11 @@ export const manifestSchema = z
             ),
             skill: z.string().describe('The skill the job runs (one of `skills`).'),
             enabled: z.boolean().default(true).describe('false: created paused.'),
+            model: modelRef
+              .optional()
+              .describe(
+                'Run this job with its own chat model ("provider:model"), e.g. a cheaper one for checks.',
+              ),
           })
           .strict(),
       )
@@ -161,11 +173,7 @@ export const manifestSchema = z
       .describe(
         'MCP servers whose tools this pack\'s turns get, named <name>__<tool> (docs/PACKS.md, "MCP servers").',
       ),
-    model: z
-      .string()
-      // `provider:model` is one of these too: the provider is read where the model is made
-      // (providers/model-ref.ts), so this pattern need not list the providers.
-      .regex(/^[\w.:/-]+$/, 'must be "model" or "provider:model"')
+    model: modelRef
       .optional()
       .describe('Answer this pack\'s turns with another model: "model" or "provider:model".'),
   })

@@ -4,6 +4,7 @@ import { readYaml } from '../core/yaml-source.ts';
 import { isProvider, PROVIDER_NAMES, type Provider, specOf } from '../providers/registry.ts';
 import { checkExistingDatabase } from './check-database.ts';
 import { inspectPack, type Pack } from './loader.ts';
+import { fieldPath } from './manifest.ts';
 import { formatProblem, type PackProblem } from './problems.ts';
 import { didYouMean } from './suggest.ts';
 
@@ -29,9 +30,9 @@ export function validatePack(
   env: Record<string, string | undefined> = {},
 ): Validation {
   const inspected = inspectPack(dir);
-  const modelProblem = unknownProvider(dir, env);
-  const pack = modelProblem ? undefined : inspected.pack;
-  const problems = [...inspected.problems, ...(modelProblem ? [modelProblem] : [])];
+  const modelProblems = unknownProviders(dir, env);
+  const pack = modelProblems.length > 0 ? undefined : inspected.pack;
+  const problems = [...inspected.problems, ...modelProblems];
   if (!pack || !home) return { dir, pack, problems };
   const dbFile = path.join(home, 'packs', pack.name, 'pack.db');
   if (!existsSync(dbFile)) return { dir, pack, problems };
@@ -45,36 +46,50 @@ export function validatePack(
 }
 
 /**
- * `model: nosuch:gpt-9` names a provider satchel does not know. At run time such a value is
- * a model name of the default provider (`llava:13b` on a self-hosted, OpenAI-compatible
- * server), so it is refused here only when that provider is not pointed at another server.
+ * `model: nosuch:gpt-9` (the pack's, or a cron entry's own) names a provider satchel does
+ * not know. At run time such a value is a model name of the default provider (`llava:13b`
+ * on a self-hosted, OpenAI-compatible server), so it is refused here only when that
+ * provider is not pointed at another server.
  */
-function unknownProvider(
-  dir: string,
-  env: Record<string, string | undefined>,
-): PackProblem | undefined {
+function unknownProviders(dir: string, env: Record<string, string | undefined>): PackProblem[] {
   const file = path.join(dir, 'pack.yml');
-  if (!existsSync(file)) return undefined;
-  // Read on its own, so it is reported with the pack's other problems, in one round.
-  const source = readYaml(readFileSync(file, 'utf8'));
-  const value = (source.value as { model?: unknown } | null | undefined)?.model;
-  const model = typeof value === 'string' ? value : undefined;
-  const colon = model?.indexOf(':') ?? -1;
-  if (!model || colon <= 0) return undefined;
-  const prefix = model.slice(0, colon);
-  if (isProvider(prefix)) return undefined;
+  if (!existsSync(file)) return [];
   const fallback: Provider = isProvider(env.LLM_PROVIDER ?? '')
     ? (env.LLM_PROVIDER as Provider)
     : 'openai';
-  if (env[specOf(fallback).env.baseUrl]?.trim()) return undefined;
-  return {
-    file,
-    field: 'model',
-    problem:
-      `unknown provider \`${prefix}\`${didYouMean(prefix, PROVIDER_NAMES)}: ` +
-      `use one of ${PROVIDER_NAMES.join(', ')}, as "provider:model"`,
-    line: source.lineOf(['model']),
-  };
+  if (env[specOf(fallback).env.baseUrl]?.trim()) return [];
+  // Read on its own, so it is reported with the pack's other problems, in one round.
+  const source = readYaml(readFileSync(file, 'utf8'));
+  const manifest = source.value as { model?: unknown; cron?: unknown } | null | undefined;
+  const cron = Array.isArray(manifest?.cron) ? (manifest.cron as unknown[]) : [];
+  const refs: [unknown, (string | number)[]][] = [
+    [manifest?.model, ['model']],
+    ...cron.map((entry, i): [unknown, (string | number)[]] => [
+      (entry as { model?: unknown } | null)?.model,
+      ['cron', i, 'model'],
+    ]),
+  ];
+  return refs.flatMap(([value, at]) => {
+    const prefix = providerPrefix(value);
+    if (prefix === undefined || isProvider(prefix)) return [];
+    return [
+      {
+        file,
+        field: fieldPath(at),
+        problem:
+          `unknown provider \`${prefix}\`${didYouMean(prefix, PROVIDER_NAMES)}: ` +
+          `use one of ${PROVIDER_NAMES.join(', ')}, as "provider:model"`,
+        line: source.lineOf(at),
+      },
+    ];
+  });
+}
+
+/** The part before the colon of a `provider:model` string, if it has one. */
+function providerPrefix(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const colon = value.indexOf(':');
+  return colon > 0 ? value.slice(0, colon) : undefined;
 }
 
 /** A problem whose file is named from the pack's folder (`pack.yml`, `skills/x/SKILL.md`). */

@@ -101,5 +101,6 @@ export function jobRun(job: DueJob): JobRun {
     skill: job.skill ?? undefined,
     prompt: `[Scheduled run of job ${job.id}. If there is nothing worth saying this time, answer exactly [SILENT] and nothing will be sent.]\n${ask}`,
     sessionKey: `job:${job.manifestKey ?? job.id}`,
+    ...(job.model ? { model: job.model } : {}),
   };
 }

@@ -59,6 +59,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         schedule: entry.schedule,
         skill: entry.skill,
         enabled: entry.enabled,
+        model: entry.model ?? null,
       })),
     );
     const counts = jobs.syncManifest(wanted, clock.now());
@@ -119,8 +120,10 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     return items;
   }
 
-  const dueItems = (now: number): Item[] =>
-    jobs.due(now).map((job) => ({ job, dueAt: job.nextRunAt! }));
+  const dueItems = (now: number): Item[] => {
+    guard('idle', () => deps.sweepIdle?.(now));
+    return jobs.due(now).map((job) => ({ job, dueAt: job.nextRunAt! }));
+  };
 
   function arm(): void {
     wake.clear();

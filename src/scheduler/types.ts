@@ -21,6 +21,8 @@ export interface ManifestCron {
   schedule: string;
   skill: string;
   enabled: boolean;
+  /** The entry's own chat model (`provider:model`), used for its runs instead of the chat's. */
+  model?: string | undefined;
 }
 
 export interface SchedulerDeps {
@@ -40,6 +42,11 @@ export interface SchedulerDeps {
    * while it waits for its conversation): only runs that started count as interrupted.
    */
   run: (job: DueJob, started: () => void) => Promise<RunOutcome | 'interrupted'>;
+  /**
+   * Pauses the recurring jobs of conversations nobody wrote in for JOB_IDLE_DAYS (idle.ts);
+   * called before each look for due jobs.
+   */
+  sweepIdle?: (now: number) => void;
   /** A run ended with an outcome (the `job_run` event's subscribers). */
   onRan?: (ran: { jobId: string; pack: string; outcome: RunOutcome; ms: number }) => void;
 }

@@ -12,6 +12,8 @@ export interface ManifestJob {
   schedule: string;
   skill: string;
   enabled: boolean;
+  /** The entry's own chat model (`provider:model`), null to answer as the chat does. */
+  model?: string | null;
 }
 
 /** `<pack>:<cronId>:<address key>`: one row per manifest entry per conversation. */
@@ -20,7 +22,7 @@ export const manifestKey = (job: Pick<ManifestJob, 'pack' | 'cronId' | 'to'>) =>
 
 /**
  * Makes the manifest jobs exactly `wanted`, in one transaction: a new entry or conversation
- * gets a row (its `enabled` from the manifest), a changed schedule or skill is updated (a
+ * gets a row (its `enabled` from the manifest), a changed schedule, skill or model is updated (a
  * running job keeps its claim; its next time is computed when the run is acknowledged), and
  * a row no longer wanted is removed. A pause or resume by the user is kept. Tool jobs are
  * not touched. `nextTick` gives a schedule's next time. With `platforms`, only those channels'
@@ -62,17 +64,23 @@ export function syncManifestJobs(
             schedule: entry.schedule,
             skill: entry.skill,
             enabled: entry.enabled,
+            model: entry.model ?? null,
             nextRunAt: nextTick(entry.schedule),
             createdAt: now,
           })
           .run();
         counts.added++;
-      } else if (row.schedule !== entry.schedule || row.skill !== entry.skill) {
+      } else if (
+        row.schedule !== entry.schedule ||
+        row.skill !== entry.skill ||
+        row.model !== (entry.model ?? null)
+      ) {
         const running = row.runningDueAt !== null;
         tx.update(jobs)
           .set({
             schedule: entry.schedule,
             skill: entry.skill,
+            model: entry.model ?? null,
             ...(running ? {} : { nextRunAt: nextTick(entry.schedule) }),
           })
           .where(eq(jobs.id, row.id))

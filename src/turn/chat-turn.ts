@@ -130,7 +130,11 @@ function route(services: RouteServices, turn: ChatTurn): Routed {
     route: sessionOf(services, turn),
     pack,
     storage: pack ? packs.storage(pack.name) : undefined,
-    model: services.turns.models.answering(pack?.manifest.model, pick).model,
+    // A job's own model answers its runs, before the chat's pick and the pack's model.
+    model: (turn.job?.model
+      ? services.turns.models.answering(turn.job.model, undefined)
+      : services.turns.models.answering(pack?.manifest.model, pick)
+    ).model,
     packCaps: {
       dailyTokens: pack?.manifest.quota?.daily_tokens,
       dailyUsd: pack?.manifest.quota?.daily_usd,
@@ -205,19 +209,21 @@ async function runAgent(
 ): Promise<{ input: TurnInput; result: TurnResult }> {
   const { pack, storage, address } = routed;
   const { stream } = with_.live;
+  const sections =
+    pack && storage ? packPromptSections(pack, storage, turn.job && turn.pinned) : [];
   const input: TurnInput = {
     memory: storage ? memoryNotesOf(storage) : undefined,
     session: routed.route.session,
     turnId: routed.turnId,
     pack: turn.pack,
+    jobId: turn.job?.id,
     packCaps: routed.packCaps,
     tools: with_.tools,
     model: routed.model,
     chatId: address.chatId,
     threadId: address.threadId,
-    system: buildSystemPrompt({
-      sections: pack && storage ? packPromptSections(pack, storage, turn.job && turn.pinned) : [],
-    }),
+    system: buildSystemPrompt({ sections }),
+    packPrompt: sections.join('\n\n'),
     inputs: with_.inputs,
     ...(turn.steer && { steer: steeredInputs(turn.steer, services.runtime.log, routed) }),
     signal: turn.signal,
@@ -260,10 +266,11 @@ async function commit(
   const footer = receiptOf(services, changes) + footerOf(services, routed);
   const ids = services.runtime.transaction(() => {
     agent.storeAnswer(input, result.answer);
+    const resumed = turn.resumed ? `\n\n_${turn.resumed}_` : '';
     const parts = answerParts(
       outbox.renderFor(routed.address),
       result.answer,
-      footer + routed.badge,
+      resumed + footer + routed.badge,
     );
     const rows = silent ? [] : live.stream.finish(parts);
     const taken = [...(turn.steer?.absorbed() ?? []), ...(turn.notes ?? []).map((n) => n.event)];

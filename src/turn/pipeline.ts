@@ -72,6 +72,7 @@ export function createPipeline(services: PipelineServices) {
       turns.events.emit({ type: 'job_started', jobId: job.id, dueAt: job.dueAt }),
     jobSession: (job, address, pack) =>
       conversing.sessions.jobSession(job.sessionKey, pack, address, clock.now()),
+    personWrote: (to) => turns.idleJobs?.personWrote(to, clock.now()),
   });
   const conversations = createConversations({
     clock,

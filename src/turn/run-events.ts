@@ -8,7 +8,7 @@ import {
   type JobOutcome,
   type JobRun,
 } from '../core/types.ts';
-import { escapeMarkdown, markdown, plain } from '../outbound/compose.ts';
+import { escapeMarkdown, markdown, type OutboundText, plain } from '../outbound/compose.ts';
 import type { Outbox } from '../outbound/outboxes.ts';
 import type { PackRegistry } from '../packs/registry.ts';
 import { pickerMessage } from '../routing/picker.ts';
@@ -44,6 +44,11 @@ export interface RunEventsDeps {
   chatTurn(turn: ChatTurn): Promise<{ silent: boolean }>;
   /** Whether every one of these messages is stored and was answered after (session-repo). */
   answered(sourceKeys: readonly string[]): boolean;
+  /**
+   * A person wrote in `to` (scheduler/idle.ts): returns the note for the reply when that
+   * resumed jobs paused for idleness.
+   */
+  personWrote?(to: Address): string | undefined;
 }
 
 type Callback = Extract<InboundEvent, { kind: 'callback' }>;
@@ -66,25 +71,49 @@ export function createRunEvents(deps: RunEventsDeps) {
     const origins = events.map((e) => e.origin);
     const steering = steer ? { steer } : {};
     try {
-      if (first.kind === 'callback') return await picked(first, signal);
+      // Every event here is a person's (a job's run goes to runJob). A command answers first,
+      // so `/jobs` still shows why its jobs were paused; the note then says they run again.
+      const wrote = () => (first.senderId ? deps.personWrote?.(first.address) : undefined);
+      if (first.kind === 'callback') {
+        wrote();
+        return await picked(first, signal);
+      }
       if (first.kind === 'command') {
         const outcome = await deps.commands.run(first, signal);
-        if ('reply' in outcome) return await replies.reply(first.address, outcome.reply, origins);
+        const resumed = wrote();
+        if ('reply' in outcome)
+          return await replies.reply(first.address, withNote(outcome.reply, resumed), origins);
         const { pack, text, pinned } = outcome.turn;
         const inputs = [{ content: text, sourceKey: sourceKey(first) }];
-        await deps.chatTurn({ events, signal, pack, pinned, inputs, ...steering });
+        await deps.chatTurn({
+          events,
+          signal,
+          pack,
+          pinned,
+          inputs,
+          ...steering,
+          ...noted(resumed),
+        });
         return;
       }
+      const resumed = wrote();
       if (first.kind === 'unsupported') {
         log.info({ event: 'media_unsupported', what: first.what }, 'cannot take this in');
-        return await replies.reply(first.address, plain(cannotTake(first.what)), origins);
+        const reply = withNote(plain(cannotTake(first.what)), resumed);
+        return await replies.reply(first.address, reply, origins);
       }
       if (deps.answered(events.map(sourceKey))) return alreadyAnswered(events);
       const pack = router.activePack(first.address, first.topicName);
       if (!pack) return await park(events);
       const notes = deps.conversations().takeNotes(first.address);
-      const noted = notes.length > 0 ? { notes } : {};
-      await deps.chatTurn({ events, pack, signal, ...noted, ...steering });
+      await deps.chatTurn({
+        events,
+        pack,
+        signal,
+        ...(notes.length > 0 ? { notes } : {}),
+        ...noted(resumed),
+        ...steering,
+      });
     } catch (error) {
       const outcome = failureOutcome(error, signal);
       const address = addressKey(first.address);
@@ -201,7 +230,7 @@ export function createRunEvents(deps: RunEventsDeps) {
         pack: pack.name,
         inputs,
         signal,
-        job: { session },
+        job: { session, id: job.id, model: job.model },
         ...(pinned ? { pinned } : {}),
       });
       return silent ? 'silent' : 'delivered';
@@ -218,3 +247,11 @@ export function createRunEvents(deps: RunEventsDeps) {
 }
 
 export type JobEvent = Extract<InboundEvent, { kind: 'job' }>;
+
+const noted = (resumed: string | undefined) => (resumed === undefined ? {} : { resumed });
+
+/** A short reply with `note` (resumed jobs) under it. */
+function withNote<T extends OutboundText | undefined>(message: T, note: string | undefined): T {
+  if (!message || note === undefined) return message;
+  return { ...message, text: `${message.text}\n\n${note}` };
+}

@@ -13,6 +13,7 @@ import type { StreamMode } from '../outbound/stream.ts';
 import type { PackRegistry } from '../packs/registry.ts';
 import type { ModelChoice } from '../providers/model-choice.ts';
 import type { Router } from '../routing/router.ts';
+import type { IdleJobs } from '../scheduler/idle.ts';
 import type { ChatMoves } from '../store/chat-moves.ts';
 import type { GrantRepo } from '../store/grant-repo.ts';
 import type { JobRepo } from '../store/job-repo.ts';
@@ -87,6 +88,8 @@ export interface Turns {
   fallbackAcceptsImages: boolean;
   asks: AskRegistry;
   jobs: JobRepo;
+  /** When a person last wrote, and the jobs paused while nobody did (SPEC §8). */
+  idleJobs?: Pick<IdleJobs, 'personWrote'>;
   /** memory_search's index of past messages. */
   messages: Pick<MessageSearch, 'search'>;
   events: EventBus;

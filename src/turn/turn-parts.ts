@@ -17,12 +17,17 @@ export interface ChatTurn {
   inputs?: UserInput[];
   pinned?: Skill;
   signal: AbortSignal;
-  /** A scheduled run: its own session, nothing streamed, `[SILENT]` sends nothing. */
-  job?: { session: SessionRow };
+  /**
+   * A scheduled run: its own session, nothing streamed, `[SILENT]` sends nothing; its calls
+   * are booked to the job `id`, and its own `model` (a cron entry's) answers if it has one.
+   */
+  job?: { session: SessionRow; id: string; model?: string | undefined };
   /** What happened since the last turn (reactions): inputs before the messages. */
   notes?: Note[];
   /** Queue mode `steer`: the person's texts sent while the turn runs, taken in as it goes. */
   steer?: SteerBox;
+  /** The person's message resumed jobs paused for idleness: this note ends the answer. */
+  resumed?: string;
 }
 
 /** Where the turn runs and who answers: found once, read by every step. */

@@ -2,6 +2,7 @@ import { and, desc, inArray, isNotNull, lt, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../store/client.ts';
 import { sessions, usageEvents as u } from '../store/schema.ts';
 import { createGroupCache } from './group-cache.ts';
+import { jobUsage } from './job-usage.ts';
 import { sumColumns, type UsageSums, withTokens, zeroSums } from './sums.ts';
 
 export type { UsageGroup } from './group-cache.ts';
@@ -41,6 +42,9 @@ export function createUsageAggregates(db: Db) {
      * kind: a few hundred rows for a month, from which every period and table is summed.
      */
     groups: createGroupCache(db),
+
+    /** Each job's usage from a calendar day on (`by_job`), most spend first. */
+    byJob: (fromDay: string) => jobUsage(db, fromDay),
 
     /** The `limit` turns with the latest paid calls, newest first. */
     recentTurns(limit: number): TurnUsage[] {

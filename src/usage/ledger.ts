@@ -15,6 +15,8 @@ export interface UsageScope {
   threadId: string | null;
   sessionId: string | null;
   turnId: string | null;
+  /** The job whose run made the call (null or absent for a person's turn). */
+  jobId?: string | null;
 }
 
 export interface PaidCall {
@@ -84,6 +86,7 @@ export function createLedger(deps: {
         provider: call.provider,
         model: call.model,
         ...call.scope,
+        jobId: call.scope.jobId ?? null,
         ...tokens,
         audioSeconds,
         images,
@@ -115,6 +118,7 @@ const WRITTEN = [
   'threadId',
   'sessionId',
   'turnId',
+  'jobId',
   'inputTokens',
   'cachedInputTokens',
   'outputTokens',

@@ -8,6 +8,7 @@ import {
 } from './aggregates.ts';
 import type { Calendar } from './calendar.ts';
 import type { ModelCatalog } from './catalog.ts';
+import type { JobUsage } from './job-usage.ts';
 import { cacheSaving } from './prices.ts';
 import type { Caps } from './quota.ts';
 
@@ -23,7 +24,7 @@ const RECENT_TURNS = 20;
 export type PeriodUsage = UsageSums & { cache_saved_usd: number };
 export type DayUsage = UsageSums & { day: string; pack: string | null };
 export type ModelUsage = PeriodUsage & { provider: string; model: string };
-export type PackUsage = UsageSums & { pack: string | null };
+export type PackUsage = PeriodUsage & { pack: string | null };
 export type KindUsage = UsageSums & {
   kind: UsageGroup['kind'];
   audio_seconds: number;
@@ -55,6 +56,8 @@ export interface UsageOverview {
   by_model: ModelUsage[];
   by_pack: PackUsage[];
   by_kind: KindUsage[];
+  /** What each job's runs cost in the last 30 days, most spend first. */
+  by_job: JobUsage[];
   recent_turns: TurnUsage[];
   unknown_price_models: { provider: string; model: string; calls: number; tokens: number }[];
 }
@@ -119,10 +122,9 @@ export function usageOverview(input: {
     }));
     addSums(model, g);
     model.cache_saved_usd += cacheSaved;
-    addSums(
-      byPack.get(String(g.pack), () => ({ pack: g.pack, ...sums() })),
-      g,
-    );
+    const pack = byPack.get(String(g.pack), () => ({ pack: g.pack, ...saved() }));
+    addSums(pack, g);
+    pack.cache_saved_usd += cacheSaved;
     const kind = byKind.get(g.kind, () => ({
       kind: g.kind,
       ...sums(),
@@ -158,8 +160,9 @@ export function usageOverview(input: {
       .sort((a, b) => a.day.localeCompare(b.day) || String(a.pack).localeCompare(String(b.pack)))
       .map(rounded),
     by_model: byModelList.map(roundedSaving),
-    by_pack: sortBySpend(byPack.values(), (p) => String(p.pack)).map(rounded),
+    by_pack: sortBySpend(byPack.values(), (p) => String(p.pack)).map(roundedSaving),
     by_kind: byKind.values().map(rounded),
+    by_job: input.aggregates.byJob(from[30]).map(rounded),
     recent_turns: input.aggregates.recentTurns(RECENT_TURNS).map(rounded),
     unknown_price_models: byModelList
       .filter((m) => m.unknown_price_calls > 0)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type RecordedRequest, systemText } from '../fakes/model-server.ts';
+import { systemText } from '../fakes/model-server.ts';
+import { compactingTurns, isFlush, isSummary } from '../support/compaction.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 
 const h = harnessPerTest();
@@ -143,25 +144,12 @@ describe('providers', () => {
 });
 
 describe('history', () => {
-  const isSummary = (r: RecordedRequest) => systemText(r).startsWith('You compress a conversation');
-  const isFlush = (r: RecordedRequest) => systemText(r).startsWith('Part of a conversation');
-
   it('compacts a long session once and reuses the summary', async () => {
-    await h.start(
-      { SATCHEL_PACKS: fixturePacks(['alpha']) },
-      { app: { historyBudgetTokens: 400 } },
-    );
-    h.model.setDefault((req) =>
-      isSummary(req)
-        ? { text: '- SUMMARY-OF-EARLIER: user talked about ferns' }
-        : isFlush(req)
-          ? { text: 'NOTHING' }
-          : { text: `ok ${'x'.repeat(300)}` },
-    );
-    for (let i = 0; i < 6; i++) {
-      h.say(`message ${i} ${'fern '.repeat(60)}`);
-      await settled(h, i + 1);
-    }
+    await compactingTurns(h, {
+      summary: '- SUMMARY-OF-EARLIER: user talked about ferns',
+      flush: 'NOTHING',
+      answer: `ok ${'x'.repeat(300)}`,
+    });
 
     const requests = h.model.chatRequests();
     const summaries = requests.filter(isSummary);

@@ -108,6 +108,16 @@ describe.skipIf(skipped)('the dashboard in a real browser', () => {
       expect(banner).not.toContain('src/usage/models.ts');
       expect(await page.locator('#turns tbody tr').count()).toBe(20);
       expect(await page.locator('#by-model').textContent()).toContain('unknown');
+      // The cache share per pack, and what each scheduled job cost.
+      const vocab = api.by_pack.find((p) => p.pack === 'vocab')!;
+      const share = Math.round((100 * vocab.cached_input_tokens) / vocab.input_tokens);
+      expect(await page.locator('#by-pack tbody tr', { hasText: 'vocab' }).textContent()).toContain(
+        `${share}% · saved ${usd(vocab.cache_saved_usd)}`,
+      );
+      expect(api.by_job).toMatchObject([{ job_id: 'check01', pack: 'habits', runs: 1, calls: 1 }]);
+      const job = (await page.locator('#by-job tbody tr').textContent())!;
+      expect(job).toContain('check01 (removed)');
+      expect(job).toContain(usd(api.by_job[0]!.cost_usd!));
 
       saveScreenshot(SCREENSHOT, await page.screenshot({ type: 'png' }));
 
@@ -224,7 +234,7 @@ async function expectEveryColumnOnScreen(page: Page): Promise<void> {
         return { label, text: c.textContent, left: box.left, right: box.right, height: box.height };
       }),
     }))`);
-  expect(tables.map((t) => t.id)).toEqual(['by-model', 'by-pack', 'by-kind', 'turns']);
+  expect(tables.map((t) => t.id)).toEqual(['by-model', 'by-pack', 'by-kind', 'by-job', 'turns']);
   for (const table of tables) {
     expect({ id: table.id, scrolls: table.scrolls }).toEqual({ id: table.id, scrolls: false });
     expect(table.cells).toHaveLength(table.columns.length);

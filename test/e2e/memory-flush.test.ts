@@ -6,12 +6,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type RecordedRequest, systemText, userTexts } from '../fakes/model-server.ts';
+import { userTexts } from '../fakes/model-server.ts';
+import { compactingTurns, isFlush, isSummary } from '../support/compaction.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 
 const h = harnessPerTest();
-const isFlush = (r: RecordedRequest) => systemText(r).startsWith('Part of a conversation');
-const isSummary = (r: RecordedRequest) => systemText(r).startsWith('You compress a conversation');
 const memoryFile = () => readFileSync(path.join(h.home, 'packs', 'alpha', 'MEMORY.md'), 'utf8');
 
 describe('the memory flush', () => {
@@ -48,21 +47,11 @@ describe('the memory flush', () => {
   });
 
   it('runs before an automatic compaction too', async () => {
-    await h.start(
-      { SATCHEL_PACKS: fixturePacks(['alpha']) },
-      { app: { historyBudgetTokens: 400 } },
-    );
-    h.model.setDefault((req) =>
-      isSummary(req)
-        ? { text: '- summary' }
-        : isFlush(req)
-          ? { text: '- FLUSHED-FACT: the fern is called Fred' }
-          : { text: `ok ${'x'.repeat(300)}` },
-    );
-    for (let i = 0; i < 6; i++) {
-      h.say(`message ${i} ${'fern '.repeat(60)}`);
-      await settled(h, i + 1);
-    }
+    await compactingTurns(h, {
+      summary: '- summary',
+      flush: '- FLUSHED-FACT: the fern is called Fred',
+      answer: `ok ${'x'.repeat(300)}`,
+    });
     const requests = h.model.chatRequests();
     const firstFlush = requests.findIndex(isFlush);
     expect(firstFlush).toBeGreaterThan(-1);

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { type RecordedRequest, rawUserTexts, systemText } from '../fakes/model-server.ts';
+import { compactingTurns } from '../support/compaction.ts';
 import { fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
 
@@ -80,6 +81,7 @@ describe('prompt layout for provider caches', () => {
     expect(h.rows('SELECT content FROM messages WHERE role = ? ORDER BY id', 'user')[0]).toEqual({
       content: 'my fern looks sad',
     });
+    expect(h.logs('prompt_cache_break')).toEqual([]);
   });
 
   it("gives a scheduled run its own date and time, and keeps its skill in the job's prompt", async () => {
@@ -99,6 +101,45 @@ describe('prompt layout for provider caches', () => {
     expect(rawUserTexts(second!).at(-1)).toMatch(/^\[Sent: 2026-11-25 Wednesday 08:00 UTC\]\n/);
     expect(systemText(second!)).toContain('ALPHA-ONE-BODY');
     expect(JSON.stringify(second!.body).startsWith(head(first!))).toBe(true);
+    expect(h.logs('prompt_cache_break')).toEqual([]);
+  });
+});
+
+describe('a cache bust is found the day it starts (prompt_cache_break)', () => {
+  it("stays quiet when the pack's notes change early in the system prompt", async () => {
+    const clock = new JumpClock(Date.UTC(2026, 10, 23, 10, 0, 0));
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) }, { app: { clock } });
+    // A long first message: most of each request is the conversation, not the prompt.
+    h.model.enqueue(
+      {
+        toolCalls: [
+          { name: 'memory', arguments: { action: 'append', file: 'MEMORY.md', text: 'ferns' } },
+        ],
+      },
+      { text: 'Noted.' },
+      { text: 'Fine.' },
+    );
+    h.say(`my plant notes: ${'fern needs water, '.repeat(1500)}`);
+    await settled(h, 1);
+    clock.advance(5 * MINUTE);
+    h.say('and the cactus?'); // MEMORY.md, early in the system prompt, changed: no alarm
+    await settled(h, 2);
+    expect(systemText(h.model.chatRequests()[2]!)).toContain('ferns');
+    expect(h.logs('prompt_cache_break')).toEqual([]);
+  });
+
+  it('stays quiet when the session is compacted', async () => {
+    await compactingTurns(
+      h,
+      {
+        summary: '- the user talked about ferns',
+        flush: 'NOTHING',
+        answer: `ok ${'x'.repeat(1200)}`,
+      },
+      { budget: 1200, turns: 5, words: 240 },
+    );
+    expect(h.logs('session_compacted').length).toBeGreaterThan(0);
+    expect(h.logs('prompt_cache_break')).toEqual([]);
   });
 });
 

@@ -46,6 +46,8 @@ interface Call {
   pack: string | null;
   turn: string;
   session?: string;
+  /** The job whose run made the call. */
+  job?: string;
   input?: number;
   cached?: number;
   output?: number;
@@ -92,6 +94,7 @@ const EDGE_CALLS: readonly Call[] = [
     pack: 'habits',
     turn: 'turn-job-1',
     session: 'session-job',
+    job: 'check01',
     input: 7000,
     output: 1200,
   },
@@ -191,6 +194,7 @@ function paidCall(call: Call): PaidCall {
       threadId: null,
       sessionId: call.session ?? `session-${call.pack}`,
       turnId: call.turn,
+      jobId: call.job ?? null,
     },
     inputTokens: call.input ?? 0,
     cachedInputTokens: call.cached ?? 0,

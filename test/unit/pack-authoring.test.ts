@@ -289,4 +289,40 @@ describe('pack validate says what is wrong, for people, in one round', () => {
     const local = validatePack(dir, undefined, { OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' });
     expect(local.problems.map((p) => p.field)).not.toContain('model');
   });
+
+  it("checks a cron entry's own model like the pack's", async () => {
+    const { dir } = await demoPack();
+    const cron = (model: string) =>
+      writeFileSync(
+        path.join(dir, 'pack.yml'),
+        [
+          'name: demo',
+          'version: 1.0.0',
+          'display_name: Demo',
+          'description: Notes.',
+          'skills: [notes]',
+          'cron:',
+          '  - id: daily',
+          '    schedule: "0 8 * * *"',
+          '    skill: notes',
+          `    model: ${model}`,
+          '',
+        ].join('\n'),
+      );
+    cron('grok:mini');
+    expect(validationReport(validatePack(dir, undefined, {})).text).toBe(
+      [
+        'invalid pack (1 problem):',
+        '`pack.yml` line 10: `cron[0].model` — unknown provider `grok` (did you mean `groq`?): use one of openai, gemini, groq, as "provider:model"',
+      ].join('\n'),
+    );
+    cron('"gpt 4"');
+    expect(validatePack(dir, undefined, {}).problems).toMatchObject([
+      { field: 'cron[0].model', problem: 'must be "model" or "provider:model"' },
+    ]);
+    cron('groq:llama-3.1-8b-instant');
+    expect(validatePack(dir, undefined, {}).pack?.manifest.cron[0]?.model).toBe(
+      'groq:llama-3.1-8b-instant',
+    );
+  });
 });

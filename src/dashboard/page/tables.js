@@ -72,14 +72,16 @@ export function renderTables(data) {
   );
   table(
     'by-pack',
-    ['Pack', 'Cost', 'Calls', 'Tokens'],
+    ['Pack', 'Cost', 'Calls', 'Tokens', 'Cached input'],
     data.by_pack.map((p) => [
       named(packName(p.pack), false),
       cost(p),
       tokens(p.calls),
       tokens(p.tokens),
+      cached(p),
     ]),
     none,
+    ['Cached input'],
   );
   table(
     'by-kind',
@@ -94,5 +96,24 @@ export function renderTables(data) {
     ]),
     none,
   );
+  renderJobs(data);
   renderTurns(data);
+}
+
+/** What each scheduled job cost in the last 30 days: unattended spend, seen. */
+function renderJobs(data) {
+  table(
+    'by-job',
+    ['Job', 'Cost', 'Runs', 'Calls', 'Tokens', 'Pack', 'Chat'],
+    (data.by_job ?? []).map((j) => [
+      named(j.schedule === null ? `${j.job_id} (removed)` : `${j.job_id} · ${j.schedule}`, false),
+      cost(j),
+      tokens(j.runs),
+      tokens(j.calls),
+      tokens(j.tokens),
+      packName(j.pack),
+      j.chat === null ? '–' : String(j.chat),
+    ]),
+    'No job ran in the last 30 days.',
+  );
 }
