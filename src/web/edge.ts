@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../config/config.ts';
 import type { Edge, EdgeFactory } from '../core/edge.ts';
-import { createWebChannel, WEB_PLATFORM } from './channel.ts';
+import { createWebChannel, TRANSCRIPT_LIMIT, WEB_PLATFORM } from './channel.ts';
 import { addressOf, createConversations } from './conversations.ts';
 import { createChatRoutes } from './http.ts';
 import { createWebInput } from './input.ts';
@@ -25,7 +25,11 @@ export function webEdge(config: Pick<Config, 'access' | 'home'>): EdgeFactory {
   return {
     connect: ({ log, clock, inboxes, conversations: store }): Edge => {
       const conversations = createConversations(store, clock);
-      const channel = createWebChannel(() => clock.now());
+      // A conversation's page starts from what its sessions keep (SPEC §16: it survives a restart).
+      const channel = createWebChannel(
+        () => clock.now(),
+        (to) => store.history(to, TRANSCRIPT_LIMIT),
+      );
       const inbox = inboxes.keyed(WEB_PLATFORM);
       const uploads = createUploadStore(path.join(config.home, 'media', 'web'));
       return {
