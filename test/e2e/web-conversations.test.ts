@@ -92,7 +92,7 @@ describe('web conversations', () => {
     const booksId = (await books.conversations())[0]!.id;
     books.conversation = booksId;
     const garden = await page((await books.newConversation()).id);
-    expect(await bind(books, 'beta', 'remember: I am reading Dune')).toBe(
+    expect(await bind(books, 'beta', 'remember: I am reading **Dune**')).toBe(
       'echo: remember: I am reading Dune\n\n— Beta Books',
     );
     expect(await bind(garden, 'alpha', 'remember: my fern is Bob')).toBe(
@@ -120,10 +120,12 @@ describe('web conversations', () => {
     // answer as stored: without the pack's badge, which is added as it is sent).
     const shown = (c: ChatClient) => c.entries().map((e) => `${e.kind}: ${shownText(e)}`);
     const booksBefore = [
-      'user: remember: I am reading Dune',
+      'user: remember: I am reading **Dune**',
       'bot: echo: remember: I am reading Dune',
     ];
     expect(shown(booksAgain)).toEqual(booksBefore);
+    // The answer's Markdown rendered as a live answer is.
+    expect(booksAgain.botEntries()[0]!.html).toBe('echo: remember: I am reading <b>Dune</b>');
     expect(shown(gardenAgain)).toEqual([
       'user: remember: my fern is Bob',
       'bot: echo: remember: my fern is Bob',
@@ -145,7 +147,7 @@ describe('web conversations', () => {
     const [toBooks, toGarden] = h!.model.chatRequests().slice(before);
     // Each turn has its own pack and its own history, and not the other's.
     expect(systemText(toBooks!)).toContain('BETA-PERSONA');
-    expect(userTexts(toBooks!).join('\n')).toContain('I am reading Dune');
+    expect(userTexts(toBooks!).join('\n')).toContain('I am reading **Dune**');
     expect(userTexts(toBooks!).join('\n')).not.toContain('fern');
     expect(systemText(toGarden!)).toContain('ALPHA-PERSONA');
     expect(userTexts(toGarden!).join('\n')).toContain('my fern is Bob');
