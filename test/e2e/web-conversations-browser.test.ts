@@ -1,6 +1,7 @@
 /**
  * Conversations in a real browser (SPEC §16): two bound to different packs, each still
- * itself, its messages shown, after a reload and a restart; the list as a drawer at 390 px; rename by keyboard.
+ * itself, its messages shown, after a reload and a restart; the list as a drawer at 390 px;
+ * rename by keyboard.
  * Self-contained for now (the shared Chromium rig is being built beside it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
