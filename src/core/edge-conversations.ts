@@ -1,3 +1,5 @@
+import type { Address } from './types.ts';
+
 /**
  * The conversations an edge makes itself (the web chat's: SPEC §16), kept by the store in
  * `web_conversations`. Each is one address of the edge, `{platform, chatId: id}`; the core
@@ -12,6 +14,15 @@ export interface EdgeConversation {
   updatedAt: number;
 }
 
+/** A line of a conversation's stored history: what the owner said, or satchel's answer. */
+export interface StoredLine {
+  role: 'user' | 'assistant';
+  /** The owner's message as stored, or the answer's Markdown. */
+  text: string;
+  /** The owner's message's origin key (`originKey`): a replay of it is not shown again. */
+  source?: string;
+}
+
 export interface EdgeConversations {
   /** Every conversation, the most recently used first. */
   list(): EdgeConversation[];
@@ -21,4 +32,10 @@ export interface EdgeConversations {
   rename(id: string, title: string, titled: boolean): boolean;
   /** It was used at `now`: it moves to the top of the list. */
   touch(id: string, now: number): void;
+  /**
+   * The last `limit` lines of the chat sessions at `address` (every session a `/new` left
+   * behind too), oldest first: what the owner said and what satchel answered, without tool
+   * calls, tool results or empty texts.
+   */
+  history(address: Address, limit: number): StoredLine[];
 }

@@ -1,7 +1,12 @@
-import { desc, eq } from 'drizzle-orm';
-import type { EdgeConversation, EdgeConversations } from '../core/edge-conversations.ts';
+import { and, desc, eq, inArray, ne } from 'drizzle-orm';
+import type {
+  EdgeConversation,
+  EdgeConversations,
+  StoredLine,
+} from '../core/edge-conversations.ts';
+import { addressKey } from '../core/types.ts';
 import type { Db } from './client.ts';
-import { webConversations } from './schema.ts';
+import { messages, sessions, webConversations } from './schema.ts';
 
 /** The web chat's conversations in `web_conversations` (migration 0012). */
 export function createWebConversationRepo(db: Db): EdgeConversations {
@@ -31,5 +36,25 @@ export function createWebConversationRepo(db: Db): EdgeConversations {
     touch(id, now) {
       db.update(webConversations).set({ updatedAt: now }).where(eq(webConversations.id, id)).run();
     },
+
+    // Newest first to take the last `limit`, then turned back into reading order.
+    history: (address, limit) =>
+      db
+        .select({ role: messages.role, text: messages.content, source: messages.sourceKey })
+        .from(messages)
+        .innerJoin(sessions, eq(sessions.id, messages.sessionId))
+        .where(
+          and(
+            eq(sessions.address, addressKey(address)),
+            eq(sessions.kind, 'chat'),
+            inArray(messages.role, ['user', 'assistant']),
+            ne(messages.content, ''),
+          ),
+        )
+        .orderBy(desc(messages.id))
+        .limit(limit)
+        .all()
+        .reverse()
+        .map(({ source, ...line }) => (source ? { ...line, source } : line) as StoredLine),
   };
 }

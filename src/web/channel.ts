@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
+import type { StoredLine } from '../core/edge-conversations.ts';
 import { ChannelError, UnreadableFileError } from '../core/errors.ts';
 import type { Channel, InlineButton, MediaMessage, SendTextOptions } from '../core/ports.ts';
 import { type Address, addressKey } from '../core/types.ts';
 import { markupProblem, visibleText } from './markup.ts';
-import { webRenderer } from './render.ts';
+import { renderWebHtml, webRenderer } from './render.ts';
 import {
   type Attachment,
   type Body,
@@ -16,7 +17,7 @@ import {
 export const WEB_PLATFORM = 'web';
 
 /** How many entries of a conversation a page that (re)connects is shown. */
-const TRANSCRIPT_LIMIT = 200;
+export const TRANSCRIPT_LIMIT = 200;
 
 /**
  * How often a streamed reply updates the page: a browser has no edit limit, so the text
@@ -34,9 +35,10 @@ export interface WebChannel extends Channel {
   conversation(to: Address): Transcript;
   /**
    * Shows a line the owner typed, or a file they sent with its caption (before it is
-   * handled, so the page shows it at once).
+   * handled, so the page shows it at once). `source`: its origin key, when it is replayed
+   * (not shown again when the stored history shows it already).
    */
-  showTyped(to: Address, text: string, attachment?: Attachment): void;
+  showTyped(to: Address, text: string, attachment?: Attachment, source?: string): void;
 }
 
 /**
@@ -49,24 +51,50 @@ export interface WebChannel extends Channel {
  * SPEC §18) is kept by `keep` and played in the page; photos, audio and documents are declared
  * unsupported (the outbox degrades them to text); there are no topics. Message ids start at the clock's time so a restart never reuses one an
  * outbox row still names; the page knows them as numbers, the core as their digits.
+ *
+ * A conversation's transcript starts, the first time this run touches it, from `stored`:
+ * the lines its sessions keep (what the owner said, the answers rendered as live ones are),
+ * so a page opened after a restart shows what came before. It is read once: what this run
+ * adds comes live, never from the store as well, so nothing shows twice; a line an earlier
+ * run stored and a replay hands on again is shown once, where it was stored, as it was sent.
  */
 export function createWebChannel(
   now: () => number,
-  /** Keeps a voice note's bytes where the page can fetch them (uploads.ts); returns its id. */
-  keep?: (data: Buffer, ext: string) => string,
+  {
+    keep,
+    stored = () => [],
+  }: {
+    /** Keeps a voice note's bytes where the page can fetch them (uploads.ts); returns its id. */
+    keep?: (data: Buffer, ext: string) => string;
+    /** What a conversation's sessions keep, shown first when this run touches it. */
+    stored?: (to: Address) => readonly StoredLine[];
+  } = {},
 ): WebChannel {
   const conversations = new Map<string, Transcript>();
+  /** The owner's lines shown from the store, by origin key: their entry's id. */
+  const storedSources = new Map<string, number>();
   let lastId = now();
 
   const conversation = (to: Address): Transcript => {
     const key = addressKey(to);
     let found = conversations.get(key);
     if (!found) {
-      found = createTranscript(TRANSCRIPT_LIMIT);
+      found = createTranscript(TRANSCRIPT_LIMIT, stored(to).flatMap(earlierEntry));
       conversations.set(key, found);
     }
     return found;
   };
+
+  /** A stored line as the page shows it; none when an answer renders to nothing. */
+  function earlierEntry({ role, text, source }: StoredLine): Entry[] {
+    if (role === 'user') {
+      const id = ++lastId;
+      if (source) storedSources.set(source, id);
+      return [{ kind: 'user', id, text }];
+    }
+    const html = renderWebHtml(text, 'markdown');
+    return visibleText(html).replace(INVISIBLE, '') === '' ? [] : [botEntry(++lastId, { html })];
+  }
 
   /** The body of a text, or the ChannelError the channel refuses it with. */
   function bodyOf(method: string, text: string, formatted: boolean): Body {
@@ -169,13 +197,18 @@ export function createWebChannel(
 
     conversation,
 
-    showTyped(to: Address, text: string, attachment?: Attachment) {
-      conversation(to).add({
+    showTyped(to: Address, text: string, attachment?: Attachment, source?: string) {
+      const transcript = conversation(to);
+      const entry = (id: number): Entry => ({
         kind: 'user',
-        id: ++lastId,
+        id,
         text,
         ...(attachment ? { attachment } : {}),
       });
+      // Replayed, and shown from the store already: shown as sent (its file too), in its place.
+      const stored = source === undefined ? undefined : storedSources.get(source);
+      if (stored === undefined || !transcript.replace(entry(stored)))
+        transcript.add(entry(++lastId));
     },
   };
   return channel;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../config/config.ts';
 import type { Edge, EdgeFactory } from '../core/edge.ts';
-import { createWebChannel, WEB_PLATFORM } from './channel.ts';
+import { createWebChannel, TRANSCRIPT_LIMIT, WEB_PLATFORM } from './channel.ts';
 import { addressOf, createConversations } from './conversations.ts';
 import { createChatRoutes } from './http.ts';
 import { createWebInput } from './input.ts';
@@ -26,11 +26,12 @@ export function webEdge(config: Pick<Config, 'access' | 'home'>): EdgeFactory {
     connect: ({ log, clock, inboxes, conversations: store }): Edge => {
       const conversations = createConversations(store, clock);
       const uploads = createUploadStore(path.join(config.home, 'media', 'web'));
-      // Voice notes (spoken answers) are kept beside the uploads: the page plays them from there.
-      const channel = createWebChannel(
-        () => clock.now(),
-        (data, ext) => uploads.save(data, ext),
-      );
+      const channel = createWebChannel(() => clock.now(), {
+        // Voice notes (spoken answers) are kept beside the uploads: the page plays them there.
+        keep: (data, ext) => uploads.save(data, ext),
+        // A conversation's page starts from what its sessions keep (SPEC §16: it survives a restart).
+        stored: (to) => store.history(to, TRANSCRIPT_LIMIT),
+      });
       const inbox = inboxes.keyed(WEB_PLATFORM);
       return {
         platform: WEB_PLATFORM,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { encodeButton } from '../core/button-data.ts';
 import type { Clock } from '../core/clock.ts';
 import type { KeyedInbox } from '../core/inbox.ts';
+import { originKey } from '../core/origin.ts';
 import type { Logger } from '../core/ports.ts';
 import { type Address, addressKey, type InboundEvent, type InboundPayload } from '../core/types.ts';
 import type { WebChannel } from './channel.ts';
@@ -162,7 +163,7 @@ export function createWebInput(deps: WebInputDeps) {
         const event: InboundEvent = { ...stored, address, senderId: deps.senderId };
         if (event.kind !== 'callback') {
           const { text, attachment } = shownOf(event);
-          channel.showTyped(address, text, attachment);
+          channel.showTyped(address, text, attachment, originKey(event.origin));
         }
         deps.accept(event);
       }

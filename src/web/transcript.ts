@@ -54,10 +54,11 @@ export type Listener = (update: ChatUpdate) => void;
  * One conversation as the page shows it: the last `limit` entries (older ones are
  * forgotten: the page shows the recent conversation, the sessions keep the rest), the draft
  * being written, whether satchel is working, and the pages listening. A new message from
- * satchel ends the draft and the working state.
+ * satchel ends the draft and the working state. `earlier`: what it starts with (the stored
+ * history of an earlier run).
  */
-export function createTranscript(limit: number) {
-  const entries: Entry[] = [];
+export function createTranscript(limit: number, earlier: readonly Entry[] = []) {
+  const entries: Entry[] = earlier.slice(-limit);
   const listeners = new Set<Listener>();
   let draft: Body | undefined;
   let working = false;

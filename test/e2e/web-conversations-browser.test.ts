@@ -1,6 +1,7 @@
 /**
  * Conversations in a real browser (SPEC §16): two bound to different packs, each still
- * itself after a reload and a restart; the list as a drawer at 390 px; rename by keyboard.
+ * itself, its messages shown, after a reload and a restart; the list as a drawer at 390 px;
+ * rename by keyboard.
  * Self-contained for now (the shared Chromium rig is being built beside it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +94,12 @@ describe.skipIf(skipped || !haveChromium)('web conversations in a real browser',
     await expect.poll(() => after.locator('#status').textContent()).toBe('Connected');
     const afterLog = after.getByRole('log');
     const afterList = after.getByRole('navigation', { name: 'Conversations' });
+    // It opens on what was said there before the restart: the line and its answer, once.
+    const bubbles = () => afterLog.locator('.bubble').allTextContents();
+    await expect.poll(bubbles).toEqual(['I am reading Dune', 'echo: I am reading Dune']);
+    await after.reload();
+    await expect.poll(() => after.locator('#status').textContent()).toBe('Connected');
+    await expect.poll(bubbles).toEqual(['I am reading Dune', 'echo: I am reading Dune']);
     await after.getByLabel('Message').fill('what am I reading?');
     await after.keyboard.press('Enter');
     await expect.poll(() => afterLog.textContent(), { timeout: 10_000 }).toContain('— Beta Books');

@@ -86,13 +86,13 @@ describe('web conversations', () => {
     ]);
   });
 
-  it('binds two conversations to different packs, each answered by its own, also after a restart', async () => {
+  it('binds two conversations to different packs, each answered by its own and showing its messages, also after a restart', async () => {
     await start();
     const books = await page();
     const booksId = (await books.conversations())[0]!.id;
     books.conversation = booksId;
     const garden = await page((await books.newConversation()).id);
-    expect(await bind(books, 'beta', 'remember: I am reading Dune')).toBe(
+    expect(await bind(books, 'beta', 'remember: I am reading **Dune**')).toBe(
       'echo: remember: I am reading Dune\n\n— Beta Books',
     );
     expect(await bind(garden, 'alpha', 'remember: my fern is Bob')).toBe(
@@ -116,16 +116,38 @@ describe('web conversations', () => {
 
     const booksAgain = await page(booksId);
     const gardenAgain = await page(garden.conversation);
+    // Each page opens on what was said there before the restart, once, and nothing else (the
+    // answer as stored: without the pack's badge, which is added as it is sent).
+    const shown = (c: ChatClient) => c.entries().map((e) => `${e.kind}: ${shownText(e)}`);
+    const booksBefore = [
+      'user: remember: I am reading **Dune**',
+      'bot: echo: remember: I am reading Dune',
+    ];
+    expect(shown(booksAgain)).toEqual(booksBefore);
+    // The answer's Markdown rendered as a live answer is.
+    expect(booksAgain.botEntries()[0]!.html).toBe('echo: remember: I am reading <b>Dune</b>');
+    expect(shown(gardenAgain)).toEqual([
+      'user: remember: my fern is Bob',
+      'bot: echo: remember: my fern is Bob',
+    ]);
     const before = h!.model.chatRequests().length;
     await booksAgain.send('what am I reading?');
-    await booksAgain.waitForBot(1);
+    await booksAgain.waitForBot(2);
     await gardenAgain.send('what is my fern called?');
-    await gardenAgain.waitForBot(1);
+    await gardenAgain.waitForBot(2);
+    // A reload after the new answer: the stored history and this run's lines, each once.
+    const reloaded = await page(booksId);
+    expect(shown(reloaded)).toEqual([
+      ...booksBefore,
+      'user: what am I reading?',
+      ...shown(booksAgain).slice(3),
+    ]);
+    expect(shown(reloaded)).toHaveLength(4);
     await vi.waitFor(() => expect(h!.model.chatRequests().length).toBe(before + 2));
     const [toBooks, toGarden] = h!.model.chatRequests().slice(before);
     // Each turn has its own pack and its own history, and not the other's.
     expect(systemText(toBooks!)).toContain('BETA-PERSONA');
-    expect(userTexts(toBooks!).join('\n')).toContain('I am reading Dune');
+    expect(userTexts(toBooks!).join('\n')).toContain('I am reading **Dune**');
     expect(userTexts(toBooks!).join('\n')).not.toContain('fern');
     expect(systemText(toGarden!)).toContain('ALPHA-PERSONA');
     expect(userTexts(toGarden!).join('\n')).toContain('my fern is Bob');
