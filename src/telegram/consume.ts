@@ -17,6 +17,8 @@ export interface ConsumerDeps {
   log: Logger;
   /** Takes one event (the pipeline's entry); must not throw (it reports its own failures). */
   onEvent(event: InboundEvent): void;
+  /** TELEGRAM_LOCAL_FILES: videos are taken in as documents (see translate.ts). */
+  localFiles?: boolean;
 }
 
 /**
@@ -55,7 +57,8 @@ export function createConsumer(deps: ConsumerDeps) {
       return;
     }
     try {
-      const event = translateParsed(parsed.update, clock.now(), identity(deps.bot));
+      const options = { localFiles: deps.localFiles === true };
+      const event = translateParsed(parsed.update, clock.now(), identity(deps.bot), options);
       if (event) deps.onEvent(event);
       else {
         // A kind satchel does not handle (a poll, an edited photo): nothing to answer.

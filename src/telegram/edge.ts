@@ -101,6 +101,7 @@ function telegramIngress(config: TelegramConfig, parts: Connected, port: Ingress
     onReachable: () => port.reachable(),
     onEvent: port.accept,
     onStopped: port.fatal,
+    localFiles: config.telegram.localFiles,
   };
   const { webhook } = config.telegram;
   const ingress = webhook ? createWebhookIngress({ ...deps, webhook }) : createIngress(deps);

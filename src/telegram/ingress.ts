@@ -10,13 +10,13 @@ import type { Clock } from '../core/clock.ts';
 import type { NumberedInbox } from '../core/inbox.ts';
 import type { Logger } from '../core/ports.ts';
 import type { InboundEvent } from '../core/types.ts';
-import { createConsumer } from './consume.ts';
+import { type ConsumerDeps, createConsumer } from './consume.ts';
 import { pollingHint, toChannelError } from './errors.ts';
 import { createUpdateSupplier } from './update-supplier.ts';
 
 const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
-export interface IngressDeps {
+export interface IngressDeps extends Pick<ConsumerDeps, 'localFiles'> {
   bot: Bot;
   inbox: NumberedInbox;
   clock: Clock;

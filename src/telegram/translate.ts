@@ -18,6 +18,8 @@ import { idIn } from './ids.ts';
 import { chatChangeOf, reactionOf } from './translate-chat.ts';
 import { parseUpdate, type WireMessage, type WireUpdate } from './update-schema.ts';
 
+type WireFile = NonNullable<WireMessage['document']>;
+
 /** The longest quote (in UTF-16 units, ellipsis included) an event carries. */
 export const QUOTE_MAX_CHARS = 1000;
 
@@ -36,6 +38,14 @@ export function translateUpdate(
   return parsed.ok ? translateParsed(parsed.update, receivedAt, bot) : undefined;
 }
 
+export interface TranslateOptions {
+  /**
+   * TELEGRAM_LOCAL_FILES: large files are read from a self-hosted Bot API server's disk, so a
+   * video is taken like a document (saved in the workspace) instead of refused.
+   */
+  localFiles?: boolean;
+}
+
 /**
  * translateUpdate for an update already checked against its schema (`parseUpdate`). With
  * `bot` (who the bot is), group messages say whether they are addressed to it, and commands
@@ -45,6 +55,7 @@ export function translateParsed(
   update: WireUpdate,
   receivedAt: number,
   bot?: BotIdentity,
+  options: TranslateOptions = {},
 ): InboundEvent | undefined {
   const { update_id: updateId, callback_query: q, edited_message: edited, message } = update;
   if (q) {
@@ -68,7 +79,7 @@ export function translateParsed(
   const change = chatChangeOf(message);
   if (change) return { ...metaOf(updateId, message, message.from, receivedAt), ...change };
   if (!message.from) return undefined;
-  const payload = payloadOf(message, updateId);
+  const payload = payloadOf(message, updateId, options);
   if (!payload) return undefined;
   if (payload.kind === 'command' && isForAnotherBot(payload.target, bot)) return undefined;
   const { target: _, ...rest } = payload;
@@ -88,15 +99,26 @@ function addressedOf(message: WireMessage, bot: BotIdentity | undefined): { addr
 /** A payload, and for a command the bot it names (`/help@bot`), read then dropped. */
 type Parsed = InboundPayload & { target?: string };
 
-function payloadOf(message: WireMessage, updateId: number): Parsed | undefined {
+function payloadOf(
+  message: WireMessage,
+  updateId: number,
+  options: TranslateOptions,
+): Parsed | undefined {
   if (message.text !== undefined) return textOrCommand(message.text, message.entities?.[0]);
   const topic = message.forum_topic_created ?? message.forum_topic_edited;
   if (topic) return { kind: 'topic', name: topic.name };
-  return mediaOf(message, updateId) ?? sharedOf(message);
+  return mediaOf(message, updateId, options) ?? sharedOf(message);
 }
 
-/** Files the user sent: voice and audio, photos (alone or in an album), documents. */
-function mediaOf(message: WireMessage, updateId: number): InboundPayload | undefined {
+/**
+ * Files the user sent: voice and audio, photos (alone or in an album), documents, and with
+ * local files videos (saved as documents are).
+ */
+function mediaOf(
+  message: WireMessage,
+  updateId: number,
+  options: TranslateOptions,
+): InboundPayload | undefined {
   const caption = message.caption ?? '';
   const audio = message.voice ?? message.audio;
   if (audio) {
@@ -121,23 +143,37 @@ function mediaOf(message: WireMessage, updateId: number): InboundPayload | undef
   // A GIF also arrives as a `document`: it must be recognised before documents are.
   const unsupported = message.animation
     ? 'GIF'
-    : message.video
+    : message.video && !options.localFiles
       ? 'video'
       : message.video_note
         ? 'video note'
         : undefined;
   if (unsupported) return { kind: 'unsupported', what: unsupported };
-  if (message.document) {
-    const d = message.document;
-    return {
-      kind: 'document',
-      file: fileRef(d),
-      name: d.file_name ?? 'file',
-      mimeType: d.mime_type ?? 'application/octet-stream',
-      caption,
-    };
+  const { video, document } = message;
+  if (video) {
+    const mimeType = video.mime_type ?? 'video/mp4';
+    const made = `video-${message.message_id}.${VIDEO_EXTENSIONS[mimeType] ?? 'mp4'}`;
+    return documentOf(video, caption, made, mimeType);
   }
+  if (document) return documentOf(document, caption, 'file', 'application/octet-stream');
   return undefined;
+}
+
+/** The extension of a video's made-up name (Telegram gives most videos no file name). */
+const VIDEO_EXTENSIONS: Record<string, string> = {
+  'video/quicktime': 'mov',
+  'video/webm': 'webm',
+  'video/x-matroska': 'mkv',
+};
+
+function documentOf(d: WireFile, caption: string, name: string, mimeType: string): InboundPayload {
+  return {
+    kind: 'document',
+    file: fileRef(d),
+    name: d.file_name ?? name,
+    mimeType: d.mime_type ?? mimeType,
+    caption,
+  };
 }
 
 /**

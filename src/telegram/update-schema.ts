@@ -49,7 +49,7 @@ const document = z.looseObject({
   mime_type: lenient(z.string()),
 });
 
-/** Media satchel cannot take in (video, video note, GIF): only its presence is read. */
+/** Media satchel cannot take in (video note, GIF): only its presence is read. */
 const unreadMedia = z.looseObject({ file_id: z.string() });
 
 const sticker = z.looseObject({ file_id: z.string(), emoji: lenient(z.string()) });
@@ -104,7 +104,8 @@ const message = z.looseObject({
   audio: lenient(media),
   photo: lenient(z.array(photoSize)),
   document: lenient(document),
-  video: lenient(unreadMedia),
+  // Saved like a document with local files (TELEGRAM_LOCAL_FILES), else refused.
+  video: lenient(document),
   video_note: lenient(unreadMedia),
   animation: lenient(unreadMedia),
   sticker: lenient(sticker),

@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock.ts';
 import type { NumberedInbox } from '../core/inbox.ts';
 import type { Logger } from '../core/ports.ts';
 import type { InboundEvent } from '../core/types.ts';
-import { createConsumer } from './consume.ts';
+import { type ConsumerDeps, createConsumer } from './consume.ts';
 import { failureCause, toChannelError } from './errors.ts';
 import { createOutageLog, retryUntilDone, TELEGRAM_BACKOFF } from './retry.ts';
 import { updateIdOf } from './update-schema.ts';
@@ -16,7 +16,7 @@ import { answer, limitedHttpAdapter, WebhookRequestError } from './webhook-body.
 
 const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
-export interface WebhookIngressDeps {
+export interface WebhookIngressDeps extends Pick<ConsumerDeps, 'localFiles'> {
   bot: Bot;
   inbox: NumberedInbox;
   clock: Clock;

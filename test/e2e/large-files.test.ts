@@ -61,6 +61,19 @@ function sendDocument(fileId: string, filePath: string, fileName: string): void 
   h.tg.document({ userId: ALLOWED_USER, fileId, fileName });
 }
 
+/**
+ * A 25 MB file at `relative` in the bot's directory that getFile names for `fileId`, and the
+ * model's answer to the turn it comes in. Returns its path.
+ */
+function localBigFile(fileId: string, relative: string, answer: string): string {
+  const source = path.join(botDir, relative);
+  mkdirSync(path.dirname(source), { recursive: true });
+  bigFile(source, 25);
+  h.tg.addLocalFile(fileId, source);
+  h.model.enqueue({ text: answer });
+  return source;
+}
+
 describe('large files from a self-hosted Bot API server', () => {
   it('copies a 25 MB document from the path getFile names into the workspace', async () => {
     await startLocal();
@@ -88,11 +101,7 @@ describe('large files from a self-hosted Bot API server', () => {
 
   it('keeps a 25 MB audio file in the workspace instead of transcribing it', async () => {
     await startLocal();
-    const source = path.join(botDir, 'music', 'file_9.mp3');
-    mkdirSync(path.dirname(source));
-    bigFile(source, 25);
-    h.tg.addLocalFile('talk', source);
-    h.model.enqueue({ text: 'Saved the recording.' });
+    localBigFile('talk', 'music/file_9.mp3', 'Saved the recording.');
     h.tg.audio({
       userId: ALLOWED_USER,
       fileId: 'talk',
@@ -106,6 +115,36 @@ describe('large files from a self-hosted Bot API server', () => {
     expect(lastUserText(h.model.chatRequests()[0]!)).toContain(
       `"talk.mp3" (audio/mpeg, ${25 * MB} bytes)`,
     );
+  });
+
+  it('saves a 25 MB video like a document, under a made-up name, with its caption', async () => {
+    await startLocal();
+    const source = localBigFile('clip', 'videos/file_3.mp4', 'Saved the clip.');
+    h.tg.video({ userId: ALLOWED_USER, fileId: 'clip', caption: 'our hike' });
+    await settled(h, 1);
+
+    // Telegram names no file for most videos: the name is made from the message id (the
+    // chat's first) and the mime type.
+    const name = 'video-1.mp4';
+    const copy = path.join(workspace(), name);
+    expect(await sha256(copy)).toBe(await sha256(source));
+    expect(h.tg.downloads()).toEqual([]);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual([`Saved the clip.\n\n✓ ${name} saved`]);
+    const said = lastUserText(h.model.chatRequests()[0]!);
+    expect(said).toContain(
+      `"${name}" (video/mp4, ${25 * MB} bytes), saved in the pack workspace as files/${name}`,
+    );
+    expect(said).toContain('our hike');
+  });
+
+  it('still refuses videos without TELEGRAM_LOCAL_FILES', async () => {
+    await startLocal('false');
+    h.tg.video({ userId: ALLOWED_USER, caption: 'our hike' });
+    await settled(h, 1);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual([
+      "I can't watch videos yet. Tell me in words what it shows, or send a photo or a voice message.",
+    ]);
+    expect(h.model.chatRequests()).toEqual([]);
   });
 
   it('refuses a relative path, one outside the bot directory, a symlink out of it and a directory', async () => {

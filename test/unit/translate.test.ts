@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { translateUpdate } from '../../src/telegram/translate.ts';
+import { translateParsed, translateUpdate } from '../../src/telegram/translate.ts';
 import { parseUpdate } from '../../src/telegram/update-schema.ts';
 
 const AT = 1_700_000_000_000;
@@ -217,6 +217,26 @@ describe('translateUpdate: media', () => {
     });
     const gif = { animation: file, document: { file_id: 'f', file_name: 'a.mp4' } };
     expect(translate(gif)).toMatchObject({ kind: 'unsupported', what: 'GIF' });
+  });
+
+  it('with local files, takes a video as a document: its own name, else one made up', () => {
+    const local = (extra: object) => {
+      const parsed = parseUpdate(update(extra));
+      return parsed.ok ? translateParsed(parsed.update, AT, undefined, { localFiles: true }) : 0;
+    };
+    const video = { file_id: 'f', duration: 3, file_size: 900, mime_type: 'video/quicktime' };
+    expect(local({ video, caption: 'watch' })).toMatchObject({
+      kind: 'document',
+      file: { fileId: 'f', size: 900 },
+      name: expect.stringMatching(/^video-\d+\.mov$/),
+      mimeType: 'video/quicktime',
+      caption: 'watch',
+    });
+    const named = { file_id: 'f', duration: 3, file_name: 'hike.mp4' };
+    expect(local({ video: named })).toMatchObject({ name: 'hike.mp4', mimeType: 'video/mp4' });
+    // Round videos and GIFs are still refused.
+    expect(local({ video_note: video })).toMatchObject({ kind: 'unsupported' });
+    expect(local({ animation: video })).toMatchObject({ kind: 'unsupported', what: 'GIF' });
   });
 
   it('ignores kinds it does not handle: polls, dice, games', () => {
