@@ -40,3 +40,11 @@ export function noMoreThan(positionals: string[], count: number): void {
   const extra = positionals[count];
   if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
 }
+
+/** The one positional argument a command takes; `missing` tells what to give when none is. */
+export function oneArgument(positionals: string[], missing: string): string {
+  const [first] = positionals;
+  if (first === undefined) throw new UsageError(missing);
+  noMoreThan(positionals, 1);
+  return first;
+}

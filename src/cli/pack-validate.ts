@@ -3,7 +3,7 @@ import path from 'node:path';
 import { withEnvFile } from '../config/env-file.ts';
 import { envSchema } from '../config/schema.ts';
 import { validatePack, validationReport } from '../packs/validate.ts';
-import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
+import { oneArgument, parseCommandArgs } from './args.ts';
 import type { CliCommand } from './command.ts';
 
 const HELP = `Usage: npx satchel pack validate DIR
@@ -22,9 +22,7 @@ export const packValidateCommand: CliCommand = {
   help: HELP,
   async run(args, io) {
     const { positionals } = parseCommandArgs(args, {});
-    const [dir] = positionals;
-    if (dir === undefined) throw new UsageError('satchel pack validate needs the folder of a pack');
-    noMoreThan(positionals, 1);
+    const dir = oneArgument(positionals, 'satchel pack validate needs the folder of a pack');
     const env = withEnvFile(io.env, io.cwd);
     const home = path.resolve(io.cwd, envSchema.shape.SATCHEL_HOME.parse(env.SATCHEL_HOME));
     const folder = path.resolve(io.cwd, dir);
