@@ -36,6 +36,9 @@ export function renderMarkdown(markdown: string, dialect: Dialect): string {
 
 const HR_LINE = '———';
 
+/** The dialect's mark for each kind of inline emphasis marked reads. */
+const EMPHASIS = { strong: 'bold', em: 'italic', del: 'strike' } as const;
+
 class Walker {
   constructor(private readonly d: Dialect) {}
 
@@ -133,13 +136,9 @@ class Walker {
           out += d.escape(token.text);
           break;
         case 'strong':
-          out += d.bold(this.inline(token.tokens));
-          break;
         case 'em':
-          out += d.italic(this.inline(token.tokens));
-          break;
         case 'del':
-          out += d.strike(this.inline(token.tokens));
+          out += d[EMPHASIS[token.type]](this.inline(token.tokens));
           break;
         case 'codespan':
           out += d.code(d.escape(token.text));
