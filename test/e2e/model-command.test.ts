@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { pressOnLast } from '../support/buttons.ts';
 import {
   ALLOWED_USER,
   FIXTURE_PACKS,
@@ -188,12 +189,7 @@ describe('/usage footer', () => {
     await h.start({ SATCHEL_MODELS: ownerCatalog(), SATCHEL_PACKS: FIXTURE_PACKS });
     h.say('/pack');
     await settled(h, 1);
-    const picker = h.tg.calls('sendMessage').at(-1)!;
-    h.tg.callback({
-      userId: ALLOWED_USER,
-      data: 'pack:alpha',
-      messageId: picker.result.message_id,
-    });
+    pressOnLast(h, 'pack:alpha');
     await settled(h, 2);
 
     h.say('/usage footer on');

@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { PROVIDER_UNAVAILABLE } from '../../src/core/errors.ts';
 import { TOPIC_RIGHTS_HELP } from '../../src/turn/commands.ts';
 import { lastUserText, systemText, userTexts } from '../fakes/model-server.ts';
+import { pressOnLast } from '../support/buttons.ts';
 import {
   ALLOWED_USER,
   FIXTURE_PACKS,
@@ -27,12 +28,8 @@ const inTopic = (threadId: number, text: string) => ({
 /** Sends `text`, waits for the pack picker it brings up, and presses `pack`. */
 async function pickPack(text: string, pack: string): Promise<void> {
   h.tg.text({ userId: ALLOWED_USER, text });
-  const picker = await h.tg.waitForCall('sendMessage');
-  h.tg.callback({
-    userId: ALLOWED_USER,
-    data: `pack:${pack}`,
-    messageId: picker.result.message_id,
-  });
+  await h.tg.waitForCall('sendMessage');
+  pressOnLast(h, `pack:${pack}`);
 }
 
 describe('packs and routing', () => {
@@ -81,13 +78,9 @@ describe('packs and routing', () => {
   it('when the parked message fails after the pick, says so once and does not replay it', async () => {
     await h.start({ SATCHEL_PACKS: FIXTURE_PACKS });
     h.tg.text({ userId: ALLOWED_USER, text: 'hello there' });
-    const picker = await h.tg.waitForCall('sendMessage');
+    await h.tg.waitForCall('sendMessage');
     h.model.failNext(3, 500); // the first try and both retries
-    h.tg.callback({
-      userId: ALLOWED_USER,
-      data: 'pack:alpha',
-      messageId: picker.result.message_id,
-    });
+    pressOnLast(h, 'pack:alpha');
     await settled(h, 2);
 
     expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe(PROVIDER_UNAVAILABLE);
@@ -110,12 +103,7 @@ describe('packs and routing', () => {
     await settled(h, 2);
     h.tg.text({ userId: ALLOWED_USER, text: '/pack' });
     await settled(h, 3);
-    const picker = h.tg.calls('sendMessage').at(-1)!;
-    h.tg.callback({
-      userId: ALLOWED_USER,
-      data: 'pack:alpha',
-      messageId: picker.result.message_id,
-    });
+    pressOnLast(h, 'pack:alpha');
     await settled(h, 4);
     h.tg.text({ userId: ALLOWED_USER, text: 'plants please' });
     await settled(h, 5);
