@@ -8,7 +8,6 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { pressOnLast } from '../support/buttons.ts';
 import {
   ALLOWED_USER,
   FIXTURE_PACKS,
@@ -16,6 +15,7 @@ import {
   harnessPerTest,
   settled,
 } from '../support/harness.ts';
+import { inForum, pressOnLast } from '../support/user-acts.ts';
 
 const h = harnessPerTest();
 const GROUP = -1005551234;
@@ -28,14 +28,7 @@ const buttons = (call: { params: Record<string, unknown> }): Button[] =>
 
 /** Sends `text` in the forum group's topic `threadId`; returns its update id. */
 const inTopic = (threadId: number, text: string) =>
-  h.tg.text({
-    userId: ALLOWED_USER,
-    chatId: GROUP,
-    chatType: 'supergroup',
-    isForum: true,
-    threadId,
-    text,
-  });
+  h.tg.text({ ...inForum(GROUP, threadId), text });
 
 /** The owner's catalog of these tests: OpenAI chat models beside the bundled default. */
 function ownerCatalog(): string {

@@ -4,7 +4,6 @@ import { describe, expect, it, vi } from 'vitest';
 import { PROVIDER_UNAVAILABLE } from '../../src/core/errors.ts';
 import { TOPIC_RIGHTS_HELP } from '../../src/turn/commands.ts';
 import { lastUserText, systemText, userTexts } from '../fakes/model-server.ts';
-import { pressOnLast } from '../support/buttons.ts';
 import {
   ALLOWED_USER,
   FIXTURE_PACKS,
@@ -12,18 +11,12 @@ import {
   harnessPerTest,
   settled,
 } from '../support/harness.ts';
+import { inForum, pressOnLast } from '../support/user-acts.ts';
 
 const GROUP = -100777;
 const h = harnessPerTest();
 
-const inTopic = (threadId: number, text: string) => ({
-  userId: ALLOWED_USER,
-  chatId: GROUP,
-  chatType: 'supergroup' as const,
-  isForum: true,
-  threadId,
-  text,
-});
+const inTopic = (threadId: number, text: string) => ({ ...inForum(GROUP, threadId), text });
 
 /** Sends `text`, waits for the pack picker it brings up, and presses `pack`. */
 async function pickPack(text: string, pack: string): Promise<void> {
@@ -219,13 +212,7 @@ describe('packs and routing', () => {
   it('/topics creates the missing topics and binds them', async () => {
     await h.start({ SATCHEL_PACKS: FIXTURE_PACKS });
     h.tg.topicCreated({ userId: ALLOWED_USER, chatId: GROUP, threadId: 10, name: 'Alpha Garden' });
-    h.tg.text({
-      userId: ALLOWED_USER,
-      chatId: GROUP,
-      chatType: 'supergroup',
-      isForum: true,
-      text: '/topics',
-    });
+    h.tg.text({ ...inForum(GROUP), text: '/topics' });
     await settled(h, 2);
 
     const created = h.tg.calls('createForumTopic');
@@ -252,13 +239,7 @@ describe('packs and routing', () => {
       status: 400,
       description: 'Bad Request: not enough rights to create a topic',
     });
-    h.tg.text({
-      userId: ALLOWED_USER,
-      chatId: GROUP,
-      chatType: 'supergroup',
-      isForum: true,
-      text: '/topics',
-    });
+    h.tg.text({ ...inForum(GROUP), text: '/topics' });
     await settled(h, 1);
     expect(h.tg.texts(GROUP)).toEqual([TOPIC_RIGHTS_HELP]);
     expect(h.rows('SELECT 1 FROM conversation_routes')).toHaveLength(0);
