@@ -41,11 +41,15 @@ export function noMoreThan(positionals: string[], count: number): void {
   if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
 }
 
+/** The one positional argument a command takes; `missing` tells what to give when none is. */
+export function oneArgument(positionals: string[], missing: string): string {
+  const [first] = positionals;
+  if (first === undefined) throw new UsageError(missing);
+  noMoreThan(positionals, 1);
+  return first;
+}
+
 /** The one positional argument a command takes (`missing`: what to say when it is not given). */
 export function onePositional(args: string[], missing: string): string {
-  const { positionals } = parseCommandArgs(args, {});
-  const [only] = positionals;
-  if (only === undefined) throw new UsageError(missing);
-  noMoreThan(positionals, 1);
-  return only;
+  return oneArgument(parseCommandArgs(args, {}).positionals, missing);
 }

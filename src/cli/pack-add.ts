@@ -15,7 +15,7 @@ import {
   packPermissions,
 } from '../packs/permissions.ts';
 import { removePack } from '../packs/remove.ts';
-import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
+import { oneArgument, parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { askYesNo, isTerminal } from './confirm.ts';
 import { packDirs } from './pack-list.ts';
@@ -71,10 +71,10 @@ export function createPackAddCommand(fetchNpm?: NpmFetch): CliCommand {
         force: { type: 'boolean' },
         yes: { type: 'boolean' },
       });
-      const [source] = positionals;
-      if (source === undefined)
-        throw new UsageError('which pack? Give a folder, an npm pack .tgz or npm:NAME');
-      noMoreThan(positionals, 1);
+      const source = oneArgument(
+        positionals,
+        'which pack? Give a folder, an npm pack .tgz or npm:NAME',
+      );
       if (values.force && !values.upgrade) throw new UsageError('--force goes with --upgrade');
       try {
         const done = await installPack({
@@ -138,9 +138,7 @@ export const packRemoveCommand: CliCommand = {
   help: REMOVE_HELP,
   async run(args, io) {
     const { positionals, values } = parseCommandArgs(args, { purge: { type: 'boolean' } });
-    const [name] = positionals;
-    if (name === undefined) throw new UsageError('which pack? Give its name');
-    noMoreThan(positionals, 1);
+    const name = oneArgument(positionals, 'which pack? Give its name');
     const home = homeOf(io);
     try {
       const { purged } = removePack(home, name, values.purge ?? false, packDirs(io));

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { inspectPack } from '../packs/loader.ts';
 import { formatProblem } from '../packs/problems.ts';
 import { BUNDLED_SCHEMA, BUNDLED_TEST_SCHEMA, packName, scaffoldPack } from '../packs/scaffold.ts';
-import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
+import { oneArgument, parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { packDirs } from './pack-list.ts';
 
@@ -27,9 +27,7 @@ export const packNewCommand: CliCommand = {
   help: HELP,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(args, { dir: { type: 'string' } });
-    const [name] = positionals;
-    if (name === undefined) throw new UsageError('satchel pack new needs the name of the pack');
-    noMoreThan(positionals, 1);
+    const name = oneArgument(positionals, 'satchel pack new needs the name of the pack');
     const valid = packName.safeParse(name);
     if (!valid.success)
       throw new UsageError(`the pack name "${name}" ${valid.error.issues[0]?.message}`);

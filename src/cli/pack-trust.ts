@@ -14,7 +14,7 @@ import {
 import { loadPacks } from '../packs/loader.ts';
 import { openCoreStore } from '../store/client.ts';
 import { createMcpPinRepo } from '../store/mcp-pin-repo.ts';
-import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
+import { oneArgument, parseCommandArgs } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { installedDir, packDirs, settingsEnv } from './pack-list.ts';
 
@@ -39,9 +39,7 @@ export function createPackTrustCommand(clock: Clock = systemClock): CliCommand {
     help: HELP,
     async run(args, io) {
       const { positionals, values } = parseCommandArgs(args, { yes: { type: 'boolean' } });
-      const [name] = positionals;
-      if (name === undefined) throw new UsageError('which pack? Give its name');
-      noMoreThan(positionals, 1);
+      const name = oneArgument(positionals, 'which pack? Give its name');
       const dirs = [...packDirs(io), installedDir(io)];
       const pack = loadPacks(dirs).packs.find((p) => p.name === name);
       if (!pack) {

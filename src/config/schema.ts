@@ -2,7 +2,11 @@ import { z } from 'zod';
 import { PROVIDER_NAMES, PROVIDERS, STT_PROVIDER, specOf } from '../providers/registry.ts';
 import { SEARCH_PROVIDERS } from '../tools/search/provider.ts';
 
-const intFrom = (name: string, min: number, fallback: number) =>
+/**
+ * A numeric variable: `fallback` when unset or empty, else its number when `valid` accepts
+ * it; otherwise the configuration is refused with "NAME must be `what`".
+ */
+const numericFrom = (name: string, fallback: number, valid: (n: number) => boolean, what: string) =>
   z
     .string()
     .trim()
@@ -10,27 +14,18 @@ const intFrom = (name: string, min: number, fallback: number) =>
     .transform((value, ctx) => {
       if (value === undefined || value === '') return fallback;
       const n = Number(value);
-      if (!Number.isInteger(n) || n < min) {
-        ctx.addIssue({ code: 'custom', message: `${name} must be a whole number ≥ ${min}` });
+      if (!valid(n)) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be ${what}` });
         return z.NEVER;
       }
       return n;
     });
 
+const intFrom = (name: string, min: number, fallback: number) =>
+  numericFrom(name, fallback, (n) => Number.isInteger(n) && n >= min, `a whole number ≥ ${min}`);
+
 const numberFrom = (name: string, fallback: number) =>
-  z
-    .string()
-    .trim()
-    .optional()
-    .transform((value, ctx) => {
-      if (value === undefined || value === '') return fallback;
-      const n = Number(value);
-      if (!Number.isFinite(n) || n < 0) {
-        ctx.addIssue({ code: 'custom', message: `${name} must be a number ≥ 0` });
-        return z.NEVER;
-      }
-      return n;
-    });
+  numericFrom(name, fallback, (n) => Number.isFinite(n) && n >= 0, 'a number ≥ 0');
 
 const optionalText = z
   .string()

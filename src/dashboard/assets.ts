@@ -13,22 +13,21 @@ const TYPES = {
   png: 'image/png',
 } as const;
 
+type AssetFile = `${string}.${keyof typeof TYPES}`;
+
 /**
- * A page's files by request path, read once from `folder`: `files` maps each path to a file
- * name, whose extension gives its type. Everything a page needs is served from here (no
- * CDN, no web font).
+ * A page's files by request path, read once from `folder`: its HTML page `index` at `/`, and
+ * each of `files` under its own name; a file's extension gives its type. Everything a page
+ * needs is served from here (no CDN, no web font).
  */
 export function loadAssets(
   folder: URL,
-  files: Readonly<Record<string, `${string}.${keyof typeof TYPES}`>>,
+  index: `${string}.html`,
+  files: readonly AssetFile[],
 ): ReadonlyMap<string, Asset> {
-  return new Map(
-    Object.entries(files).map(([route, file]) => [
-      route,
-      {
-        type: TYPES[file.slice(file.lastIndexOf('.') + 1) as keyof typeof TYPES],
-        body: readFileSync(new URL(file, folder)),
-      },
-    ]),
-  );
+  const read = (file: AssetFile): Asset => ({
+    type: TYPES[file.slice(file.lastIndexOf('.') + 1) as keyof typeof TYPES],
+    body: readFileSync(new URL(file, folder)),
+  });
+  return new Map([['/', read(index)], ...files.map((file) => [`/${file}`, read(file)] as const)]);
 }

@@ -8,13 +8,12 @@ export type { Asset } from './assets.ts';
  * (hand-made SVG for the chart).
  */
 export function loadPage(): ReadonlyMap<string, Asset> {
-  return loadAssets(new URL('./page/', import.meta.url), {
-    '/': 'index.html',
-    '/app.js': 'app.js',
-    '/dom.js': 'dom.js',
-    '/chart.js': 'chart.js',
-    '/tables.js': 'tables.js',
-    '/base.css': 'base.css',
-    '/app.css': 'app.css',
-  });
+  return loadAssets(new URL('./page/', import.meta.url), 'index.html', [
+    'app.js',
+    'dom.js',
+    'chart.js',
+    'tables.js',
+    'base.css',
+    'app.css',
+  ]);
 }

@@ -1,4 +1,6 @@
 import { Lexer, type MarkedToken, type Token, type Tokens } from 'marked';
+// marked leaves character references in its text tokens: they are decoded before escaping.
+import { decodeEntities } from './html-entities.ts';
 
 /**
  * How a channel marks up rendered Markdown. `escape` makes model text safe to place in the
@@ -51,30 +53,8 @@ export function renderMarkdown(markdown: string, dialect: Dialect): string {
 
 const HR_LINE = '———';
 
-/** Decodes the character references marked leaves in text tokens. */
-function decodeEntities(text: string): string {
-  if (!text.includes('&')) return text;
-  return text.replace(/&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]+);/g, decodeEntity);
-}
-
-const NAMED: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: '\u00a0',
-};
-
-function decodeEntity(entity: string): string {
-  const body = entity.slice(1, -1);
-  if (!body.startsWith('#')) return NAMED[body.toLowerCase()] ?? entity;
-  const hex = body[1] === 'x' || body[1] === 'X';
-  const code = Number.parseInt(body.slice(hex ? 2 : 1), hex ? 16 : 10);
-  return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff)
-    ? String.fromCodePoint(code)
-    : entity;
-}
+/** The dialect's mark for each kind of inline emphasis marked reads. */
+const EMPHASIS = { strong: 'bold', em: 'italic', del: 'strike' } as const;
 
 class Walker {
   constructor(private readonly d: Dialect) {}
@@ -173,13 +153,9 @@ class Walker {
           out += d.escape(token.text);
           break;
         case 'strong':
-          out += d.bold(this.inline(token.tokens));
-          break;
         case 'em':
-          out += d.italic(this.inline(token.tokens));
-          break;
         case 'del':
-          out += d.strike(this.inline(token.tokens));
+          out += d[EMPHASIS[token.type]](this.inline(token.tokens));
           break;
         case 'codespan':
           out += d.code(d.escape(token.text));

@@ -1,4 +1,4 @@
-import type { OutboundText, Renderer, TextPart } from '../core/ports.ts';
+import type { Renderer } from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
 import type { OutboxRepo } from '../store/outbox-repo.ts';
 import {
@@ -9,6 +9,13 @@ import {
 } from './outbox.ts';
 
 export type { DispatchOptions } from './outbox.ts';
+
+/** The ChannelOutbox methods that take the address they act on first. */
+type AddressedMethod = {
+  [K in keyof ChannelOutbox]: ChannelOutbox[K] extends (to: Address, ...rest: never[]) => unknown
+    ? K
+    : never;
+}[keyof ChannelOutbox];
 
 export interface OutboxesDeps extends Omit<OutboxDeps, 'channel'> {
   channels: readonly OutboxDeps['channel'][];
@@ -35,6 +42,17 @@ export function createOutboxes(deps: OutboxesDeps) {
   };
 
   /**
+   * A ChannelOutbox method whose first argument is the address, called on the outbox of that
+   * address's channel. Its type is the method's own (generic ones stay generic).
+   */
+  const byAddress = <K extends AddressedMethod>(method: K): ChannelOutbox[K] =>
+    ((to: Address, ...rest: unknown[]) =>
+      (of(to)[method] as (to: Address, ...rest: unknown[]) => unknown)(
+        to,
+        ...rest,
+      )) as ChannelOutbox[K];
+
+  /**
    * Rows go to their own channel's outbox, in the order given within each. The row is read
    * for its channel (a point read): remembering who wrote which id instead saved nothing
    * measurable, and a rolled-back write's id is handed out again.
@@ -57,38 +75,26 @@ export function createOutboxes(deps: OutboxesDeps) {
     /** The least time between two updates of a reply streamed on `to`'s channel, if it says. */
     streamIntervalFor: (to: Pick<Address, 'platform'>): number | undefined =>
       of(to).streamIntervalMs,
-    write: (to: Address, message: OutboundText) => of(to).write(to, message),
-    writeParts: (to: Address, parts: Parameters<ChannelOutbox['writeParts']>[1]) =>
-      of(to).writeParts(to, parts),
-    writePayload: (to: Address, payload: Parameters<ChannelOutbox['writePayload']>[1]) =>
-      of(to).writePayload(to, payload),
-    writeEdit: (to: Address, messageId: string, part: Parameters<ChannelOutbox['writeEdit']>[2]) =>
-      of(to).writeEdit(to, messageId, part),
-    writeDelete: (to: Address, messageId: string) => of(to).writeDelete(to, messageId),
+    write: byAddress('write'),
+    writeParts: byAddress('writeParts'),
+    writePayload: byAddress('writePayload'),
+    writeEdit: byAddress('writeEdit'),
+    writeDelete: byAddress('writeDelete'),
     dispatch,
     /** The channel's id of the message a row became; undefined until it is sent. */
     messageIdOf: (rowId: number): string | undefined =>
       deps.repo.get(rowId)?.messageId ?? undefined,
-    recordStreamed: (to: Address, key: string, messageId: string, part: TextPart) =>
-      of(to).recordStreamed(to, key, messageId, part),
-    streamed: (to: Address, key: string) => of(to).streamed(to, key),
-    send: (to: Address, message: Parameters<ChannelOutbox['send']>[1], options?: DispatchOptions) =>
-      of(to).send(to, message, options),
-    chatAction: (to: Address, action: Parameters<ChannelOutbox['chatAction']>[1]) =>
-      of(to).chatAction(to, action),
-    draft: (to: Address, draftId: number, part: Parameters<ChannelOutbox['draft']>[2]) =>
-      of(to).draft(to, draftId, part),
-    dropWaiting: (to: Address, what: Parameters<ChannelOutbox['dropWaiting']>[1]) =>
-      of(to).dropWaiting(to, what),
-    sendLive: (to: Address, part: Parameters<ChannelOutbox['sendLive']>[1]) =>
-      of(to).sendLive(to, part),
-    editLive: (to: Address, messageId: string, part: Parameters<ChannelOutbox['editLive']>[2]) =>
-      of(to).editLive(to, messageId, part),
-    call: <T>(to: Address, fn: () => Promise<T>) => of(to).call(to, fn),
-    callOptional: <T>(to: Address, method: string, fn: () => Promise<T>) =>
-      of(to).callOptional(to, method, fn),
-    callSide: <T>(to: Address, method: string, fn: () => Promise<T>) =>
-      of(to).callSide(to, method, fn),
+    recordStreamed: byAddress('recordStreamed'),
+    streamed: byAddress('streamed'),
+    send: byAddress('send'),
+    chatAction: byAddress('chatAction'),
+    draft: byAddress('draft'),
+    dropWaiting: byAddress('dropWaiting'),
+    sendLive: byAddress('sendLive'),
+    editLive: byAddress('editLive'),
+    call: byAddress('call'),
+    callOptional: byAddress('callOptional'),
+    callSide: byAddress('callSide'),
     /** A platform answers again: its stalled chats try at once instead of after their backoff. */
     retryNow: (platform: string): void => byPlatform.get(platform)?.retryNow(),
     /** Sends every channel's rows left unsent by an earlier run. */

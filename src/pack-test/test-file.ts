@@ -19,26 +19,17 @@ const answerStep = z
   .object({ answer: z.string().describe("The scripted model's final answer") })
   .strict();
 
+/** An expectation's list of strings, optional, with what it asks of them. */
+const strings = (description: string) => z.array(z.string()).optional().describe(description);
+
 const expectation = z
   .object({
-    reply_contains: z
-      .array(z.string())
-      .optional()
-      .describe('Strings the reply the user sees must contain'),
-    model_saw: z
-      .array(z.string())
-      .optional()
-      .describe(
-        "Strings the model's requests in this turn contained (the [Sent: …] line, a skill's instructions)",
-      ),
-    tool_ok: z
-      .array(z.string())
-      .optional()
-      .describe('Tools called in this turn whose results were all not errors'),
-    tool_error: z
-      .array(z.string())
-      .optional()
-      .describe('Tools called in this turn of which at least one result was an error'),
+    reply_contains: strings('Strings the reply the user sees must contain'),
+    model_saw: strings(
+      "Strings the model's requests in this turn contained (the [Sent: …] line, a skill's instructions)",
+    ),
+    tool_ok: strings('Tools called in this turn whose results were all not errors'),
+    tool_error: strings('Tools called in this turn of which at least one result was an error'),
     db: z
       .object({
         sql: z.string().min(1).describe("A read-only query on the pack's database"),

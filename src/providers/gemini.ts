@@ -7,17 +7,13 @@ import type {
   Part,
 } from '@google/genai';
 import { AbortedError, isAbort, ProviderError } from '../core/errors.ts';
-import type { ChatModel, ChatResponse, ModelInfo, ToolSpec } from '../core/ports.ts';
-import type { ChatMessage, ToolCall } from '../core/types.ts';
+import type { ChatModel, ChatResponse, ToolSpec } from '../core/ports.ts';
+import type { ChatMessage } from '../core/types.ts';
 import type { ChatModelOptions } from './chat-options.ts';
-import { withIdleTimeout } from './idle-timeout.ts';
 import { keyRefusal } from './key-hint.ts';
-import {
-  IncompleteResponse,
-  mapBrokenResponse,
-  retryAfterFromGoogleBody,
-} from './response-errors.ts';
-import { refusalLog, toolsForProvider } from './tool-schemas.ts';
+import { mapBrokenResponse, retryAfterFromGoogleBody } from './response-errors.ts';
+import { assembleAnswer, streamedChatModel } from './streamed-model.ts';
+import { toolsForProvider } from './tool-schemas.ts';
 
 /** `baseUrl` is the API host root: the SDK adds /v1beta/models/…. */
 export type GeminiOptions = ChatModelOptions;
@@ -50,36 +46,25 @@ export function createGeminiChatModel(options: GeminiOptions): ChatModel {
     });
     return ai;
   };
-  const info: ModelInfo = {
-    provider: PROVIDER,
-    model: options.model,
-    acceptsImages: options.acceptsImages ?? false,
-  };
-  const refused = refusalLog(options.log, PROVIDER, options.model);
-
-  return {
-    info,
-    async complete(request, { signal, onText }) {
-      return withIdleTimeout(
-        { provider: PROVIDER, timeoutMs: options.timeoutMs, signal },
-        async (sdkSignal, progress) => {
-          const tools = toolsForProvider(request.tools, 'gemini', refused).map(toDeclaration);
-          const { models } = await client();
-          const stream = await models.generateContentStream({
-            model: options.model,
-            contents: toGeminiContents(request.messages),
-            config: {
-              ...(request.system ? { systemInstruction: request.system } : {}),
-              ...(tools.length ? { tools: [{ functionDeclarations: tools }] } : {}),
-              abortSignal: sdkSignal,
-            },
-          });
-          return collect(stream, progress, onText);
+  return streamedChatModel(
+    options,
+    PROVIDER,
+    async (request, { signal, progress, onText, refused }) => {
+      const tools = toolsForProvider(request.tools, 'gemini', refused).map(toDeclaration);
+      const { models } = await client();
+      const stream = await models.generateContentStream({
+        model: options.model,
+        contents: toGeminiContents(request.messages),
+        config: {
+          ...(request.system ? { systemInstruction: request.system } : {}),
+          ...(tools.length ? { tools: [{ functionDeclarations: tools }] } : {}),
+          abortSignal: signal,
         },
-        (error) => mapGeminiError(error, signal),
-      );
+      });
+      return collect(stream, progress, onText);
     },
-  };
+    mapGeminiError,
+  );
 }
 
 /**
@@ -87,32 +72,22 @@ export function createGeminiChatModel(options: GeminiOptions): ChatModel {
  * has `promptFeedback.blockReason` instead); a stream that ends with neither was cut off and
  * throws IncompleteResponse.
  */
-async function collect(
+function collect(
   stream: AsyncIterable<GenerateContentResponse>,
   progress: () => void,
   onText: ((delta: string) => void) | undefined,
 ): Promise<ChatResponse> {
-  let text = '';
-  const calls: ToolCall[] = [];
-  const response: ChatResponse = {
-    text: '',
-    toolCalls: calls,
-    usage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
-  };
-  let finished = false;
-  for await (const chunk of stream) {
-    progress();
-    if (chunk.candidates?.[0]?.finishReason || chunk.promptFeedback?.blockReason) finished = true;
+  return assembleAnswer(stream, progress, onText, (chunk, draft) => {
+    if (chunk.candidates?.[0]?.finishReason || chunk.promptFeedback?.blockReason) {
+      draft.finished = true;
+    }
     // Read the parts directly: `chunk.text` warns when a chunk also holds function calls.
     for (const part of chunk.candidates?.[0]?.content?.parts ?? []) {
-      if (part.text && !part.thought) {
-        text += part.text;
-        onText?.(part.text);
-      }
+      if (part.text && !part.thought) draft.addText(part.text);
       if (part.functionCall) {
         const fc = part.functionCall;
-        calls.push({
-          id: fc.id || `call_${calls.length + 1}`,
+        draft.calls.push({
+          id: fc.id || `call_${draft.calls.length + 1}`,
           name: fc.name ?? '',
           arguments: JSON.stringify(fc.args ?? {}),
         });
@@ -120,16 +95,13 @@ async function collect(
     }
     const usage = chunk.usageMetadata;
     if (usage) {
-      response.usage = {
+      draft.usage = {
         inputTokens: usage.promptTokenCount ?? 0,
         cachedInputTokens: usage.cachedContentTokenCount ?? 0,
         outputTokens: (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0),
       };
     }
-  }
-  if (!finished) throw new IncompleteResponse();
-  response.text = text;
-  return response;
+  });
 }
 
 /**

@@ -1,14 +1,14 @@
 import OpenAI from 'openai';
 import { AbortedError, ProviderError, ProviderTimeoutError } from '../core/errors.ts';
-import type { ChatModel, ChatRequest, ChatResponse, ModelInfo } from '../core/ports.ts';
-import type { ChatMessage, ToolCall } from '../core/types.ts';
+import type { ChatModel, ChatRequest, ChatResponse } from '../core/ports.ts';
+import type { ChatMessage } from '../core/types.ts';
 import type { ChatModelOptions } from './chat-options.ts';
 import { httpFetch } from './http-fetch.ts';
-import { withIdleTimeout } from './idle-timeout.ts';
 import { keyRefusal } from './key-hint.ts';
 import type { ProviderAccess } from './registry.ts';
-import { IncompleteResponse, mapBrokenResponse, retryAfterFromHeaders } from './response-errors.ts';
-import { refusalLog, toolsForProvider } from './tool-schemas.ts';
+import { mapBrokenResponse, retryAfterFromHeaders } from './response-errors.ts';
+import { assembleAnswer, streamedChatModel } from './streamed-model.ts';
+import { toolsForProvider } from './tool-schemas.ts';
 
 export interface OpenAiOptions extends ChatModelOptions {
   /** The name the ledger uses, for another OpenAI-compatible API (default 'openai'). */
@@ -20,52 +20,77 @@ export interface OpenAiOptions extends ChatModelOptions {
  * and failover decide), satchel's fetch, and no console output.
  */
 export function openAiClient(access: ProviderAccess): OpenAI {
-  return new OpenAI({
-    apiKey: access.apiKey ?? 'not-needed',
-    ...(access.baseUrl ? { baseURL: access.baseUrl } : {}),
-    maxRetries: 0,
-    fetch: httpFetch,
-    // The SDK would print an unparsable chunk (the user's text) to the console; the mapped
-    // error is logged instead.
-    logLevel: 'off',
-  });
+  return new OpenAI(sdkClientOptions(access));
 }
 
 /** A chat model over the OpenAI chat-completions API (OpenAI and compatible servers). */
 export function createOpenAiChatModel(options: OpenAiOptions): ChatModel {
   const client = openAiClient(options);
-  const info: ModelInfo = {
-    provider: options.provider ?? 'openai',
-    model: options.model,
-    acceptsImages: options.acceptsImages ?? false,
-  };
-  const refused = refusalLog(options.log, info.provider, options.model);
+  const provider = options.provider ?? 'openai';
+  return completionsChatModel(
+    options,
+    provider,
+    (body, signal) =>
+      client.chat.completions.create(
+        { ...body, stream_options: { include_usage: true } },
+        { signal },
+      ),
+    (error, signal) => mapOpenAiError(provider, error, signal),
+  );
+}
 
+/** The client settings of both chat-completions SDKs (openai, groq-sdk). */
+export function sdkClientOptions(options: Pick<ChatModelOptions, 'apiKey' | 'baseUrl'>) {
   return {
-    info,
-    async complete(request, { signal, onText }) {
-      return withIdleTimeout(
-        { provider: info.provider, timeoutMs: options.timeoutMs, signal },
-        async (sdkSignal, progress) => {
-          const tools = toWireTools(request, refused);
-          const stream = await client.chat.completions.create(
-            {
-              model: options.model,
-              // Tools before the messages, as the provider reads the prompt: the body then grows
-              // only at its end from one request to the next (prompt caching, SPEC §14).
-              ...(tools.length ? { tools } : {}),
-              messages: toWireMessages(request),
-              stream: true,
-              stream_options: { include_usage: true },
-            },
-            { signal: sdkSignal },
-          );
-          return collectChatStream(stream, progress, onText);
-        },
-        (error) => mapOpenAiError(info.provider, error, signal),
-      );
-    },
+    apiKey: options.apiKey ?? 'not-needed',
+    ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
+    maxRetries: 0,
+    fetch: httpFetch,
+    // The SDK would print an unparsable chunk (the user's text) to the console; the mapped
+    // error is logged instead.
+    logLevel: 'off' as const,
   };
+}
+
+/** The body of a streamed chat-completions request, as both SDKs take it. */
+export interface CompletionsBody {
+  model: string;
+  tools?: WireTool[];
+  messages: WireMessage[];
+  stream: true;
+}
+
+/**
+ * A chat model over a chat-completions API, whichever SDK speaks it: `send` posts the body
+ * with that SDK's client, `mapError` maps that SDK's errors. Usage arrives in the last
+ * chunk's `usage` (or Groq's `x_groq.usage`); the collector reads both.
+ */
+export function completionsChatModel(
+  options: ChatModelOptions,
+  provider: string,
+  send: (body: CompletionsBody, signal: AbortSignal) => Promise<AsyncIterable<StreamedChunk>>,
+  mapError: (error: unknown, signal: AbortSignal) => unknown,
+): ChatModel {
+  return streamedChatModel(
+    options,
+    provider,
+    async (request, { signal, progress, onText, refused }) => {
+      const tools = toWireTools(request, refused);
+      const stream = await send(
+        {
+          model: options.model,
+          // Tools before the messages, as the provider reads the prompt: the body then grows
+          // only at its end from one request to the next (prompt caching, SPEC §14).
+          ...(tools.length ? { tools } : {}),
+          messages: toWireMessages(request),
+          stream: true,
+        },
+        signal,
+      );
+      return collectChatStream(stream, progress, onText);
+    },
+    mapError,
+  );
 }
 
 /** A tool call fragment of a streamed chunk, as OpenAI-compatible APIs send it. */
@@ -103,51 +128,35 @@ export interface StreamedChunk {
 }
 
 /**
- * Assembles a streamed chat completion: text deltas (to `onText`), tool calls and usage. A
- * stream that ends without a finish reason was cut off and throws IncompleteResponse: it is
- * never taken for a whole answer.
+ * Assembles a streamed chat completion: text deltas (to `onText`), tool calls grown from their
+ * fragments, and usage. A stream that ends without a finish reason throws IncompleteResponse.
  */
-export async function collectChatStream(
+export function collectChatStream(
   stream: AsyncIterable<StreamedChunk>,
   progress: () => void,
   onText: ((delta: string) => void) | undefined,
 ): Promise<ChatResponse> {
-  let text = '';
-  const calls: ToolCall[] = [];
-  const response: ChatResponse = {
-    text: '',
-    toolCalls: calls,
-    usage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
-  };
-  let finished = false;
-  for await (const chunk of stream) {
-    progress();
-    if (chunk.choices[0]?.finish_reason) finished = true;
+  return assembleAnswer(stream, progress, onText, (chunk, draft) => {
+    if (chunk.choices[0]?.finish_reason) draft.finished = true;
     const delta = chunk.choices[0]?.delta;
-    if (delta?.content) {
-      text += delta.content;
-      onText?.(delta.content);
-    }
+    if (delta?.content) draft.addText(delta.content);
     for (const part of delta?.tool_calls ?? []) {
-      const call = calls[part.index] ?? { id: '', name: '', arguments: '' };
-      calls[part.index] = call;
+      const call = draft.calls[part.index] ?? { id: '', name: '', arguments: '' };
+      draft.calls[part.index] = call;
       if (part.id) call.id = part.id;
       if (part.function?.name) call.name += part.function.name;
       if (part.function?.arguments) call.arguments += part.function.arguments;
     }
     const usage = chunk.usage ?? chunk.x_groq?.usage;
     if (usage) {
-      response.usage = {
+      draft.usage = {
         inputTokens: usage.prompt_tokens,
         cachedInputTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
         outputTokens: usage.completion_tokens,
         ...(typeof usage.cost === 'number' && usage.cost >= 0 ? { costUsd: usage.cost } : {}),
       };
     }
-  }
-  if (!finished) throw new IncompleteResponse();
-  response.text = text;
-  return response;
+  });
 }
 
 /** A chat message in the OpenAI wire shape; both the openai and groq-sdk params accept it. */

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, ne, type SQL, sql } from 'drizzle-orm';
 import type { Address } from '../core/types.ts';
 import type { Db } from './client.ts';
 import { outbox } from './schema.ts';
@@ -8,6 +8,12 @@ export type OutboxRow = typeof outbox.$inferSelect;
 /** Rows of the `outbox` table: written before a send, marked with the message id after. */
 export function createOutboxRepo(db: Db) {
   const queries = prepareReplyQueries(db);
+  /** The rows of one chat (any topic) that also meet `conditions`. */
+  const inChat = (to: Pick<Address, 'platform' | 'chatId'>, ...conditions: SQL[]) =>
+    db
+      .select()
+      .from(outbox)
+      .where(and(eq(outbox.channel, to.platform), eq(outbox.chatId, to.chatId), ...conditions));
 
   return {
     /** Writes a pending row for `to`; the row records its channel (`to.platform`). */
@@ -66,16 +72,7 @@ export function createOutboxRepo(db: Db) {
 
     /** The messages streamed under `stream` in `to`, in the order they were shown. */
     streamed(to: Address, stream: string): { messageId: string; text: string }[] {
-      const rows = db
-        .select()
-        .from(outbox)
-        .where(
-          and(
-            eq(outbox.channel, to.platform),
-            eq(outbox.chatId, to.chatId),
-            sql`json_extract(${outbox.payload}, '$.stream') = ${stream}`,
-          ),
-        )
+      const rows = inChat(to, sql`json_extract(${outbox.payload}, '$.stream') = ${stream}`)
         .orderBy(asc(outbox.id))
         .all();
       return rows.flatMap((row) => {
@@ -94,17 +91,7 @@ export function createOutboxRepo(db: Db) {
       to: Pick<Address, 'platform' | 'chatId'>,
       messageId: string,
     ): { text: string; threadId: string | undefined } | undefined {
-      const rows = db
-        .select()
-        .from(outbox)
-        .where(
-          and(
-            eq(outbox.channel, to.platform),
-            eq(outbox.chatId, to.chatId),
-            eq(outbox.messageId, messageId),
-            eq(outbox.status, 'sent'),
-          ),
-        )
+      const rows = inChat(to, eq(outbox.messageId, messageId), eq(outbox.status, 'sent'))
         .orderBy(desc(outbox.id))
         .limit(1)
         .all();

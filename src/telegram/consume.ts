@@ -71,6 +71,23 @@ export function createConsumer(deps: ConsumerDeps) {
   };
 }
 
+/** Stored updates older than this are not replayed. */
+const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Hands the stored updates not marked done (younger than 24 h) to `consume`, in order: what
+ * an earlier run stored but did not answer. Long polling and the webhook both start with it.
+ */
+export async function replayStored(
+  deps: Pick<ConsumerDeps, 'inbox' | 'clock' | 'log'>,
+  consume: (update: unknown, updateId: number) => Promise<void>,
+): Promise<void> {
+  const pending = deps.inbox.pending(deps.clock.now() - REPLAY_WINDOW_MS);
+  if (pending.length > 0)
+    deps.log.info({ event: 'tg_inbox_replay', count: pending.length }, 'replaying stored updates');
+  for (const row of pending) await consume(row.payload, row.updateId);
+}
+
 /**
  * Who the bot is now. A replay at start comes before getMe: its username is not known then,
  * and any mention or command is taken as the bot's (see addressing.ts).

@@ -10,13 +10,11 @@ import type { Clock } from '../core/clock.ts';
 import type { NumberedInbox } from '../core/inbox.ts';
 import type { Logger } from '../core/ports.ts';
 import type { InboundEvent } from '../core/types.ts';
-import { type ConsumerDeps, createConsumer } from './consume.ts';
+import { type ConsumerDeps, createConsumer, replayStored } from './consume.ts';
 import { pollingHint, toChannelError } from './errors.ts';
 import { createUpdateSupplier } from './update-supplier.ts';
 
-const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
-
-export interface IngressDeps extends Pick<ConsumerDeps, 'localFiles'> {
+export interface IngressDeps {
   bot: Bot;
   inbox: NumberedInbox;
   clock: Clock;
@@ -49,10 +47,7 @@ export function createIngress(deps: IngressDeps) {
   return {
     /** Replays stored updates not marked done (younger than 24 h), then starts polling. */
     async start(): Promise<void> {
-      const pending = inbox.pending(clock.now() - REPLAY_WINDOW_MS);
-      if (pending.length > 0)
-        log.info({ event: 'tg_inbox_replay', count: pending.length }, 'replaying stored updates');
-      for (const row of pending) await consume(row.payload, row.updateId);
+      await replayStored(deps, consume);
       if (stopped) return; // shutdown came during the replay
 
       const supply = createUpdateSupplier({

@@ -3,37 +3,11 @@
  * and the measure the splitter uses for a part's visible length.
  */
 
-const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: '\u00a0',
-};
+import { decodeEntities, decodeEntity } from '../outbound/html-entities.ts';
 
 /** Matches one tag, one character reference, or a run of other text. */
 const HTML_PIECE =
   /<\/?[a-zA-Z][^<>]*>|&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]+);|[^<&]+|[<&]/g;
-
-/** Decodes one character reference (`&amp;`, `&#128512;`, `&#x1F600;`); unknown ones stay as is. */
-export function decodeEntity(entity: string): string {
-  const body = entity.slice(1, -1);
-  if (body.startsWith('#')) {
-    const hex = body[1] === 'x' || body[1] === 'X';
-    const code = Number.parseInt(body.slice(hex ? 2 : 1), hex ? 16 : 10);
-    if (code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff)) {
-      return String.fromCodePoint(code);
-    }
-    return entity;
-  }
-  return NAMED_ENTITIES[body.toLowerCase()] ?? entity;
-}
-
-export function decodeEntities(text: string): string {
-  if (!text.includes('&')) return text;
-  return text.replace(/&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]+);/g, decodeEntity);
-}
 
 export interface ParsedTag {
   name: string;

@@ -1,3 +1,4 @@
+import { htmlDialect } from '../outbound/html-dialect.ts';
 import { type Dialect, renderMarkdown } from '../outbound/markdown.ts';
 
 /** Escapes text for an HTML text node or a double-quoted attribute. */
@@ -17,16 +18,9 @@ const SAFE_HREF = /^(?:https?:\/\/|tg:|mailto:)/i;
  * inside the outer one.
  */
 const TELEGRAM_HTML: Dialect = {
-  escape: escapeAttribute,
-  bold: (inner) => `<b>${inner}</b>`,
-  italic: (inner) => `<i>${inner}</i>`,
-  strike: (inner) => `<s>${inner}</s>`,
-  code: (text) => `<code>${text}</code>`,
+  ...htmlDialect(escapeAttribute, (href) => (SAFE_HREF.test(href) ? href : undefined)),
   pre: (text, lang) =>
     lang ? `<pre><code class="language-${lang}">${text}</code></pre>` : `<pre>${text}</pre>`,
-  link: (href, inner) => `<a href="${escapeAttribute(href)}">${inner}</a>`,
-  quote: (inner) => `<blockquote>${inner}</blockquote>`,
-  safeHref: (href) => (SAFE_HREF.test(href) ? href : undefined),
 };
 
 /** Renders model Markdown into Telegram's HTML subset (see outbound/markdown.ts). */

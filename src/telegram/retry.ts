@@ -1,5 +1,6 @@
 import { type Clock, sleep } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
+import { failureCause } from './errors.ts';
 
 /**
  * Logs a run of failures of one kind as two lines: the first failure, with its cause and
@@ -49,6 +50,20 @@ export function createOutageLog(log: Logger, clock: Clock, events: OutageEvents)
       events.onRecovered?.();
     },
   };
+}
+
+/**
+ * The outage log of calls to Telegram (`tg_unreachable`, then `tg_reachable` and
+ * `onReachable`): one for long polling, one for the webhook's registration.
+ */
+export function telegramOutageLog(log: Logger, clock: Clock, onReachable?: () => void): OutageLog {
+  return createOutageLog(log, clock, {
+    subject: 'telegram',
+    down: { event: 'tg_unreachable', level: 'warn', msg: 'cannot reach Telegram; retrying' },
+    up: { event: 'tg_reachable', msg: 'Telegram is reachable again' },
+    cause: failureCause,
+    ...(onReachable ? { onRecovered: onReachable } : {}),
+  });
 }
 
 /**

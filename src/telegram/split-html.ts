@@ -1,4 +1,5 @@
-import { decodeEntity, parseTag } from './plain-text.ts';
+import { decodeEntity } from '../outbound/html-entities.ts';
+import { parseTag } from './plain-text.ts';
 
 /**
  * Splits Telegram HTML into parts whose visible length (UTF-16 units of `htmlToPlainText`,

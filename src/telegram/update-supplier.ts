@@ -4,8 +4,8 @@ import { nextTask } from '../core/background.ts';
 import type { Clock } from '../core/clock.ts';
 import type { NumberedInbox, NumberedItem } from '../core/inbox.ts';
 import type { Logger } from '../core/ports.ts';
-import { failureCause, isFatalPollingError, TelegramApiError } from './errors.ts';
-import { createOutageLog, retryUntilDone, TELEGRAM_BACKOFF } from './retry.ts';
+import { isFatalPollingError, TelegramApiError } from './errors.ts';
+import { createOutageLog, retryUntilDone, TELEGRAM_BACKOFF, telegramOutageLog } from './retry.ts';
 import { updateIdOf } from './update-schema.ts';
 
 /** Long-poll timeout of getUpdates, in seconds. */
@@ -58,13 +58,7 @@ export function createUpdateSupplier(deps: UpdateSupplierDeps) {
   let connected = false;
   /** The next getUpdates returns at once (timeout 0): the first one, and after a failure. */
   let shortPoll = true;
-  const telegram = createOutageLog(log, clock, {
-    subject: 'telegram',
-    down: { event: 'tg_unreachable', level: 'warn', msg: 'cannot reach Telegram; retrying' },
-    up: { event: 'tg_reachable', msg: 'Telegram is reachable again' },
-    cause: failureCause,
-    ...(deps.onReachable ? { onRecovered: deps.onReachable } : {}),
-  });
+  const telegram = telegramOutageLog(log, clock, deps.onReachable);
   const storage = createOutageLog(log, clock, {
     subject: 'inbox',
     down: {

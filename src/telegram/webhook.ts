@@ -7,14 +7,12 @@ import type { Clock } from '../core/clock.ts';
 import type { NumberedInbox } from '../core/inbox.ts';
 import type { Logger } from '../core/ports.ts';
 import type { InboundEvent } from '../core/types.ts';
-import { type ConsumerDeps, createConsumer } from './consume.ts';
-import { failureCause, toChannelError } from './errors.ts';
-import { createOutageLog, retryUntilDone, TELEGRAM_BACKOFF } from './retry.ts';
+import { type ConsumerDeps, createConsumer, replayStored } from './consume.ts';
+import { toChannelError } from './errors.ts';
+import { retryUntilDone, TELEGRAM_BACKOFF, telegramOutageLog } from './retry.ts';
 import { updateIdOf } from './update-schema.ts';
 import { ALLOWED_UPDATES } from './update-supplier.ts';
 import { answer, limitedHttpAdapter, WebhookRequestError } from './webhook-body.ts';
-
-const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export interface WebhookIngressDeps extends Pick<ConsumerDeps, 'localFiles'> {
   bot: Bot;
@@ -98,13 +96,7 @@ export function createWebhookIngress(deps: WebhookIngressDeps) {
 
   /** getMe, then setWebhook, retried until Telegram answers; a final refusal stops. */
   async function register(): Promise<void> {
-    const outage = createOutageLog(log, clock, {
-      subject: 'telegram',
-      down: { event: 'tg_unreachable', level: 'warn', msg: 'cannot reach Telegram; retrying' },
-      up: { event: 'tg_reachable', msg: 'Telegram is reachable again' },
-      cause: failureCause,
-      ...(deps.onReachable ? { onRecovered: deps.onReachable } : {}),
-    });
+    const outage = telegramOutageLog(log, clock, deps.onReachable);
     const options = {
       clock,
       signal: stopping.signal,
@@ -141,10 +133,7 @@ export function createWebhookIngress(deps: WebhookIngressDeps) {
   return {
     /** Replays stored updates not marked done, listens, then registers the webhook. */
     async start(): Promise<void> {
-      const pending = inbox.pending(clock.now() - REPLAY_WINDOW_MS);
-      if (pending.length > 0)
-        log.info({ event: 'tg_inbox_replay', count: pending.length }, 'replaying stored updates');
-      for (const row of pending) await consume(row.payload, row.updateId);
+      await replayStored(deps, consume);
       if (stopping.signal.aborted) return;
       server = createServer(handle);
       await listen(server, webhook.host, webhook.port);

@@ -88,6 +88,18 @@ export function createQuotaGate(deps: {
     throw new QuotaExceededError(cap, `The ${cap} is reached: ${used} of ${limit} used. ${reset}`);
   }
 
+  /** Throws when a day's use (`owner` names whose caps: '' for the bot's own) reaches a cap. */
+  function checkDay(
+    owner: string,
+    spent: { tokens: number; costUsd: number },
+    cap: PackCaps,
+  ): void {
+    if (cap.dailyTokens && spent.tokens >= cap.dailyTokens)
+      exceed(`${owner}daily token cap`, tokens(spent.tokens), tokens(cap.dailyTokens), resetText());
+    if (cap.dailyUsd && spent.costUsd >= cap.dailyUsd)
+      exceed(`${owner}daily spend cap`, usd(spent.costUsd), usd(cap.dailyUsd), resetText());
+  }
+
   /** Refuses a call whose model has no price while a USD cap applies to it. */
   function requirePrice(scope: QuotaScope, call: QuotaCall): void {
     if (deps.unknownPrice === 'allow') return;
@@ -113,29 +125,10 @@ export function createQuotaGate(deps: {
     check(scope: QuotaScope, call?: QuotaCall): void {
       if (call) requirePrice(scope, call);
       const day = calendar.dayOf(clock.now());
-      const today = totals.day(day);
-      if (caps.dailyTokens > 0 && today.tokens >= caps.dailyTokens)
-        exceed('daily token cap', tokens(today.tokens), tokens(caps.dailyTokens), resetText());
-      if (caps.dailyUsd > 0 && today.costUsd >= caps.dailyUsd)
-        exceed('daily spend cap', usd(today.costUsd), usd(caps.dailyUsd), resetText());
+      checkDay('', totals.day(day), caps);
       const packCaps = scope.packCaps;
-      if (packCaps?.dailyTokens || packCaps?.dailyUsd) {
-        const pack = totals.packDay(scope.pack, day);
-        if (packCaps.dailyTokens && pack.tokens >= packCaps.dailyTokens)
-          exceed(
-            `${scope.pack} pack's daily token cap`,
-            tokens(pack.tokens),
-            tokens(packCaps.dailyTokens),
-            resetText(),
-          );
-        if (packCaps.dailyUsd && pack.costUsd >= packCaps.dailyUsd)
-          exceed(
-            `${scope.pack} pack's daily spend cap`,
-            usd(pack.costUsd),
-            usd(packCaps.dailyUsd),
-            resetText(),
-          );
-      }
+      if (packCaps?.dailyTokens || packCaps?.dailyUsd)
+        checkDay(`${scope.pack} pack's `, totals.packDay(scope.pack, day), packCaps);
       if (caps.sessionTokens > 0 && !scope.ignoreSessionCap) {
         const session = totals.session(scope.sessionId);
         if (session.tokens >= caps.sessionTokens)

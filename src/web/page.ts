@@ -8,17 +8,16 @@ export type { Asset } from '../dashboard/assets.ts';
  * manifest with its icons (drawn from icon.svg by scripts/make-icons.ts).
  */
 export function loadChatPage(): ReadonlyMap<string, Asset> {
-  return loadAssets(new URL('./page/', import.meta.url), {
-    '/': 'chat.html',
-    '/chat.js': 'chat.js',
-    '/markup.js': 'markup.js',
-    '/attach.js': 'attach.js',
-    '/turn.js': 'turn.js',
-    '/welcome.js': 'welcome.js',
-    '/conversations.js': 'conversations.js',
-    '/chat.css': 'chat.css',
-    '/manifest.webmanifest': 'manifest.webmanifest',
-    '/icon-192.png': 'icon-192.png',
-    '/icon-512.png': 'icon-512.png',
-  });
+  return loadAssets(new URL('./page/', import.meta.url), 'chat.html', [
+    'chat.js',
+    'markup.js',
+    'attach.js',
+    'turn.js',
+    'welcome.js',
+    'conversations.js',
+    'chat.css',
+    'manifest.webmanifest',
+    'icon-192.png',
+    'icon-512.png',
+  ]);
 }

@@ -1,4 +1,5 @@
 import type { Renderer, TextPart } from '../core/ports.ts';
+import { htmlDialect } from '../outbound/html-dialect.ts';
 import { type Dialect, renderMarkdown } from '../outbound/markdown.ts';
 import { escapeHtml, safeHref, visibleText } from './markup.ts';
 
@@ -7,18 +8,7 @@ import { escapeHtml, safeHref, visibleText } from './markup.ts';
  * goes through `escape`; the only tags are the dialect's own. Line breaks stay newlines (the
  * page keeps them, as a chat does).
  */
-const WEB: Dialect = {
-  escape: escapeHtml,
-  bold: (inner) => `<b>${inner}</b>`,
-  italic: (inner) => `<i>${inner}</i>`,
-  strike: (inner) => `<s>${inner}</s>`,
-  code: (text) => `<code>${text}</code>`,
-  pre: (text) => `<pre>${text}</pre>`,
-  link: (href, inner) => `<a href="${escapeHtml(href)}">${inner}</a>`,
-  quote: (inner) => `<blockquote>${inner}</blockquote>`,
-  safeHref,
-  nestQuotes: true,
-};
+const WEB: Dialect = { ...htmlDialect(escapeHtml, safeHref), nestQuotes: true };
 
 /** Characters that show nothing: a message of only these is not shown. */
 const INVISIBLE = /[\s\u00a0\u200b-\u200d\u2060\ufeff]/g;

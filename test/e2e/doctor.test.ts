@@ -1,5 +1,5 @@
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -81,6 +81,17 @@ function item(lines: string[], mark: '✓' | '✗' | '!', text: string) {
   const end = rest.findIndex((l) => !l.startsWith('    '));
   const below = rest.slice(0, end === -1 ? undefined : end);
   return { line: lines[index]!, fix: below.find((l) => l.startsWith('    fix: ')) ?? '' };
+}
+
+/** Another web server on a free port of 127.0.0.1, answering with `handler`; closed after the test. */
+async function holdPort(handler: RequestListener): Promise<number> {
+  const server: Server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return (server.address() as { port: number }).port;
 }
 
 describe('satchel doctor against the fakes', () => {
@@ -331,13 +342,7 @@ describe('satchel doctor against the fakes', () => {
 
   it('reports a dashboard port another program holds', async () => {
     // Another program's web server: it answers, but not as satchel.
-    const server: Server = createServer((_req, res) => res.writeHead(404).end('not here'));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    closers.push(() => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    });
-    const port = (server.address() as { port: number }).port;
+    const port = await holdPort((_req, res) => res.writeHead(404).end('not here'));
     const { code, lines } = await doctor({ DASHBOARD_PORT: String(port) });
     const { fix } = item(lines, '✗', `dashboard: port ${port} on 127.0.0.1 is not available`);
     expect(fix).toContain('DASHBOARD_PORT');
@@ -345,15 +350,9 @@ describe('satchel doctor against the fakes', () => {
   });
 
   it('takes a dashboard port held by a running satchel (its /healthz answers) as fine', async () => {
-    const server: Server = createServer((_req, res) =>
+    const port = await holdPort((_req, res) =>
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true,"polling":true}'),
     );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    closers.push(() => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    });
-    const port = (server.address() as { port: number }).port;
     const { code, lines } = await doctor({ DASHBOARD_PORT: String(port) });
     item(lines, '✓', `dashboard: port ${port} is in use by a running satchel`);
     expect(code).toBe(0);

@@ -15,6 +15,7 @@ import {
   harnessPerTest,
   settled,
 } from '../support/harness.ts';
+import { inForum, pressOnLast } from '../support/user-acts.ts';
 
 const h = harnessPerTest();
 const GROUP = -1005551234;
@@ -27,14 +28,7 @@ const buttons = (call: { params: Record<string, unknown> }): Button[] =>
 
 /** Sends `text` in the forum group's topic `threadId`; returns its update id. */
 const inTopic = (threadId: number, text: string) =>
-  h.tg.text({
-    userId: ALLOWED_USER,
-    chatId: GROUP,
-    chatType: 'supergroup',
-    isForum: true,
-    threadId,
-    text,
-  });
+  h.tg.text({ ...inForum(GROUP, threadId), text });
 
 /** The owner's catalog of these tests: OpenAI chat models beside the bundled default. */
 function ownerCatalog(): string {
@@ -188,12 +182,7 @@ describe('/usage footer', () => {
     await h.start({ SATCHEL_MODELS: ownerCatalog(), SATCHEL_PACKS: FIXTURE_PACKS });
     h.say('/pack');
     await settled(h, 1);
-    const picker = h.tg.calls('sendMessage').at(-1)!;
-    h.tg.callback({
-      userId: ALLOWED_USER,
-      data: 'pack:alpha',
-      messageId: picker.result.message_id,
-    });
+    pressOnLast(h, 'pack:alpha');
     await settled(h, 2);
 
     h.say('/usage footer on');

@@ -11,28 +11,18 @@ import {
   harnessPerTest,
   settled,
 } from '../support/harness.ts';
+import { inForum, pressOnLast } from '../support/user-acts.ts';
 
 const GROUP = -100777;
 const h = harnessPerTest();
 
-const inTopic = (threadId: number, text: string) => ({
-  userId: ALLOWED_USER,
-  chatId: GROUP,
-  chatType: 'supergroup' as const,
-  isForum: true,
-  threadId,
-  text,
-});
+const inTopic = (threadId: number, text: string) => ({ ...inForum(GROUP, threadId), text });
 
 /** Sends `text`, waits for the pack picker it brings up, and presses `pack`. */
 async function pickPack(text: string, pack: string): Promise<void> {
   h.tg.text({ userId: ALLOWED_USER, text });
-  const picker = await h.tg.waitForCall('sendMessage');
-  h.tg.callback({
-    userId: ALLOWED_USER,
-    data: `pack:${pack}`,
-    messageId: picker.result.message_id,
-  });
+  await h.tg.waitForCall('sendMessage');
+  pressOnLast(h, `pack:${pack}`);
 }
 
 describe('packs and routing', () => {
@@ -81,13 +71,9 @@ describe('packs and routing', () => {
   it('when the parked message fails after the pick, says so once and does not replay it', async () => {
     await h.start({ SATCHEL_PACKS: FIXTURE_PACKS });
     h.tg.text({ userId: ALLOWED_USER, text: 'hello there' });
-    const picker = await h.tg.waitForCall('sendMessage');
+    await h.tg.waitForCall('sendMessage');
     h.model.failNext(3, 500); // the first try and both retries
-    h.tg.callback({
-      userId: ALLOWED_USER,
-      data: 'pack:alpha',
-      messageId: picker.result.message_id,
-    });
+    pressOnLast(h, 'pack:alpha');
     await settled(h, 2);
 
     expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe(PROVIDER_UNAVAILABLE);
@@ -110,12 +96,7 @@ describe('packs and routing', () => {
     await settled(h, 2);
     h.tg.text({ userId: ALLOWED_USER, text: '/pack' });
     await settled(h, 3);
-    const picker = h.tg.calls('sendMessage').at(-1)!;
-    h.tg.callback({
-      userId: ALLOWED_USER,
-      data: 'pack:alpha',
-      messageId: picker.result.message_id,
-    });
+    pressOnLast(h, 'pack:alpha');
     await settled(h, 4);
     h.tg.text({ userId: ALLOWED_USER, text: 'plants please' });
     await settled(h, 5);
@@ -231,13 +212,7 @@ describe('packs and routing', () => {
   it('/topics creates the missing topics and binds them', async () => {
     await h.start({ SATCHEL_PACKS: FIXTURE_PACKS });
     h.tg.topicCreated({ userId: ALLOWED_USER, chatId: GROUP, threadId: 10, name: 'Alpha Garden' });
-    h.tg.text({
-      userId: ALLOWED_USER,
-      chatId: GROUP,
-      chatType: 'supergroup',
-      isForum: true,
-      text: '/topics',
-    });
+    h.tg.text({ ...inForum(GROUP), text: '/topics' });
     await settled(h, 2);
 
     const created = h.tg.calls('createForumTopic');
@@ -264,13 +239,7 @@ describe('packs and routing', () => {
       status: 400,
       description: 'Bad Request: not enough rights to create a topic',
     });
-    h.tg.text({
-      userId: ALLOWED_USER,
-      chatId: GROUP,
-      chatType: 'supergroup',
-      isForum: true,
-      text: '/topics',
-    });
+    h.tg.text({ ...inForum(GROUP), text: '/topics' });
     await settled(h, 1);
     expect(h.tg.texts(GROUP)).toEqual([TOPIC_RIGHTS_HELP]);
     expect(h.rows('SELECT 1 FROM conversation_routes')).toHaveLength(0);

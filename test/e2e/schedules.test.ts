@@ -8,6 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { type RecordedRequest, systemText, userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
+import { inForum } from '../support/user-acts.ts';
 
 const HOUR = 3_600_000;
 const GROUP = -1009876;
@@ -120,14 +121,7 @@ describe('schedules', () => {
   it("delivers a pack's manifest job to each chat and topic bound to the pack", async () => {
     await start();
     h.say('hi');
-    h.tg.text({
-      userId: ALLOWED_USER,
-      chatId: GROUP,
-      chatType: 'supergroup',
-      isForum: true,
-      threadId: TOPIC,
-      text: '@satchel_test_bot hi from the topic',
-    });
+    h.tg.text({ ...inForum(GROUP, TOPIC), text: '@satchel_test_bot hi from the topic' });
     await settled(h, 2);
     h.model.setDefault({ text: 'Morning check: water the fern.' });
     clock.advance(22 * HOUR);

@@ -3,6 +3,7 @@ import { htmlToPlainText } from '../../src/telegram/plain-text.ts';
 import type { ApiCall } from '../fakes/telegram-server.ts';
 import { ALLOWED_USER, fixturePacks, type Harness, harnessPerTest } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
+import { inForum } from '../support/user-acts.ts';
 
 const GROUP = -1001234;
 const TOPIC = 42;
@@ -69,14 +70,7 @@ async function streamSecondBySecond(
 
 /** A message in a topic not bound to a pack: it mentions the bot to be answered (SPEC §12). */
 const sayInTopic = (text: string) =>
-  h.tg.text({
-    userId: ALLOWED_USER,
-    chatId: GROUP,
-    chatType: 'supergroup',
-    isForum: true,
-    threadId: TOPIC,
-    text: `@satchel_test_bot ${text}`,
-  });
+  h.tg.text({ ...inForum(GROUP, TOPIC), text: `@satchel_test_bot ${text}` });
 
 const words = (n: number, prefix = 'word') =>
   Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');

@@ -7,6 +7,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
+import { inForum } from '../support/user-acts.ts';
 
 const HOUR = 3_600_000;
 const FORUM = -100777;
@@ -35,13 +36,7 @@ const create = (schedule: string, prompt: string) => ({
   name: 'schedule',
   arguments: { action: 'create', schedule, prompt },
 });
-const inTopic = (threadId: number) => ({
-  userId: ALLOWED_USER,
-  chatId: FORUM,
-  chatType: 'supergroup' as const,
-  isForum: true,
-  threadId,
-});
+const inTopic = (threadId: number) => inForum(FORUM, threadId);
 /** The calls of `method` (failed ones too) into `thread` of the forum. */
 const callsInto = (thread: number, method = 'sendMessage') =>
   h.tg.calls(method).filter((c) => c.params.message_thread_id === thread);

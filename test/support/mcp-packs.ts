@@ -15,6 +15,13 @@ export function fixtureEntry(name: string, more: string[] = []): string {
   ].join('\n');
 }
 
+/** `settings:` of a pack with one optional secret, `token`: what needs it waits until it is set. */
+export const OPTIONAL_TOKEN_SETTING = `settings:
+  - name: token
+    description: The token.
+    secret: true
+`;
+
 /** `settings:` of a pack with one required secret, `token` (SATCHEL_PACK_<PACK>_TOKEN). */
 export const SECRET_TOKEN_SETTING = `settings:
   - name: token

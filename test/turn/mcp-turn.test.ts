@@ -18,6 +18,7 @@ import {
 } from '../support/core-rig.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { fixturePacks } from '../support/harness.ts';
+import { OPTIONAL_TOKEN_SETTING } from '../support/mcp-packs.ts';
 
 const MCP = `mcp:
   - name: files
@@ -204,11 +205,7 @@ describe("a pack's MCP tools in its turns", () => {
     const { core, requests, logs } = rig({
       packs: fixturePacks(
         ['beta'],
-        `settings:
-  - name: token
-    description: The token.
-    secret: true
-mcp:
+        `${OPTIONAL_TOKEN_SETTING}mcp:
   - name: files
     command: node
     env:

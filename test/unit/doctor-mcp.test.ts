@@ -11,12 +11,9 @@ import { formatChecks } from '../../src/ops/check.ts';
 import { checkPacks } from '../../src/ops/doctor-local.ts';
 import { checkMcpServers } from '../../src/ops/doctor-mcp.ts';
 import { fixturePacks } from '../support/harness.ts';
+import { OPTIONAL_TOKEN_SETTING } from '../support/mcp-packs.ts';
 
-const MCP = `settings:
-  - name: token
-    description: The token.
-    secret: true
-mcp:
+const MCP = `${OPTIONAL_TOKEN_SETTING}mcp:
   - name: files
     command: node
     args: [server.mjs]

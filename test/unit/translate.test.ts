@@ -6,6 +6,16 @@ const AT = 1_700_000_000_000;
 const chat = { id: 111, type: 'private', first_name: 'U' };
 const from = { id: 111, is_bot: false, first_name: 'U' };
 const message = (extra: object) => ({ message_id: 5, date: 0, chat, from, ...extra });
+/** What the event of `message` in update `updateId` carries, whatever its kind. */
+const privateFromU = (updateId: number) => ({
+  origin: { platform: 'tg', keys: [`update:${updateId}`] },
+  address: { platform: 'tg', chatId: '111' },
+  chatType: 'private',
+  senderId: '111',
+  senderName: 'U',
+  messageId: '5',
+  receivedAt: AT,
+});
 
 describe('translateUpdate', () => {
   it.each([
@@ -55,13 +65,7 @@ describe('translateUpdate', () => {
         AT,
       ),
     ).toEqual({
-      origin: { platform: 'tg', keys: ['update:4'] },
-      address: { platform: 'tg', chatId: '111' },
-      chatType: 'private',
-      senderId: '111',
-      senderName: 'U',
-      messageId: '5',
-      receivedAt: AT,
+      ...privateFromU(4),
       kind: 'command',
       command: 'help',
       args: 'now',
@@ -148,13 +152,7 @@ describe('translateUpdate: media', () => {
       { file_id: 'small', width: 90, height: 67, file_size: 5 },
     ];
     expect(translate({ photo, caption: 'look' })).toEqual({
-      origin: { platform: 'tg', keys: ['update:10'] },
-      address: { platform: 'tg', chatId: '111' },
-      chatType: 'private',
-      senderId: '111',
-      senderName: 'U',
-      messageId: '5',
-      receivedAt: AT,
+      ...privateFromU(10),
       kind: 'photo',
       file: { fileId: 'big', size: 90 },
       caption: 'look',
