@@ -14,7 +14,7 @@ import { type ConsumerDeps, createConsumer, replayStored } from './consume.ts';
 import { pollingHint, toChannelError } from './errors.ts';
 import { createUpdateSupplier } from './update-supplier.ts';
 
-export interface IngressDeps {
+export interface IngressDeps extends Pick<ConsumerDeps, 'localFiles'> {
   bot: Bot;
   inbox: NumberedInbox;
   clock: Clock;
