@@ -218,7 +218,11 @@ describe('the real entry point', () => {
     await model.waitForRequest(3, 15_000);
     first.child.kill('SIGKILL');
     await first.exited;
-    expect(tg.texts(ALLOWED_USER)).toEqual(['Scheduled.']);
+    // The answer ends with the receipt of the job it set (SPEC §18), due in a few seconds.
+    const scheduled = expect.stringMatching(
+      /^Scheduled\.\n\n✓ reminder set for (today|tomorrow) \d\d:\d\d$/,
+    );
+    expect(tg.texts(ALLOWED_USER)).toEqual([scheduled]);
 
     model.enqueue({ text: 'Here is your reminder.' });
     const second = runSatchel(env, home);
@@ -227,7 +231,7 @@ describe('the real entry point', () => {
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
 
-    expect(tg.texts(ALLOWED_USER)).toEqual(['Scheduled.', 'Here is your reminder.']);
+    expect(tg.texts(ALLOWED_USER)).toEqual([scheduled, 'Here is your reminder.']);
     expect(second.stdout()).toContain('"event":"job_resumed"');
   });
 

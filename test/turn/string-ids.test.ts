@@ -103,7 +103,7 @@ describe('a channel with string ids', () => {
     clock.advance(31 * 60 * 1000);
     await vi.waitFor(() =>
       expect(edge.channel.shown(THREAD)).toEqual([
-        `I will remind you at 12:30.${badge}`,
+        `I will remind you at 12:30.\n\n✓ reminder set for today 12:30${badge}`,
         `Time to water the fern.${badge}`,
       ]),
     );

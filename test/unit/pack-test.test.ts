@@ -98,7 +98,10 @@ describe('satchel pack test', () => {
     expect(run.out).toContain(
       'turn 1: db "SELECT body FROM notes": expected [{"body":"eggs"}], got [{"body":"milk"}]',
     );
-    expect(run.out).toContain('turn 1: reply_contains "Noted": the reply was "Saved."');
+    // The reply as the user sees it, with the receipt of the row the turn saved (SPEC §18).
+    expect(run.out).toContain(
+      'turn 1: reply_contains "Noted": the reply was "Saved.\\n\\n✓ 1 row saved"',
+    );
     // The default time: Monday 5 January 2026, 09:00 UTC.
     expect(run.out).toContain(
       'turn 1: model_saw "[Sent: 2026-01-06": not in the model\'s requests; the last message was "[Sent: 2026-01-05 Monday 09:00 UTC]\\nremember milk"',
