@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDashboard, type Dashboard } from '../../src/dashboard/server.ts';
-import { type CoreReader, openCoreReader } from '../../src/store/read-only.ts';
+import type { Dashboard } from '../../src/dashboard/server.ts';
+import type { CoreReader } from '../../src/store/read-only.ts';
 import { createCalendar } from '../../src/usage/calendar.ts';
 import { createLedger } from '../../src/usage/ledger.ts';
 import { usd } from '../../src/usage/money.ts';
@@ -17,14 +17,11 @@ import {
   skipBrowser,
   watchProblems,
 } from '../support/chromium.ts';
-import type { FakeClock } from '../support/fake-clock.ts';
 import {
-  SEED_CAPS,
   SEED_NOW,
   SEED_TIMEZONE,
-  seedLedger,
-  silentLog,
-  tempCoreStore,
+  seedDashboard,
+  seededCoreStore,
   UNKNOWN_MODEL,
 } from '../support/usage-seed.ts';
 
@@ -33,8 +30,7 @@ const TOKEN = 'browser-test-token-0123';
 const skipped = skipBrowser('dashboard-browser', 'the dashboard');
 
 describe.skipIf(skipped)('the dashboard in a real browser', () => {
-  let env: ReturnType<typeof tempCoreStore>;
-  let clock: FakeClock;
+  let env: ReturnType<typeof seededCoreStore>;
   let reader: CoreReader;
   let dashboard: Dashboard;
   let url: string;
@@ -42,16 +38,8 @@ describe.skipIf(skipped)('the dashboard in a real browser', () => {
 
   beforeAll(async () => {
     if (!haveChromium) return;
-    env = tempCoreStore();
-    clock = seedLedger(env.store);
-    reader = openCoreReader(env.home)!;
-    dashboard = createDashboard({
-      db: reader.db,
-      catalog: testCatalog(),
-      config: { port: 0, token: TOKEN, caps: SEED_CAPS, timezone: SEED_TIMEZONE },
-      clock,
-      log: silentLog,
-    });
+    env = seededCoreStore();
+    ({ dashboard, reader } = seedDashboard(env.home, env.clock, TOKEN));
     url = (await dashboard.start())!.url;
     browser = await launchChromium({
       viewport: { width: 1000, height: 700 },
@@ -124,7 +112,7 @@ describe.skipIf(skipped)('the dashboard in a real browser', () => {
       // A call booked while the page is open shows up at the next refresh (10 s).
       const ledger = createLedger({
         db: env.store.db,
-        clock,
+        clock: env.clock,
         calendar: createCalendar(SEED_TIMEZONE),
         catalog: testCatalog(),
       });

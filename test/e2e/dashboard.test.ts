@@ -12,13 +12,7 @@ import type { UsageOverview } from '../../src/usage/overview.ts';
 import { testCatalog } from '../support/catalog.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
-import {
-  SEED_CAPS,
-  SEED_NOW,
-  SEED_TIMEZONE,
-  seedLedger,
-  tempCoreStore,
-} from '../support/usage-seed.ts';
+import { SEED_CAPS, SEED_NOW, SEED_TIMEZONE, seededCoreStore } from '../support/usage-seed.ts';
 
 const TOKEN = 'dashboard-test-token-0123';
 const UNKNOWN_MODEL = 'mystery-model-7';
@@ -76,9 +70,8 @@ async function serve(
 }
 
 function seededHome(): string {
-  const env = tempCoreStore();
+  const env = seededCoreStore();
   cleanups.push(() => env.close());
-  seedLedger(env.store);
   return env.home;
 }
 

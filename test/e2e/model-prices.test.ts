@@ -36,10 +36,14 @@ async function withCatalog(yaml: string, env: HarnessEnv = {}) {
   return api;
 }
 
+/** Starts satchel chatting with OpenAI's `model`, priced in the owner's catalog by `price`. */
+function withPricedModel(model: string, price: string, env: HarnessEnv = {}) {
+  return withCatalog(`openai:${model}: ${price}\n`, { LLM_MODEL: model, ...env });
+}
+
 describe("the owner's catalog", () => {
   it('prices a model satchel does not bundle, and its calls count against the USD cap', async () => {
-    await withCatalog('openai:gpt-5-mini: { input: 0.25, cached_input: 0.025, output: 2 }\n', {
-      LLM_MODEL: 'gpt-5-mini',
+    await withPricedModel('gpt-5-mini', '{ input: 0.25, cached_input: 0.025, output: 2 }', {
       QUOTA_DAILY_USD: '0.0001',
     });
     h.model.enqueue({ text: 'first', usage: { input: 200, cached: 100, output: 40 } });
@@ -116,8 +120,7 @@ describe('USD caps and unpriced models', () => {
   });
 
   it('refuses a photo description on an unpriced vision model, and asks no model', async () => {
-    await withCatalog('openai:text-only: { input: 0.1, output: 0.2 }\n', {
-      LLM_MODEL: 'text-only',
+    await withPricedModel('text-only', '{ input: 0.1, output: 0.2 }', {
       VISION_MODEL: 'vision-x',
       QUOTA_DAILY_USD: '5',
     });
@@ -133,10 +136,7 @@ describe('USD caps and unpriced models', () => {
   });
 
   it("books a router's reported usage.cost, priced or not", async () => {
-    await withCatalog('openai:router/auto: { input: 1, output: 1 }\n', {
-      LLM_MODEL: 'router/auto',
-      QUOTA_DAILY_USD: '5',
-    });
+    await withPricedModel('router/auto', '{ input: 1, output: 1 }', { QUOTA_DAILY_USD: '5' });
     h.model.enqueue({ text: 'routed', usage: { input: 1000, output: 100, cost: 0.0123 } });
     h.say('hi');
     await settled(h, 1);

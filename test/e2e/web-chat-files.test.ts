@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { imagesOf, lastUserText } from '../fakes/model-server.ts';
-import { ChatClient, shownText } from '../support/chat-client.ts';
+import { ChatClient, shownText, type Upload } from '../support/chat-client.ts';
 import { fixturePacks } from '../support/harness.ts';
 import { webChatPerTest } from '../support/web-chat.ts';
 
@@ -36,6 +36,14 @@ function start(env: Record<string, string> = {}, shutdownGraceMs?: number) {
 
 const uploadsDir = () => path.join(h!.home, 'media', 'web');
 const kept = () => (existsSync(uploadsDir()) ? readdirSync(uploadsDir()) : []);
+
+/** Sends a file over the limit and checks it is refused with Telegram's words. */
+async function refusedAsTooBig(c: ChatClient, file: Upload) {
+  const refused = await c.upload(file);
+  expect(refused.status).toBe(413);
+  expect(await refused.json()).toEqual({ error: TOO_BIG });
+  return refused;
+}
 
 describe('files sent from the web chat', () => {
   it('passes a photo and its caption to the model, and shows it in the conversation, also to a later page', async () => {
@@ -155,14 +163,12 @@ describe('a file over the limit', () => {
   it("is refused with Telegram's words, by its declared size or as it arrives, and nothing is kept", async () => {
     const c = await start();
     const big = Buffer.alloc(LIMIT + 1, 7);
-    const declared = await c.upload({
+    const declared = await refusedAsTooBig(c, {
       kind: 'document',
       name: 'big.bin',
       type: 'application/octet-stream',
       data: big,
     });
-    expect(declared.status).toBe(413);
-    expect(await declared.json()).toEqual({ error: TOO_BIG });
     // The rest of a refused body is not read: the connection ends with the answer.
     expect(declared.headers.get('connection')).toBe('close');
 
@@ -176,14 +182,7 @@ describe('a file over the limit', () => {
         controller.enqueue(piece);
       },
     });
-    const streamed = await c.upload({
-      kind: 'photo',
-      name: 'big.png',
-      type: 'image/png',
-      data: stream,
-    });
-    expect(streamed.status).toBe(413);
-    expect(await streamed.json()).toEqual({ error: TOO_BIG });
+    await refusedAsTooBig(c, { kind: 'photo', name: 'big.png', type: 'image/png', data: stream });
 
     expect(kept()).toEqual([]);
     expect(h!.rows('SELECT 1 FROM edge_inbox')).toEqual([]);

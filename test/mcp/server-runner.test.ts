@@ -23,6 +23,15 @@ beforeEach(() => {
   clock = new FakeClock();
 });
 
+/** A runner whose server listed ['echo'], announced a change, and never answers the re-list. */
+async function relistThatHangs() {
+  fakes.plans.push({ list: lists(['echo'], new Promise(() => {})) });
+  const opened = open();
+  await opened.runner.ensure();
+  fakes.made[0]!.hooks.onToolsChanged();
+  return { ...opened, relist: opened.runner.ensure() };
+}
+
 function open(log = recordingLog()) {
   return { ...log, runner: createServerRunner(fixtureServer(), runnerDeps(log.log, clock)) };
 }
@@ -127,12 +136,7 @@ describe('the server runner: re-listing', () => {
   });
 
   it('a re-list that outlives timeout_ms keeps the old list, and names the limit', async () => {
-    fakes.plans.push({ list: lists(['echo'], new Promise(() => {})) });
-    const { runner, events } = open();
-    await runner.ensure();
-
-    fakes.made[0]!.hooks.onToolsChanged();
-    const relist = runner.ensure();
+    const { events, relist } = await relistThatHangs();
     clock.advance(30_000);
     expect(toolNames(await relist)).toEqual(['echo']);
     expect(events('mcp_tools_relist_failed')).toMatchObject([
@@ -141,12 +145,7 @@ describe('the server runner: re-listing', () => {
   });
 
   it('relisting → closed: close aborts the re-list and stops the server, quietly', async () => {
-    fakes.plans.push({ list: lists(['echo'], new Promise(() => {})) });
-    const { runner, events } = open();
-    await runner.ensure();
-
-    fakes.made[0]!.hooks.onToolsChanged();
-    const relist = runner.ensure();
+    const { runner, events, relist } = await relistThatHangs();
     await runner.close();
     expect(await relist).toEqual(shuttingDown);
     expect(fakes.made[0]!.stops).toBe(1);

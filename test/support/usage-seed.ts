@@ -1,8 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Clock } from '../../src/core/clock.ts';
 import type { Logger } from '../../src/core/ports.ts';
+import { createDashboard, type Dashboard } from '../../src/dashboard/server.ts';
 import { type CoreStore, openCoreStore } from '../../src/store/client.ts';
+import { type CoreReader, openCoreReader } from '../../src/store/read-only.ts';
 import { sessions } from '../../src/store/schema.ts';
 import { createCalendar } from '../../src/usage/calendar.ts';
 import { createLedger, type PaidCall, type UsageKind } from '../../src/usage/ledger.ts';
@@ -35,6 +38,32 @@ export function tempCoreStore(): { home: string; store: CoreStore; close(): void
       rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+/** A fresh core store holding SEED_CALLS; `clock` stands at SEED_NOW. */
+export function seededCoreStore(): ReturnType<typeof tempCoreStore> & { clock: FakeClock } {
+  const env = tempCoreStore();
+  return { ...env, clock: seedLedger(env.store) };
+}
+
+/**
+ * A dashboard (not started) reading `home` through its own read-only connection, with the
+ * seed's caps and timezone and the test catalog; close `reader` after stopping it.
+ */
+export function seedDashboard(
+  home: string,
+  clock: Clock,
+  token: string,
+): { dashboard: Dashboard; reader: CoreReader } {
+  const reader = openCoreReader(home)!;
+  const dashboard = createDashboard({
+    db: reader.db,
+    catalog: testCatalog(),
+    config: { port: 0, token, caps: SEED_CAPS, timezone: SEED_TIMEZONE },
+    clock,
+    log: silentLog,
+  });
+  return { dashboard, reader };
 }
 
 interface Call {

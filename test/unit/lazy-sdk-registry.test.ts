@@ -1,16 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { bundledCatalog } from '../../src/usage/catalog.ts';
+import { loadedSdks, noteSdkLoad } from '../support/sdk-loads.ts';
 
-/** Whether each optional SDK has been loaded in this test file's module graph. */
-const loaded = vi.hoisted(() => ({ gemini: false, groq: false }));
-vi.mock('@google/genai', async (original) => {
-  loaded.gemini = true;
-  return original();
-});
-vi.mock('groq-sdk', async (original) => {
-  loaded.groq = true;
-  return original();
-});
+vi.mock('@google/genai', (original) => noteSdkLoad('gemini', original));
+vi.mock('groq-sdk', (original) => noteSdkLoad('groq', original));
 
 describe('the provider registry', () => {
   it('builds every provider, speech to text and the doctor without loading an SDK', async () => {
@@ -32,6 +25,6 @@ describe('the provider registry', () => {
     expect(models.map((m) => m.info.provider)).toEqual(PROVIDER_NAMES);
     expect(createTranscriber(config)?.info.provider).toBe('groq');
     expect(createVisionModel(config, bundledCatalog())?.info.provider).toBe('gemini');
-    expect(loaded).toEqual({ gemini: false, groq: false });
+    expect(loadedSdks).toEqual({ gemini: false, groq: false });
   });
 });

@@ -1,16 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { useFakeModel } from '../support/fake-model.ts';
+import { loadedSdks, noteSdkLoad } from '../support/sdk-loads.ts';
 
-/** Whether each optional SDK has been loaded in this test file's module graph. */
-const loaded = vi.hoisted(() => ({ gemini: false, groq: false }));
-vi.mock('@google/genai', async (original) => {
-  loaded.gemini = true;
-  return original();
-});
-vi.mock('groq-sdk', async (original) => {
-  loaded.groq = true;
-  return original();
-});
+vi.mock('@google/genai', (original) => noteSdkLoad('gemini', original));
+vi.mock('groq-sdk', (original) => noteSdkLoad('groq', original));
 
 const fake = useFakeModel();
 
@@ -27,12 +20,12 @@ describe('the Gemini and Groq SDKs', () => {
     const signal = new AbortController().signal;
 
     await openai.complete(request, { signal });
-    expect(loaded).toEqual({ gemini: false, groq: false });
+    expect(loadedSdks).toEqual({ gemini: false, groq: false });
 
     fake.enqueue({ text: 'Hello from Gemini.' }, { text: 'Hello from Groq.' });
     expect((await gemini.complete(request, { signal })).text).toBe('Hello from Gemini.');
-    expect(loaded).toEqual({ gemini: true, groq: false });
+    expect(loadedSdks).toEqual({ gemini: true, groq: false });
     expect((await groq.complete(request, { signal })).text).toBe('Hello from Groq.');
-    expect(loaded).toEqual({ gemini: true, groq: true });
+    expect(loadedSdks).toEqual({ gemini: true, groq: true });
   });
 });

@@ -23,7 +23,12 @@ function rig(options: Omit<LimiterOptions, 'clock'>) {
     );
   const flush = () => new Promise((resolve) => setImmediate(resolve));
   const release = (name: string) => releases.get(name)!();
-  return { clock, limiter, granted, ask, flush, release };
+  /** Asks one after another, then lets the limiter grant what it will. */
+  const askInTurn = async (...asks: [string, Priority][]) => {
+    for (const [name, priority] of asks) void ask(name, priority);
+    await flush();
+  };
+  return { clock, limiter, granted, ask, askInTurn, flush, release };
 }
 
 describe('the global limiter', () => {
@@ -37,10 +42,7 @@ describe('the global limiter', () => {
 
   it('counts a call from when it ended: the next waits a window after the first ended', async () => {
     const r = rig({ perWindow: 2 });
-    void r.ask('a', 'message');
-    void r.ask('b', 'message');
-    void r.ask('c', 'message');
-    await r.flush();
+    await r.askInTurn(['a', 'message'], ['b', 'message'], ['c', 'message']);
     expect(r.granted).toEqual(['a', 'b']);
 
     r.clock.advance(5000); // a slow call: still running, still counted
@@ -58,10 +60,7 @@ describe('the global limiter', () => {
 
   it('grants messages before typing and drafts that asked earlier', async () => {
     const r = rig({ perWindow: 1 });
-    void r.ask('first', 'message');
-    void r.ask('typing', 'side');
-    void r.ask('reply', 'message');
-    await r.flush();
+    await r.askInTurn(['first', 'message'], ['typing', 'side'], ['reply', 'message']);
     r.release('first');
     r.clock.advance(1000);
     await r.flush();

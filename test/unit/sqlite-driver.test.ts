@@ -4,30 +4,20 @@ import { chooseDriver, Database, sqliteDriver } from '../../src/store/sqlite.ts'
 
 const both = (name: string) => `/modules/${name}/lib/index.js`;
 const sourceOnly = (name: string) => (name === 'better-sqlite3' ? both(name) : undefined);
+/** The choice of the driver `name`, loaded from where it is installed. */
+const chosen = (name: string, napiMissing: boolean) => ({ name, path: both(name), napiMissing });
 
 describe('the SQLite driver', () => {
   it('takes the Node-API build (better-sqlite3 13) where the runtime has Node-API 10', () => {
-    expect(chooseDriver(10, both)).toEqual({
-      name: 'better-sqlite3-napi',
-      path: both('better-sqlite3-napi'),
-      napiMissing: false,
-    });
+    expect(chooseDriver(10, both)).toEqual(chosen('better-sqlite3-napi', false));
   });
 
   it('keeps better-sqlite3 12 on Node 20 (Node-API 9), even when 13 is installed', () => {
-    expect(chooseDriver(9, both)).toEqual({
-      name: 'better-sqlite3',
-      path: both('better-sqlite3'),
-      napiMissing: false,
-    });
+    expect(chooseDriver(9, both)).toEqual(chosen('better-sqlite3', false));
   });
 
   it('falls back to 12 and says so when npm left the optional Node-API build out', () => {
-    expect(chooseDriver(10, sourceOnly)).toEqual({
-      name: 'better-sqlite3',
-      path: both('better-sqlite3'),
-      napiMissing: true,
-    });
+    expect(chooseDriver(10, sourceOnly)).toEqual(chosen('better-sqlite3', true));
   });
 
   it('says to run npm install when no driver is installed', () => {

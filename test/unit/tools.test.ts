@@ -89,6 +89,15 @@ let n = 0;
 const use = (tools: ReturnType<typeof runner>, name: string, args: object) =>
   tools.run({ id: `c${n++}`, name, arguments: JSON.stringify(args) }, new AbortController().signal);
 
+/** The id of the job a "created job …" answer names. */
+const createdId = (answer: string) => /created job (\S+):/.exec(answer)?.[1];
+
+/** Creates a job with the schedule tool: its answer, and the id that names. */
+async function createJob(tools: ReturnType<typeof runner>, args: object) {
+  const created = await use(tools, 'schedule', { action: 'create', ...args });
+  return { created, id: createdId(created) };
+}
+
 describe('memory', () => {
   it('reads, appends and replaces the pack notes', async () => {
     const tools = runner();
@@ -251,12 +260,10 @@ describe('schedule', () => {
 
   it("creates, lists, pauses, resumes and removes this pack's jobs in this chat only", async () => {
     const tools = runner(chat, clock);
-    const created = await use(tools, 'schedule', {
-      action: 'create',
+    const { created, id } = await createJob(tools, {
       schedule: '30 7 * * 1-5',
       skill: 'alpha_one',
     });
-    const id = /created job (\S+):/.exec(created)?.[1];
     expect(created).toBe(
       `created job ${id}: "30 7 * * 1-5" in Europe/Berlin; its next run is tomorrow 07:30 Europe/Berlin (2026-11-23T07:30:00+01:00), and its answers are sent to this chat`,
     );
@@ -287,12 +294,10 @@ describe('schedule', () => {
 
   it('creates a one-shot from an ISO 8601 date-time with an offset', async () => {
     const tools = runner(chat, clock);
-    const created = await use(tools, 'schedule', {
-      action: 'create',
+    const { created, id } = await createJob(tools, {
       schedule: '2026-11-23T12:00:00-05:00',
       prompt: 'Remind me to call Anna',
     });
-    const id = /created job (\S+):/.exec(created)?.[1];
     expect(created).toBe(
       `created job ${id}: it runs once, tomorrow 18:00 Europe/Berlin (2026-11-23T18:00:00+01:00), and its answer is sent to this chat`,
     );
@@ -360,7 +365,7 @@ describe('schedule', () => {
     const tools = runner(chat, clock, { maxJobs: 3 });
     const create = (on = tools) =>
       use(on, 'schedule', { action: 'create', schedule: '0 9 * * *', prompt: 'Water' });
-    const ids = [await create(), await create()].map((r) => /created job (\S+):/.exec(r)?.[1]);
+    const ids = [await create(), await create()].map(createdId);
     expect(ids).toHaveLength(2);
     const full =
       'Error: this pack already has 3 scheduled jobs in this chat, the most it may have (MAX_JOBS = 3). To free a slot, remove a job that is no longer needed (action "remove" with its id; "list" shows them), or ask the user which one to drop.';

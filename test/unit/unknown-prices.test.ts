@@ -8,6 +8,8 @@ import { unpricedModels, warnUnknownPrices } from '../../src/usage/unknown-price
 const catalog = bundledCatalog('/srv/satchel/models.yaml');
 
 const base = { TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi', OPENAI_API_KEY: 'sk-test' };
+/** The configuration of a bot with an OpenAI key, and `env` on top. */
+const configWith = (env: Record<string, string> = {}) => parseConfig({ ...base, ...env });
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -21,8 +23,7 @@ function capture() {
 
 describe('models in use', () => {
   it('are the chat model, the fallback, Whisper and the packs’ models', () => {
-    const config = parseConfig({
-      ...base,
+    const config = configWith({
       LLM_MODEL: 'gpt-4.1-mini',
       LLM_FALLBACK: 'groq:llama-3.3-70b-versatile',
       GROQ_API_KEY: 'gsk-test',
@@ -38,7 +39,7 @@ describe('models in use', () => {
   });
 
   it('leave out a pack model whose provider has no key (the chat model answers instead)', () => {
-    const config = parseConfig(base);
+    const config = configWith();
     expect(
       modelsInUse(config, catalog, [{ pack: 'journal', model: 'gemini:gemini-2.5-pro' }]),
     ).toEqual([{ provider: 'openai', model: 'gpt-4.1-mini', use: 'chat' }]);
@@ -47,8 +48,7 @@ describe('models in use', () => {
 
 describe('the unknown-price warning', () => {
   it('names each unpriced model once, with all its uses', () => {
-    const config = parseConfig({
-      ...base,
+    const config = configWith({
       LLM_MODEL: 'my-local-llama',
       VISION_MODEL: 'gpt-4.1-mini',
     });
@@ -62,8 +62,7 @@ describe('the unknown-price warning', () => {
 
   it('is logged once at start as model_price_unknown, saying what it means for the caps', () => {
     const { log, lines } = capture();
-    const config = parseConfig({
-      ...base,
+    const config = configWith({
       LLM_MODEL: 'my-local-llama',
       GROQ_API_KEY: 'gsk-test',
       STT_MODEL: 'distil-whisper-next',
@@ -85,7 +84,7 @@ describe('the unknown-price warning', () => {
 
   it('says nothing when every model has a price', () => {
     const { log, lines } = capture();
-    expect(warnUnknownPrices(log, catalog, modelsInUse(parseConfig(base), catalog))).toEqual([]);
+    expect(warnUnknownPrices(log, catalog, modelsInUse(configWith(), catalog))).toEqual([]);
     expect(lines).toEqual([]);
   });
 

@@ -5,17 +5,14 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/command.ts';
 import { createUsageCommand, usageCommand } from '../../src/cli/usage.ts';
-import { createDashboard } from '../../src/dashboard/server.ts';
-import { openCoreReader } from '../../src/store/read-only.ts';
 import { usd as usdText } from '../../src/usage/money.ts';
-import { TEST_MODELS_YAML, testCatalog } from '../support/catalog.ts';
+import { TEST_MODELS_YAML } from '../support/catalog.ts';
 import {
   SEED_CAPS,
   SEED_NOW,
   SEED_TIMEZONE,
-  seedLedger,
-  silentLog,
-  tempCoreStore,
+  seedDashboard,
+  seededCoreStore,
   UNKNOWN_MODEL,
 } from '../support/usage-seed.ts';
 
@@ -40,9 +37,8 @@ async function run(args: string[], env: Record<string, string | undefined>, cwd 
 
 /** A seeded SATCHEL_HOME whose writable store stays open, as while the bot runs. */
 function runningHome() {
-  const env = tempCoreStore();
+  const env = seededCoreStore();
   cleanups.push(() => env.close());
-  seedLedger(env.store);
   // The owner's catalog the seed was priced with: the cache savings use it.
   writeFileSync(path.join(env.home, 'models.yaml'), TEST_MODELS_YAML);
   return {
@@ -59,14 +55,7 @@ function runningHome() {
 
 /** The body of GET /api/usage from a dashboard on the same home, clock and caps. */
 async function apiBody(home: string, query = ''): Promise<string> {
-  const reader = openCoreReader(home)!;
-  const dashboard = createDashboard({
-    db: reader.db,
-    catalog: testCatalog(),
-    config: { port: 0, token: TOKEN, caps: SEED_CAPS, timezone: SEED_TIMEZONE },
-    clock,
-    log: silentLog,
-  });
+  const { dashboard, reader } = seedDashboard(home, clock, TOKEN);
   const started = await dashboard.start();
   cleanups.push(async () => {
     await dashboard.stop();
