@@ -4,7 +4,7 @@ import { createGeminiChatModel, loadGeminiSdk, mapGeminiError } from './gemini.t
 import { createGroqChatModel, loadGroqSdk, mapGroqError } from './groq.ts';
 import { createGroqTranscriber } from './groq-stt.ts';
 import { createOpenAiChatModel, mapOpenAiError } from './openai.ts';
-import { createOpenAiSpeaker } from './openai-tts.ts';
+import { createOpenAiSpeaker, type TtsOptions } from './openai-tts.ts';
 import type { Provider, ProviderAccess } from './registry.ts';
 
 /** What a provider's chat model is made with: its key and base URL, and the model's. */
@@ -19,13 +19,6 @@ export interface ChatModelOptions extends ProviderAccess {
 
 export interface TranscriberOptions extends ProviderAccess {
   model: string;
-  timeoutMs: number;
-}
-
-/** What a provider's text to speech is made with (TTS_MODEL, TTS_VOICE). */
-export interface TtsOptions extends ProviderAccess {
-  model: string;
-  voice: string;
   timeoutMs: number;
 }
 

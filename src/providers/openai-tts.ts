@@ -1,7 +1,14 @@
 import type { Speaker } from '../core/ports.ts';
-import type { TtsOptions } from './clients.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
 import { mapOpenAiError, openAiClient } from './openai.ts';
+import type { ProviderAccess } from './registry.ts';
+
+/** What a provider's text to speech is made with (TTS_MODEL, TTS_VOICE). */
+export interface TtsOptions extends ProviderAccess {
+  model: string;
+  voice: string;
+  timeoutMs: number;
+}
 
 /**
  * Text to speech over the OpenAI-compatible `/audio/speech` API (the openai SDK against

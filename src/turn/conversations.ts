@@ -6,6 +6,7 @@ import { type Address, addressKey, type InboundEvent, type JobOutcome } from '..
 import { createBatcher } from '../inbound/batcher.ts';
 import { plain } from '../outbound/compose.ts';
 import { createActors } from './actors.ts';
+import type { Note } from './inputs.ts';
 import type { Replies } from './replies.ts';
 import { createSteering, type QueueMode, type SteerBox } from './steering.ts';
 
@@ -38,12 +39,6 @@ const FILE_KINDS: ReadonlySet<InboundEvent['kind']> = new Set([
   'document',
 ]);
 const carriesFile = (event: InboundEvent) => FILE_KINDS.has(event.kind);
-
-/** Something that happened in a conversation between turns (a reaction), told to the next. */
-export interface Note {
-  event: InboundEvent;
-  text: string;
-}
 
 /**
  * The conversations: texts gather in the batcher, then each conversation's turns run one

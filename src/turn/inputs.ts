@@ -5,7 +5,12 @@ import type { InboundEvent } from '../core/types.ts';
 import type { MediaInputs, MediaTurn } from '../inbound/media.ts';
 import type { Skill } from '../packs/loader.ts';
 import { pinnedSkillText } from '../packs/prompt.ts';
-import type { Note } from './conversations.ts';
+
+/** Something that happened in a conversation between turns (a reaction), told to the next. */
+export interface Note {
+  event: InboundEvent;
+  text: string;
+}
 
 /** What the model reads before a text that was edited after it had been answered. */
 export const EDIT_LABEL = '[The user edited one of their earlier messages. The new version:]';

@@ -5,7 +5,7 @@ import type { PackStorage } from '../packs/storage.ts';
 import type { Route } from '../routing/router.ts';
 import type { SessionRow } from '../store/session-repo.ts';
 import type { PackCaps } from '../usage/quota.ts';
-import type { Note } from './conversations.ts';
+import type { Note } from './inputs.ts';
 import type { Turns } from './services.ts';
 import type { SteerBox } from './steering.ts';
 
