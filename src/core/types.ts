@@ -114,6 +114,11 @@ export interface JobRun {
   sessionKey: string;
   /** The job's own chat model (a cron entry's `model`), instead of the chat's. */
   model?: string | undefined;
+  /**
+   * The untrusted sources of the session that created or changed it (SPEC §17): its runs
+   * start tainted by them. Absent for a clean job.
+   */
+  taint?: readonly string[] | undefined;
 }
 
 /** How a job run ended. */

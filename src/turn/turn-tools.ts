@@ -28,6 +28,18 @@ export async function toolsFor(
 ): Promise<{ tools: ToolRunner | undefined; gate: TrustGate | undefined }> {
   const { pack, storage, address, turnId } = routed;
   if (!pack || !storage) return { tools: undefined, gate: undefined };
+  const log = services.runtime.log.child({ turnId, pack: pack.name });
+  const gate = trustGate(
+    services,
+    {
+      job: turn.job,
+      pack: turn.pack,
+      address,
+      label: pack.displayName,
+      session: routed.route.session,
+    },
+    log,
+  );
   const tools = packTools({
     pack,
     storage,
@@ -47,8 +59,8 @@ export async function toolsFor(
     },
     sessionKey: routed.route.session.key,
     messages: services.turns.messages,
+    taint: () => gate.sources(),
   });
-  const log = services.runtime.log.child({ turnId, pack: pack.name });
   const servers = services.turns.mcp.servers(pack.name);
   const mcp =
     servers.length === 0
@@ -62,10 +74,5 @@ export async function toolsFor(
           acceptsImages: acceptsImages(services, routed),
           coreTools: tools.length,
         });
-  const gate = trustGate(
-    services,
-    { job: turn.job !== undefined, pack: turn.pack, address, label: pack.displayName },
-    log,
-  );
   return { tools: createToolRunner([...tools, ...mcp], log, gate), gate };
 }
