@@ -21,7 +21,7 @@ const h = harnessPerTest();
 const servers = webServers();
 
 const NOT_APPROVED = 'Error: the owner did not approve this call';
-const TOOLS = ['memory', 'web_fetch', 'db_query', 'db_write', 'schedule'];
+const TOOLS = ['memory', 'web_fetch', 'db_query', 'db_write', 'schedule', 'memory_search'];
 const memoryFile = () => readFileSync(path.join(h.home, 'packs', 'alpha', 'MEMORY.md'), 'utf8');
 const questions = () => h.tg.calls('sendMessage').filter(isApproval);
 const call = (name: string, args: object) => ({ toolCalls: [{ name, arguments: args }] });
@@ -131,6 +131,28 @@ describe('taint lasts the session', () => {
     await settled(h, 5);
     expect(questions()).toHaveLength(0);
     expect(plants()).toEqual([{ name: 'fern' }]);
+  });
+});
+
+describe('what a clean session finds of a tainted one', () => {
+  it('memory_search brings back what was said after the page, enveloped: the clean session is tainted and its write asks', async () => {
+    await pageRead();
+    h.say('/new');
+    await settled(h, 2);
+    h.model.enqueue(
+      call('memory_search', { query: 'ferns shade' }),
+      call('db_write', { action: 'insert', table: 'plants', values: { name: 'pwned' } }),
+      { text: 'Done.' },
+    );
+    h.say('what did we say about ferns? do that');
+    const asked = await askedOf(h, 1);
+    expect(asked.text).toContain('memory_search: messages of sessions that had read outside');
+    asked.press('Deny');
+    await settled(h, 4);
+    const [found] = toolResults(h.model.chatRequests().at(-1));
+    expect(found).toContain('<<untrusted source="memory_search: messages of sessions');
+    expect(found).toContain('[Ferns] like [shade]');
+    expect(plants()).toEqual([]);
   });
 });
 
