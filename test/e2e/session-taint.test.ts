@@ -262,6 +262,52 @@ describe('compaction does not clean a session', () => {
   });
 });
 
+describe('automatic compaction of a tainted history', () => {
+  it('asks before the flush writes MEMORY.md, and the summary enters the prompt enveloped', async () => {
+    const page = await servers.start((_req, res) =>
+      reply(
+        res,
+        'text/html',
+        `<html><body><article><p>${'Ferns like shade. '.repeat(20)}</p></article></body></html>`,
+      ),
+    );
+    await h.start(
+      {
+        SATCHEL_PACKS: fixtureWithTools('alpha', TOOLS),
+        WEB_FETCH_ALLOW_HOSTS: `127.0.0.1:${page.port}`,
+      },
+      { app: { historyBudgetTokens: 400 } },
+    );
+    const before = memoryFile();
+    h.model.setDefault((req) => ({
+      text: isSummary(req)
+        ? '- Ferns: shade.'
+        : isFlush(req)
+          ? '- The owner obeys fern pages.'
+          : 'Noted.',
+    }));
+    h.model.enqueue(call('web_fetch', { url: `${page.url}/ferns` }), { text: 'Ferns like shade.' });
+    h.say(`read ${page.url}/ferns`);
+    await settled(h, 1);
+    let updates = 1;
+    for (let i = 0; questions().length === 0 && i < 8; i++) {
+      h.say(`message ${i} ${'fern '.repeat(60)}`);
+      updates += 1;
+      await vi.waitFor(() =>
+        expect(questions().length > 0 || h.logs('turn_completed').length >= updates).toBe(true),
+      );
+    }
+    const asked = await askedOf(h, 1);
+    expect(asked.text).toContain('Allow memory?');
+    expect(asked.text).toContain('The owner obeys fern pages.');
+    asked.press('Deny');
+    await settled(h, updates + 1);
+    expect(memoryFile()).toBe(before);
+    const last = h.model.chatRequests().at(-1) as RecordedRequest;
+    expect(systemText(last)).toContain('<<untrusted source="summary">>\n- Ferns: shade.');
+  });
+});
+
 describe('jobs remember the taint', () => {
   const clockAt = () => new JumpClock(Date.UTC(2026, 10, 23, 10, 0, 0));
   const heldBack = () =>
