@@ -75,8 +75,11 @@ export function createTrustGate(deps: TrustDeps) {
   }
 
   return {
-    /** Takes the turn's input (or anything else it saw): its envelopes taint the turn. */
-    observe: (text: string) => seen.add(text),
+    /** Takes the turn's input (or anything else it saw): its envelopes and `taint` taint the turn. */
+    observe: (text: string, taint?: string) => {
+      seen.add(text);
+      if (taint !== undefined) seen.taint(taint);
+    },
 
     /**
      * Whether a call may run: undefined when it may, else the `Error:` result the model
