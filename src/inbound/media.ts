@@ -169,7 +169,9 @@ export function createMediaInputs(deps: MediaDeps) {
   ): Promise<{ content: string; changes: Change[] }> {
     const dir = turn.filesDir ?? path.join(deps.mediaDir, 'files');
     makePrivateDir(dir);
-    const { saved, bytes, data } = await keepDocument(event, dir, turn.signal);
+    // A name that forges a marker is saved as the model reads it: the path it is shown is real.
+    const named = { ...event, name: neutralise(event.name) };
+    const { saved, bytes, data } = await keepDocument(named, dir, turn.signal);
     const where = turn.filesDir ? `the pack workspace as files/${saved}` : `media/files/${saved}`;
     // The file's name and type are outside words too: on one line, neutralised (SPEC §17).
     const head = neutralise(
