@@ -219,9 +219,9 @@ export function createAgent(deps: AgentDeps) {
 
   /** Steering: what the user sent since the last model call is stored, and read next. */
   function takeSteered(input: TurnInput, tools: ToolRunner | undefined): void {
-    for (const { content, sourceKey } of input.steer?.() ?? []) {
+    for (const { content, sourceKey, taint } of input.steer?.() ?? []) {
       store(input, { role: 'user', content, sourceKey });
-      tools?.observe?.(content);
+      tools?.observe?.(content, taint);
     }
   }
 
@@ -236,7 +236,7 @@ export function createAgent(deps: AgentDeps) {
     turn: { calls: number; partial: string; images: Map<string, ImageInput[]> },
   ): Promise<string> {
     const tools = input.tools?.specs.length ? input.tools : undefined;
-    for (const { content } of input.inputs) tools?.observe?.(content);
+    for (const { content, taint } of input.inputs) tools?.observe?.(content, taint);
     for (turn.calls = 1; ; turn.calls++) {
       takeSteered(input, tools);
       const history = await prepareHistory(

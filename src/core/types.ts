@@ -39,6 +39,12 @@ export interface InboundMeta {
   /** The text of the message this one replies to (trimmed), when it is a reply. */
   quote?: string;
   /**
+   * Who wrote `quote`, named as the channel knows them, when it is someone else's words:
+   * not the sender's, the bot's or the owner's (another group member, a forwarded message's
+   * origin, another chat). The quote then reaches the model as untrusted content (SPEC §17).
+   */
+  quoteFrom?: string;
+  /**
    * The message was forwarded from someone else (named as the channel knows them): its text
    * reaches the model as untrusted content (SPEC §17).
    */
