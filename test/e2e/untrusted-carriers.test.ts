@@ -164,7 +164,7 @@ describe('what a photo says', () => {
     h.tg.addFile('p1', JPEG, 'photos/p1.jpg');
     h.tg.photo({ userId: ALLOWED_USER, fileIds: ['p1'], caption: 'save what it says' });
     const asked = await deny(1, 2);
-    expect(asked.text).toContain('This turn read outside content (photo)');
+    expect(asked.text).toContain('This conversation read outside content (photo)');
   });
 });
 
