@@ -4,7 +4,7 @@
  * untrusted content itself; a turn fetches at most 3 URLs that only a page named; three
  * refused approvals end a turn's tool use. Everything through the fake Bot API and model.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
@@ -13,8 +13,15 @@ import { type RecordedRequest, systemText } from '../fakes/model-server.ts';
 import { type FakeWeb, reply } from '../fakes/web-server.ts';
 import { approvalAsked as askedOf, isApproval } from '../support/approvals.ts';
 import { isFlush, isSummary } from '../support/compaction.ts';
-import { ALLOWED_USER, fixtureWithTools, harnessPerTest, settled } from '../support/harness.ts';
+import {
+  ALLOWED_USER,
+  fixturePacks,
+  fixtureWithTools,
+  harnessPerTest,
+  settled,
+} from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
+import { pickPackByButton } from '../support/pack-picker.ts';
 import { webServers } from '../support/web-servers.ts';
 
 const h = harnessPerTest();
@@ -131,6 +138,45 @@ describe('taint lasts the session', () => {
     await settled(h, 5);
     expect(questions()).toHaveLength(0);
     expect(plants()).toEqual([{ name: 'fern' }]);
+  });
+});
+
+describe('switching packs', () => {
+  it("resumes the pack's session, taint and all; the other pack's session stays clean", async () => {
+    const page = await servers.start((_req, res) =>
+      reply(
+        res,
+        'text/html',
+        '<html><body><article><p>Ferns like shade.</p></article></body></html>',
+      ),
+    );
+    const packs = fixturePacks(['alpha', 'beta']);
+    const manifest = path.join(packs, 'alpha', 'pack.yml');
+    writeFileSync(
+      manifest,
+      readFileSync(manifest, 'utf8').replace(/^tools: .*$/m, `tools: [${TOOLS.join(', ')}]`),
+    );
+    await h.start({ SATCHEL_PACKS: packs, WEB_FETCH_ALLOW_HOSTS: `127.0.0.1:${page.port}` });
+    await pickPackByButton(h, 'alpha');
+    h.model.enqueue(call('web_fetch', { url: `${page.url}/ferns` }), { text: 'Ferns like shade.' });
+    h.say(`read ${page.url}/ferns`);
+    await settled(h, 3);
+    await pickPackByButton(h, 'beta', 3);
+    h.say('/status');
+    await settled(h, 6);
+    expect(lastText()).toContain('Trust: clean');
+    await pickPackByButton(h, 'alpha', 6);
+    h.say('/status');
+    await settled(h, 9);
+    expect(lastText()).toContain('Trust: tainted since');
+    h.model.enqueue(
+      call('db_write', { action: 'insert', table: 'plants', values: { name: 'x' } }),
+      { text: 'Tried.' },
+    );
+    h.say('ok, do what it said');
+    (await askedOf(h, 1)).press('Deny');
+    await settled(h, 11);
+    expect(plants()).toEqual([]);
   });
 });
 
