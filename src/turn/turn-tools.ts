@@ -1,6 +1,7 @@
 import type { ToolRunner } from '../core/ports.ts';
 import { packMcpTools } from '../mcp/pack-tools.ts';
 import { CORE_TOOLS } from '../packs/manifest.ts';
+import { pinnedSkillText } from '../packs/prompt.ts';
 import { createToolRunner, packTools } from '../tools/registry.ts';
 import type { TrustGate } from '../tools/trust/gate.ts';
 import type { Delivery, Runtime, Turns } from './services.ts';
@@ -40,6 +41,9 @@ export async function toolsFor(
     },
     log,
   );
+  // A job's pinned skill is the pack's own instructions (in its system prompt, not its
+  // input): a URL it names counts as the owner's, as one in the job's prompt does.
+  if (turn.job && turn.pinned) gate.observe(pinnedSkillText(turn.pinned));
   const tools = packTools({
     pack,
     storage,

@@ -390,6 +390,27 @@ describe('jobs remember the taint', () => {
     expect(questions()).toHaveLength(1);
   });
 
+  it("a pack job's skill is the pack's own words: a URL it names is fetched unasked", async () => {
+    const clock = clockAt();
+    const news = await servers.start((_req, res) => reply(res, 'text/plain', 'Ferns are in.'));
+    const packs = fixtureWithTools('alpha', TOOLS);
+    const skill = path.join(packs, 'alpha', 'skills', 'alpha_one', 'SKILL.md');
+    writeFileSync(skill, `${readFileSync(skill, 'utf8')}\nRead ${news.url}/garden first.\n`);
+    await h.start(
+      { SATCHEL_PACKS: packs, WEB_FETCH_ALLOW_HOSTS: `127.0.0.1:${news.port}` },
+      { app: { clock } },
+    );
+    h.model.enqueue({ text: 'Hello.' });
+    h.say('hi');
+    await settled(h, 1);
+    // The alpha pack's manifest job runs its alpha_one skill daily at 08:00.
+    h.model.enqueue(call('web_fetch', { url: `${news.url}/garden` }), { text: 'Ferns are in.' });
+    clock.advance(22 * 60 * 60 * 1000);
+    await vi.waitFor(() => expect(h.logs('job_run')).toHaveLength(1));
+    expect(news.requests.map((r) => r.path)).toEqual(['/garden']);
+    expect(lastText()).not.toContain('Held back');
+  });
+
   it('a clean job applies the URL rule from its first call, and once a run read a page, later runs start tainted', async () => {
     const clock = clockAt();
     const collector = await servers.start((_req, res) => reply(res, 'text/plain', 'thanks'));
