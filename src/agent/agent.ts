@@ -60,7 +60,15 @@ export interface TurnInput {
   onEvent?: (event: AgentEvent) => void;
   /** The pack's MEMORY.md: compaction first lets the model save durable facts there. */
   memory?: MemoryNotes | undefined;
+  /**
+   * Whether the memory flush of a tainted history may add `facts` to MEMORY.md: the owner is
+   * asked (SPEC §17). Absent (an unattended run): such a flush is skipped.
+   */
+  mayKeep?: (facts: string, signal: AbortSignal, pause: Pause) => Promise<boolean>;
 }
+
+/** Runs `work` with the turn's deadline stopped (a person is being waited for). */
+type Pause = <T>(work: () => Promise<T>) => Promise<T>;
 
 /**
  * The turn's progress, reported through one sink: text as it streams, a restart (the
@@ -122,10 +130,21 @@ export function createAgent(deps: AgentDeps) {
    * The memory flush before a compaction. Only an abort stops the compaction: a failed
    * flush is logged, and the summary still keeps the gist.
    */
-  async function flush(input: TurnInput, messages: readonly ChatMessage[], signal: AbortSignal) {
+  async function flush(
+    input: TurnInput,
+    session: SessionRow,
+    messages: readonly ChatMessage[],
+    signal: AbortSignal,
+    pause: Pause = (work) => work(),
+  ) {
     if (!input.memory) return;
+    // Of a tainted history, the flush is a memory write that asks (SPEC §17).
+    const mayKeep =
+      session.taintedAt === null
+        ? undefined
+        : (facts: string) => input.mayKeep?.(facts, signal, pause) ?? Promise.resolve(false);
     try {
-      const saved = await flushMemory(messages, input.memory, quietCall(input, signal));
+      const saved = await flushMemory(messages, input.memory, quietCall(input, signal), mayKeep);
       log.info(
         { event: 'memory_flushed', sessionId: input.session.id, chars: saved.length },
         'memory flushed before compaction',
@@ -147,6 +166,7 @@ export function createAgent(deps: AgentDeps) {
     input: TurnInput,
     signal: AbortSignal,
     shown: ReadonlyMap<string, ImageInput[]> = new Map(),
+    pause?: Pause,
   ): Promise<{ system: string; messages: ChatMessage[]; summaryUpto: number | null }> {
     let session = sessions.session(input.session.id) ?? input.session;
     let stored = sessions.history(session.id, session.summaryUpto);
@@ -156,11 +176,12 @@ export function createAgent(deps: AgentDeps) {
       const older = stored.slice(0, cut);
       const last = older.at(-1);
       if (last) {
-        await flush(input, repairHistory(older), signal);
+        await flush(input, session, repairHistory(older), signal, pause);
         const summary = await summarize(
           repairHistory(older),
           session.summary,
           quietCall(input, signal),
+          session.taintedAt !== null,
         );
         sessions.saveSummary(session.id, summary, last.id);
         log.info({ event: 'session_compacted', sessionId: session.id, upto: last.id }, 'compacted');
@@ -198,9 +219,9 @@ export function createAgent(deps: AgentDeps) {
 
   /** Steering: what the user sent since the last model call is stored, and read next. */
   function takeSteered(input: TurnInput, tools: ToolRunner | undefined): void {
-    for (const { content, sourceKey } of input.steer?.() ?? []) {
+    for (const { content, sourceKey, taint } of input.steer?.() ?? []) {
       store(input, { role: 'user', content, sourceKey });
-      tools?.observe?.(content);
+      tools?.observe?.(content, taint);
     }
   }
 
@@ -215,10 +236,15 @@ export function createAgent(deps: AgentDeps) {
     turn: { calls: number; partial: string; images: Map<string, ImageInput[]> },
   ): Promise<string> {
     const tools = input.tools?.specs.length ? input.tools : undefined;
-    for (const { content } of input.inputs) tools?.observe?.(content);
+    for (const { content, taint } of input.inputs) tools?.observe?.(content, taint);
     for (turn.calls = 1; ; turn.calls++) {
       takeSteered(input, tools);
-      const history = await prepareHistory(input, deadline.signal, turn.images);
+      const history = await prepareHistory(
+        input,
+        deadline.signal,
+        turn.images,
+        deadline.whilePaused,
+      );
       const { system, messages } = history;
       const lastCall = turn.calls === MAX_MODEL_CALLS || tools?.stopped?.() === true;
       turn.partial = '';
@@ -297,8 +323,13 @@ export function createAgent(deps: AgentDeps) {
       const messages = repairHistory(sessions.history(session.id, session.summaryUpto));
       const deadline = startDeadline(clock, turnTimeoutMs, input.signal);
       try {
-        await flush(input, messages, deadline.signal);
-        return await summarize(messages, session.summary, quietCall(input, deadline.signal));
+        await flush(input, session, messages, deadline.signal, deadline.whilePaused);
+        return await summarize(
+          messages,
+          session.summary,
+          quietCall(input, deadline.signal),
+          session.taintedAt !== null,
+        );
       } catch (error) {
         // The deadline's own error says what happened; the provider only saw an abort.
         throw deadline.expired() ? deadline.signal.reason : error;

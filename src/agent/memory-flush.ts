@@ -1,4 +1,5 @@
 import type { ChatRequest } from '../core/ports.ts';
+import { ENVELOPE_RULE } from '../core/trust.ts';
 import type { ChatMessage } from '../core/types.ts';
 import { transcript } from './summarize.ts';
 
@@ -20,18 +21,21 @@ const INSTRUCTIONS = [
   'will matter later: what the user told about themselves, people, dates, preferences,',
   'decisions, promises. One short Markdown bullet each, names, numbers and dates exactly,',
   `in the language of the conversation. Nothing worth keeping: answer ${NOTHING}.`,
+  ENVELOPE_RULE,
 ].join(' ');
 
 /**
  * The memory flush: before compaction, the model gets one chance to move durable facts from
  * the messages about to be summarized into MEMORY.md, so compaction loses nothing the user
  * told it. Returns what was appended ('' when nothing). A failed call leaves MEMORY.md as it
- * was: the summary still keeps the gist.
+ * was: the summary still keeps the gist. `mayKeep` decides whether the facts are appended
+ * (of a tainted history, only with the owner's tap: SPEC §17).
  */
 export async function flushMemory(
   messages: readonly ChatMessage[],
   notes: MemoryNotes,
   complete: (request: ChatRequest) => Promise<string>,
+  mayKeep: (facts: string) => Promise<boolean> = async () => true,
 ): Promise<string> {
   if (messages.length === 0) return '';
   const content = `MEMORY.md now:\n${notes.read().trim() || '(empty)'}\n\nConversation:\n${transcript(messages)}`;
@@ -40,6 +44,7 @@ export async function flushMemory(
   ).trim();
   if (!answer || answer.replace(/[^A-Za-z]/g, '').toUpperCase() === NOTHING) return '';
   const facts = answer.slice(0, MAX_FLUSH_CHARS);
+  if (!(await mayKeep(facts))) return '';
   notes.append(facts);
   return facts;
 }

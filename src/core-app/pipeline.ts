@@ -86,6 +86,7 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
         timeoutMs: config.trust.approvalTimeoutMs,
         grants: createGrantRepo(db),
         owner: (to) => edges.get(to.platform)?.owner,
+        sessions: stores.sessions,
       },
       pairing: stores.pairing,
       web: {

@@ -245,6 +245,11 @@ export interface UserInput {
   images?: ImageInput[];
   /** What taking this input changed in what satchel keeps (a document saved). */
   changes?: Change[];
+  /**
+   * Outside content the model sees without an envelope (a photo given inline): it taints
+   * the session, naming this source (SPEC §17).
+   */
+  taint?: string;
 }
 
 /** Runs the tools a model asked for; a failing tool becomes an error result the model sees. */
@@ -259,8 +264,11 @@ export interface ToolRunner {
     signal: AbortSignal,
     pause?: <T>(work: () => Promise<T>) => Promise<T>,
   ): Promise<string>;
-  /** Takes what the turn was given (its input): outside content in it taints the turn. */
-  observe?(text: string): void;
+  /**
+   * Takes what the turn was given (its input): outside content in it taints the turn, and so
+   * does `taint` (the source of outside content the input carries without an envelope).
+   */
+  observe?(text: string, taint?: string): void;
   /** Too many calls failed in a row: the turn's next request carries no tools. */
   stopped?(): boolean;
   /**

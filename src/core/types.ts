@@ -39,6 +39,12 @@ export interface InboundMeta {
   /** The text of the message this one replies to (trimmed), when it is a reply. */
   quote?: string;
   /**
+   * Who wrote `quote`, named as the channel knows them, when it is someone else's words:
+   * not the sender's, the bot's or the owner's (another group member, a forwarded message's
+   * origin, another chat). The quote then reaches the model as untrusted content (SPEC §17).
+   */
+  quoteFrom?: string;
+  /**
    * The message was forwarded from someone else (named as the channel knows them): its text
    * reaches the model as untrusted content (SPEC §17).
    */
@@ -114,6 +120,11 @@ export interface JobRun {
   sessionKey: string;
   /** The job's own chat model (a cron entry's `model`), instead of the chat's. */
   model?: string | undefined;
+  /**
+   * The untrusted sources of the session that created or changed it (SPEC §17): its runs
+   * start tainted by them. Absent for a clean job.
+   */
+  taint?: readonly string[] | undefined;
 }
 
 /** How a job run ended. */

@@ -11,7 +11,7 @@ import {
   SatchelError,
 } from '../core/errors.ts';
 import type { ChatModel, FileSource, Logger, Transcriber, UserInput } from '../core/ports.ts';
-import { envelope } from '../core/trust.ts';
+import { envelope, neutralise } from '../core/trust.ts';
 import type { FileRef, ImageInput, InboundEvent } from '../core/types.ts';
 import { STT_PROVIDER, specOf } from '../providers/registry.ts';
 import { describeRequest } from '../providers/vision.ts';
@@ -122,13 +122,17 @@ export function createMediaInputs(deps: MediaDeps) {
     return withCaption(`${label}\n${text}`, event.caption);
   }
 
-  /** Photos (one, or an album's): inline for a model that sees, else described. */
+  /**
+   * Photos (one, or an album's): inline for a model that sees, else described. What a photo
+   * says is outside content (SPEC §17): a description comes in its envelope, and a photo
+   * given inline taints the turn by name.
+   */
   async function photos(
     event: InboundEvent,
     refs: FileRef[],
     caption: string,
     turn: MediaTurn,
-  ): Promise<{ content: string; images?: ImageInput[] }> {
+  ): Promise<{ content: string; images?: ImageInput[]; taint?: string }> {
     const downloaded = [];
     for (const ref of refs) downloaded.push(await download(event, ref, turn.signal));
     const images = downloaded.map((f) => ({ mimeType: imageType(f.remotePath), data: f.data }));
@@ -136,8 +140,10 @@ export function createMediaInputs(deps: MediaDeps) {
     const inline = images.map((i) => ({ mimeType: i.mimeType, data: i.data.toString('base64') }));
     const what = refs.length === 1 ? 'Photo' : `Album of ${refs.length} photos`;
     const refsText = `kept as ${kept.join(', ')}`;
-    if (turn.acceptsImages)
-      return { content: withCaption(`[${what}, attached; ${refsText}]`, caption), images: inline };
+    if (turn.acceptsImages) {
+      const content = withCaption(`[${what}, attached; ${refsText}]`, caption);
+      return { content, images: inline, taint: what.toLowerCase() };
+    }
     const vision = deps.vision;
     if (!vision) throw new MediaError('no vision model configured', NO_VISION);
     let description: string;
@@ -153,7 +159,8 @@ export function createMediaInputs(deps: MediaDeps) {
       throw rethrow(error, 'vision failed', VISION_FAILED);
     }
     const label = `[${what}, described by a vision model because I cannot see images; ${refsText}]`;
-    return { content: withCaption(`${label}\n${description}`, caption) };
+    const described = envelope('photo description', description);
+    return { content: withCaption(`${label}\n${described}`, caption) };
   }
 
   async function document(
@@ -162,9 +169,14 @@ export function createMediaInputs(deps: MediaDeps) {
   ): Promise<{ content: string; changes: Change[] }> {
     const dir = turn.filesDir ?? path.join(deps.mediaDir, 'files');
     makePrivateDir(dir);
-    const { saved, bytes, data } = await keepDocument(event, dir, turn.signal);
+    // A name that forges a marker is saved as the model reads it: the path it is shown is real.
+    const named = { ...event, name: neutralise(event.name) };
+    const { saved, bytes, data } = await keepDocument(named, dir, turn.signal);
     const where = turn.filesDir ? `the pack workspace as files/${saved}` : `media/files/${saved}`;
-    const head = `[File received: "${event.name}" (${event.mimeType}, ${bytes} bytes), saved in ${where}]`;
+    // The file's name and type are outside words too: on one line, neutralised (SPEC §17).
+    const head = neutralise(
+      `[File received: "${event.name}" (${event.mimeType}, ${bytes} bytes), saved in ${where}]`,
+    ).replace(/[\r\n\u2028\u2029]+/g, ' ');
     const text = data && inlineText(event.name, event.mimeType, data);
     // Its text is someone else's: it reaches the model as data (SPEC §17).
     const body =

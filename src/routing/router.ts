@@ -2,7 +2,7 @@ import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
 import { type Address, addressKey } from '../core/types.ts';
 import type { PackRegistry } from '../packs/registry.ts';
-import type { SessionRepo, SessionRow, VoiceSetting } from '../store/session-repo.ts';
+import type { SessionRepo, SessionRow, SessionTaint, VoiceSetting } from '../store/session-repo.ts';
 
 /** The pack a conversation uses when no pack is installed. */
 export const CORE_PACK = 'core';
@@ -119,6 +119,9 @@ export function createRouter(deps: {
       return sessions.route(address)?.sessionId ?? undefined;
     },
 
+    /** A session's row (for /status: its taint). */
+    session: (sessionId: string): SessionRow | undefined => sessions.session(sessionId),
+
     /** How many messages a session holds (for /status and /compact). */
     sessionSize: (sessionId: string): number => sessions.messageCount(sessionId),
 
@@ -186,15 +189,19 @@ export function createRouter(deps: {
       return { pack, session: openSession(address, pack) };
     },
 
-    /** Starts a fresh session for `address` and `pack`; the old one is closed. */
-    fresh(address: Address, pack: string, summary?: string): Route {
+    /**
+     * Starts a fresh session for `address` and `pack`; the old one is closed. A session that
+     * continues the old one (/compact) starts from its summary and keeps its taint.
+     */
+    fresh(
+      address: Address,
+      pack: string,
+      carried?: { summary: string; taint: SessionTaint | undefined },
+    ): Route {
       const route = sessions.route(address);
       if (route?.sessionId) sessions.closeSession(route.sessionId, clock.now());
       const key = sessionKey(address, pack);
-      const session = sessions.createSession(
-        { key, pack, address, ...(summary === undefined ? {} : { summary }) },
-        clock.now(),
-      );
+      const session = sessions.createSession({ key, pack, address, ...carried }, clock.now());
       return bind(address, pack, session);
     },
   };

@@ -102,5 +102,6 @@ export function jobRun(job: DueJob): JobRun {
     prompt: `[Scheduled run of job ${job.id}. If there is nothing worth saying this time, answer exactly [SILENT] and nothing will be sent.]\n${ask}`,
     sessionKey: `job:${job.manifestKey ?? job.id}`,
     ...(job.model ? { model: job.model } : {}),
+    ...(job.taint ? { taint: job.taint.split('\n') } : {}),
   };
 }

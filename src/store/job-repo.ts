@@ -109,6 +109,8 @@ export function createJobRepo(
         nextRunAt: number | null;
         skill?: string;
         prompt?: string;
+        /** The untrusted sources of the session that created it: its runs start tainted. */
+        taint?: readonly string[];
       },
       now: number,
     ): JobRow {
@@ -132,6 +134,7 @@ export function createJobRepo(
         runningDueAt: null,
         runAttempts: 0,
         model: null,
+        taint: fields.taint?.length ? fields.taint.join('\n') : null,
         createdAt: now,
       };
       db.transaction(
@@ -145,6 +148,22 @@ export function createJobRepo(
       );
       changed();
       return row;
+    },
+
+    /**
+     * Adds `sources` to why the job's runs start tainted (SPEC §17): it was changed in a
+     * session that had read untrusted content. Nothing when there are none.
+     */
+    taint(id: string, sources: readonly string[]): void {
+      if (sources.length === 0) return;
+      const row = db.select({ taint: jobs.taint }).from(jobs).where(eq(jobs.id, id)).get();
+      if (!row) return;
+      const known = row.taint?.split('\n') ?? [];
+      const all = [...known, ...sources.filter((s) => !known.includes(s))];
+      db.update(jobs)
+        .set({ taint: all.join('\n') })
+        .where(eq(jobs.id, id))
+        .run();
     },
 
     /** The pack's jobs in this chat or topic, oldest first. */

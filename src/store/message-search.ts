@@ -7,6 +7,11 @@ export interface FoundMessage {
   createdAt: number;
   /** The matching part, the matched words in [brackets]. */
   snippet: string;
+  /**
+   * It was written after its session read untrusted content, or holds some (SPEC §17): what
+   * it says may come from outside, so it is shown as such.
+   */
+  untrusted: boolean;
 }
 
 export interface MessageSearchQuery {
@@ -44,7 +49,8 @@ export function scopeToken(pack: string, key: string): string {
 export function createMessageSearch(sqlite: Database) {
   const statement = sqlite.prepare(`
     SELECT m.id AS id, m.session_id AS sessionId, m.role AS role, m.created_at AS createdAt,
-           snippet(messages_search, 0, '[', ']', '…', 16) AS snippet
+           snippet(messages_search, 0, '[', ']', '…', 16) AS snippet,
+           (m.created_at >= s.tainted_at OR instr(m.content, '<<untrusted') > 0) AS untrusted
     FROM messages_search
     JOIN messages m ON m.id = messages_search.rowid
     JOIN sessions s ON s.id = m.session_id
@@ -64,7 +70,7 @@ export function createMessageSearch(sqlite: Database) {
         for (const m of run(`${scope} AND content:(${expressions.any})`, q))
           if (found.length < q.limit && !seen.has(m.id)) found.push(m);
       }
-      return found.map(({ id: _, ...m }) => m);
+      return found.map(({ id: _, ...m }) => ({ ...m, untrusted: Boolean(m.untrusted) }));
     },
   };
 }

@@ -74,6 +74,13 @@ export const sessions = sqliteTable(
     summary: text('summary'),
     /** The summary covers this session's messages up to this id (older ones are not sent). */
     summaryUpto: integer('summary_upto'),
+    /**
+     * When the session first read untrusted content (SPEC §17): from then until /new its
+     * calls that change things ask the owner. Null while it is clean.
+     */
+    taintedAt: integer('tainted_at'),
+    /** The untrusted sources it read, newline-separated, as approval questions name them. */
+    taintSources: text('taint_sources'),
     createdAt: integer('created_at').notNull(),
     closedAt: integer('closed_at'),
   },
@@ -219,6 +226,11 @@ export const jobs = sqliteTable(
     pausedBy: text('paused_by', { enum: ['topic_closed', 'topic_gone', 'idle'] }),
     /** A cron entry's own chat model (`provider:model`), used for its runs instead of the chat's. */
     model: text('model'),
+    /**
+     * Why the job's runs start tainted (SPEC §17): it was created or changed in a session that
+     * had read untrusted content, named by those sources. Null for a clean job.
+     */
+    taint: text('taint'),
     /** The next due time; null when a cron expression has no future time. */
     nextRunAt: integer('next_run_at'),
     lastRunAt: integer('last_run_at'),

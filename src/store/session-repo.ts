@@ -151,6 +151,8 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
         address: Address;
         summary?: string;
         kind?: 'chat' | 'job';
+        /** A session that continues a tainted one (/compact) keeps its taint (SPEC §17). */
+        taint?: SessionTaint | undefined;
       },
       now: number,
     ): SessionRow {
@@ -162,6 +164,8 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
         kind: fields.kind ?? ('chat' as const),
         summary: fields.summary ?? null,
         summaryUpto: null,
+        taintedAt: fields.taint?.since ?? null,
+        taintSources: fields.taint ? fields.taint.sources.join('\n') : null,
         createdAt: now,
         closedAt: null,
       };
@@ -194,6 +198,22 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
       );
     },
 
+    /**
+     * Marks the session tainted by `sources` (SPEC §17): the first time sets when; later
+     * sources are added to the ones it names. It lasts until the session is closed (/new).
+     */
+    taint(sessionId: string, sources: readonly string[], now: number): void {
+      const row = queries.session.get({ id: sessionId });
+      if (!row) return;
+      const known = taintOf(row)?.sources ?? [];
+      const all = [...known, ...sources.filter((s) => !known.includes(s))].slice(0, MAX_SOURCES);
+      if (row.taintedAt !== null && all.length === known.length) return;
+      db.update(sessions)
+        .set({ taintedAt: row.taintedAt ?? now, taintSources: all.join('\n') })
+        .where(eq(sessions.id, sessionId))
+        .run();
+    },
+
     /** Records that `summary` now stands for the session's messages up to `upto`. */
     saveSummary(sessionId: string, summary: string, upto: number | null): void {
       db.update(sessions)
@@ -205,6 +225,23 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
 }
 
 export type SessionRepo = ReturnType<typeof createSessionRepo>;
+
+/** Since when a session has read untrusted content, and which sources (SPEC §17). */
+export interface SessionTaint {
+  since: number;
+  sources: readonly string[];
+}
+
+/** A session names at most this many sources (the first ones): enough to say why it asks. */
+const MAX_SOURCES = 20;
+
+/** The session's taint; undefined while it is clean. */
+export function taintOf(
+  row: Pick<SessionRow, 'taintedAt' | 'taintSources'>,
+): SessionTaint | undefined {
+  if (row.taintedAt === null) return undefined;
+  return { since: row.taintedAt, sources: row.taintSources?.split('\n').filter(Boolean) ?? [] };
+}
 
 type MessageRow = typeof messages.$inferSelect;
 

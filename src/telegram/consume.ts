@@ -19,6 +19,8 @@ export interface ConsumerDeps {
   onEvent(event: InboundEvent): void;
   /** TELEGRAM_LOCAL_FILES: videos are taken in as documents (see translate.ts). */
   localFiles?: boolean;
+  /** The owner's id: their words in a quote are not someone else's (see translate-quote.ts). */
+  owner?: number | undefined;
 }
 
 /**
@@ -57,7 +59,7 @@ export function createConsumer(deps: ConsumerDeps) {
       return;
     }
     try {
-      const options = { localFiles: deps.localFiles === true };
+      const options = { localFiles: deps.localFiles === true, owner: deps.owner };
       const event = translateParsed(parsed.update, clock.now(), identity(deps.bot), options);
       if (event) deps.onEvent(event);
       else {

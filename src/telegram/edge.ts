@@ -102,6 +102,7 @@ function telegramIngress(config: TelegramConfig, parts: Connected, port: Ingress
     onEvent: port.accept,
     onStopped: port.fatal,
     localFiles: config.telegram.localFiles,
+    owner: config.access.owner,
   };
   const { webhook } = config.telegram;
   const ingress = webhook ? createWebhookIngress({ ...deps, webhook }) : createIngress(deps);

@@ -14,7 +14,7 @@ import { type ConsumerDeps, createConsumer, replayStored } from './consume.ts';
 import { pollingHint, toChannelError } from './errors.ts';
 import { createUpdateSupplier } from './update-supplier.ts';
 
-export interface IngressDeps extends Pick<ConsumerDeps, 'localFiles'> {
+export interface IngressDeps extends Pick<ConsumerDeps, 'localFiles' | 'owner'> {
   bot: Bot;
   inbox: NumberedInbox;
   clock: Clock;

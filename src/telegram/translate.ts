@@ -1,3 +1,4 @@
+import { neutralise } from '../core/trust.ts';
 import type {
   Address,
   ChatType,
@@ -16,12 +17,10 @@ import {
 import { TELEGRAM_PLATFORM } from './channel.ts';
 import { idIn } from './ids.ts';
 import { chatChangeOf, reactionOf } from './translate-chat.ts';
+import { forwardedOf, quoteOf } from './translate-quote.ts';
 import { parseUpdate, type WireMessage, type WireUpdate } from './update-schema.ts';
 
 type WireFile = NonNullable<WireMessage['document']>;
-
-/** The longest quote (in UTF-16 units, ellipsis included) an event carries. */
-export const QUOTE_MAX_CHARS = 1000;
 
 /**
  * Turns a Bot API update into the project's InboundEvent, or undefined for kinds satchel
@@ -44,6 +43,8 @@ export interface TranslateOptions {
    * video is taken like a document (saved in the workspace) instead of refused.
    */
   localFiles?: boolean;
+  /** The owner's id: their words in a quote are not someone else's (SPEC §17). */
+  owner?: number | undefined;
 }
 
 /**
@@ -70,7 +71,7 @@ export function translateParsed(
     return {
       ...metaOf(updateId, edited, edited.from, receivedAt),
       ...addressedOf(edited, bot),
-      ...quoteOf(edited),
+      ...quoteOf(edited, { bot, owner: options.owner }),
       kind: 'edited',
       text: edited.text,
     };
@@ -86,7 +87,7 @@ export function translateParsed(
   return {
     ...metaOf(updateId, message, message.from, receivedAt),
     ...addressedOf(message, bot),
-    ...quoteOf(message),
+    ...quoteOf(message, { bot, owner: options.owner }),
     ...(rest as InboundPayload),
   };
 }
@@ -178,11 +179,12 @@ function documentOf(d: WireFile, caption: string, name: string, mimeType: string
 
 /**
  * Things shared without a file (a place, a contact, a sticker) become a text the model can
- * read. A venue also carries its `location`, so it is looked at first.
+ * read. A venue also carries its `location`, so it is looked at first. Their names were
+ * chosen by others (a contact's, a place's): neutralised, as labels from outside are (§17).
  */
 function sharedOf(message: WireMessage): InboundPayload | undefined {
   const text = describeShared(message);
-  return text === undefined ? undefined : { kind: 'text', text };
+  return text === undefined ? undefined : { kind: 'text', text: neutralise(text) };
 }
 
 function describeShared(message: WireMessage): string | undefined {
@@ -253,38 +255,6 @@ function textOrCommand(
   return { kind: 'text', text };
 }
 
-/**
- * What a reply quotes: the part the user selected (`quote`, also set for replies to another
- * chat), else the replied-to message's text or caption; trimmed and cut to
- * QUOTE_MAX_CHARS. In a forum topic every message "replies" to the topic's creation message:
- * that is not a quote, and neither is a replied-to message without text.
- */
-function quoteOf(message: WireMessage): { quote?: string } {
-  const target = message.reply_to_message;
-  if (target && isTopicRoot(message, target)) return {};
-  const raw = message.quote?.text ?? target?.text ?? target?.caption;
-  const text = raw?.trim();
-  return text ? { quote: cut(text, QUOTE_MAX_CHARS) } : {};
-}
-
-function isTopicRoot(
-  message: WireMessage,
-  target: NonNullable<WireMessage['reply_to_message']>,
-): boolean {
-  if (target.forum_topic_created) return true;
-  // Some clients omit the service message's content; its id is the topic's id.
-  return message.is_topic_message === true && target.message_id === message.message_thread_id;
-}
-
-/** Cuts to at most `max` UTF-16 units with an ellipsis, never inside a surrogate pair. */
-function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = max - 1;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-  return `${text.slice(0, end).trimEnd()}…`;
-}
-
 type Sender = NonNullable<WireMessage['from']>;
 
 function metaOf(
@@ -309,18 +279,6 @@ function metaOf(
     ...(message.chat.type === 'supergroup' && message.chat.is_forum ? { isForum: true } : {}),
     ...forwardedOf(message),
   };
-}
-
-/** Who wrote a forwarded message, as the envelope names it. */
-function forwardedOf(message: WireMessage): { forwardedFrom?: string } {
-  const origin = message.forward_origin;
-  if (!origin) return {};
-  const name =
-    (origin.sender_user && nameOf(origin.sender_user)) ??
-    origin.sender_user_name ??
-    origin.chat?.title ??
-    origin.sender_chat?.title;
-  return { forwardedFrom: name?.trim() || 'someone' };
 }
 
 /** A topic's name travels in its creation message, quoted as the reply-to of messages in it. */

@@ -80,10 +80,30 @@ const entity = z.looseObject({
   user: lenient(z.looseObject({ id: int })),
 });
 
-/** The message a reply answers: what it said, or the forum topic it opened. */
+/** A chat as an origin names it: only its title is read. */
+const titled = z.looseObject({ title: lenient(z.string()) });
+
+/**
+ * Where a message came from (MessageOrigin): a user (or one who hides their account), a
+ * chat, a channel. Its text is someone else's (SPEC §17).
+ */
+const origin = z.looseObject({
+  type: z.string(),
+  sender_user: lenient(user),
+  sender_user_name: lenient(z.string()),
+  sender_chat: lenient(titled),
+  chat: lenient(titled),
+});
+
+/**
+ * The message a reply answers: who wrote it (its sender, the chat it was sent on behalf of,
+ * or the origin it was forwarded from), what it said, or the forum topic it opened.
+ */
 const repliedTo = z.looseObject({
   message_id: lenient(int),
-  from: lenient(z.looseObject({ id: int })),
+  from: lenient(user.extend({ is_bot: lenient(z.boolean()) })),
+  sender_chat: lenient(titled),
+  forward_origin: lenient(origin),
   text: lenient(z.string()),
   caption: lenient(z.string()),
   forum_topic_created: lenient(topic),
@@ -119,15 +139,9 @@ const message = z.looseObject({
   migrate_to_chat_id: lenient(int),
   reply_to_message: lenient(repliedTo),
   // Where a forwarded message came from: its text is someone else's (SPEC §17).
-  forward_origin: lenient(
-    z.looseObject({
-      type: z.string(),
-      sender_user: lenient(user),
-      sender_user_name: lenient(z.string()),
-      sender_chat: lenient(z.looseObject({ title: lenient(z.string()) })),
-      chat: lenient(z.looseObject({ title: lenient(z.string()) })),
-    }),
-  ),
+  forward_origin: lenient(origin),
+  // A reply to a message of another chat (or topic): only its origin is read.
+  external_reply: lenient(z.looseObject({ origin: lenient(origin) })),
   // The part of the replied-to message the user selected (also for replies to other chats).
   quote: lenient(z.looseObject({ text: z.string() })),
 });

@@ -14,7 +14,7 @@ import { updateIdOf } from './update-schema.ts';
 import { ALLOWED_UPDATES } from './update-supplier.ts';
 import { answer, limitedHttpAdapter, WebhookRequestError } from './webhook-body.ts';
 
-export interface WebhookIngressDeps extends Pick<ConsumerDeps, 'localFiles'> {
+export interface WebhookIngressDeps extends Pick<ConsumerDeps, 'localFiles' | 'owner'> {
   bot: Bot;
   inbox: NumberedInbox;
   clock: Clock;

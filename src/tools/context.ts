@@ -27,6 +27,11 @@ export interface ToolTurn {
   usage: SearchTurn;
   /** The conversation's session key (memory_search reads all its sessions). */
   sessionKey: string;
+  /**
+   * The untrusted sources that tainted the session so far (SPEC §17): a job created or
+   * changed now remembers them, and its runs start tainted. Empty while the session is clean.
+   */
+  taint(): readonly string[];
 }
 
 /** The services the tools use, built once at the root and shared by every turn. */

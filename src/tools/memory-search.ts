@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { envelope } from '../core/trust.ts';
 import type { FoundMessage, MessageSearch } from '../store/message-search.ts';
 import type { TurnToolContext } from './context.ts';
 import { defineTool } from './tool.ts';
@@ -10,6 +11,8 @@ const schema = z.object({
 
 const NOTES = ['USER.md', 'MEMORY.md'] as const;
 const SNIPPET_CHARS = 240;
+/** How earlier messages of tainted sessions are named as a source. */
+const UNTRUSTED_PAST = 'memory_search: messages of sessions that had read outside content';
 
 export interface MemorySearchContext extends Pick<TurnToolContext, 'storage' | 'timezone'> {
   pack: { name: string };
@@ -41,8 +44,12 @@ export function createMemorySearchTool(ctx: MemorySearchContext) {
       if (notes.length === 0 && found.length === 0) return `Nothing found for "${query}".`;
       const lines = [
         ...notes.map((n) => `- ${n.file}: ${n.text}`),
-        ...found.map((m) => formatMessage(m, ctx.timezone)),
+        ...found.filter((m) => !m.untrusted).map((m) => formatMessage(m, ctx.timezone)),
       ];
+      // What was said after a session read outside content may carry it on: it comes back
+      // in an envelope, which taints this session too (SPEC §17).
+      const outside = found.filter((m) => m.untrusted).map((m) => formatMessage(m, ctx.timezone));
+      if (outside.length > 0) lines.push(envelope(UNTRUSTED_PAST, outside.join('\n')));
       return lines.join('\n');
     },
   });

@@ -120,7 +120,7 @@ export function createToolRunner(
     specs,
     takeImages: () => shown.splice(0),
     changes: () => changes,
-    observe: (text) => gate.observe(text),
+    observe: (text, taint) => gate.observe(text, taint),
     stopped: () => gate.stopped(),
     async run(call, signal, pause = (work) => work()) {
       let prepared: { tool: AnyTool; args: unknown } | undefined;

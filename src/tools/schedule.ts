@@ -29,7 +29,10 @@ const MIN_CHAIN_GAP_MS = 60_000;
  * most once a minute, and none from a job's own run unless the manifest allows it.
  */
 export function createScheduleTool(
-  ctx: Pick<TurnToolContext, 'jobs' | 'pack' | 'address' | 'clock' | 'timezone' | 'inJobRun'>,
+  ctx: Pick<
+    TurnToolContext,
+    'jobs' | 'pack' | 'address' | 'clock' | 'timezone' | 'inJobRun' | 'taint'
+  >,
 ) {
   const { jobs, pack, address, timezone } = ctx;
 
@@ -79,6 +82,7 @@ export function createScheduleTool(
           ...parsed,
           ...(args.skill ? { skill: args.skill } : {}),
           ...(args.prompt ? { prompt: args.prompt } : {}),
+          taint: ctx.taint(),
         },
         now,
       );
@@ -95,6 +99,8 @@ export function createScheduleTool(
   function setEnabled(id: string, enabled: boolean): Changed {
     if (enabled) refuseResumingARun(id);
     if (!jobs.setEnabled(id, pack.name, address, enabled, ctx.clock.now())) throw notFound(id);
+    // Changed in a tainted session, it remembers it (SPEC §17), also if the owner approved.
+    jobs.taint(id, ctx.taint());
     if (!enabled) return changed(`job ${id} paused`, { kind: 'job', action: 'paused' });
     const job = jobs.find(id, pack.name, address);
     const now = ctx.clock.now();

@@ -10,6 +10,7 @@ import { createStream, type Stream, type StreamMode } from '../outbound/stream.t
 import { keepTyping } from '../outbound/typing.ts';
 import { packPromptSections } from '../packs/prompt.ts';
 import type { Route } from '../routing/router.ts';
+import type { TrustGate } from '../tools/trust/gate.ts';
 import { noteInputs, sourceKey, turnInputs, withPinnedSkill } from './inputs.ts';
 import { receiptLine } from './receipt.ts';
 import type { Replies } from './replies.ts';
@@ -62,7 +63,7 @@ export async function runChatTurn(
       ...noteInputs(turn.notes ?? []),
       ...(turn.job ? given : withPinnedSkill(given, turn.pinned)),
     ];
-    const run = await runAgent(services, turn, routed, { tools, inputs, live });
+    const run = await runAgent(services, turn, routed, { tools, gate, inputs, live });
     const answered = heldBackNoted(run, gate, SILENT);
     const changes = [...inputs.flatMap((i) => i.changes ?? []), ...(tools?.changes?.() ?? [])];
     const done = await commit(services, turn, routed, live, { ...answered, changes });
@@ -205,7 +206,12 @@ async function runAgent(
   services: { turns: Pick<Turns, 'agent'>; runtime: Pick<Runtime, 'log'> },
   turn: ChatTurn,
   routed: Routed,
-  with_: { tools: ToolRunner | undefined; inputs: UserInput[]; live: Live },
+  with_: {
+    tools: ToolRunner | undefined;
+    gate: TrustGate | undefined;
+    inputs: UserInput[];
+    live: Live;
+  },
 ): Promise<{ input: TurnInput; result: TurnResult }> {
   const { pack, storage, address } = routed;
   const { stream } = with_.live;
@@ -213,6 +219,7 @@ async function runAgent(
     pack && storage ? packPromptSections(pack, storage, turn.job && turn.pinned) : [];
   const input: TurnInput = {
     memory: storage ? memoryNotesOf(storage) : undefined,
+    ...(with_.gate && { mayKeep: with_.gate.mayKeep }),
     session: routed.route.session,
     turnId: routed.turnId,
     pack: turn.pack,

@@ -3,11 +3,13 @@ import { memoryNotesOf } from '../agent/memory-flush.ts';
 import { ChannelError } from '../core/errors.ts';
 import type { Address, InboundEvent } from '../core/types.ts';
 import { type OutboundText, plain } from '../outbound/compose.ts';
-import type { Skill } from '../packs/loader.ts';
+import type { Pack, Skill } from '../packs/loader.ts';
 import type { RESERVED_COMMANDS } from '../packs/skill-command.ts';
 import { pickerMessage } from '../routing/picker.ts';
 import type { GrantRepo } from '../store/grant-repo.ts';
+import { type SessionRow, taintOf } from '../store/session-repo.ts';
 import { formatLocal } from '../time/local-time.ts';
+import type { TrustGate } from '../tools/trust/gate.ts';
 import { usageReport } from '../usage/report.ts';
 import { approvalsCommand } from './approvals-command.ts';
 import { createModelCommand } from './model-command.ts';
@@ -43,6 +45,11 @@ export interface CommandDeps {
   pair: Omit<PairCommandDeps, 'timezone'>;
   /** Voice replies in each chat (/voice). */
   voice: Pick<VoiceReplies, 'mode' | 'problem'>;
+  /**
+   * The trust gate of a session outside a turn (/compact's memory flush of a tainted
+   * history asks the owner, SPEC §17).
+   */
+  gateFor(address: Address, pack: Pack, session: SessionRow): Pick<TrustGate, 'mayKeep'>;
 }
 
 /** satchel's own commands; the type keeps them equal to the names skills may not take. */
@@ -173,6 +180,7 @@ export function createCommands(deps: CommandDeps) {
     if (size === 0 && !route.session.summary)
       return plain('This session is empty; nothing to compact.');
     const pack = packs.get(active);
+    const gate = pack && deps.gateFor(event.address, pack, route.session);
     const summary = await deps.agent.compact({
       session: route.session,
       turnId: `compact-${clock.now()}`,
@@ -188,8 +196,10 @@ export function createCommands(deps: CommandDeps) {
       signal,
       ignoreSessionCap: true,
       memory: pack ? memoryNotesOf(packs.storage(pack.name)) : undefined,
+      ...(gate && { mayKeep: gate.mayKeep }),
     });
-    router.fresh(event.address, active, summary);
+    // The summary of a tainted session is untrusted, and so is the session it starts.
+    router.fresh(event.address, active, { summary, taint: taintOf(route.session) });
     return plain(
       `Compacted ${size} messages into a summary. The conversation continues in a fresh session.`,
     );
@@ -219,9 +229,21 @@ export function createCommands(deps: CommandDeps) {
       `Pack: ${pack?.displayName ?? 'none chosen'}`,
       `Model: ${models.describe(event.address, pack?.manifest.model)}`,
       `Session: ${size} messages`,
+      `Trust: ${trustLine(sessionId)}`,
       `Waiting turns: ${deps.waiting(event.address)}`,
       `Next job: ${nextJob(event.address)}`,
     ].join('\n');
+  }
+
+  /** Whether the session read outside content, since when and from where (SPEC §17). */
+  function trustLine(sessionId: string | undefined): string {
+    const session = sessionId ? router.session(sessionId) : undefined;
+    const taint = session && taintOf(session);
+    if (!taint) return 'clean (this session has read no outside content)';
+    const since = formatLocal(taint.since, timezone, clock.now());
+    const shown = taint.sources.slice(0, 3).join(', ');
+    const more = taint.sources.length > 3 ? ` and ${taint.sources.length - 3} more` : '';
+    return `tainted since ${since} by ${shown}${more}: calls that change things ask you first. /new starts a clean session.`;
   }
 
   function nextJob(address: Address): string {

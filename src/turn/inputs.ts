@@ -1,6 +1,6 @@
 import type { UserInput } from '../agent/agent.ts';
 import { originKey } from '../core/origin.ts';
-import { envelope } from '../core/trust.ts';
+import { envelope, neutralise } from '../core/trust.ts';
 import type { InboundEvent } from '../core/types.ts';
 import type { MediaInputs, MediaTurn } from '../inbound/media.ts';
 import type { Skill } from '../packs/loader.ts';
@@ -54,12 +54,12 @@ export function noteInputs(notes: readonly Note[]): UserInput[] {
 
 /**
  * What the model reads of a message: its quote first, and in a group (where several people
- * talk) who said it.
+ * talk) who said it (a name its owner chose, neutralised like every label from outside).
  */
 function said(event: InboundEvent, content: string): string {
   const text = quoted(event, forwarded(event, content));
   const group = event.chatType === 'group' || event.chatType === 'supergroup';
-  return group && event.senderName ? `${event.senderName}: ${text}` : text;
+  return group && event.senderName ? `${neutralise(event.senderName)}: ${text}` : text;
 }
 
 function textOf(event: InboundEvent): string | undefined {
@@ -75,8 +75,18 @@ function forwarded(event: InboundEvent, content: string): string {
     : envelope(`forwarded message from ${event.forwardedFrom}`, content);
 }
 
+/**
+ * A reply's quote, before the reply (SPEC §17): neutralised whoever wrote it, and someone
+ * else's words (`quoteFrom`: another member, a forward's origin, another chat) in an envelope
+ * naming them.
+ */
 function quoted(event: InboundEvent, content: string): string {
-  return event.quote ? `[In reply to: "${event.quote}"]\n${content}` : content;
+  if (!event.quote) return content;
+  const head =
+    event.quoteFrom === undefined
+      ? `[In reply to: "${neutralise(event.quote)}"]`
+      : `[In reply to:]\n${envelope(`quote from ${event.quoteFrom}`, event.quote)}`;
+  return `${head}\n${content}`;
 }
 
 /**

@@ -10,6 +10,7 @@ import { createReplies } from './replies.ts';
 import { createRunEvents } from './run-events.ts';
 import type { Conversing, Delivery, Reports, Runtime, Turns } from './services.ts';
 import type { QueueMode } from './steering.ts';
+import { trustGate } from './turn-trust.ts';
 
 export interface PipelineServices {
   runtime: Runtime;
@@ -56,6 +57,12 @@ export function createPipeline(services: PipelineServices) {
       tell: tellPaired(delivery.outbox, log),
     },
     voice: turns.voice,
+    gateFor: (address, pack, session) =>
+      trustGate(
+        { turns, delivery, runtime },
+        { job: undefined, pack: pack.name, label: pack.displayName, address, session },
+        log.child({ pack: pack.name }),
+      ),
   });
   const { runEvents, runJob } = createRunEvents({
     log,

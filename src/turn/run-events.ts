@@ -230,7 +230,7 @@ export function createRunEvents(deps: RunEventsDeps) {
         pack: pack.name,
         inputs,
         signal,
-        job: { session, id: job.id, model: job.model },
+        job: { session, id: job.id, model: job.model, taint: job.taint },
         ...(pinned ? { pinned } : {}),
       });
       return silent ? 'silent' : 'delivered';

@@ -106,6 +106,8 @@ export interface Turns {
     grants: GrantRepo;
     /** Who may approve in this conversation; undefined where only the owner is present. */
     owner(to: Address): string | undefined;
+    /** Where a session's taint is kept until /new, and its history (the URLs it saw). */
+    sessions: Pick<SessionRepo, 'taint' | 'history'>;
   };
   /** Pairing codes and paired users, for the owner's /pair (SPEC §18). */
   pairing: Pick<Pairing, 'approve' | 'remove' | 'listing'>;

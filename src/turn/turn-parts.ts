@@ -21,7 +21,13 @@ export interface ChatTurn {
    * A scheduled run: its own session, nothing streamed, `[SILENT]` sends nothing; its calls
    * are booked to the job `id`, and its own `model` (a cron entry's) answers if it has one.
    */
-  job?: { session: SessionRow; id: string; model?: string | undefined };
+  job?: {
+    session: SessionRow;
+    id: string;
+    model?: string | undefined;
+    /** Why its runs start tainted (SPEC §17): the sources of the session that made it. */
+    taint?: readonly string[] | undefined;
+  };
   /** What happened since the last turn (reactions): inputs before the messages. */
   notes?: Note[];
   /** Queue mode `steer`: the person's texts sent while the turn runs, taken in as it goes. */

@@ -1,6 +1,7 @@
 import type { ToolRunner } from '../core/ports.ts';
 import { packMcpTools } from '../mcp/pack-tools.ts';
 import { CORE_TOOLS } from '../packs/manifest.ts';
+import { pinnedSkillText } from '../packs/prompt.ts';
 import { createToolRunner, packTools } from '../tools/registry.ts';
 import type { TrustGate } from '../tools/trust/gate.ts';
 import type { Delivery, Runtime, Turns } from './services.ts';
@@ -28,6 +29,21 @@ export async function toolsFor(
 ): Promise<{ tools: ToolRunner | undefined; gate: TrustGate | undefined }> {
   const { pack, storage, address, turnId } = routed;
   if (!pack || !storage) return { tools: undefined, gate: undefined };
+  const log = services.runtime.log.child({ turnId, pack: pack.name });
+  const gate = trustGate(
+    services,
+    {
+      job: turn.job,
+      pack: turn.pack,
+      address,
+      label: pack.displayName,
+      session: routed.route.session,
+    },
+    log,
+  );
+  // A job's pinned skill is the pack's own instructions (in its system prompt, not its
+  // input): a URL it names counts as the owner's, as one in the job's prompt does.
+  if (turn.job && turn.pinned) gate.observe(pinnedSkillText(turn.pinned));
   const tools = packTools({
     pack,
     storage,
@@ -47,8 +63,8 @@ export async function toolsFor(
     },
     sessionKey: routed.route.session.key,
     messages: services.turns.messages,
+    taint: () => gate.sources(),
   });
-  const log = services.runtime.log.child({ turnId, pack: pack.name });
   const servers = services.turns.mcp.servers(pack.name);
   const mcp =
     servers.length === 0
@@ -62,10 +78,5 @@ export async function toolsFor(
           acceptsImages: acceptsImages(services, routed),
           coreTools: tools.length,
         });
-  const gate = trustGate(
-    services,
-    { job: turn.job !== undefined, pack: turn.pack, address, label: pack.displayName },
-    log,
-  );
   return { tools: createToolRunner([...tools, ...mcp], log, gate), gate };
 }

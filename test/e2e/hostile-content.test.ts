@@ -175,7 +175,7 @@ describe('a search result that asks to schedule a daily job', () => {
     h.say('find fern tips');
     const asked = await approvalAsked();
     expect(asked.text).toContain('Allow schedule?');
-    expect(asked.text).toContain("This turn read outside content (web_search 'fern tips')");
+    expect(asked.text).toContain("This conversation read outside content (web_search 'fern tips')");
     expect(asked.text).toContain('schedule: 0 7 * * *');
     asked.press('Allow once');
     await settled(h, 2);

@@ -25,6 +25,11 @@ export interface MessageOpts {
   quote?: string;
   /** Forwarded from a user of this name (`forward_origin` of type `hidden_user`). */
   forwardedFrom?: string;
+  /**
+   * A reply to a post of another chat, a channel of this title (`external_reply`, whose
+   * `origin` is that channel); `quote` gives the part quoted.
+   */
+  externalReply?: string;
 }
 
 export const ICON_COLOR = 7322096;
@@ -117,6 +122,7 @@ export class Chats {
     if (o.quote !== undefined) message.quote = { text: o.quote, position: 0, is_manual: true };
     if (o.forwardedFrom !== undefined)
       message.forward_origin = { type: 'hidden_user', sender_user_name: o.forwardedFrom, date: 0 };
+    if (o.externalReply !== undefined) message.external_reply = externalReply(o.externalReply);
     this.keepUserMessage(message);
     return message;
   }
@@ -169,6 +175,16 @@ export class Chats {
     const { reply_to_message: _nested, quote: _quote, ...target } = stored;
     return structuredClone(target);
   }
+}
+
+/** A reply's context when it answers a channel's post elsewhere (ExternalReplyInfo). */
+function externalReply(title: string): Json {
+  const channel = { id: -1_001_234_567_890, type: 'channel', title };
+  return {
+    origin: { type: 'channel', chat: channel, message_id: 42, date: unixNow() - 3600 },
+    chat: channel,
+    message_id: 42,
+  };
 }
 
 function next(counters: Map<number, number>, chatId: number, first: number): number {

@@ -251,6 +251,22 @@ describe('FakeTelegram with the real grammY client', () => {
     );
   });
 
+  it("replies to a forwarded message, keeping its origin, and to another chat's post", async () => {
+    fake.text({ userId: 1, text: 'sale!', forwardedFrom: 'Mallory' });
+    fake.text({ userId: 1, text: 'is it real?', replyToMessageId: 1 });
+    fake.text({ userId: 1, text: 'see', externalReply: 'News', quote: 'rates rise' });
+    const [, reply, external] = await api.getUpdates({ offset: 0, timeout: 0 });
+    expect(reply?.message?.reply_to_message).toMatchObject({
+      text: 'sale!',
+      forward_origin: { type: 'hidden_user', sender_user_name: 'Mallory' },
+    });
+    expect(external?.message).toMatchObject({
+      external_reply: { origin: { type: 'channel', chat: { title: 'News' } } },
+      quote: { text: 'rates rise' },
+    });
+    expect(external?.message).not.toHaveProperty('reply_to_message');
+  });
+
   it('replies in a forum topic to its creation message', async () => {
     fake.topicCreated({ userId: 1, chatId: -100, threadId: 40, name: 'Garden' });
     fake.text({ userId: 1, chatId: -100, threadId: 40, text: 'hi', replyToMessageId: 40 });

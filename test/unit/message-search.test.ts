@@ -32,6 +32,8 @@ describe('the message search index', () => {
         role: 'user',
         createdAt: 2,
         snippet: 'We hiked to the [glacier] on Sunday',
+        // Its session never read outside content.
+        untrusted: false,
       },
     ]);
     store.close();

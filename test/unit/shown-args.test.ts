@@ -18,7 +18,7 @@ const request = (tool: string, args: unknown): ApprovalRequest => ({
   effect: 'write',
   args,
   sources: ['web_fetch https://a.example/'],
-  unseenUrl: false,
+  reason: 'tainted',
 });
 
 describe('shown arguments', () => {

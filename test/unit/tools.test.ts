@@ -82,6 +82,7 @@ function runner(
     ...offlineWeb(clock),
     sessionKey: 'telegram:1:alpha',
     messages: { search: () => [] },
+    taint: () => [],
   };
   return createToolRunner(packTools(ctx), createLogger({ level: 'silent', secrets: [] }));
 }

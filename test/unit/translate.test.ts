@@ -452,6 +452,11 @@ describe('translateUpdate: quotes', () => {
 describe('translateUpdate: hostile input', () => {
   const valid: object[] = [
     { text: 'hi', reply_to_message: { message_id: 1, text: 'q' }, quote: { text: 'q' } },
+    { text: 'hi', external_reply: { origin: { type: 'user', sender_user: { id: 1 } } } },
+    {
+      text: 'hi',
+      reply_to_message: { from: { id: 1 }, forward_origin: { type: 'x' }, sender_chat: {} },
+    },
     { voice: { file_id: 'v', duration: 1 }, caption: 'c' },
     { audio: { file_id: 'a', duration: 1, file_name: 'x.mp3' } },
     { photo: [{ file_id: 'p', width: 1, height: 1 }], media_group_id: 'g' },

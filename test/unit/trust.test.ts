@@ -87,10 +87,10 @@ describe('shown arguments', () => {
       effect: 'write',
       args: { table: 'words', values: { word: 'x' } },
       sources: ['web_fetch https://a.example/'],
-      unseenUrl: false,
+      reason: 'tainted',
     });
     expect(text).toContain('**Allow db\\_write?** (Vocabulary)');
-    expect(text).toContain('This turn read outside content (web\\_fetch https');
+    expect(text).toContain('This conversation read outside content (web\\_fetch https');
     expect(text).toContain('table: words\nvalues: {"word":"x"}');
   });
 });

@@ -7,6 +7,9 @@ import type { AskRegistry } from '../asks.ts';
 import { shownArguments, shownArgumentsApart } from './shown-args.ts';
 import { visibleCodes } from './visible-codes.ts';
 
+/** The turn's limit of fetches of URLs only outside content named (gate.ts). */
+export const UNTRUSTED_FETCH_LIMIT = 3;
+
 /** What the owner is asked to approve. */
 export interface ApprovalRequest {
   tool: string;
@@ -15,11 +18,19 @@ export interface ApprovalRequest {
   packLabel: string;
   effect: Effect;
   args: unknown;
-  /** Why it asks: the untrusted sources that tainted the turn (none under `always`). */
+  /** Why it asks (see `whyText`). */
+  reason: ApprovalReason;
+  /** The untrusted sources that tainted the session, first ones first (none if clean). */
   sources: readonly string[];
-  /** A `web_fetch` of a URL the turn never saw (its effect is `read`). */
-  unseenUrl: boolean;
 }
+
+/**
+ * Why a call waits for the owner (SPEC §17): TOOL_APPROVAL=always; a write or external call
+ * in a tainted session; a fetch of a URL neither the owner nor outside content named, or one
+ * past the turn's limit of URLs only outside content named; the memory flush of a tainted
+ * history.
+ */
+export type ApprovalReason = 'always' | 'tainted' | 'unseen-url' | 'fetch-limit' | 'flush';
 
 /** The owner's answer; `unshown` when the question could not be shown at all. */
 export type ApprovalAnswer = 'once' | 'always' | 'denied' | 'timeout' | 'unshown';
@@ -86,6 +97,26 @@ const WHAT: Record<Effect, string> = {
   read: 'read',
 };
 
+/** Why the question is asked, in the owner's words: what the call would do, and what read. */
+export function whyText(request: Pick<ApprovalRequest, 'reason' | 'effect' | 'sources'>): string {
+  const read =
+    request.sources.length > 0
+      ? `This conversation read outside content (${request.sources.map(escapeMarkdown).join(', ')})`
+      : 'This run read outside content';
+  switch (request.reason) {
+    case 'always':
+      return `This call would ${WHAT[request.effect]}, and TOOL_APPROVAL=always asks for every such call.`;
+    case 'tainted':
+      return `${read}, and this call would ${WHAT[request.effect]}. Outside content can carry instructions: allow only what you asked for. /new starts a clean session.`;
+    case 'unseen-url':
+      return `${read}, and this call would fetch a URL that did not appear in this conversation (not in your messages, not in that content): a URL the model builds can carry your data out.`;
+    case 'fetch-limit':
+      return `${read}, and this turn already fetched ${UNTRUSTED_FETCH_LIMIT} URLs that only that content named: which ones it fetches could spell out your data.`;
+    case 'flush':
+      return `${read}. Before older messages are summarised, these notes would be added to MEMORY.md; without your tap they are not.`;
+  }
+}
+
 /**
  * The question: the tool, what it would do and why it asks, then its arguments (`args`: all
  * of them whole but for shortened ordinary values, unless approvalMessages quotes less).
@@ -94,16 +125,9 @@ export function approvalText(
   request: ApprovalRequest,
   args = shownArguments(request.args, request.tool),
 ): string {
-  const what = request.unseenUrl
-    ? 'fetch a URL that did not appear in this conversation'
-    : WHAT[request.effect];
-  const why =
-    request.sources.length > 0
-      ? `This turn read outside content (${request.sources.map(escapeMarkdown).join(', ')}), and this call would ${what}.`
-      : `This call would ${what}.`;
   return [
     `🔐 **Allow ${escapeMarkdown(request.tool)}?** (${escapeMarkdown(request.packLabel)})`,
-    why,
+    whyText(request),
     codeBlock(args),
   ].join('\n');
 }

@@ -5,20 +5,33 @@ import type { ToolCall } from '../../core/types.ts';
 export const SAME_CALL_FAILURES = 2;
 /** After this many refused or failed calls in a row, the turn's next request has no tools. */
 export const FAILURES_IN_A_ROW = 5;
+/** After this many denied, unanswered or held-back approvals in a turn, it has no tools. */
+export const REFUSED_APPROVALS = 3;
 
 export const REPEATED_FAILURE =
   'Error: this exact call already failed twice in this turn, so it was not run again. Change the arguments, try another way, or answer the user.';
 
 /**
  * Stops a turn that keeps failing (SPEC §17): an identical call (same tool, same arguments)
- * that failed twice is refused, and five refused or failed calls in a row take the tools
- * away for the rest of the turn, so the model must answer.
+ * that failed twice is refused, and five refused or failed calls in a row, or three
+ * approvals the owner did not give in the turn (whatever succeeded between them), take the
+ * tools away for the rest of the turn, so the model must answer.
  */
 export function createLoopBreaker(log: Logger) {
   const failures = new Map<string, number>();
   let inARow = 0;
+  let refusedApprovals = 0;
   let stopped = false;
   const keyOf = (call: ToolCall) => `${call.name}\u0000${call.arguments.trim()}`;
+
+  function stop(fields: Record<string, unknown>): void {
+    if (stopped) return;
+    stopped = true;
+    log.warn(
+      { event: 'tool_loop_stopped', ...fields },
+      'tool calls kept failing; the model must answer without tools',
+    );
+  }
 
   return {
     /** The refusal for a call that already failed twice; undefined when it may run. */
@@ -39,13 +52,12 @@ export function createLoopBreaker(log: Logger) {
       const key = keyOf(call);
       failures.set(key, (failures.get(key) ?? 0) + 1);
       inARow += 1;
-      if (inARow >= FAILURES_IN_A_ROW && !stopped) {
-        stopped = true;
-        log.warn(
-          { event: 'tool_loop_stopped', tool: call.name, failures: inARow },
-          'tool calls kept failing; the model must answer without tools',
-        );
-      }
+      if (inARow >= FAILURES_IN_A_ROW) stop({ tool: call.name, failures: inARow });
+    },
+    /** Counts an approval the owner denied, left unanswered, or nobody could give. */
+    refusedApproval(tool: string): void {
+      refusedApprovals += 1;
+      if (refusedApprovals >= REFUSED_APPROVALS) stop({ tool, refusedApprovals });
     },
     stopped: () => stopped,
   };
