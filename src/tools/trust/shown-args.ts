@@ -2,11 +2,12 @@ import { redactSecretShapes } from '../../core/redact.ts';
 import { visibleCodes } from './visible-codes.ts';
 
 /**
- * The arguments shown in full, however long (SPEC §17): what a memory write would keep and
- * what a job would run. A question too long for one message shows them apart (approval.ts).
+ * The arguments shown in full, however long (SPEC §17): what a memory write would keep (the
+ * tool's `text`; the memory flush asks with `content`) and what a job would run. A question
+ * too long for one message shows them apart (approval.ts).
  */
 const FULL_TEXT: Readonly<Record<string, readonly string[]>> = {
-  memory: ['text'],
+  memory: ['text', 'content', 'old', 'new'],
   schedule: ['prompt'],
 };
 
