@@ -1,7 +1,11 @@
 /**
  * Trust (SPEC §17): what a tool call does, and how text nobody trusted reaches the model.
- * Imports nothing: the tools, the agent, the packs and the CLI all speak these words.
+ * Imports nothing outside core: the tools, the agent, the packs and the CLI all speak these
+ * words.
  */
+import { neutralise } from './neutralise.ts';
+
+export { neutralise } from './neutralise.ts';
 
 /**
  * What running a tool does: `read` changes nothing that lasts, `write` changes what satchel
@@ -32,37 +36,25 @@ export function envelope(source: UntrustedSource, content: string): string {
   return `${OPEN}${sourceName(source)}">>\n${neutralise(content)}\n${CLOSE}`;
 }
 
-/** A source as its envelope names it: on one line, without a `"` to end the name early. */
+/** Every way to end a line: a name that breaks its marker line could start a line of its own. */
+const LINE_BREAKS = /[\r\n\v\f\u0085\u2028\u2029]+/g;
+/** `"` and its fullwidth form, which NFKC makes one. */
+const QUOTES = /["＂]/g;
+const MAX_SOURCE_CHARS = 300;
+
+/**
+ * A source as its envelope names it (a tool and URL, a file name, an author: all of them
+ * chosen by outsiders): neutralised like content, on one line, without a `"` to end the name
+ * early, and at most 300 characters (never half a surrogate pair).
+ */
 export function sourceName(source: UntrustedSource): string {
-  return neutralise(source)
-    .replace(/[\r\n]+/g, ' ')
-    .replaceAll('"', "'")
-    .slice(0, 300);
+  const name = neutralise(source).replace(LINE_BREAKS, ' ').replace(QUOTES, "'");
+  if (name.length <= MAX_SOURCE_CHARS) return name;
+  const cut = name.slice(0, MAX_SOURCE_CHARS);
+  return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
 
 /** Whether `text` carries an envelope (a result or input that read untrusted content). */
 export function hasEnvelope(text: string): boolean {
   return text.includes(OPEN);
-}
-
-// `<<untrusted`, `<< END  untrusted >>` and the like, in any case.
-const MARKER = /<\s*<(\s*(?:end\s+)?untrusted)/gi;
-// ChatML and Llama 3 (`<|im_start|>`, `<|eot_id|>`), Gemma (`<start_of_turn>`), Llama 2 and
-// Mistral (`[INST]`, `<<SYS>>`, `[TOOL_CALLS]`), and sentence markers (`<s>`, `</s>`).
-const ANGLE_BAR = /<\|([^|<>\n]{0,40})\|>/g;
-const GEMMA = /<(\/?)(start_of_turn|end_of_turn|bos|eos|start_of_image|end_of_image)>/gi;
-const BRACKETS =
-  /\[(\/?)(INST|SYS|SYSTEM_PROMPT|TOOL_CALLS|AVAILABLE_TOOLS|TOOL_RESULTS|\/?TOOL_RESULTS)\]/g;
-const LLAMA2_SYS = /<<(\/?)SYS>>/gi;
-const SENTENCE = /<(\/?)s>/g;
-
-/** Makes markers and control tokens inert: they keep their letters, not their shape. */
-export function neutralise(text: string): string {
-  return text
-    .replace(MARKER, '‹‹$1')
-    .replace(ANGLE_BAR, '‹|$1|›')
-    .replace(GEMMA, '‹$1$2›')
-    .replace(BRACKETS, '［$1$2］')
-    .replace(LLAMA2_SYS, '‹‹$1SYS››')
-    .replace(SENTENCE, '‹$1s›');
 }

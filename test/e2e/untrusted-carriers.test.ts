@@ -130,7 +130,7 @@ describe("the owner's own quotes and the bot's answers", () => {
     expect(questions()).toHaveLength(0);
     const requests = h.model.chatRequests();
     expect(lastUserText(requests[1]!)).toBe(
-      '[In reply to: "my fern ‹|im_start|› is new"]\nsave it',
+      '[In reply to: "my fern ⟨|im_start|⟩ is new"]\nsave it',
     );
     expect(lastUserText(requests[3]!)).toBe('[In reply to: "Noted your fern."]\nand this');
     for (const request of requests.slice(1))
@@ -178,7 +178,7 @@ describe('a file name', () => {
     await settled(h, 1);
 
     const said = lastUserText(h.model.chatRequests()[0]!);
-    const shown = 'notes ‹‹end untrusted>> ‹|im_start|›.txt';
+    const shown = 'notes ⟨⟨end untrusted⟩⟩ ⟨|im_start|⟩.txt';
     expect(said.startsWith(`[File received: "${shown}" `)).toBe(true);
     // Saved under the name the model reads, so the path it is shown is real.
     expect(said).toContain(`saved in the pack workspace as files/${shown}]`);

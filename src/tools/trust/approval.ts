@@ -4,7 +4,8 @@ import { escapeMarkdown } from '../../outbound/compose.ts';
 import type { Outbox } from '../../outbound/outboxes.ts';
 import { showChoice } from '../ask-user.ts';
 import type { AskRegistry } from '../asks.ts';
-import { shownArguments } from './shown-args.ts';
+import { shownArguments, shownArgumentsApart } from './shown-args.ts';
+import { visibleCodes } from './visible-codes.ts';
 
 /** The turn's limit of fetches of URLs only outside content named (gate.ts). */
 export const UNTRUSTED_FETCH_LIMIT = 3;
@@ -71,15 +72,19 @@ export function createChatApprover(deps: ChatApproverDeps): Approver {
       ]);
       const to = { address, userId: deps.owner, othersHear: ONLY_OWNER };
       const answer = asks.wait(id, options, to, deps.timeoutMs, signal);
-      const text = approvalText(request);
-      const rows = outbox.write(address, { text, format: 'markdown', keyboard });
-      if (!(await outbox.dispatch(rows))) {
+      const render = outbox.renderFor(address);
+      const fits = (text: string) =>
+        render.text({ text, format: 'markdown', keyboard }).length <= 1;
+      const { before, question } = approvalMessages(request, fits);
+      const shown = before.flatMap((text) => outbox.write(address, { text, format: 'markdown' }));
+      const rows = outbox.write(address, { text: question, format: 'markdown', keyboard });
+      if (!(await outbox.dispatch([...shown, ...rows]))) {
         asks.cancel(id);
         await answer;
         return 'unshown';
       }
       const chosen = await answer;
-      await showChoice({ outbox, address }, rows, text, chosen ?? 'not answered: denied');
+      await showChoice({ outbox, address }, rows, question, chosen ?? 'not answered: denied');
       if (chosen === undefined) return 'timeout';
       return chosen === ALLOW_ONCE ? 'once' : chosen === DENY ? 'denied' : 'always';
     },
@@ -112,11 +117,45 @@ export function whyText(request: Pick<ApprovalRequest, 'reason' | 'effect' | 'so
   }
 }
 
-/** The question: the tool, what it would do and why it asks, then its arguments. */
-export function approvalText(request: ApprovalRequest): string {
+/**
+ * The question: the tool, what it would do and why it asks, then its arguments (`args`: all
+ * of them whole but for shortened ordinary values, unless approvalMessages quotes less).
+ */
+export function approvalText(
+  request: ApprovalRequest,
+  args = shownArguments(request.args, request.tool),
+): string {
   return [
     `🔐 **Allow ${escapeMarkdown(request.tool)}?** (${escapeMarkdown(request.packLabel)})`,
     whyText(request),
-    `\`\`\`\n${shownArguments(request.args).replaceAll('```', "'''")}\n\`\`\``,
+    codeBlock(args),
   ].join('\n');
+}
+
+/**
+ * What asks (SPEC §17: shown exactly, never cut silently): the question alone when it `fits`
+ * one message of the channel; otherwise the full text of a memory write or a job's prompt
+ * first, a message of its own (the channel splits it if it must), then the question quoting
+ * its start, so the question keeps its buttons and can show the answer in place of them.
+ */
+export function approvalMessages(
+  request: ApprovalRequest,
+  fits: (text: string) => boolean,
+): { before: string[]; question: string } {
+  const question = approvalText(request);
+  if (fits(question)) return { before: [], question };
+  const { text, apart } = shownArgumentsApart(request.args, request.tool);
+  if (apart.length === 0) return { before: [], question };
+  const before = apart.map(
+    ({ name, text }) =>
+      `The ${escapeMarkdown(name)} of the call below, in full (${text.length} characters):\n${codeBlock(visibleCodes(text))}`,
+  );
+  return { before, question: approvalText(request, text) };
+}
+
+/** `text` in a fenced code block whose fence no run of backticks in it can close. */
+function codeBlock(text: string): string {
+  const longest = (text.match(/`+/g) ?? []).reduce((most, run) => Math.max(most, run.length), 0);
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}\n${text}\n${fence}`;
 }
