@@ -5,7 +5,7 @@ import { envelope, neutralise } from '../../src/core/trust.ts';
 import type { ToolCall } from '../../src/core/types.ts';
 import { defineTool, type Tool } from '../../src/tools/tool.ts';
 import type { ApprovalAnswer, Approver } from '../../src/tools/trust/approval.ts';
-import { approvalText } from '../../src/tools/trust/approval.ts';
+import { type ApprovalReason, approvalText } from '../../src/tools/trust/approval.ts';
 import { createTrustGate, HELD_BACK, NOT_APPROVED } from '../../src/tools/trust/gate.ts';
 import { createLoopBreaker, REPEATED_FAILURE } from '../../src/tools/trust/loop-breaker.ts';
 import { shownArguments } from '../../src/tools/trust/shown-args.ts';
@@ -92,6 +92,28 @@ describe('shown arguments', () => {
     expect(text).toContain('**Allow db\\_write?** (Vocabulary)');
     expect(text).toContain('This conversation read outside content (web\\_fetch https');
     expect(text).toContain('table: words\nvalues: {"word":"x"}');
+  });
+
+  it("says why it asks, each reason in its own words, a source's direction characters shown as codes", () => {
+    const base = {
+      tool: 'web_fetch',
+      pack: 'vocab',
+      packLabel: 'Vocabulary',
+      effect: 'read' as const,
+      args: { url: 'https://c.example/x' },
+      sources: ['file invoice\u202Efdp.exe'],
+    };
+    const why = (reason: ApprovalReason) => approvalText({ ...base, reason });
+    // Escaped for Markdown: `<U+202E>` as Telegram shows it.
+    expect(why('unseen-url')).toContain('file invoice\\<U\\+202E\\>fdp\\.exe');
+    expect(why('unseen-url')).not.toContain('\u202E');
+    expect(why('unseen-url')).toContain('a URL the model builds can carry your data out');
+    expect(why('fetch-limit')).toContain('already fetched 3 URLs that only that content named');
+    expect(why('flush')).toContain('these notes would be added to MEMORY.md');
+    expect(why('tainted')).toContain('/new starts a clean session');
+    expect(approvalText({ ...base, effect: 'write', sources: [], reason: 'always' })).toContain(
+      'TOOL_APPROVAL=always asks for every such call',
+    );
   });
 });
 

@@ -101,7 +101,7 @@ const WHAT: Record<Effect, string> = {
 export function whyText(request: Pick<ApprovalRequest, 'reason' | 'effect' | 'sources'>): string {
   const read =
     request.sources.length > 0
-      ? `This conversation read outside content (${request.sources.map(escapeMarkdown).join(', ')})`
+      ? `This conversation read outside content (${request.sources.map((s) => escapeMarkdown(visibleCodes(s))).join(', ')})`
       : 'This run read outside content';
   switch (request.reason) {
     case 'always':
