@@ -71,6 +71,22 @@ export function createJobRepo(
   /** Enabled and not running: the jobs that may fall due. */
   const waiting = and(eq(jobs.enabled, true), isNull(jobs.runningDueAt), mine);
   const rows = (query: { all(): unknown[] }) => query.all() as JobRow[];
+  const p = sql.placeholder;
+  /** Whether `resumeAt` finds anything: one indexed read, prepared once. */
+  const anyPaused = db
+    .select({ one: sql`1` })
+    .from(jobs)
+    .where(
+      and(
+        eq(jobs.platform, p('platform')),
+        eq(jobs.chatId, p('chatId')),
+        sql`${jobs.threadId} IS ${p('threadId')}`,
+        eq(jobs.enabled, false),
+        eq(jobs.pausedBy, p('reason')),
+      ),
+    )
+    .limit(1)
+    .prepare();
   /** The next time after `after`; null when the stored schedule has none (or cannot be read). */
   const nextAfter = (job: { kind: JobKind; schedule: string }, after: number) => {
     try {
@@ -204,6 +220,9 @@ export function createJobRepo(
      * many.
      */
     resumeAt(to: Address, reason: PauseReason, now: number): number {
+      // Every message from a person asks (idle.ts): most chats have nothing paused.
+      const threadId = to.threadId ?? null;
+      if (!anyPaused.get({ platform: to.platform, chatId: to.chatId, threadId, reason })) return 0;
       const paused = rows(
         db
           .select()
