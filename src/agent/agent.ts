@@ -170,8 +170,9 @@ export function createAgent(deps: AgentDeps) {
   ): Promise<{ system: string; messages: ChatMessage[]; summaryUpto: number | null }> {
     let session = sessions.session(input.session.id) ?? input.session;
     let stored = sessions.history(session.id, session.summaryUpto);
-    // Measured as sent: with the time lines.
-    if (estimateTokens(stamps.stamp(stored)) > budget) {
+    // Measured as sent: with the time lines (and sent so, unless it is compacted now).
+    let stamped = stamps.stamp(stored);
+    if (estimateTokens(stamped) > budget) {
       const cut = compactionCut(stored, KEEP_RECENT);
       const older = stored.slice(0, cut);
       const last = older.at(-1);
@@ -187,6 +188,7 @@ export function createAgent(deps: AgentDeps) {
         log.info({ event: 'session_compacted', sessionId: session.id, upto: last.id }, 'compacted');
         session = sessions.session(session.id) ?? session;
         stored = sessions.history(session.id, session.summaryUpto);
+        stamped = stamps.stamp(stored);
       }
     }
     const system = session.summary
@@ -196,13 +198,16 @@ export function createAgent(deps: AgentDeps) {
       ...input.inputs.flatMap((i) => (i.images?.length ? [[i.sourceKey, i.images] as const] : [])),
       ...shown,
     ]);
-    const withImages = stored.map((m) => {
-      const attached = m.sourceKey === undefined ? undefined : images.get(m.sourceKey);
-      return attached ? { ...m, images: attached } : m;
-    });
+    const withImages =
+      images.size === 0
+        ? stamped
+        : stamped.map((m) => {
+            const attached = m.sourceKey === undefined ? undefined : images.get(m.sourceKey);
+            return attached ? { ...m, images: attached } : m;
+          });
     return {
       system,
-      messages: repairHistory(stamps.stamp(withImages)),
+      messages: repairHistory(withImages),
       summaryUpto: session.summaryUpto,
     };
   }
