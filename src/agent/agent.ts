@@ -1,3 +1,4 @@
+import { background, nextTask } from '../core/background.ts';
 import type { Clock } from '../core/clock.ts';
 import type { ChatModel, ChatRequest, Logger, ToolRunner, UserInput } from '../core/ports.ts';
 
@@ -254,14 +255,23 @@ export function createAgent(deps: AgentDeps) {
       const lastCall = turn.calls === MAX_MODEL_CALLS || tools?.stopped?.() === true;
       turn.partial = '';
       const request = { system, messages, ...(tools && !lastCall ? { tools: tools.specs } : {}) };
-      // A last call goes without its tools on purpose: not compared (SPEC §14).
-      if (!(tools && lastCall))
-        cacheWatch.observe(input.session.id, request, {
+      // A last call goes without its tools on purpose: not compared (SPEC §14). Compared on
+      // the next task, once the request has left: the watch only logs, and hashing a long
+      // session's messages need not delay the call.
+      if (!(tools && lastCall)) {
+        const context = {
           pack: input.pack,
           turnId: input.turnId,
           summaryUpto: history.summaryUpto,
           packPrompt: input.packPrompt ?? '',
-        });
+        };
+        const sessionId = input.session.id;
+        background(
+          log,
+          'cache_watch_failed',
+          nextTask().then(() => cacheWatch.observe(sessionId, request, context)),
+        );
+      }
       const response = await callModel(streamedCall(input, deadline.signal, turn, request));
       if (response.toolCalls.length === 0 || !tools || lastCall) {
         deadline.dispose();
