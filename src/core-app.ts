@@ -65,7 +65,15 @@ export function createCore(
     outbox,
     mcpHub: packs.mcpHub,
     packs: packs.packs,
-    store: stores.store,
+    store: {
+      close: () => {
+        try {
+          stores.idleJobs.flush();
+        } finally {
+          stores.store.close();
+        }
+      },
+    },
   });
   return {
     clock,

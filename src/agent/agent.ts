@@ -1,3 +1,4 @@
+import { background, nextTask } from '../core/background.ts';
 import type { Clock } from '../core/clock.ts';
 import type { ChatModel, ChatRequest, Logger, ToolRunner, UserInput } from '../core/ports.ts';
 
@@ -170,8 +171,9 @@ export function createAgent(deps: AgentDeps) {
   ): Promise<{ system: string; messages: ChatMessage[]; summaryUpto: number | null }> {
     let session = sessions.session(input.session.id) ?? input.session;
     let stored = sessions.history(session.id, session.summaryUpto);
-    // Measured as sent: with the time lines.
-    if (estimateTokens(stamps.stamp(stored)) > budget) {
+    // Measured as sent: with the time lines (and sent so, unless it is compacted now).
+    let stamped = stamps.stamp(stored);
+    if (estimateTokens(stamped) > budget) {
       const cut = compactionCut(stored, KEEP_RECENT);
       const older = stored.slice(0, cut);
       const last = older.at(-1);
@@ -187,6 +189,7 @@ export function createAgent(deps: AgentDeps) {
         log.info({ event: 'session_compacted', sessionId: session.id, upto: last.id }, 'compacted');
         session = sessions.session(session.id) ?? session;
         stored = sessions.history(session.id, session.summaryUpto);
+        stamped = stamps.stamp(stored);
       }
     }
     const system = session.summary
@@ -196,13 +199,16 @@ export function createAgent(deps: AgentDeps) {
       ...input.inputs.flatMap((i) => (i.images?.length ? [[i.sourceKey, i.images] as const] : [])),
       ...shown,
     ]);
-    const withImages = stored.map((m) => {
-      const attached = m.sourceKey === undefined ? undefined : images.get(m.sourceKey);
-      return attached ? { ...m, images: attached } : m;
-    });
+    const withImages =
+      images.size === 0
+        ? stamped
+        : stamped.map((m) => {
+            const attached = m.sourceKey === undefined ? undefined : images.get(m.sourceKey);
+            return attached ? { ...m, images: attached } : m;
+          });
     return {
       system,
-      messages: repairHistory(stamps.stamp(withImages)),
+      messages: repairHistory(withImages),
       summaryUpto: session.summaryUpto,
     };
   }
@@ -249,14 +255,23 @@ export function createAgent(deps: AgentDeps) {
       const lastCall = turn.calls === MAX_MODEL_CALLS || tools?.stopped?.() === true;
       turn.partial = '';
       const request = { system, messages, ...(tools && !lastCall ? { tools: tools.specs } : {}) };
-      // A last call goes without its tools on purpose: not compared (SPEC §14).
-      if (!(tools && lastCall))
-        cacheWatch.observe(input.session.id, request, {
+      // A last call goes without its tools on purpose: not compared (SPEC §14). Compared on
+      // the next task, once the request has left: the watch only logs, and hashing a long
+      // session's messages need not delay the call.
+      if (!(tools && lastCall)) {
+        const context = {
           pack: input.pack,
           turnId: input.turnId,
           summaryUpto: history.summaryUpto,
           packPrompt: input.packPrompt ?? '',
-        });
+        };
+        const sessionId = input.session.id;
+        background(
+          log,
+          'cache_watch_failed',
+          nextTask().then(() => cacheWatch.observe(sessionId, request, context)),
+        );
+      }
       const response = await callModel(streamedCall(input, deadline.signal, turn, request));
       if (response.toolCalls.length === 0 || !tools || lastCall) {
         deadline.dispose();

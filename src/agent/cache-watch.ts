@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import type { ChatRequest, Logger } from '../core/ports.ts';
+import type { ChatRequest, Logger, ToolSpec } from '../core/ports.ts';
 import type { ChatMessage } from '../core/types.ts';
 
 /** Below this share of the previous request repeated as its prefix, a request is a break. */
@@ -24,7 +23,7 @@ interface Shape {
 }
 
 interface Part {
-  hash: string;
+  hash: number;
   size: number;
 }
 
@@ -47,6 +46,7 @@ export interface PromptEpoch {
  */
 export function createCacheWatch(log: Logger) {
   const previous = new Map<string, Shape>();
+  const kept = keptHashes();
 
   return {
     /** Compares `request` with the session's previous one, then remembers it instead. */
@@ -55,7 +55,7 @@ export function createCacheWatch(log: Logger) {
       request: ChatRequest,
       context: PromptEpoch & { pack: string; turnId: string },
     ): void {
-      const shape = shapeOf(request, context);
+      const shape = shapeOf(request, context, kept);
       const before = previous.get(sessionId);
       previous.delete(sessionId);
       previous.set(sessionId, shape);
@@ -81,17 +81,61 @@ export function createCacheWatch(log: Logger) {
 
 export type CacheWatch = ReturnType<typeof createCacheWatch>;
 
-function shapeOf(request: ChatRequest, epoch: PromptEpoch): Shape {
+function shapeOf(request: ChatRequest, epoch: PromptEpoch, kept: KeptHashes): Shape {
   return {
-    tools: (request.tools ?? []).map((tool) => part(JSON.stringify(tool))),
+    tools: (request.tools ?? []).map(kept.tool),
     system: request.system,
     messages: request.messages.map((m) => part(messageText(m))),
-    epoch: `${epoch.summaryUpto ?? ''}\n${hash(epoch.packPrompt)}`,
+    epoch: `${epoch.summaryUpto ?? ''}\n${kept.packPrompt(epoch.packPrompt)}`,
   };
 }
 
-const hash = (text: string) => createHash('sha1').update(text).digest('base64');
-const part = (text: string): Part => ({ hash: hash(text), size: text.length });
+const part = (text: string): Part => ({ hash: hash53(text), size: text.length });
+
+type KeptHashes = ReturnType<typeof keptHashes>;
+
+/**
+ * The parts that repeat from turn to turn, hashed once. A tool's part is kept by its
+ * `parameters` object: a turn's specs are new objects, but their schemas are converted once
+ * (tools/registry.ts) and never changed in place, so only a new or changed tool is
+ * serialized again. The pack's prompt is kept for the last one seen.
+ */
+function keptHashes() {
+  const tools = new WeakMap<object, { name: string; description: string; part: Part }>();
+  let lastPrompt: { text: string; hash: number } | undefined;
+  return {
+    tool(spec: ToolSpec): Part {
+      const known = tools.get(spec.parameters);
+      if (known?.name === spec.name && known.description === spec.description) return known.part;
+      const made = part(JSON.stringify(spec));
+      tools.set(spec.parameters, { name: spec.name, description: spec.description, part: made });
+      return made;
+    },
+    packPrompt(text: string): number {
+      if (lastPrompt?.text !== text) lastPrompt = { text, hash: hash53(text) };
+      return lastPrompt.hash;
+    },
+  };
+}
+
+/**
+ * A 53-bit hash of `text` (cyrb53), to tell one request's parts from the previous one's. Not
+ * cryptographic: a collision only hides a change from the log. Computed in JavaScript, it
+ * costs a loop over the characters and no native call per message (a SHA-1 per message was
+ * a quarter of a long session's turn).
+ */
+function hash53(text: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
 
 /** A message as the provider sees it, without its images. */
 function messageText(m: ChatMessage): string {

@@ -7,7 +7,7 @@ import { createPairing } from '../inbound/pairing.ts';
 import { createLogger } from '../logging/logger.ts';
 import { providerSecrets } from '../providers/registry.ts';
 import { createIdleJobs } from '../scheduler/idle.ts';
-import { openCoreStore } from '../store/client.ts';
+import { openCoreStore, transactionOf } from '../store/client.ts';
 import { createJobRepo } from '../store/job-repo.ts';
 import { createOutboxRepo } from '../store/outbox-repo.ts';
 import { createPairingRepo } from '../store/pairing-repo.ts';
@@ -59,7 +59,7 @@ export function buildStores(
   deps: { log: Logger; clock: Clock; redact: Logging['redact'] },
 ) {
   const store = openCoreStore(config.home);
-  const transaction = <T>(fn: () => T): T => store.db.transaction(() => fn());
+  const transaction = transactionOf(store.db);
   const pairing = createPairing({ repo: createPairingRepo(store.db), ...deps });
   const edges = connectEdges(factories, {
     ...deps,

@@ -143,7 +143,11 @@ export function scrub(value: unknown, secrets: readonly string[], depth = 0): un
   if (depth > 8) return value;
   if (value instanceof Error) return scrub(serializeError(value), secrets, depth + 1);
   if (typeof value === 'string') {
-    const known = secrets.reduce((text, secret) => text.split(secret).join('[redacted]'), value);
+    // Split only where the secret is: every string of every line is scrubbed.
+    const known = secrets.reduce(
+      (text, secret) => (text.includes(secret) ? text.split(secret).join('[redacted]') : text),
+      value,
+    );
     return redactSecretShapes(known);
   }
   if (Array.isArray(value)) return value.map((v) => scrub(v, secrets, depth + 1));

@@ -42,9 +42,11 @@ export function createRouter(deps: {
   const { sessions, packs, clock, log } = deps;
 
   const bind = (address: Address, pack: string, session: SessionRow): Route => {
-    const before = sessions.route(address)?.activePack;
-    sessions.saveRoute(address, { activePack: pack, sessionId: session.id }, clock.now());
-    if (before !== pack) deps.onBound?.(address, pack);
+    const before = sessions.route(address);
+    // A route that already says this is not written again (nor its `updated_at` moved).
+    if (before?.activePack !== pack || before.sessionId !== session.id)
+      sessions.saveRoute(address, { activePack: pack, sessionId: session.id }, clock.now());
+    if (before?.activePack !== pack) deps.onBound?.(address, pack);
     return { pack, session };
   };
 

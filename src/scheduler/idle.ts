@@ -50,6 +50,9 @@ export function createIdleJobs(deps: {
       );
       return resumedNote(resumed);
     },
+
+    /** Writes the times `personWrote` kept in memory (at shutdown: see person-activity.ts). */
+    flush: () => activity.flush(),
   };
 }
 

@@ -8,16 +8,25 @@ import type { Database } from './sqlite.ts';
  * ran (steering, SPEC §18) and the turn replayed after the restart answered.
  */
 export function createAnsweredCheck(sqlite: Database): (sourceKeys: readonly string[]) => boolean {
-  const count = sqlite.prepare<[string], { stored: number; answered: number | null }>(
-    `SELECT COUNT(*) AS stored, SUM(EXISTS (
+  const answered = `SUM(EXISTS (
        SELECT 1 FROM messages a
        WHERE a.session_id = m.session_id AND a.id > m.id
-         AND a.role = 'assistant' AND a.tool_calls IS NULL)) AS answered
+         AND a.role = 'assistant' AND a.tool_calls IS NULL)) AS answered`;
+  type Counts = { stored: number; answered: number | null };
+  const count = sqlite.prepare<[string], Counts>(
+    `SELECT COUNT(*) AS stored, ${answered}
      FROM messages m WHERE m.source_key IN (SELECT value FROM json_each(?))`,
+  );
+  // Most turns have one message: looked up by its key, without encoding a list for json_each.
+  const countOne = sqlite.prepare<[string], Counts>(
+    `SELECT COUNT(*) AS stored, ${answered} FROM messages m WHERE m.source_key = ?`,
   );
   return (sourceKeys) => {
     if (sourceKeys.length === 0) return false;
-    const row = count.get(JSON.stringify(sourceKeys));
+    const row =
+      sourceKeys.length === 1
+        ? countOne.get(sourceKeys[0]!)
+        : count.get(JSON.stringify(sourceKeys));
     return row !== undefined && row.stored === sourceKeys.length && row.answered === row.stored;
   };
 }

@@ -2,7 +2,7 @@ import { and, eq, gte, inArray, sql } from 'drizzle-orm';
 import { MAX_NESTING, nestedDeeperThan } from '../core/depth.ts';
 import type { NumberedInbox, NumberedItem as StoredUpdate } from '../core/inbox.ts';
 import { redactSecretShapesIn } from '../core/redact.ts';
-import type { Db } from './client.ts';
+import { type Db, transactionOf } from './client.ts';
 import { inboundUpdates } from './schema.ts';
 
 export interface InboxBounds {
@@ -60,6 +60,7 @@ export function createInboxRepo(db: Db, bounds: InboxBounds = INBOX_BOUNDS): Num
       ),
     )
     .prepare();
+  const transaction = transactionOf(db);
   let prunedAt: number | undefined;
   let addedSincePrune = 0;
 
@@ -80,7 +81,7 @@ export function createInboxRepo(db: Db, bounds: InboxBounds = INBOX_BOUNDS): Num
      * as malformed (consume.ts).
      */
     record(updates: StoredUpdate[], now: number): StoredUpdate[] {
-      const fresh = db.transaction(() =>
+      const fresh = transaction(() =>
         updates.filter((u) => {
           const malformed = nestedDeeperThan(u.payload, MAX_NESTING);
           const result = insert.run({

@@ -71,6 +71,13 @@ export function createJobRepo(
   /** Enabled and not running: the jobs that may fall due. */
   const waiting = and(eq(jobs.enabled, true), isNull(jobs.runningDueAt), mine);
   const rows = (query: { all(): unknown[] }) => query.all() as JobRow[];
+  /** Whether `resumeAt` finds anything: one indexed read, prepared once, without drizzle. */
+  const anyPaused = db.$client
+    .prepare<[string, string, string | null, string], number>(
+      `SELECT 1 FROM jobs WHERE platform = ? AND chat_id = ? AND thread_id IS ?
+         AND enabled = 0 AND paused_by = ? LIMIT 1`,
+    )
+    .pluck();
   /** The next time after `after`; null when the stored schedule has none (or cannot be read). */
   const nextAfter = (job: { kind: JobKind; schedule: string }, after: number) => {
     try {
@@ -204,6 +211,8 @@ export function createJobRepo(
      * many.
      */
     resumeAt(to: Address, reason: PauseReason, now: number): number {
+      // Every message from a person asks (idle.ts): most chats have nothing paused.
+      if (!anyPaused.get(to.platform, to.chatId, to.threadId ?? null, reason)) return 0;
       const paused = rows(
         db
           .select()

@@ -1,33 +1,96 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { createRecent } from '../core/recent.ts';
 import { type Address, addressKey } from '../core/types.ts';
 import type { Db } from './client.ts';
 import type { JobRow } from './job-repo.ts';
 import { conversationRoutes, jobs } from './schema.ts';
+
+/** A conversation's `last_person_at` is written at most this often; `flush` writes the rest. */
+export const PERSON_WRITE_EVERY_MS = 60_000;
+/** Conversations whose last write is remembered, and most times kept before a flush. */
+const REMEMBERED = 1_000;
 
 /**
  * When a person last wrote in each conversation (`conversation_routes.last_person_at`), and
  * the recurring jobs of conversations nobody wrote in for a while (SPEC §8: they pause).
  * A job's own run never counts as a person writing. With `platforms`, only those channels'
  * jobs are paused (each process runs the jobs it can deliver, see job-repo.ts).
+ *
+ * A conversation's time is written at most once a minute: a message within a minute of the
+ * last one written is kept in memory, and `flush` writes it. `pauseIdle` flushes first, so
+ * the pause sees every message this process took in; a crash loses at most the last minute's
+ * (its jobs then pause up to a minute early, after JOB_IDLE_DAYS days).
  */
 export function createPersonActivity(db: Db, options: { platforms?: readonly string[] } = {}) {
   const mine =
     options.platforms === undefined ? undefined : inArray(jobs.platform, [...options.platforms]);
+  const p = sql.placeholder;
+  const upsert = db
+    .insert(conversationRoutes)
+    .values({
+      address: p('address'),
+      platform: p('platform'),
+      chatId: p('chatId'),
+      threadId: p('threadId'),
+      updatedAt: p('now'),
+      lastPersonAt: p('now'),
+    })
+    .onConflictDoUpdate({
+      target: conversationRoutes.address,
+      set: { lastPersonAt: sql`excluded.last_person_at` },
+    })
+    .prepare();
+  /** A kept time onto its route (never made again: a chat move may have taken it away). */
+  const update = db
+    .update(conversationRoutes)
+    .set({ lastPersonAt: sql`${p('now')}` })
+    .where(eq(conversationRoutes.address, p('address')))
+    .prepare();
+  /** When each conversation's time was last written (by address key). */
+  const written = createRecent<string, number>(REMEMBERED);
+  /** Later times not written yet (within the minute), by address key. */
+  const pending = new Map<string, number>();
+
+  const write = (address: string, to: Address, now: number): void => {
+    upsert.run({
+      address,
+      platform: to.platform,
+      chatId: to.chatId,
+      threadId: to.threadId ?? null,
+      now,
+    });
+    written.set(address, now);
+    pending.delete(address);
+  };
+
+  /** Writes the times kept in memory. */
+  const flush = (): void => {
+    if (pending.size === 0) return;
+    db.transaction(() => {
+      for (const [address, now] of pending) update.run({ address, now });
+    });
+    for (const [address, now] of pending) written.set(address, now);
+    pending.clear();
+  };
+
   return {
-    /** A person wrote in `to` at `now`: kept on its route, which is made when it has none. */
+    /**
+     * A person wrote in `to` at `now`: kept on its route, which is made when it has none.
+     * Within a minute of the time last written, it is kept in memory until `flush`.
+     */
     wrote(to: Address, now: number): void {
-      db.insert(conversationRoutes)
-        .values({
-          address: addressKey(to),
-          platform: to.platform,
-          chatId: to.chatId,
-          threadId: to.threadId ?? null,
-          updatedAt: now,
-          lastPersonAt: now,
-        })
-        .onConflictDoUpdate({ target: conversationRoutes.address, set: { lastPersonAt: now } })
-        .run();
+      const address = addressKey(to);
+      const last = written.get(address);
+      if (last === undefined || now < last || now - last >= PERSON_WRITE_EVERY_MS) {
+        write(address, to, now);
+        return;
+      }
+      pending.set(address, now);
+      if (pending.size >= REMEMBERED) flush();
     },
+
+    /** Writes what `wrote` kept in memory (before a pause is decided, and at shutdown). */
+    flush,
 
     /**
      * Gives each route that has no `last_person_at` (made before satchel kept it, or bound
@@ -51,6 +114,7 @@ export function createPersonActivity(db: Db, options: { platforms?: readonly str
      * one-shot is left to run: it costs one run, and a reminder set far ahead must come.
      */
     pauseIdle(before: number): JobRow[] {
+      flush();
       const idle = sql`EXISTS (SELECT 1 FROM conversation_routes r
         WHERE r.platform = "jobs"."platform" AND r.chat_id = "jobs"."chat_id"
           AND r.thread_id IS "jobs"."thread_id" AND r.last_person_at < ${before})`;

@@ -42,21 +42,14 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
       fields: { activePack: string | null; sessionId: string | null },
       now: number,
     ): void {
-      const row = {
+      queries.saveRoute.run({
         address: addressKey(address),
         platform: address.platform,
         chatId: address.chatId,
         threadId: address.threadId ?? null,
         ...fields,
         updatedAt: now,
-      };
-      db.insert(conversationRoutes)
-        .values(row)
-        .onConflictDoUpdate({
-          target: conversationRoutes.address,
-          set: { ...fields, updatedAt: now },
-        })
-        .run();
+      });
     },
 
     /**
@@ -308,6 +301,27 @@ function prepareTurnQueries(db: Db) {
       .select()
       .from(sessions)
       .where(eq(sessions.id, p('id')))
+      .prepare(),
+    /** A conversation bound to a pack and session (made when it has no route yet). */
+    saveRoute: db
+      .insert(conversationRoutes)
+      .values({
+        address: p('address'),
+        platform: p('platform'),
+        chatId: p('chatId'),
+        threadId: p('threadId'),
+        activePack: p('activePack'),
+        sessionId: p('sessionId'),
+        updatedAt: p('updatedAt'),
+      })
+      .onConflictDoUpdate({
+        target: conversationRoutes.address,
+        set: {
+          activePack: sql`excluded.active_pack`,
+          sessionId: sql`excluded.session_id`,
+          updatedAt: sql`excluded.updated_at`,
+        },
+      })
       .prepare(),
     /** Message ids start at 1, so `afterId` 0 means the whole session. */
     history: db

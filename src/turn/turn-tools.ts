@@ -1,3 +1,4 @@
+import { lazyChild } from '../core/lazy-child.ts';
 import type { ToolRunner } from '../core/ports.ts';
 import { packMcpTools } from '../mcp/pack-tools.ts';
 import { CORE_TOOLS } from '../packs/manifest.ts';
@@ -29,7 +30,7 @@ export async function toolsFor(
 ): Promise<{ tools: ToolRunner | undefined; gate: TrustGate | undefined }> {
   const { pack, storage, address, turnId } = routed;
   if (!pack || !storage) return { tools: undefined, gate: undefined };
-  const log = services.runtime.log.child({ turnId, pack: pack.name });
+  const log = lazyChild(services.runtime.log, { turnId, pack: pack.name });
   const gate = trustGate(
     services,
     {

@@ -76,16 +76,20 @@ export function createVoiceReplies(deps: VoiceReplyDeps) {
   const { clock, log } = deps;
   let warnedUnset = false;
 
-  /** Why this turn gets no voice note; undefined when it gets one. */
-  function reasonToSkip(turn: SpokenTurn, text: string): string | undefined {
+  /**
+   * The words to speak, or why this turn gets no voice note. The answer is rendered for
+   * speech only once the chat wants a voice note: most chats' turns are text only.
+   */
+  function spoken(turn: SpokenTurn): { text: string } | { skip: string } {
     const mode = voiceModeOf(deps.setting(turn.address), deps.fallback);
-    if (mode === 'off' || (mode === 'inbound' && !turn.heardVoice)) return 'off';
-    if (turn.signal.aborted) return 'stopped';
-    if (!deps.plays(turn.address)) return 'channel';
-    if (text === '') return 'empty';
-    if (text.length > MAX_SPOKEN_CHARS) return 'too_long';
-    if (!deps.speaker) return 'not_set_up';
-    return undefined;
+    if (mode === 'off' || (mode === 'inbound' && !turn.heardVoice)) return { skip: 'off' };
+    if (turn.signal.aborted) return { skip: 'stopped' };
+    if (!deps.plays(turn.address)) return { skip: 'channel' };
+    const text = spokenText(turn.answer);
+    if (text === '') return { skip: 'empty' };
+    if (text.length > MAX_SPOKEN_CHARS) return { skip: 'too_long' };
+    if (!deps.speaker) return { skip: 'not_set_up' };
+    return { text };
   }
 
   /** The spoken answer, booked in the ledger; undefined when the call failed (logged). */
@@ -121,19 +125,20 @@ export function createVoiceReplies(deps: VoiceReplyDeps) {
 
   /** The voice note for a delivered answer, when this chat wants one. */
   async function follow(turn: SpokenTurn): Promise<void> {
-    const text = spokenText(turn.answer);
-    const skip = reasonToSkip(turn, text);
-    if (skip === 'not_set_up' && !warnedUnset) {
-      warnedUnset = true;
-      log.warn(
-        { event: 'voice_reply_unavailable' },
-        'voice replies are on, but TTS_MODEL needs an OpenAI-compatible provider with a key or base URL',
-      );
-    }
-    if (skip) {
-      if (skip !== 'off') log.debug({ event: 'voice_reply_skipped', reason: skip }, 'text only');
+    const words = spoken(turn);
+    if ('skip' in words) {
+      if (words.skip === 'not_set_up' && !warnedUnset) {
+        warnedUnset = true;
+        log.warn(
+          { event: 'voice_reply_unavailable' },
+          'voice replies are on, but TTS_MODEL needs an OpenAI-compatible provider with a key or base URL',
+        );
+      }
+      if (words.skip !== 'off')
+        log.debug({ event: 'voice_reply_skipped', reason: words.skip }, 'text only');
       return;
     }
+    const { text } = words;
     const speaker = deps.speaker!;
     try {
       deps.quota.check(
