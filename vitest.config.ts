@@ -94,7 +94,18 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, ...PROCESS_FILES, BROWSER_FILES],
         },
       },
-      { extends: true, test: { name: 'process', include: [...PROCESS_FILES, BROWSER_FILES] } },
+      {
+        extends: true,
+        test: {
+          name: 'process',
+          include: [...PROCESS_FILES, BROWSER_FILES],
+          // A test here starts Node through tsx once or more (seconds of CPU each, 2 s for
+          // `satchel --version`), and up to `maxWorkers` such files run at once: on two busy
+          // cores one start took 20 s. The budget is for that; what is checked is the same.
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
     ],
   },
 });
