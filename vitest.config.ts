@@ -39,6 +39,7 @@ const BROWSER_FILES = 'test/**/*-browser.test.ts';
 const MOCKING_FILES = [
   'test/mcp/server-exit.test.ts',
   'test/mcp/server-runner.test.ts',
+  'test/providers/sdk-load-time.test.ts',
   'test/unit/lazy-sdk-registry.test.ts',
   'test/unit/lazy-sdk.test.ts',
 ];
