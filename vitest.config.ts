@@ -69,6 +69,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // vi.waitFor waits as long as the fakes' waits do (test/fakes/wait-budget.ts).
+    setupFiles: ['test/support/setup-waits.ts'],
     maxWorkers: maxWorkers(),
     projects: [
       {
