@@ -12,7 +12,7 @@ import type { ChatMessage } from '../core/types.ts';
 import type { ChatModelOptions } from './chat-options.ts';
 import { keyRefusal } from './key-hint.ts';
 import { mapBrokenResponse, retryAfterFromGoogleBody } from './response-errors.ts';
-import { assembleAnswer, streamedChatModel } from './streamed-model.ts';
+import { assembleAnswer, loadedFirst, streamedChatModel } from './streamed-model.ts';
 import { toolsForProvider } from './tool-schemas.ts';
 
 /** `baseUrl` is the API host root: the SDK adds /v1beta/models/…. */
@@ -46,7 +46,7 @@ export function createGeminiChatModel(options: GeminiOptions): ChatModel {
     });
     return ai;
   };
-  return streamedChatModel(
+  const model = streamedChatModel(
     options,
     PROVIDER,
     async (request, { signal, progress, onText, refused }) => {
@@ -65,6 +65,7 @@ export function createGeminiChatModel(options: GeminiOptions): ChatModel {
     },
     mapGeminiError,
   );
+  return loadedFirst(model, loadGeminiSdk);
 }
 
 /**

@@ -25,6 +25,8 @@ export function createGroqTranscriber(options: GroqTranscriberOptions): Transcri
   return {
     info,
     async transcribe(audio, { signal }) {
+      // The SDK loads before the idle timeout starts: its load is not Groq's time.
+      await loadGroqSdk();
       return withIdleTimeout(
         { provider: PROVIDER, timeoutMs: options.timeoutMs, signal },
         async (sdkSignal) => {

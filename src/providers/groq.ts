@@ -3,6 +3,7 @@ import { AbortedError } from '../core/errors.ts';
 import type { ChatModel } from '../core/ports.ts';
 import type { ChatModelOptions } from './chat-options.ts';
 import { completionsChatModel, mapSdkError, sdkClientOptions } from './openai.ts';
+import { loadedFirst } from './streamed-model.ts';
 
 /** `baseUrl` is the host root: the SDK adds /openai/v1. */
 export type GroqOptions = ChatModelOptions;
@@ -35,12 +36,13 @@ export function lazyGroqClient(options: {
 /** A chat model over Groq's chat-completions API (groq-sdk). */
 export function createGroqChatModel(options: GroqOptions): ChatModel {
   const client = lazyGroqClient(options);
-  return completionsChatModel(
+  const model = completionsChatModel(
     options,
     'groq',
     async (body, signal) => (await client()).chat.completions.create(body, { signal }),
     mapGroqError,
   );
+  return loadedFirst(model, loadGroqSdk);
 }
 
 /** groq-sdk errors → ProviderError, as for openai (broken or cut-off answers are transient). */

@@ -5,6 +5,22 @@ import { withIdleTimeout } from './idle-timeout.ts';
 import { IncompleteResponse } from './response-errors.ts';
 import { refusalLog } from './tool-schemas.ts';
 
+/**
+ * `model` with `load` (its SDK, loaded on first use) awaited before each call, outside the
+ * call's idle timeout: loading our own code is not the provider making no progress. On a
+ * busy machine a first Gemini call spent longer loading @google/genai than a short
+ * LLM_TIMEOUT_MS and failed before sending a byte.
+ */
+export function loadedFirst(model: ChatModel, load: () => Promise<unknown>): ChatModel {
+  return {
+    info: model.info,
+    async complete(request, options) {
+      await load();
+      return model.complete(request, options);
+    },
+  };
+}
+
 /** What a provider's `send` gets besides the request: the call's signal and listeners. */
 export interface StreamedCall {
   /** Aborts with the caller's signal or when the call makes no progress for too long. */

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpMount as Mount, HttpRoute as Route } from '../core/edge.ts';
 import type { Logger } from '../core/ports.ts';
 import type { WebChannel } from './channel.ts';
+import { closeAfterAnswer } from './close-after-answer.ts';
 import {
   conversationPost,
   listAnswer,
@@ -168,8 +169,8 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
       : post(request, path);
     handled.then(
       (result) => {
-        // A body refused part-read is not drained: the connection closes after the answer.
-        if (result.status === 413) response.setHeader('connection', 'close');
+        // A body refused part-read is not read to its end: the connection closes after the answer.
+        if (result.status === 413) closeAfterAnswer(response);
         reply(response, result);
       },
       (error: unknown) => {

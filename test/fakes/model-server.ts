@@ -49,6 +49,7 @@ import {
   sendJson,
   sendKeyError,
 } from './model-wire.ts';
+import { WAIT_BUDGET_MS } from './wait-budget.ts';
 
 export type { TranscriptionReply } from './model-replies.ts';
 export {
@@ -196,12 +197,12 @@ export class FakeModel {
     return this.requests({ kind: 'chat' });
   }
 
-  waitForRequest(n = 1, timeoutMs = 5000): Promise<RecordedRequest> {
+  waitForRequest(n = 1, timeoutMs = WAIT_BUDGET_MS): Promise<RecordedRequest> {
     return this.waitFor(() => this.chatRequests()[n - 1], timeoutMs, `chat request #${n}`);
   }
 
   /** The `n`th transcription request, once it has arrived. */
-  waitForTranscription(n = 1, timeoutMs = 5000): Promise<RecordedRequest> {
+  waitForTranscription(n = 1, timeoutMs = WAIT_BUDGET_MS): Promise<RecordedRequest> {
     return this.waitFor(
       () => this.requests({ kind: 'transcription' })[n - 1],
       timeoutMs,
@@ -209,7 +210,7 @@ export class FakeModel {
     );
   }
 
-  waitForAbort(timeoutMs = 5000): Promise<RecordedRequest> {
+  waitForAbort(timeoutMs = WAIT_BUDGET_MS): Promise<RecordedRequest> {
     return this.waitFor(
       () => this.recorded.find((r) => r.aborted),
       timeoutMs,

@@ -1,6 +1,7 @@
 /** The fake Telegram server's record of the Bot API calls it received, for assertions. */
 import type { Waits } from './telegram-waits.ts';
 import { type Json, type Params, safely } from './telegram-wire.ts';
+import { WAIT_BUDGET_MS } from './wait-budget.ts';
 
 export interface ApiCall {
   method: string;
@@ -65,7 +66,7 @@ export class CallLog {
   waitForCall(
     method: string,
     predicate?: (c: ApiCall) => boolean,
-    timeoutMs = 5000,
+    timeoutMs = WAIT_BUDGET_MS,
   ): Promise<ApiCall> {
     return this.waitForCalls(method, 1, predicate, timeoutMs).then((calls) => calls[0]!);
   }
@@ -74,7 +75,7 @@ export class CallLog {
     method: string,
     count: number,
     predicate?: (c: ApiCall) => boolean,
-    timeoutMs = 5000,
+    timeoutMs = WAIT_BUDGET_MS,
   ): Promise<ApiCall[]> {
     const matching = () => this.calls(method).filter((c) => safely(() => predicate?.(c) ?? true));
     return this.waits.until(

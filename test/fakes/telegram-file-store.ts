@@ -8,6 +8,7 @@ import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Waits } from './telegram-waits.ts';
 import { fail, ok, type Params, type Reply, send } from './telegram-wire.ts';
+import { WAIT_BUDGET_MS } from './wait-budget.ts';
 
 /** How `addFile` serves a file. */
 export interface FileOptions {
@@ -87,7 +88,7 @@ export class FileStore {
   }
 
   /** Resolves once a download (of `filePath`, when given) has been requested. */
-  async waitForDownload(filePath?: string, timeoutMs = 5000): Promise<void> {
+  async waitForDownload(filePath?: string, timeoutMs = WAIT_BUDGET_MS): Promise<void> {
     const started = () => this.downloaded.some((p) => filePath === undefined || p === filePath);
     await this.waits.until(
       () => (started() ? true : undefined),

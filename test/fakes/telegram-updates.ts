@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { Waits } from './telegram-waits.ts';
 import type { Webhook } from './telegram-webhook.ts';
 import { fail, type Json, ok, type Params, preciseNow, send } from './telegram-wire.ts';
+import { WAIT_BUDGET_MS } from './wait-budget.ts';
 
 interface Poll {
   offset: number;
@@ -68,7 +69,7 @@ export class UpdateQueue {
     return this.confirmed;
   }
 
-  async waitForOffset(offset: number, timeoutMs = 5000): Promise<void> {
+  async waitForOffset(offset: number, timeoutMs = WAIT_BUDGET_MS): Promise<void> {
     await this.waits.until(
       () => (this.confirmed >= offset ? true : undefined),
       timeoutMs,
