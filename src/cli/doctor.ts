@@ -6,30 +6,11 @@ import { runDoctor } from '../ops/doctor.ts';
 import { runSecurityDoctor } from '../ops/doctor-security.ts';
 import { parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
-
-const HELP = `Usage: npx satchel doctor [--security [--fix]]
-
-Checks that satchel can run here, without starting it: Node, the configuration (.env and
-the environment), the allowlist, the bot token (getMe), each model provider (its model list,
-which costs no tokens), the packs, their MCP servers (started, their tools listed as the
-model sees them, and stopped), the database and the dashboard port. Prints a checklist
-with ✓ (passed), ✗ (failed, with a fix) and ! (worth knowing). Nothing is sent, fetched or
-written. Exits 0 when nothing failed, 1 otherwise.
-
-Options:
-  --security  check the installation as an attacker would look at it instead: .env and
-              SATCHEL_HOME open to other users, the dashboard's binding and token, the
-              webhook secret, an empty allowlist, secret-shaped values stored in the
-              databases, TOOL_APPROVAL=off, packs that combine web access with external
-              tools, withheld MCP tools, and the age of the last backup
-  --fix       with --security, apply the safe fixes first (.env 0600, SATCHEL_HOME's
-              folders 0700 and files 0600) and say what changed`;
+import { doctorInfo } from './help.ts';
 
 /** `satchel doctor`: the checklist, and exit 0 only when every check passes. */
 export const doctorCommand: CliCommand = {
-  path: ['doctor'],
-  summary: 'check the configuration, token, providers, packs, MCP servers, database and port',
-  help: HELP,
+  ...doctorInfo,
   async run(args, io) {
     const { positionals, values } = parseCommandArgs(args, {
       security: { type: 'boolean' },

@@ -16,27 +16,13 @@ import { openCoreStore } from '../store/client.ts';
 import { createMcpPinRepo } from '../store/mcp-pin-repo.ts';
 import { oneArgument, parseCommandArgs } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
+import { packTrustInfo } from './help.ts';
 import { installedDir, packDirs, settingsEnv } from './pack-list.ts';
-
-const HELP = `Usage: npx satchel pack trust PACK [--yes]
-
-Starts the MCP servers of PACK, compares the tools they list with the tools pinned at their
-first listing (name, description, input schema and read-only mark), and shows each tool that was added or
-changed since: satchel withholds such a tool from the model until it is trusted. Asks
-"Trust these changes? [y/N]" and, on yes, pins the tools as they are listed now; a running
-satchel offers them from its next turn.
-
-Options:
-  --yes  accept without asking (needed when stdin is not a terminal)
-
-Exit codes: 0 trusted or nothing changed, 1 refused or not accepted, 2 bad arguments.`;
 
 /** `satchel pack trust`, with the clock replaceable (tests pin at a known time). */
 export function createPackTrustCommand(clock: Clock = systemClock): CliCommand {
   return {
-    path: ['pack', 'trust'],
-    summary: "show what changed in a pack's MCP tools since they were pinned, and trust it",
-    help: HELP,
+    ...packTrustInfo,
     async run(args, io) {
       const { positionals, values } = parseCommandArgs(args, { yes: { type: 'boolean' } });
       const name = oneArgument(positionals, 'which pack? Give its name');

@@ -19,18 +19,7 @@ import { TELEGRAM_PLATFORM } from '../telegram/channel.ts';
 import { approvalText, PAIRED_NOTICE } from '../turn/pair-command.ts';
 import { onePositional } from './args.ts';
 import type { CliCommand } from './command.ts';
-
-const HELP = `Usage: npx satchel pair CODE
-
-Lets in the person a pairing code was given to (SPEC §18), as the owner's /pair CODE does in
-Telegram: with DM_PAIRING=on a stranger who writes to the bot in a private chat gets an
-8-character code, valid for an hour. From now on they are allowed as if listed in
-ALLOWED_USER_IDS, and they are told so in their chat (through the outbox; when Telegram cannot
-be reached now, satchel sends it at its next start). Works while satchel runs or not; reads
-SATCHEL_HOME, TELEGRAM_BOT_TOKEN and TELEGRAM_API_ROOT from the environment and .env, and logs
-to SATCHEL_HOME/logs/cli.log. /pair in the owner's chat lists pending codes and paired users.
-
-Exit codes: 0 paired, 1 no such code or it expired (or no satchel data), 2 bad arguments.`;
+import { pairInfo } from './help.ts';
 
 /** The variables `satchel pair` reads. */
 const pairEnv = envSchema.pick({
@@ -42,9 +31,7 @@ const pairEnv = envSchema.pick({
 /** `satchel pair`; the clock is injectable so tests can pin expiry. */
 export function createPairCommand(clock: Clock = systemClock): CliCommand {
   return {
-    path: ['pair'],
-    summary: 'let in the person a pairing code was given to (as /pair CODE in Telegram)',
-    help: HELP,
+    ...pairInfo,
     async run(args, io) {
       const code = onePositional(args, 'which code? Give the code the person was sent');
       const env = pairEnv.safeParse(withEnvFile(io.env, io.cwd));

@@ -8,9 +8,11 @@ import { openCoreReader } from '../store/read-only.ts';
 import { createUsageAggregates } from '../usage/aggregates.ts';
 import { createCalendar } from '../usage/calendar.ts';
 import type { ModelCatalog } from '../usage/catalog.ts';
-import { DEFAULT_DAYS, MAX_DAYS, usageOverview } from '../usage/overview.ts';
+import { DEFAULT_DAYS, MAX_DAYS } from '../usage/days.ts';
+import { usageOverview } from '../usage/overview.ts';
 import { parseArgsMessage } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
+import { usageInfo } from './help.ts';
 import { cliCatalog } from './models.ts';
 import { usageTable } from './usage-table.ts';
 
@@ -19,20 +21,6 @@ const USAGE_OPTIONS = {
   days: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
-
-const HELP = `Usage: npx satchel usage [--json] [--days N]
-
-Tokens and spend from the ledger in SATCHEL_HOME/satchel.db: today, the last 7 and 30 days
-against the caps, per day, by model, by pack, by kind, and the recent turns. The same
-numbers as the dashboard. Reads the database read-only: works while satchel runs or not,
-and needs no Telegram token or model key (SATCHEL_HOME, SATCHEL_TIMEZONE and the QUOTA_*
-caps are read from the environment and .env).
-
-Options:
-  --json      print exactly the JSON of the dashboard's GET /api/usage
-  --days N    how many days the per-day, model, pack and kind lists cover (1-${MAX_DAYS}, default ${DEFAULT_DAYS})
-  -h, --help  show this help
-`;
 
 /** The variables `satchel usage` reads; nothing else is required. */
 const usageEnv = envSchema.pick({
@@ -52,9 +40,7 @@ const fail = (io: CliIo, message: string, code: number) => {
 export function createUsageCommand(deps: { clock?: Clock } = {}): CliCommand {
   const clock = deps.clock ?? systemClock;
   return {
-    path: ['usage'],
-    summary: 'tokens and spend: today, 7 and 30 days, by model, pack and kind',
-    help: HELP,
+    ...usageInfo,
     async run(args, io) {
       let options: { json?: boolean; days?: string; help?: boolean };
       try {
@@ -65,10 +51,10 @@ export function createUsageCommand(deps: { clock?: Clock } = {}): CliCommand {
           allowPositionals: false,
         }).values;
       } catch (error) {
-        return fail(io, `${parseArgsMessage(error, USAGE_OPTIONS)}\n\n${HELP}`, 2);
+        return fail(io, `${parseArgsMessage(error, USAGE_OPTIONS)}\n\n${usageInfo.help}`, 2);
       }
       if (options.help) {
-        io.stdout.write(HELP);
+        io.stdout.write(usageInfo.help);
         return 0;
       }
       const days = options.days === undefined ? DEFAULT_DAYS : Number(options.days);
