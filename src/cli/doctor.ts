@@ -1,14 +1,12 @@
-import { edgesOf } from '../app.ts';
-import { withEnvFile } from '../config/env-file.ts';
-import { lintEnvFile } from '../config/env-lint.ts';
 import { type Check, formatChecks } from '../ops/check.ts';
-import { runDoctor } from '../ops/doctor.ts';
-import { runSecurityDoctor } from '../ops/doctor-security.ts';
 import { parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { doctorInfo } from './help.ts';
 
-/** `satchel doctor`: the checklist, and exit 0 only when every check passes. */
+/**
+ * `satchel doctor`: the checklist, and exit 0 only when every check passes. Each checklist
+ * loads its own checks: `--security` needs neither the edges nor the providers.
+ */
 export const doctorCommand: CliCommand = {
   ...doctorInfo,
   async run(args, io) {
@@ -18,8 +16,14 @@ export const doctorCommand: CliCommand = {
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     if (values.fix && !values.security) throw new UsageError('--fix goes with --security');
+    const { withEnvFile } = await import('../config/env-file.ts');
     const env = withEnvFile(io.env, io.cwd);
     if (values.security) return security(io, env, values.fix ?? false);
+    const [{ runDoctor }, { lintEnvFile }, { edgesOf }] = await Promise.all([
+      import('../ops/doctor.ts'),
+      import('../config/env-lint.ts'),
+      import('../edges.ts'),
+    ]);
     return report(
       io,
       await runDoctor({ env, envFileProblems: lintEnvFile(io.cwd), edges: edgesOf }),
@@ -32,6 +36,7 @@ async function security(
   env: Record<string, string | undefined>,
   fix: boolean,
 ): Promise<number> {
+  const { runSecurityDoctor } = await import('../ops/doctor-security.ts');
   const { checks, fixed } = await runSecurityDoctor({ env, cwd: io.cwd, now: Date.now(), fix });
   if (fix)
     io.stdout.write(
