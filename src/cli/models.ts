@@ -1,30 +1,9 @@
-import path from 'node:path';
-import { withEnvFile } from '../config/env-file.ts';
-import { envSchema } from '../config/schema.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { CatalogEntry, ModelCatalog } from '../usage/catalog.ts';
-import { loadModelCatalog } from '../usage/catalog-file.ts';
 import { noMoreThan, parseCommandArgs } from './args.ts';
-import type { CliCommand, CliIo } from './command.ts';
+import type { CliCommand } from './command.ts';
 import { modelsInfo } from './help.ts';
-import { table } from './usage-table.ts';
-
-const catalogEnv = envSchema.pick({ SATCHEL_HOME: true, SATCHEL_MODELS: true });
-
-/**
- * The catalog as `npm start` would build it, from the environment (and `.env` in the
- * working directory). Throws a ConfigError when the owner's file is invalid.
- */
-export function cliCatalog(io: Pick<CliIo, 'env' | 'cwd'>): ModelCatalog {
-  const env = catalogEnv.parse(withEnvFile(io.env, io.cwd));
-  const home = path.resolve(io.cwd, env.SATCHEL_HOME);
-  return loadModelCatalog({
-    models: {
-      file: path.resolve(io.cwd, env.SATCHEL_MODELS ?? path.join(home, 'models.yaml')),
-      required: env.SATCHEL_MODELS !== undefined,
-    },
-  });
-}
+import { table } from './table.ts';
 
 const money = (n: number | undefined) => (n === undefined ? '–' : `$${n}`);
 const count = (n: number | undefined) => (n === undefined ? '–' : n.toLocaleString('en-US'));
@@ -49,6 +28,7 @@ export const modelsCommand: CliCommand = {
   ...modelsInfo,
   async run(args, io) {
     noMoreThan(parseCommandArgs(args, {}).positionals, 0);
+    const { cliCatalog } = await import('./catalog.ts');
     let catalog: ModelCatalog;
     try {
       catalog = cliCatalog(io);
