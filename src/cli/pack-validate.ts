@@ -1,8 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { withEnvFile } from '../config/env-file.ts';
-import { envSchema } from '../config/schema.ts';
-import { validatePack, validationReport } from '../packs/validate.ts';
 import { onePositional } from './args.ts';
 import type { CliCommand } from './command.ts';
 import { packValidateInfo } from './help.ts';
@@ -12,6 +9,11 @@ export const packValidateCommand: CliCommand = {
   ...packValidateInfo,
   async run(args, io) {
     const dir = onePositional(args, 'satchel pack validate needs the folder of a pack');
+    const [{ withEnvFile }, { envSchema }, { validatePack, validationReport }] = await Promise.all([
+      import('../config/env-file.ts'),
+      import('../config/schema.ts'),
+      import('../packs/validate.ts'),
+    ]);
     const env = withEnvFile(io.env, io.cwd);
     const home = path.resolve(io.cwd, envSchema.shape.SATCHEL_HOME.parse(env.SATCHEL_HOME));
     const folder = path.resolve(io.cwd, dir);
