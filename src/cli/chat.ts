@@ -1,4 +1,3 @@
-import { createChat } from '../chat-app.ts';
 import { type CoreConfig, parseConfig } from '../config/config.ts';
 import { withEnvFile } from '../config/env-file.ts';
 import { ConfigError } from '../core/errors.ts';
@@ -50,6 +49,8 @@ export const chatCommand: CliCommand = {
       io.stderr.write(`satchel chat: ${error.message}\n`);
       return 1;
     }
+    // The core (models, tools, the database) loads once the configuration holds.
+    const { createChat } = await import('../chat-app.ts');
     const chat = createChat(config, {
       catalog,
       input: io.stdin,

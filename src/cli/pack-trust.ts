@@ -5,15 +5,8 @@ import { envSchema } from '../config/schema.ts';
 import { type Clock, systemClock } from '../core/clock.ts';
 import { changeLines } from '../mcp/pin-report.ts';
 import type { WithheldTool } from '../mcp/types.ts';
-import {
-  acceptChanges,
-  PackTrustError,
-  reviewPackTools,
-  type TrustReview,
-} from '../ops/pack-trust.ts';
+import type { TrustReview } from '../ops/pack-trust.ts';
 import { loadPacks } from '../packs/loader.ts';
-import { openCoreStore } from '../store/client.ts';
-import { createMcpPinRepo } from '../store/mcp-pin-repo.ts';
 import { oneArgument, parseCommandArgs } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { packTrustInfo } from './help.ts';
@@ -38,6 +31,16 @@ export function createPackTrustCommand(clock: Clock = systemClock): CliCommand {
         io.stdout.write(`Pack ${name} has no MCP servers: nothing to trust.\n`);
         return 0;
       }
+      // The MCP client and the database load only for a pack that has servers.
+      const [
+        { acceptChanges, PackTrustError, reviewPackTools },
+        { openCoreStore },
+        { createMcpPinRepo },
+      ] = await Promise.all([
+        import('../ops/pack-trust.ts'),
+        import('../store/client.ts'),
+        import('../store/mcp-pin-repo.ts'),
+      ]);
       const store = openCoreStore(homeOf(io));
       try {
         const pins = createMcpPinRepo(store.db);

@@ -7,15 +7,11 @@ import type { Logger } from '../core/ports.ts';
 import { createPairing } from '../inbound/pairing.ts';
 import { createLogger } from '../logging/logger.ts';
 import { privateLog } from '../logging/private-log.ts';
-import { plain } from '../outbound/compose.ts';
-import { createOutbox } from '../outbound/outbox.ts';
 import type { CoreStore } from '../store/client.ts';
 import { openCoreStore } from '../store/client.ts';
-import { createOutboxRepo } from '../store/outbox-repo.ts';
 import type { PairedUser } from '../store/pairing-repo.ts';
 import { createPairingRepo } from '../store/pairing-repo.ts';
-import { createTelegramAdapter } from '../telegram/adapter.ts';
-import { TELEGRAM_PLATFORM } from '../telegram/channel.ts';
+import { TELEGRAM_PLATFORM } from '../telegram/ids.ts';
 import { approvalText, PAIRED_NOTICE } from '../turn/pair-command.ts';
 import { onePositional } from './args.ts';
 import type { CliCommand } from './command.ts';
@@ -99,6 +95,14 @@ interface TellDeps {
 async function tell(user: PairedUser, deps: TellDeps): Promise<string> {
   if (user.platform !== TELEGRAM_PLATFORM)
     return `They are on ${user.platform}, which this command cannot reach: let them know yourself.`;
+  // grammY and the outbox load only here: without a token, or for another platform, no one is told.
+  const [{ createTelegramAdapter }, { createOutboxRepo }, { createOutbox }, { plain }] =
+    await Promise.all([
+      import('../telegram/adapter.ts'),
+      import('../store/outbox-repo.ts'),
+      import('../outbound/outbox.ts'),
+      import('../outbound/compose.ts'),
+    ]);
   const { channel } = createTelegramAdapter({
     token: deps.token,
     apiRoot: deps.apiRoot,
