@@ -1,16 +1,14 @@
 import type { Config } from './config/config.ts';
 import { type EnvFileProblem, formatEnvProblem } from './config/env-lint.ts';
 import { background } from './core/background.ts';
-import type { EdgeFactory } from './core/edge.ts';
 import { type CoreOptions, createCore } from './core-app.ts';
 import { createDashboard } from './dashboard/server.ts';
+import { edgesOf } from './edges.ts';
 import { health } from './ops/health.ts';
 import { modelsInUse } from './providers/models-in-use.ts';
 import { openCoreReader } from './store/read-only.ts';
-import { telegramEdge } from './telegram/edge.ts';
 import { warnUnknownPrices } from './usage/unknown-prices.ts';
 import { WEB_PLATFORM } from './web/channel.ts';
-import { webEdge } from './web/edge.ts';
 
 export interface AppOptions extends CoreOptions {
   /** Where the dashboard's and the chat's addresses (token included) are printed; stderr. */
@@ -19,14 +17,6 @@ export interface AppOptions extends CoreOptions {
   envFileProblems?: readonly EnvFileProblem[];
   /** The edges instead of `edgesOf` (a test adds one of its own). */
   edges?: typeof edgesOf;
-}
-
-/**
- * The edges satchel runs on, each in its own folder: a new channel is one more entry here.
- * Their ingresses are readied, started and stopped in this order.
- */
-export function edgesOf(config: Config): EdgeFactory[] {
-  return [telegramEdge(config), webEdge(config)];
 }
 
 /**

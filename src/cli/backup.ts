@@ -5,30 +5,14 @@ import { satchelHome, withEnvFile } from '../config/env-file.ts';
 import { recordBackup } from '../ops/backup-record.ts';
 import { formatBytes } from '../ops/doctor-local.ts';
 import type { CliCommand } from './command.ts';
-
-const HELP = `Usage: npx satchel backup [path]
-
-Writes one .tar.gz archive of SATCHEL_HOME's state: the core database (sessions, messages,
-the usage ledger, schedules) and each pack's database, taken with SQLite's online backup
-API, so it is safe while satchel runs; each pack's USER.md, MEMORY.md and files/; the packs
-installed with \`satchel pack add\` (installed-packs/); the owner's model catalog
-(SATCHEL_HOME/models.yaml; a SATCHEL_MODELS file elsewhere is named, not copied); and
-documents kept without a pack (media/files/). Cached photos and logs are left out.
-
-path   the archive to write, or a directory to write it in
-       (default: satchel-backup-<date>-<time>.tar.gz in the current directory)
-
-The archive holds every conversation: it is written readable by its owner only.
-Restore it with \`npx satchel restore <archive>\`.`;
+import { backupInfo } from './help.ts';
 
 /** `satchel backup [path]`: the archive of SATCHEL_HOME, and where it went. */
 export const backupCommand: CliCommand = {
-  path: ['backup'],
-  summary: 'write a consistent .tar.gz backup of the databases, notes and files',
-  help: HELP,
+  ...backupInfo,
   async run(args, io) {
     if (args.length > 1 || args[0]?.startsWith('-')) {
-      io.stderr.write(`${HELP}\n`);
+      io.stderr.write(`${backupInfo.help}\n`);
       return 2;
     }
     const env = withEnvFile(io.env, io.cwd);

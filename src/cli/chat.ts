@@ -1,4 +1,3 @@
-import { createChat } from '../chat-app.ts';
 import { type CoreConfig, parseConfig } from '../config/config.ts';
 import { withEnvFile } from '../config/env-file.ts';
 import { ConfigError } from '../core/errors.ts';
@@ -7,26 +6,7 @@ import type { ModelCatalog } from '../usage/catalog.ts';
 import { loadModelCatalog } from '../usage/catalog-file.ts';
 import { noMoreThan, parseCommandArgs } from './args.ts';
 import type { CliCommand } from './command.ts';
-
-const HELP = `Usage: npx satchel chat [--pack NAME]
-
-Talk to your packs in the terminal, with the configured model and no Telegram token:
-the same pipeline as a Telegram chat (routing, the pack's tools, the quota gate, the
-ledger). The conversation has its own address (local), so it can run while the bot runs
-on the same SATCHEL_HOME. It is how a pack author tries a pack.
-
-Options:
-  -p, --pack NAME  talk to this pack (its name or display name); without it, the pack
-                   chosen last time, the only one installed, or a numbered choice
-
-In the chat: /help lists the commands, /new starts a fresh session, and when numbered
-options are shown, typing a number chooses one. Ctrl-C stops the answer in progress;
-Ctrl-C twice or /exit leaves; Ctrl-D (end of input) lets the answer finish and quits. On a
-terminal the prompt and notes are coloured (not when piped, nor with NO_COLOR set). Logs
-go to SATCHEL_HOME/logs/chat.log.
-
-Exit codes: 0 after the end of input, 1 bad configuration or unknown pack, 2 bad
-arguments.`;
+import { chatInfo } from './help.ts';
 
 /** Ctrl-C signals closer together than this are one press. */
 const SAME_INTERRUPT_MS = 300;
@@ -53,9 +33,7 @@ export function createInterrupts(chat: { interrupt(): void; quit(): void }) {
 
 /** `satchel chat`: a conversation on stdin and stdout until the input ends. */
 export const chatCommand: CliCommand = {
-  path: ['chat'],
-  summary: 'talk to your packs in the terminal (no Telegram token needed)',
-  help: HELP,
+  ...chatInfo,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(args, {
       pack: { type: 'string', short: 'p' },
@@ -71,6 +49,8 @@ export const chatCommand: CliCommand = {
       io.stderr.write(`satchel chat: ${error.message}\n`);
       return 1;
     }
+    // The core (models, tools, the database) loads once the configuration holds.
+    const { createChat } = await import('../chat-app.ts');
     const chat = createChat(config, {
       catalog,
       input: io.stdin,

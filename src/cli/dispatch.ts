@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util';
 import { closest } from '../packs/suggest.ts';
 import { parseArgsMessage, UsageError } from './args.ts';
-import type { CliCommand, CliIo } from './command.ts';
+import type { CliCommand, CliCommandInfo, CliIo, LazyCliCommand } from './command.ts';
 
 export interface Cli {
-  commands: readonly CliCommand[];
+  /** A command given lazily is loaded only when it runs. */
+  commands: readonly (CliCommand | LazyCliCommand)[];
   version: string;
 }
 
@@ -57,7 +58,8 @@ export async function runCli(cli: Cli, argv: string[], io: CliIo): Promise<numbe
   if ((end < 0 ? args : args.slice(0, end)).some((a) => HELP_FLAGS.has(a)))
     return print(io, command.help);
   try {
-    return await command.run(args, io);
+    const loaded = 'load' in command ? await command.load() : command;
+    return await loaded.run(args, io);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     return fail(`satchel ${command.path.join(' ')}: ${error.message}`, command.help);
@@ -65,14 +67,14 @@ export async function runCli(cli: Cli, argv: string[], io: CliIo): Promise<numbe
 }
 
 /** " (did you mean doctor?)" for a typo of a command (`doctr`, `pack lst`), else "". */
-function suggestCommand(commands: readonly CliCommand[], named: string): string {
+function suggestCommand(commands: readonly CliCommandInfo[], named: string): string {
   const names = [...new Set(commands.map((c) => c.path.join(' ')))];
   const near = closest(named, names);
   return near === undefined ? '' : ` (did you mean ${near}?)`;
 }
 
 /** The command whose path is the longest prefix of `words`. */
-function match(commands: readonly CliCommand[], words: string[]): CliCommand | undefined {
+function match<C extends CliCommandInfo>(commands: readonly C[], words: string[]): C | undefined {
   return commands
     .filter((c) => c.path.every((word, i) => words[i] === word))
     .sort((a, b) => b.path.length - a.path.length)[0];
@@ -84,7 +86,7 @@ function print(io: CliIo, text: string): number {
 }
 
 /** The list of commands, for `satchel --help` (or of one group: `satchel pack --help`). */
-export function usage(commands: readonly CliCommand[], group?: string): string {
+export function usage(commands: readonly CliCommandInfo[], group?: string): string {
   const names = commands.map((c) => c.path.join(' '));
   const width = Math.max(...names.map((n) => n.length)) + 2;
   const lines = commands.map((c, i) => `  ${names[i]!.padEnd(width)}${c.summary}`);

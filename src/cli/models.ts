@@ -1,38 +1,9 @@
-import path from 'node:path';
-import { withEnvFile } from '../config/env-file.ts';
-import { envSchema } from '../config/schema.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { CatalogEntry, ModelCatalog } from '../usage/catalog.ts';
-import { loadModelCatalog } from '../usage/catalog-file.ts';
 import { noMoreThan, parseCommandArgs } from './args.ts';
-import type { CliCommand, CliIo } from './command.ts';
-import { table } from './usage-table.ts';
-
-const HELP = `Usage: npx satchel models
-
-Prints the effective model catalog: the bundled entries (the models satchel's defaults use)
-with the owner's file on top (SATCHEL_MODELS, default SATCHEL_HOME/models.yaml), each with
-its prices (USD per million tokens; per hour of audio; per search call), whether it takes
-images, its context window and where it came from. A model missing here has no price:
-under a USD cap its calls are refused (UNKNOWN_PRICE=allow lets them through). Exits 1
-when the owner's file is invalid, naming the line and the field.`;
-
-const catalogEnv = envSchema.pick({ SATCHEL_HOME: true, SATCHEL_MODELS: true });
-
-/**
- * The catalog as `npm start` would build it, from the environment (and `.env` in the
- * working directory). Throws a ConfigError when the owner's file is invalid.
- */
-export function cliCatalog(io: Pick<CliIo, 'env' | 'cwd'>): ModelCatalog {
-  const env = catalogEnv.parse(withEnvFile(io.env, io.cwd));
-  const home = path.resolve(io.cwd, env.SATCHEL_HOME);
-  return loadModelCatalog({
-    models: {
-      file: path.resolve(io.cwd, env.SATCHEL_MODELS ?? path.join(home, 'models.yaml')),
-      required: env.SATCHEL_MODELS !== undefined,
-    },
-  });
-}
+import type { CliCommand } from './command.ts';
+import { modelsInfo } from './help.ts';
+import { table } from './table.ts';
 
 const money = (n: number | undefined) => (n === undefined ? '–' : `$${n}`);
 const count = (n: number | undefined) => (n === undefined ? '–' : n.toLocaleString('en-US'));
@@ -54,11 +25,10 @@ function row({ provider, model, entry, source }: CatalogEntry): string[] {
 
 /** `satchel models`: the effective catalog, one line per model, with its source. */
 export const modelsCommand: CliCommand = {
-  path: ['models'],
-  summary: 'show the model catalog: prices, images, context and where each came from',
-  help: HELP,
+  ...modelsInfo,
   async run(args, io) {
     noMoreThan(parseCommandArgs(args, {}).positionals, 0);
+    const { cliCatalog } = await import('./catalog.ts');
     let catalog: ModelCatalog;
     try {
       catalog = cliCatalog(io);

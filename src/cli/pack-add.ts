@@ -18,41 +18,8 @@ import { removePack } from '../packs/remove.ts';
 import { oneArgument, parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { askYesNo, isTerminal } from './confirm.ts';
+import { packAddInfo, packRemoveInfo } from './help.ts';
 import { packDirs } from './pack-list.ts';
-
-const ADD_HELP = `Usage: npx satchel pack add SOURCE [--yes] [--upgrade [--force]]
-
-Installs a pack into SATCHEL_HOME/installed-packs/<name>/, which satchel always searches
-besides SATCHEL_PACKS; it is offered at the next start. SOURCE is
-  DIR                     a pack folder
-  FILE.tgz                an archive made by npm pack
-  npm:NAME[@VERSION]      a package on the npm registry (fetched with npm pack; no
-                          install script runs)
-The pack is validated before anything is copied. An archive holding anything but plain
-files and folders inside the pack, or too big, is refused with nothing written; so is a
-folder holding a link that leads outside the pack, or to a folder.
-
-Before anything is copied it prints what the pack may do: its core tools and their effects,
-its MCP servers, the settings and secrets it reads, its schedules and the tables it owns;
-then it asks "Install NAME VERSION? [y/N]". Without a terminal it asks nothing and refuses,
-unless --yes is given. On --upgrade it prints what the new version adds and removes, and
-asks only when it adds something.
-
-Options:
-  --yes      install without asking (the permissions are still printed)
-  --upgrade  replace the installed pack of that name (its migrations run at the next start)
-  --force    with --upgrade, allow an older version
-
-Exit codes: 0 installed, 1 refused (or not accepted), 2 bad arguments.`;
-
-const REMOVE_HELP = `Usage: npx satchel pack remove NAME [--purge]
-
-Removes a pack installed with satchel pack add. Its data (SATCHEL_HOME/packs/NAME/: its
-database, notes and files) stays, so adding it again finds it, unless --purge is given.
-A pack in a SATCHEL_PACKS folder (the bundled ones in ./packs) is not installed: it is
-not removed, and the message says where it is.
-
-Exit codes: 0 removed, 1 refused, 2 bad arguments.`;
 
 function homeOf(io: Pick<CliIo, 'env' | 'cwd'>): string {
   const env = withEnvFile(io.env, io.cwd);
@@ -62,9 +29,7 @@ function homeOf(io: Pick<CliIo, 'env' | 'cwd'>): string {
 /** `satchel pack add`, with the npm fetch step replaceable (tests run it offline). */
 export function createPackAddCommand(fetchNpm?: NpmFetch): CliCommand {
   return {
-    path: ['pack', 'add'],
-    summary: 'install a pack from a folder, an npm pack .tgz or npm:NAME',
-    help: ADD_HELP,
+    ...packAddInfo,
     async run(args, io) {
       const { positionals, values } = parseCommandArgs(args, {
         upgrade: { type: 'boolean' },
@@ -133,9 +98,7 @@ function approveFrom(io: CliIo, yes: boolean): ApproveInstall {
 export const packAddCommand = createPackAddCommand();
 
 export const packRemoveCommand: CliCommand = {
-  path: ['pack', 'remove'],
-  summary: 'remove a pack installed with pack add (its data stays unless --purge)',
-  help: REMOVE_HELP,
+  ...packRemoveInfo,
   async run(args, io) {
     const { positionals, values } = parseCommandArgs(args, { purge: { type: 'boolean' } });
     const name = oneArgument(positionals, 'which pack? Give its name');

@@ -8,6 +8,7 @@ import { type PackSettingsEnv, resolveSettings } from '../packs/settings.ts';
 import type { Skill } from '../packs/skills.ts';
 import { noMoreThan, parseCommandArgs } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
+import { packListInfo } from './help.ts';
 
 /**
  * The pack folders satchel loads, as `npm start` would read them: SATCHEL_PACKS (from the
@@ -28,18 +29,8 @@ export function installedDir(io: Pick<CliIo, 'env' | 'cwd'>): string {
   );
 }
 
-const HELP = `Usage: npx satchel pack list
-
-Lists the packs in the folders of SATCHEL_PACKS (default ./packs) and those installed with
-satchel pack add (SATCHEL_HOME/installed-packs): name, version, display name, where an
-installed pack came from, and skills (a skill with a command shows it: /name). A pack that cannot load is listed
-with every problem found, and a pack whose required settings are unset (SATCHEL_PACK_*, from the
-environment or .env) with the variables it misses; satchel would skip either at start.`;
-
 export const packListCommand: CliCommand = {
-  path: ['pack', 'list'],
-  summary: 'list the installed packs and what is wrong with the broken ones',
-  help: HELP,
+  ...packListInfo,
   async run(args, io) {
     noMoreThan(parseCommandArgs(args, {}).positionals, 0);
     const dirs = [...packDirs(io), installedDir(io)];

@@ -6,25 +6,11 @@ import { formatProblem } from '../packs/problems.ts';
 import { BUNDLED_SCHEMA, BUNDLED_TEST_SCHEMA, packName, scaffoldPack } from '../packs/scaffold.ts';
 import { oneArgument, parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
+import { packNewInfo } from './help.ts';
 import { packDirs } from './pack-list.ts';
 
-const HELP = `Usage: npx satchel pack new NAME [--dir DIR]
-
-Creates a working pack skeleton in ./NAME (or DIR/NAME): pack.yml (checked by editors
-through pack.schema.json), SOUL.md, one skill with a command (/notes), schema.sql with one
-table, migrations/, templates/USER.md and MEMORY.md, and a first test (tests/notes.yml). It
-passes npx satchel pack validate and npx satchel pack test. A running satchel does not load
-it until it is installed with npx satchel pack add (or its folder is in SATCHEL_PACKS).
-
-  NAME       the pack's name: [a-z][a-z0-9-]*, at most 32 characters
-  --dir DIR  the folder to create it in (default: the current directory)
-
-Exit codes: 0 created, 1 the folder already exists, 2 bad arguments.`;
-
 export const packNewCommand: CliCommand = {
-  path: ['pack', 'new'],
-  summary: 'create a working pack skeleton to start from',
-  help: HELP,
+  ...packNewInfo,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(args, { dir: { type: 'string' } });
     const name = oneArgument(positionals, 'satchel pack new needs the name of the pack');

@@ -5,25 +5,11 @@ import { inspectPack, type PackInspection, scanPacks } from '../packs/loader.ts'
 import { formatProblem } from '../packs/problems.ts';
 import { parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
+import { packTestInfo } from './help.ts';
 import { packDirs } from './pack-list.ts';
 
-const HELP = `Usage: npx satchel pack test [NAME|DIR ...]
-
-Runs the conversations in each pack's tests/*.yml offline: a scripted model calls the
-pack's real tools on a fresh, temporary SATCHEL_HOME at the file's fixed time (now:,
-default 2026-01-05T09:00:00Z), and each turn's expectations are checked (reply_contains,
-tool_ok, tool_error, db, jobs). One line per test, every unmet expectation with what was
-seen instead, then a summary. Without arguments it tests every pack in SATCHEL_PACKS.
-
-  NAME  a pack in the folders of SATCHEL_PACKS
-  DIR   the folder of a pack
-
-Exit codes: 0 all tests passed, 1 a test failed or a pack has none, 2 bad arguments.`;
-
 export const packTestCommand: CliCommand = {
-  path: ['pack', 'test'],
-  summary: "run a pack's scripted conversations (tests/*.yml) offline",
-  help: HELP,
+  ...packTestInfo,
   async run(args, io) {
     const { positionals } = parseCommandArgs(args, {});
     const inspections = positionals.length

@@ -5,38 +5,17 @@ import { envSchema } from '../config/schema.ts';
 import { type Clock, systemClock } from '../core/clock.ts';
 import { changeLines } from '../mcp/pin-report.ts';
 import type { WithheldTool } from '../mcp/types.ts';
-import {
-  acceptChanges,
-  PackTrustError,
-  reviewPackTools,
-  type TrustReview,
-} from '../ops/pack-trust.ts';
+import type { TrustReview } from '../ops/pack-trust.ts';
 import { loadPacks } from '../packs/loader.ts';
-import { openCoreStore } from '../store/client.ts';
-import { createMcpPinRepo } from '../store/mcp-pin-repo.ts';
 import { oneArgument, parseCommandArgs } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
+import { packTrustInfo } from './help.ts';
 import { installedDir, packDirs, settingsEnv } from './pack-list.ts';
-
-const HELP = `Usage: npx satchel pack trust PACK [--yes]
-
-Starts the MCP servers of PACK, compares the tools they list with the tools pinned at their
-first listing (name, description, input schema and read-only mark), and shows each tool that was added or
-changed since: satchel withholds such a tool from the model until it is trusted. Asks
-"Trust these changes? [y/N]" and, on yes, pins the tools as they are listed now; a running
-satchel offers them from its next turn.
-
-Options:
-  --yes  accept without asking (needed when stdin is not a terminal)
-
-Exit codes: 0 trusted or nothing changed, 1 refused or not accepted, 2 bad arguments.`;
 
 /** `satchel pack trust`, with the clock replaceable (tests pin at a known time). */
 export function createPackTrustCommand(clock: Clock = systemClock): CliCommand {
   return {
-    path: ['pack', 'trust'],
-    summary: "show what changed in a pack's MCP tools since they were pinned, and trust it",
-    help: HELP,
+    ...packTrustInfo,
     async run(args, io) {
       const { positionals, values } = parseCommandArgs(args, { yes: { type: 'boolean' } });
       const name = oneArgument(positionals, 'which pack? Give its name');
@@ -52,6 +31,16 @@ export function createPackTrustCommand(clock: Clock = systemClock): CliCommand {
         io.stdout.write(`Pack ${name} has no MCP servers: nothing to trust.\n`);
         return 0;
       }
+      // The MCP client and the database load only for a pack that has servers.
+      const [
+        { acceptChanges, PackTrustError, reviewPackTools },
+        { openCoreStore },
+        { createMcpPinRepo },
+      ] = await Promise.all([
+        import('../ops/pack-trust.ts'),
+        import('../store/client.ts'),
+        import('../store/mcp-pin-repo.ts'),
+      ]);
       const store = openCoreStore(homeOf(io));
       try {
         const pins = createMcpPinRepo(store.db);

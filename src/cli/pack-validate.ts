@@ -1,27 +1,19 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { withEnvFile } from '../config/env-file.ts';
-import { envSchema } from '../config/schema.ts';
-import { validatePack, validationReport } from '../packs/validate.ts';
 import { onePositional } from './args.ts';
 import type { CliCommand } from './command.ts';
-
-const HELP = `Usage: npx satchel pack validate DIR
-
-Checks the pack in DIR without starting the bot — its manifest, skills, schema and
-migrations — and reports every problem found, each with its file and field. When
-SATCHEL_HOME already holds this pack's database, its pending migrations are tried on a
-copy of it, so a migration that would fail on the real data shows up here.
-
-Exit codes: 0 valid, 1 problems found, 2 bad arguments.`;
+import { packValidateInfo } from './help.ts';
 
 /** `satchel pack validate DIR`: a summary on stdout (exit 0), or every problem on stderr (1). */
 export const packValidateCommand: CliCommand = {
-  path: ['pack', 'validate'],
-  summary: 'check a pack (manifest, skills, schema, migrations) without starting the bot',
-  help: HELP,
+  ...packValidateInfo,
   async run(args, io) {
     const dir = onePositional(args, 'satchel pack validate needs the folder of a pack');
+    const [{ withEnvFile }, { envSchema }, { validatePack, validationReport }] = await Promise.all([
+      import('../config/env-file.ts'),
+      import('../config/schema.ts'),
+      import('../packs/validate.ts'),
+    ]);
     const env = withEnvFile(io.env, io.cwd);
     const home = path.resolve(io.cwd, envSchema.shape.SATCHEL_HOME.parse(env.SATCHEL_HOME));
     const folder = path.resolve(io.cwd, dir);

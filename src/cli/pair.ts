@@ -7,30 +7,15 @@ import type { Logger } from '../core/ports.ts';
 import { createPairing } from '../inbound/pairing.ts';
 import { createLogger } from '../logging/logger.ts';
 import { privateLog } from '../logging/private-log.ts';
-import { plain } from '../outbound/compose.ts';
-import { createOutbox } from '../outbound/outbox.ts';
 import type { CoreStore } from '../store/client.ts';
 import { openCoreStore } from '../store/client.ts';
-import { createOutboxRepo } from '../store/outbox-repo.ts';
 import type { PairedUser } from '../store/pairing-repo.ts';
 import { createPairingRepo } from '../store/pairing-repo.ts';
-import { createTelegramAdapter } from '../telegram/adapter.ts';
-import { TELEGRAM_PLATFORM } from '../telegram/channel.ts';
+import { TELEGRAM_PLATFORM } from '../telegram/ids.ts';
 import { approvalText, PAIRED_NOTICE } from '../turn/pair-command.ts';
 import { onePositional } from './args.ts';
 import type { CliCommand } from './command.ts';
-
-const HELP = `Usage: npx satchel pair CODE
-
-Lets in the person a pairing code was given to (SPEC §18), as the owner's /pair CODE does in
-Telegram: with DM_PAIRING=on a stranger who writes to the bot in a private chat gets an
-8-character code, valid for an hour. From now on they are allowed as if listed in
-ALLOWED_USER_IDS, and they are told so in their chat (through the outbox; when Telegram cannot
-be reached now, satchel sends it at its next start). Works while satchel runs or not; reads
-SATCHEL_HOME, TELEGRAM_BOT_TOKEN and TELEGRAM_API_ROOT from the environment and .env, and logs
-to SATCHEL_HOME/logs/cli.log. /pair in the owner's chat lists pending codes and paired users.
-
-Exit codes: 0 paired, 1 no such code or it expired (or no satchel data), 2 bad arguments.`;
+import { pairInfo } from './help.ts';
 
 /** The variables `satchel pair` reads. */
 const pairEnv = envSchema.pick({
@@ -42,9 +27,7 @@ const pairEnv = envSchema.pick({
 /** `satchel pair`; the clock is injectable so tests can pin expiry. */
 export function createPairCommand(clock: Clock = systemClock): CliCommand {
   return {
-    path: ['pair'],
-    summary: 'let in the person a pairing code was given to (as /pair CODE in Telegram)',
-    help: HELP,
+    ...pairInfo,
     async run(args, io) {
       const code = onePositional(args, 'which code? Give the code the person was sent');
       const env = pairEnv.safeParse(withEnvFile(io.env, io.cwd));
@@ -112,6 +95,14 @@ interface TellDeps {
 async function tell(user: PairedUser, deps: TellDeps): Promise<string> {
   if (user.platform !== TELEGRAM_PLATFORM)
     return `They are on ${user.platform}, which this command cannot reach: let them know yourself.`;
+  // grammY and the outbox load only here: without a token, or for another platform, no one is told.
+  const [{ createTelegramAdapter }, { createOutboxRepo }, { createOutbox }, { plain }] =
+    await Promise.all([
+      import('../telegram/adapter.ts'),
+      import('../store/outbox-repo.ts'),
+      import('../outbound/outbox.ts'),
+      import('../outbound/compose.ts'),
+    ]);
   const { channel } = createTelegramAdapter({
     token: deps.token,
     apiRoot: deps.apiRoot,

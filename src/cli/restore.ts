@@ -2,28 +2,15 @@ import path from 'node:path';
 import { RestoreError, restoreBackup } from '../backup/restore.ts';
 import { satchelHome, withEnvFile } from '../config/env-file.ts';
 import type { CliCommand } from './command.ts';
-
-const HELP = `Usage: npx satchel restore <archive> [--home DIR]
-
-Restores an archive written by \`npx satchel backup\` into SATCHEL_HOME, or into DIR with
---home. The target must not exist or be empty: a restore never overwrites data. To replace
-a damaged home, stop satchel, move the directory aside, then restore. The whole archive is
-checked against its manifest (each file's size and SHA-256; nothing else, no links, no paths
-outside the target) before anything is written, and every database's integrity before
-anything is moved into place; a failed restore leaves the target as it was.
-
-Then start satchel with SATCHEL_HOME pointing at the restored directory: it has the same
-sessions, usage ledger, schedules and pack data as when the backup was taken.`;
+import { restoreInfo } from './help.ts';
 
 /** `satchel restore <archive> [--home DIR]`. */
 export const restoreCommand: CliCommand = {
-  path: ['restore'],
-  summary: 'restore a backup archive into an empty SATCHEL_HOME',
-  help: HELP,
+  ...restoreInfo,
   async run(args, io) {
     const parsed = parseArgs(args);
     if (!parsed) {
-      io.stderr.write(`${HELP}\n`);
+      io.stderr.write(`${restoreInfo.help}\n`);
       return 2;
     }
     const env = withEnvFile(io.env, io.cwd);

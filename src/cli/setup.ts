@@ -12,7 +12,7 @@ import { bundledCatalog } from '../usage/catalog.ts';
 import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { isTerminal } from './confirm.ts';
-import { SETUP_HELP } from './setup-help.ts';
+import { setupInfo } from './help.ts';
 
 const OPTIONS = {
   provider: { type: 'string' },
@@ -46,9 +46,7 @@ const OWNER_WAIT_MS = 180_000;
  */
 export function createSetupCommand(options: { ownerWaitMs: number }): CliCommand {
   return {
-    path: ['setup'],
-    summary: 'write .env by asking: model provider and key, model, Telegram bot and owner',
-    help: SETUP_HELP,
+    ...setupInfo,
     async run(args, io) {
       const given = parseGiven(args, io.cwd);
       if (!given.yes && !isTerminal(io)) {

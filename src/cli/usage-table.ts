@@ -1,6 +1,7 @@
 import { usd } from '../usage/money.ts';
 import type { PeriodUsage, UsageOverview } from '../usage/overview.ts';
 import { type UsageSums, zeroSums } from '../usage/sums.ts';
+import { table } from './table.ts';
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const packName = (pack: string | null) => pack ?? '(no pack)';
@@ -23,19 +24,6 @@ export function costText(row: Pick<UsageSums, 'calls' | 'cost_usd' | 'unknown_pr
   if (row.unknown_price_calls > 0)
     return `${usd(row.cost_usd)} + ${row.unknown_price_calls} unpriced`;
   return usd(row.cost_usd);
-}
-
-/**
- * Columns padded to their widest cell: the first and those in `left` left-aligned (text),
- * the others right-aligned (numbers).
- */
-export function table(headers: string[], rows: string[][], left: number[] = []): string[] {
-  if (rows.length === 0) return ['  (none)'];
-  const widths = headers.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
-  const pad = (cell: string, c: number) =>
-    c === 0 || left.includes(c) ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!);
-  const line = (cells: string[]) => `  ${cells.map(pad).join('  ')}`.trimEnd();
-  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
 }
 
 function capLine(label: string, used: number, cap: number, format: (n: number) => string) {

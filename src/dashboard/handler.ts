@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpMount, HttpRoute, TokenVia } from '../core/edge.ts';
 import type { Logger } from '../core/ports.ts';
-import { MAX_DAYS, type UsageOverview } from '../usage/overview.ts';
+import { MAX_DAYS } from '../usage/days.ts';
+import type { UsageOverview } from '../usage/overview.ts';
 import { cookieName, crossSite, loopbackHost, presentedToken, sessionCookie } from './auth.ts';
 import type { Asset } from './page.ts';
 

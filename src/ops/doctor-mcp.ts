@@ -1,9 +1,8 @@
 import type { Config } from '../config/config.ts';
-import { createLogger } from '../logging/logger.ts';
 import { packMcpServers } from '../mcp/config.ts';
-import { createDefaultHub } from '../mcp/default-hub.ts';
 import { namedMcpTools } from '../mcp/pack-tools.ts';
 import { changeSummary } from '../mcp/pin-report.ts';
+import type { McpPinStore } from '../mcp/pins.ts';
 import type { McpHub, McpServerConfig } from '../mcp/types.ts';
 import type { Pack } from '../packs/loader.ts';
 import { CORE_TOOLS } from '../packs/manifest.ts';
@@ -28,12 +27,7 @@ export async function checkMcpServers(
   if (withServers.length === 0) return [];
   const reader = hub ? undefined : openCoreReader(config.home);
   const own =
-    hub ??
-    createDefaultHub(
-      createLogger({ level: 'silent', secrets: settings.secrets, format: 'json' }),
-      settings.secrets,
-      reader ? { pins: readOnlyPins(reader.db) } : {},
-    );
+    hub ?? (await doctorHub(settings.secrets, reader ? { pins: readOnlyPins(reader.db) } : {}));
   try {
     const checks = await Promise.all(
       withServers.map((pack) => checkPack(own, pack, settings.values.get(pack.name) ?? {})),
@@ -95,6 +89,22 @@ async function checkPack(
   return checks;
 }
 
+/**
+ * A hub of doctor's own, silent. The MCP client and the logger load only here, when a pack
+ * has servers: most have none.
+ */
+async function doctorHub(secrets: readonly string[], options: { pins?: McpPinStore }) {
+  const [{ createDefaultHub }, { createLogger }] = await Promise.all([
+    import('../mcp/default-hub.ts'),
+    import('../logging/logger.ts'),
+  ]);
+  return createDefaultHub(
+    createLogger({ level: 'silent', secrets, format: 'json' }),
+    secrets,
+    options,
+  );
+}
+
 function transportOf(server: McpServerConfig): string {
   const t = server.transport;
   return t.type === 'http' ? `http ${t.url}` : `stdio ${[t.command, ...t.args].join(' ')}`;
@@ -109,11 +119,7 @@ export async function withheldMcpTools(config: Config, packs: readonly Pack[]) {
   const withServers = settings.packs.filter((p) => p.manifest.mcp.length > 0);
   const reader = withServers.length > 0 ? openCoreReader(config.home) : undefined;
   if (!reader) return [];
-  const hub = createDefaultHub(
-    createLogger({ level: 'silent', secrets: settings.secrets, format: 'json' }),
-    settings.secrets,
-    { pins: readOnlyPins(reader.db) },
-  );
+  const hub = await doctorHub(settings.secrets, { pins: readOnlyPins(reader.db) });
   try {
     const listed = await Promise.all(
       withServers.map(async (pack) => {

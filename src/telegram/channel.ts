@@ -13,11 +13,8 @@ import type {
 } from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
 import { toChannelError } from './errors.ts';
-import { idIn, idOut } from './ids.ts';
+import { idIn, idOut, TELEGRAM_PLATFORM } from './ids.ts';
 import { telegramRenderer } from './render.ts';
-
-/** The platform of Telegram's addresses, origins and outbox rows. */
-export const TELEGRAM_PLATFORM = 'tg';
 
 /** Telegram can send everything satchel produces. */
 const TELEGRAM_CAPABILITIES: ChannelCapabilities = {

@@ -5,11 +5,10 @@ import type { EdgeFactory, Ingress, IngressPort } from '../core/edge.ts';
 import type { NumberedInbox } from '../core/inbox.ts';
 import type { Logger } from '../core/ports.ts';
 import { createTelegramAdapter } from './adapter.ts';
-import { TELEGRAM_PLATFORM } from './channel.ts';
 import { telegramChecks } from './doctor.ts';
 import { createTelegramGate } from './gate.ts';
 import { telegramHealth } from './health.ts';
-import { idIn, idOut } from './ids.ts';
+import { idIn, idOut, TELEGRAM_PLATFORM } from './ids.ts';
 import { createIngress } from './ingress.ts';
 import { createWebhookIngress } from './webhook.ts';
 

@@ -5,8 +5,7 @@ import type { Logger } from '../core/ports.ts';
 import type { InboundEvent } from '../core/types.ts';
 import { createAllowlist, type GateDecision } from '../inbound/allowlist.ts';
 import { plain } from '../outbound/compose.ts';
-import { TELEGRAM_PLATFORM } from './channel.ts';
-import { idIn, idOut } from './ids.ts';
+import { idIn, idOut, TELEGRAM_PLATFORM } from './ids.ts';
 
 /**
  * The one reply a stranger gets. It carries their own numeric id (nothing about anyone

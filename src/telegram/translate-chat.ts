@@ -1,7 +1,6 @@
 import type { ChatType, InboundEvent, InboundPayload } from '../core/types.ts';
 import { nameOf } from './addressing.ts';
-import { TELEGRAM_PLATFORM } from './channel.ts';
-import { idIn } from './ids.ts';
+import { idIn, TELEGRAM_PLATFORM } from './ids.ts';
 import type { WireMessage, WireReaction } from './update-schema.ts';
 
 type ChatChange = Extract<InboundPayload, { kind: 'chat_change' }>;

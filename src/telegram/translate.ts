@@ -14,8 +14,7 @@ import {
   isForAnotherBot,
   nameOf,
 } from './addressing.ts';
-import { TELEGRAM_PLATFORM } from './channel.ts';
-import { idIn } from './ids.ts';
+import { idIn, TELEGRAM_PLATFORM } from './ids.ts';
 import { chatChangeOf, reactionOf } from './translate-chat.ts';
 import { forwardedOf, quoteOf } from './translate-quote.ts';
 import { parseUpdate, type WireMessage, type WireUpdate } from './update-schema.ts';

@@ -8,13 +8,11 @@ import {
 } from './aggregates.ts';
 import type { Calendar } from './calendar.ts';
 import type { ModelCatalog } from './catalog.ts';
+import { DEFAULT_DAYS, MAX_DAYS } from './days.ts';
 import type { JobUsage } from './job-usage.ts';
 import { cacheSaving } from './prices.ts';
 import type { Caps } from './quota.ts';
 
-/** How many days `by_day`, `by_model`, `by_pack` and `by_kind` cover unless asked. */
-export const DEFAULT_DAYS = 30;
-export const MAX_DAYS = 366;
 const RECENT_TURNS = 20;
 
 /**

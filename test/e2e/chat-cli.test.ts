@@ -1,12 +1,15 @@
 import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { satchel } from '../../src/cli/commands.ts';
 import { Database } from '../../src/store/sqlite.ts';
 import { userTexts } from '../fakes/model-server.ts';
 import { type ChatEnv, chatEnv } from '../support/chat-env.ts';
 import { spawnNode } from '../support/child.ts';
+import { recordingIo } from '../support/cli-io.ts';
 import { startHarness } from '../support/harness.ts';
 
 const BIN = fileURLToPath(new URL('../../scripts/satchel.mjs', import.meta.url));
@@ -17,7 +20,6 @@ afterEach(async () => {
 });
 
 interface Chat {
-  child: ChildProcess;
   stdout: () => string;
   stderr: () => string;
   /** Types a line. */
@@ -29,8 +31,20 @@ interface Chat {
   exited: Promise<number | null>;
 }
 
-/** `satchel chat` as a child process on pipes, with only `env` (no Telegram token). */
-function runChat(env: Record<string, string>, home: string, ...args: string[]): Chat {
+const showing =
+  (stdout: () => string) =>
+  (text: string, timeout = 15_000): Promise<void> =>
+    vi.waitFor(() => expect(stdout()).toContain(text), { timeout, interval: 25 });
+
+/**
+ * `satchel chat` as a child process on pipes, with only `env` (no Telegram token): for what
+ * needs a process of its own (a signal).
+ */
+function spawnChat(
+  env: Record<string, string>,
+  home: string,
+  ...args: string[]
+): Chat & { child: ChildProcess } {
   const { child, stdout, stderr, exited } = spawnNode(
     [BIN, 'chat', ...args],
     { cwd: home, env: { PATH: process.env.PATH ?? '', ...env }, stdin: 'pipe' },
@@ -42,9 +56,22 @@ function runChat(env: Record<string, string>, home: string, ...args: string[]): 
     stderr,
     type: (line) => child.stdin?.write(`${line}\n`),
     end: () => child.stdin?.end(),
-    shows: (text, timeout = 15_000) =>
-      vi.waitFor(() => expect(stdout()).toContain(text), { timeout, interval: 25 }),
+    shows: showing(stdout),
     exited,
+  };
+}
+
+/** `satchel chat` in process, through the CLI's entry, its input a pipe the test types into. */
+function runChat(env: Record<string, string>, home: string, ...args: string[]): Chat {
+  const io = recordingIo(env, home);
+  const stdin = io.stdin as PassThrough;
+  return {
+    stdout: io.out,
+    stderr: io.err,
+    type: (line) => stdin.write(`${line}\n`),
+    end: () => stdin.end(),
+    shows: showing(io.out),
+    exited: satchel(['chat', ...args], io),
   };
 }
 
@@ -70,7 +97,7 @@ describe('satchel chat', () => {
   it('streams the answer while the model writes, stops it on Ctrl-C, and exits 0 at the end of input', async () => {
     const s = await setup(['alpha']);
     s.model.enqueue({ text: 'Tomatoes want deep watering ', trickle: true, chunkDelayMs: 50 });
-    const chat = runChat(s.env, s.home, '--pack', 'alpha');
+    const chat = spawnChat(s.env, s.home, '--pack', 'alpha');
     await chat.shows('satchel chat · Alpha Garden (alpha)');
 
     chat.type('how do I water tomatoes?');

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import { edgesOf } from '../../src/app.ts';
 import { pass, warn } from '../../src/core/check.ts';
 import type { EdgeFactory, IngressPort } from '../../src/core/edge.ts';
 import type { Address } from '../../src/core/types.ts';
+import { edgesOf } from '../../src/edges.ts';
 import { formatChecks } from '../../src/ops/check.ts';
 import { runDoctor } from '../../src/ops/doctor.ts';
 import { createMemoryChannel } from '../fakes/memory-channel.ts';

@@ -1,12 +1,13 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { satchel as runSatchel } from '../../src/cli/commands.ts';
 import { Database } from '../../src/store/sqlite.ts';
 import { FakeModel, systemText, userTexts } from '../fakes/model-server.ts';
 import { spawnNode } from '../support/child.ts';
+import { recordingIo } from '../support/cli-io.ts';
 import { TEST_OPENAI_KEY } from '../support/harness.ts';
 
 const BIN = fileURLToPath(new URL('../../scripts/satchel.mjs', import.meta.url));
@@ -33,12 +34,19 @@ async function project() {
     BATCH_WINDOW_MS: '0',
     SATCHEL_TIMEZONE: 'UTC',
   };
-  const satchel = (...args: string[]) =>
-    spawnSync(process.execPath, [BIN, ...args], { cwd, env, encoding: 'utf8' });
+  /** `satchel ARGS` in process, through the CLI's entry, in the project folder. */
+  const satchel = async (...args: string[]) => {
+    const io = recordingIo(env, cwd);
+    const status = await runSatchel(args, io);
+    return { status, stdout: io.out(), stderr: io.err() };
+  };
   return { model, cwd, env, satchel };
 }
 
-/** `satchel chat` on pipes: the lines are typed, then the input ends. */
+/**
+ * `satchel chat` on pipes, in a process of its own as an author runs it (the configuration's
+ * relative folders are the process's): the lines are typed, then the input ends.
+ */
 function chat(cwd: string, env: Record<string, string>, args: string[], lines: string[]) {
   const { child, stdout, stderr, exited } = spawnNode(
     [BIN, 'chat', ...args],
@@ -54,7 +62,7 @@ describe('satchel pack new → validate → chat', () => {
   it('creates a pack that validates, is listed, and answers in satchel chat through its skill', async () => {
     const { model, cwd, env, satchel } = await project();
 
-    const created = satchel('pack', 'new', 'demo');
+    const created = await satchel('pack', 'new', 'demo');
     expect(created.stderr).toBe('');
     expect(created.status).toBe(0);
     expect(created.stdout).toContain(
@@ -65,23 +73,23 @@ describe('satchel pack new → validate → chat', () => {
     // Written where the author works, not into the folders a running bot loads.
     expect(existsSync(path.join(cwd, 'demo', 'pack.yml'))).toBe(true);
     expect(existsSync(path.join(cwd, 'packs'))).toBe(false);
-    expect(satchel('pack', 'list').stdout).not.toContain('demo');
+    expect((await satchel('pack', 'list')).stdout).not.toContain('demo');
 
-    const validated = satchel('pack', 'validate', 'demo');
+    const validated = await satchel('pack', 'validate', 'demo');
     expect(validated.stderr).toBe('');
     expect(validated.status).toBe(0);
     expect(validated.stdout).toContain('ok: demo 0.1.0 (Demo)\n  skills: /notes\n');
 
-    const tested = satchel('pack', 'test', 'demo');
+    const tested = await satchel('pack', 'test', 'demo');
     expect(tested.stderr).toBe('');
     expect(tested.stdout).toBe(
       'demo\n✓ notes.yml: saves a note and lists it\n\n1 passed, 0 failed\n',
     );
     expect(tested.status).toBe(0);
 
-    const added = satchel('pack', 'add', './demo', '--yes');
+    const added = await satchel('pack', 'add', './demo', '--yes');
     expect(added.status, added.stderr).toBe(0);
-    const listed = satchel('pack', 'list');
+    const listed = await satchel('pack', 'list');
     expect(listed.status).toBe(0);
     expect(listed.stdout).toContain('  demo  0.1.0  Demo\n    skills: /notes\n');
 
@@ -119,11 +127,11 @@ describe('satchel pack new → validate → chat', () => {
 
   it('refuses a bad name with exit 2 and an existing pack with exit 1', async () => {
     const { satchel } = await project();
-    const bad = satchel('pack', 'new', 'My Pack');
+    const bad = await satchel('pack', 'new', 'My Pack');
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('satchel pack new: the pack name "My Pack" must match');
-    expect(satchel('pack', 'new', 'demo').status).toBe(0);
-    const again = satchel('pack', 'new', 'demo');
+    expect((await satchel('pack', 'new', 'demo')).status).toBe(0);
+    const again = await satchel('pack', 'new', 'demo');
     expect(again.status).toBe(1);
     expect(again.stderr).toContain('already exists');
   });

@@ -5,12 +5,11 @@
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { backupCommand } from '../../src/cli/backup.ts';
+import { satchel } from '../../src/cli/commands.ts';
 import { restoreCommand } from '../../src/cli/restore.ts';
 import { userTexts } from '../fakes/model-server.ts';
-import { spawnNode } from '../support/child.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import { ALLOWED_USER, harnessPerTest, STRANGER, settled } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
@@ -19,21 +18,12 @@ import { tempDirs } from '../support/temp-dirs.ts';
 const tempDir = tempDirs('satchel-pairing-test-');
 // After the temporary directories' hook, so it runs before it: harnesses close first.
 const h = harnessPerTest();
-const BIN = fileURLToPath(new URL('../../scripts/satchel.mjs', import.meta.url));
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
 
-/** `npx satchel pair <args>` as a child process on the harness's home and environment. */
+/** `npx satchel pair <args>` in process, through the CLI's entry, on the harness's home and environment. */
 async function satchelPair(...args: string[]) {
-  const run = spawnNode(
-    [BIN, 'pair', ...args],
-    { cwd: h.home, env: { PATH: process.env.PATH ?? '', ...h.env }, stdin: 'ignore' },
-    (cleanup) => cleanups.push(cleanup),
-  );
-  const code = await run.exited;
-  return { code, stdout: run.stdout(), stderr: run.stderr() };
+  const io = recordingIo(h.env, h.home);
+  const code = await satchel(['pair', ...args], io);
+  return { code, stdout: io.out(), stderr: io.err() };
 }
 
 /** The code in the pairing text sent to `chatId` (its nth, default the last). */

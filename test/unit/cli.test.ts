@@ -1,12 +1,11 @@
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args.ts';
 import { chatCommand } from '../../src/cli/chat.ts';
 import type { CliCommand } from '../../src/cli/command.ts';
+import { COMMANDS, satchel as runSatchel } from '../../src/cli/commands.ts';
 import { runCli } from '../../src/cli/dispatch.ts';
 import { doctorCommand } from '../../src/cli/doctor.ts';
 import { packListCommand } from '../../src/cli/pack-list.ts';
@@ -16,19 +15,21 @@ import { recordingIo } from '../support/cli-io.ts';
 import { FIXTURE_PACKS } from '../support/harness.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
 
-const BIN = fileURLToPath(new URL('../../scripts/satchel.mjs', import.meta.url));
 const tempDir = tempDirs('satchel-cli-');
 
 /** An empty working directory: no `.env` of the developer's reaches the command. */
 const CWD = mkdtempSync(path.join(tmpdir(), 'satchel-cli-cwd-'));
 afterAll(() => rmSync(CWD, { recursive: true, force: true }));
 
-const satchel = (...args: string[]) =>
-  spawnSync(process.execPath, [BIN, ...args], {
-    cwd: CWD,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '' },
-  });
+/**
+ * `satchel ARGS` in process, through the CLI's own entry (src/cli/commands.ts) with an empty
+ * environment: its exit code and what it wrote. test/e2e/cli-process.test.ts runs the bin.
+ */
+const satchel = async (...args: string[]) => {
+  const io = recordingIo({}, CWD);
+  const status = await runSatchel(args, io);
+  return { status, stdout: io.out(), stderr: io.err() };
+};
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -37,9 +38,9 @@ const VERSION = (
 ).version;
 
 describe('the satchel command', () => {
-  it('prints its help with every command on stdout and exits 0', () => {
+  it('prints its help with every command on stdout and exits 0', async () => {
     for (const flag of ['--help', '-h']) {
-      const run = satchel(flag);
+      const run = await satchel(flag);
       expect(run.status).toBe(0);
       expect(run.stderr).toBe('');
       expect(run.stdout).toMatch(/^Usage: npx satchel <command>/);
@@ -61,7 +62,7 @@ describe('the satchel command', () => {
     }
   });
 
-  it("prints a command's help on stdout and exits 0, without running it", () => {
+  it("prints a command's help on stdout and exits 0, without running it", async () => {
     for (const command of [
       ['start'],
       ['chat'],
@@ -69,57 +70,71 @@ describe('the satchel command', () => {
       ['pack', 'test'],
       ['usage'],
     ]) {
-      const run = satchel(...command, '--help');
+      const run = await satchel(...command, '--help');
       expect(run.status, command.join(' ')).toBe(0);
       expect(run.stderr).toBe('');
       expect(run.stdout).toMatch(new RegExp(`^Usage: npx satchel ${command.join(' ')}`));
     }
-  }, 60_000); // five processes, each loading the CLI
+  });
 
-  it("prints package.json's version", () => {
+  it("prints package.json's version", async () => {
     for (const flag of ['--version', '-v']) {
-      const run = satchel(flag);
+      const run = await satchel(flag);
       expect(run.status).toBe(0);
       expect(run.stdout).toBe(`${VERSION}\n`);
     }
   });
 
-  it('names an unknown command on stderr and exits 2', () => {
-    const run = satchel('frobnicate', '--now');
+  it('names an unknown command on stderr and exits 2', async () => {
+    const run = await satchel('frobnicate', '--now');
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/^satchel: unknown command "frobnicate"\n\nUsage: npx satchel/);
-    const sub = satchel('pack', 'frobnicate');
+    const sub = await satchel('pack', 'frobnicate');
     expect(sub.status).toBe(2);
     expect(sub.stderr).toContain('unknown command "pack frobnicate"');
   });
 
-  it('refuses a bad option with the command’s usage on stderr, and exits 2', () => {
-    const run = satchel('chat', '--pak', 'alpha');
+  it('refuses a bad option with the command’s usage on stderr, and exits 2', async () => {
+    const run = await satchel('chat', '--pak', 'alpha');
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(
       /^satchel chat: unknown option --pak \(did you mean --pack\?\)\n\nUsage: npx satchel chat/,
     );
-    const global = satchel('--verbose');
+    const global = await satchel('--verbose');
     expect(global.status).toBe(2);
     expect(global.stderr).toMatch(/^satchel: unknown option --verbose\n/);
   });
 
-  it('starts the bot as npm start does: the same configuration check first', () => {
-    // No bot token is needed (the web chat runs alone); a model key is.
-    const run = satchel('start');
-    expect(run.status).toBe(1);
-    expect(run.stderr).toContain('OPENAI_API_KEY is required');
-    expect(satchel('start', 'now').status).toBe(2);
+  it('refuses arguments to start with exit 2, before the bot is loaded', async () => {
+    // `satchel start` itself runs in test/e2e/cli-process.test.ts: it owns its process.
+    const run = await satchel('start', 'now');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(
+      /^satchel start: unexpected argument "now"\n\nUsage: npx satchel start/,
+    );
   });
 
-  it('needs no Telegram token for chat: a missing model key is what it names', () => {
-    const run = satchel('chat');
+  it('needs no Telegram token for chat: a missing model key is what it names', async () => {
+    const run = await satchel('chat');
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('OPENAI_API_KEY is required');
     expect(run.stderr).not.toContain('TELEGRAM_BOT_TOKEN');
   });
+
+  it('loads, for each command in its table, the command it describes', async () => {
+    const paths = new Set<string>();
+    for (const entry of COMMANDS) {
+      const command = await entry.load();
+      expect(command.path, entry.path.join(' ')).toEqual(entry.path);
+      expect(command.summary).toBe(entry.summary);
+      expect(command.help).toBe(entry.help);
+      expect(typeof command.run).toBe('function');
+      paths.add(entry.path.join(' '));
+    }
+    expect(paths.size).toBe(COMMANDS.length);
+  }, 60_000); // every command's module, and through them most of satchel
 });
 
 describe('the command dispatcher', () => {
@@ -223,21 +238,21 @@ describe('hints', () => {
 });
 
 describe('satchel pack validate', () => {
-  it('summarizes a valid pack and exits 0', () => {
-    const run = satchel('pack', 'validate', path.join(FIXTURE_PACKS, 'alpha'));
+  it('summarizes a valid pack and exits 0', async () => {
+    const run = await satchel('pack', 'validate', path.join(FIXTURE_PACKS, 'alpha'));
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('ok: alpha 1.0.0 (Alpha Garden)');
     expect(run.stdout).toContain('skills: /alpha_one, alpha_two');
   });
 
-  it('prints file, field and problem for a bad manifest and exits non-zero', () => {
+  it('prints file, field and problem for a bad manifest and exits non-zero', async () => {
     const dir = path.join(tempDir(), 'beta');
     cpSync(path.join(FIXTURE_PACKS, 'beta'), dir, { recursive: true });
     writeFileSync(
       path.join(dir, 'pack.yml'),
       'name: beta\nversion: 1.0.0\ndisplay_name: Beta\ndescription: d\nskills: [beta_one]\ntools: [shell]\n',
     );
-    const run = satchel('pack', 'validate', dir);
+    const run = await satchel('pack', 'validate', dir);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('`pack.yml` line 6: `tools[0]` — unknown tool `shell`');
   });
