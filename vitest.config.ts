@@ -19,16 +19,15 @@ import { configDefaults, defineConfig } from 'vitest/config';
 /** Files that start a Node process (the CLI, npm, db_query's children, MCP process trees). */
 const PROCESS_FILES = [
   'test/e2e/chat-cli.test.ts',
+  'test/e2e/cli-process.test.ts',
   'test/e2e/mcp-process.test.ts',
   'test/e2e/npm-signals.test.ts',
   'test/e2e/pack-add.test.ts',
   'test/e2e/pack-new-chat.test.ts',
-  'test/e2e/pairing.test.ts',
   'test/e2e/process.test.ts',
   'test/e2e/setup.test.ts',
   'test/faults/backup-faults.test.ts',
   'test/mcp/orphans.test.ts',
-  'test/unit/cli.test.ts',
   'test/unit/db-query.test.ts',
   'test/unit/pack-add-consent.test.ts',
   'test/unit/pack-add.test.ts',

@@ -21,9 +21,9 @@ files=(
   test/e2e/process.test.ts
   # One end-to-end turn (in process, on the fakes): Telegram in, the model, the reply out.
   test/e2e/turn-spine.test.ts
-  # The CLI's smoke tests (scripts/satchel.mjs in a child process), and npm start's process
-  # group under this Node's npm.
-  test/unit/cli.test.ts
+  # The CLI's smoke tests (scripts/satchel.mjs in a child process: exit codes, satchel start,
+  # the modules a start loads), and npm start's process group under this Node's npm.
+  test/e2e/cli-process.test.ts
   test/e2e/npm-signals.test.ts
 )
 for file in "${files[@]}"; do
