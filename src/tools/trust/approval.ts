@@ -105,7 +105,7 @@ export function whyText(request: Pick<ApprovalRequest, 'reason' | 'effect' | 'so
       : 'This run read outside content';
   switch (request.reason) {
     case 'always':
-      return `This call would ${WHAT[request.effect]}, and TOOL_APPROVAL=always asks for every such call.`;
+      return `This call would ${WHAT[request.effect]}. TOOL_APPROVAL=always asks for every such call.`;
     case 'tainted':
       return `${read}, and this call would ${WHAT[request.effect]}. Outside content can carry instructions: allow only what you asked for. /new starts a clean session.`;
     case 'unseen-url':
