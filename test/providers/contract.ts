@@ -372,14 +372,17 @@ function gives(adapter: ProviderUnderTest, make: Make, fake: FakeModel) {
 
   it('gives up when no byte arrives in time', async () => {
     fake.enqueue({ text: 'late', delayMs: 60_000 });
-    const error = await failure(make(150).complete(ask('x'), { signal: signal() }));
+    // Long enough that the request reaches the fake first, also on a busy machine: the fake
+    // then sees it aborted.
+    const error = await failure(make(1000).complete(ask('x'), { signal: signal() }));
     expect(error).toMatchObject({ provider, transient: true });
     await fake.waitForAbort();
   });
 
   it('keeps a slow stream that makes progress', async () => {
-    fake.enqueue({ text: 'a b c d e f', chunks: 6, chunkDelayMs: 80 });
-    const response = await make(200).complete(ask('x'), { signal: signal() });
+    // 1.8 s in all, longer than the 1 s limit, with a chunk every 0.3 s: only progress keeps it.
+    fake.enqueue({ text: 'a b c d e f', chunks: 6, chunkDelayMs: 300 });
+    const response = await make(1000).complete(ask('x'), { signal: signal() });
     expect(response.text).toBe('a b c d e f');
   });
 }
