@@ -124,6 +124,8 @@ describe('the satchel bin', () => {
     expect(run.status, run.stderr).toBe(0);
     expect(source).toContain('src/cli/pack-validate.ts');
     expect(packages.has('zod')).toBe(true); // an ES module
-    expect(packages.has('better-sqlite3')).toBe(true); // CommonJS, through createRequire
+    // CommonJS, through createRequire: the driver this Node takes (src/store/sqlite.ts), the
+    // Node-API build on Node 22.14 and later.
+    expect(packages.has('better-sqlite3') || packages.has('better-sqlite3-napi')).toBe(true);
   }, 30_000);
 });
