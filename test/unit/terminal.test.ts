@@ -67,7 +67,9 @@ describe('the terminal channel', () => {
     const answer = paragraphs.join('\n\n');
     // The terminal has no length limit: the whole reply is one part, printed once.
     expect(screen().channel.render.text(markdown(answer))).toHaveLength(1);
-    for (const step of [1, 40]) {
+    // Steps that fall mid-word and mid-paragraph; one character at a time is covered by the
+    // short answers above (here it would render 6,000 growing prefixes: seconds, not a check).
+    for (const step of [37, 400]) {
       const { channel, shown } = screen();
       await stream(channel, answer, step);
       await finish(channel, answer);
