@@ -1,8 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { expect, it } from 'vitest';
+import { type BrowserContext, type BrowserServer, chromium, type Page } from 'playwright-core';
+import { expect, inject, it } from 'vitest';
 
 /**
  * Debian's `chromium` package, driven by playwright-core: no browser download.
@@ -55,10 +55,41 @@ export const FAKE_MICROPHONE = [
   '--use-fake-device-for-media-stream',
 ];
 
+/**
+ * The run's one Chromium (test/support/chromium-server.ts starts it before the `process`
+ * project's files), with the fake microphone for the files that record: a page asks for the
+ * microphone only when a test presses its button.
+ */
+export async function launchChromiumServer(): Promise<BrowserServer | undefined> {
+  if (!haveChromium) return undefined;
+  return chromium.launchServer({
+    executablePath: CHROMIUM,
+    args: [...CHROMIUM_ARGS, ...FAKE_MICROPHONE],
+  });
+}
+
+/**
+ * A fresh context of the run's Chromium (cookies, storage and permissions of its own), or,
+ * where no Chromium was started for the run (a browser file run in another project), a
+ * Chromium of its own on a fresh profile. `extraArgs` apply to the latter only: the run's
+ * Chromium has the fake microphone already.
+ */
 export async function launchChromium(
   options: ContextOptions,
   extraArgs: readonly string[] = [],
 ): Promise<ChromiumSession> {
+  const endpoint = inject('chromiumEndpoint');
+  if (endpoint) {
+    const browser = await chromium.connect(endpoint);
+    const context = await browser.newContext(options);
+    return {
+      context,
+      async close() {
+        await context.close();
+        await browser.close();
+      },
+    };
+  }
   const profile = mkdtempSync(path.join(tmpdir(), 'satchel-chromium-'));
   try {
     const context = await chromium.launchPersistentContext(profile, {
