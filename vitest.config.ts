@@ -101,8 +101,8 @@ export default defineConfig({
         test: {
           name: 'process',
           include: [...PROCESS_FILES, BROWSER_FILES],
-          // One Chromium for the run; each browser file opens a context of its own.
-          globalSetup: ['test/support/chromium-server.ts'],
+          // satchel compiled once for the children; one Chromium, each file its own context.
+          globalSetup: ['test/support/satchel-build.ts', 'test/support/chromium-server.ts'],
           // A test here starts Node through tsx once or more (seconds of CPU each, 2 s for
           // `satchel --version`), and up to `maxWorkers` such files run at once: on two busy
           // cores one start took 20 s. The budget is for that; what is checked is the same.

@@ -2,17 +2,16 @@ import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { satchel } from '../../src/cli/commands.ts';
 import { Database } from '../../src/store/sqlite.ts';
 import { userTexts } from '../fakes/model-server.ts';
+import { cliArgs } from '../support/built.ts';
 import { type ChatEnv, chatEnv } from '../support/chat-env.ts';
 import { spawnNode } from '../support/child.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import { startHarness } from '../support/harness.ts';
 
-const BIN = fileURLToPath(new URL('../../scripts/satchel.mjs', import.meta.url));
 const cleanups: (() => Promise<void> | void)[] = [];
 
 afterEach(async () => {
@@ -46,7 +45,7 @@ function spawnChat(
   ...args: string[]
 ): Chat & { child: ChildProcess } {
   const { child, stdout, stderr, exited } = spawnNode(
-    [BIN, 'chat', ...args],
+    [...cliArgs(), 'chat', ...args],
     { cwd: home, env: { PATH: process.env.PATH ?? '', ...env }, stdin: 'pipe' },
     (cleanup) => cleanups.push(cleanup),
   );

@@ -6,16 +6,14 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeModel } from '../fakes/model-server.ts';
 import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
+import { startArgs } from '../support/built.ts';
 import { spawnNode } from '../support/child.ts';
 import { ALLOWED_USER, fixturePacks, TEST_OPENAI_KEY } from '../support/harness.ts';
 import { fixtureEntry } from '../support/mcp-packs.ts';
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-const TSX = import.meta.resolve('tsx');
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -45,7 +43,7 @@ async function launch(serverEnv: (home: string) => Record<string, string>) {
     `mcp:\n${fixtureEntry('fx', [`env: ${JSON.stringify(serverEnv(home))}`])}\n`,
   );
   const run = spawnNode(
-    ['--import', TSX, MAIN],
+    startArgs(),
     {
       cwd: home,
       stdin: 'ignore',

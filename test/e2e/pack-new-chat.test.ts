@@ -1,16 +1,15 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { satchel as runSatchel } from '../../src/cli/commands.ts';
 import { Database } from '../../src/store/sqlite.ts';
 import { FakeModel, systemText, userTexts } from '../fakes/model-server.ts';
+import { cliArgs } from '../support/built.ts';
 import { spawnNode } from '../support/child.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import { TEST_OPENAI_KEY } from '../support/harness.ts';
 
-const BIN = fileURLToPath(new URL('../../scripts/satchel.mjs', import.meta.url));
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -49,7 +48,7 @@ async function project() {
  */
 function chat(cwd: string, env: Record<string, string>, args: string[], lines: string[]) {
   const { child, stdout, stderr, exited } = spawnNode(
-    [BIN, 'chat', ...args],
+    [...cliArgs(), 'chat', ...args],
     { cwd, env, stdin: 'pipe' },
     (cleanup) => cleanups.push(cleanup),
   );

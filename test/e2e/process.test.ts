@@ -2,19 +2,16 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Database } from '../../src/store/sqlite.ts';
 import { FakeModel, userTexts } from '../fakes/model-server.ts';
 import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
+import { startArgs } from '../support/built.ts';
 import { ChatClient, shownText } from '../support/chat-client.ts';
 import { spawnNode } from '../support/child.ts';
 import { refusingRoot, silentHost } from '../support/dead-hosts.ts';
 import { ALLOWED_USER, fixturePacks, TEST_OPENAI_KEY } from '../support/harness.ts';
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-/** tsx's loader, resolved from the repository so the child can run in any directory. */
-const TSX = import.meta.resolve('tsx');
 const cleanups: (() => Promise<void> | void)[] = [];
 
 afterEach(async () => {
@@ -28,10 +25,13 @@ interface Run {
   exited: Promise<number | null>;
 }
 
-/** Starts the real entry point, `node --import tsx src/main.ts`, in `cwd` with `env` only. */
+/**
+ * Starts the bot as `npm start` does, from the run's build (test/support/built.ts), in `cwd`
+ * with `env` only. `npm start` itself, through tsx, is test/e2e/npm-signals.test.ts.
+ */
 function runSatchel(env: Record<string, string>, cwd: string): Run {
   return spawnNode(
-    ['--import', TSX, MAIN],
+    startArgs(),
     { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdin: 'ignore' },
     (cleanup) => cleanups.push(cleanup),
   );

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backupCommand } from '../../src/cli/backup.ts';
 import { restoreCommand } from '../../src/cli/restore.ts';
+import { cliArgs } from '../support/built.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import {
   ALLOWED_USER,
@@ -201,10 +202,17 @@ describe('restore refuses a bad archive in one sentence and writes nothing', () 
     const data = randomBytes(8 * 1024 * 1024);
     writeFileSync(archive, forged([{ path: 'satchel.db', data, sha256: '0'.repeat(64) }]));
     // The restore runs as its own process, which the kernel stops from writing over 2 MB.
-    const cli = path.resolve('scripts/satchel.mjs');
     const run = spawnSync(
       'bash',
-      ['-c', 'ulimit -f 2048 && exec "$@"', 'restore', process.execPath, cli, 'restore', archive],
+      [
+        '-c',
+        'ulimit -f 2048 && exec "$@"',
+        'restore',
+        process.execPath,
+        ...cliArgs(),
+        'restore',
+        archive,
+      ],
       {
         cwd: dir,
         stdio: ['ignore', 'pipe', 'pipe'],

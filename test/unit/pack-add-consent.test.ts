@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createPackAddCommand } from '../../src/cli/pack-add.ts';
+import { cliArgs } from '../support/built.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import { packSource } from '../support/pack-sources.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
@@ -12,7 +12,6 @@ import { tempDirs } from '../support/temp-dirs.ts';
 const temp = tempDirs('satchel-pack-consent-');
 /** util-linux `script` runs a command under a pseudo-terminal: a real TTY for the prompt. */
 const hasScript = spawnSync('script', ['--version']).status === 0;
-const CLI = fileURLToPath(new URL('../../scripts/satchel.mjs', import.meta.url));
 
 /** alpha's tools, table and schedule, plus web_fetch, two MCP servers and two settings. */
 const EXTRA = `mcp:
@@ -172,7 +171,7 @@ describe('pack add shows what a pack may do before it installs it', () => {
   it('the satchel command without a terminal exits 1 and writes nothing', () => {
     const w = workspace();
     const src = source(w.cwd, '1.0.0');
-    const run = spawnSync(process.execPath, [CLI, 'pack', 'add', src], {
+    const run = spawnSync(process.execPath, [...cliArgs(), 'pack', 'add', src], {
       cwd: w.cwd,
       env: { PATH: process.env.PATH ?? '', ...w.env },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -188,7 +187,9 @@ describe('pack add shows what a pack may do before it installs it', () => {
   it.skipIf(!hasScript)('the satchel command in a real terminal asks, and "y" installs', () => {
     const w = workspace();
     const src = source(w.cwd, '1.0.0');
-    const command = [process.execPath, CLI, 'pack', 'add', src].map((a) => `'${a}'`).join(' ');
+    const command = [process.execPath, ...cliArgs(), 'pack', 'add', src]
+      .map((a) => `'${a}'`)
+      .join(' ');
     const run = spawnSync('script', ['-qec', command, '/dev/null'], {
       cwd: w.cwd,
       env: { PATH: process.env.PATH ?? '', ...w.env },
