@@ -69,6 +69,7 @@ function runner(
     pack,
     storage,
     address: to,
+    channelName: 'Telegram',
     senderId: options.inJobRun ? undefined : to.chatId,
     inJobRun: options.inJobRun ?? false,
     outbox,
