@@ -45,8 +45,9 @@ export function createApp(config: Config, options: AppOptions = {}) {
     },
     clock,
     log,
-    health: () => health({ sqlite: store.sqlite, edges: ingresses.ingresses }),
+    health: () => health({ sqlite: store.sqlite, edges: ingresses.health }),
     mounts: ingresses.mounts,
+    sourceOf: (platform) => core.profileOf(platform).source,
   });
   const announce = options.announce ?? ((line: string) => process.stderr.write(`${line}\n`));
 

@@ -81,6 +81,8 @@ export function createCore(
     store: stores.store,
     catalog,
     edges,
+    /** What each edge says of itself: its name in texts, what its turns count as. */
+    profileOf: stores.profileOf,
     outbox,
     packs: packs.packs,
     router: turning.router,

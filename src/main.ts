@@ -1,11 +1,13 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.ts';
-import { loadConfig } from './config/config.ts';
+import { type Config, loadEnv } from './config/config.ts';
 import { formatEnvProblem, lintEnvFile } from './config/env-lint.ts';
 import { systemClock } from './core/clock.ts';
+import type { EdgeFactory } from './core/edge.ts';
 import { ConfigError } from './core/errors.ts';
 import { watchParent } from './core/parent-watch.ts';
+import { configure, edgeVariables } from './edges.ts';
 import { startHelp } from './start-help.ts';
 import type { ModelCatalog } from './usage/catalog.ts';
 import { loadModelCatalog } from './usage/catalog-file.ts';
@@ -24,12 +26,14 @@ type ShutdownSignal = 'SIGINT' | 'SIGTERM';
  */
 async function main(): Promise<void> {
   answerArguments();
-  let config: ReturnType<typeof loadConfig>;
+  let config: Config;
   let catalog: ModelCatalog;
   // Read before the configuration: a mistyped name in .env often is why it is invalid.
-  const envFileProblems = lintEnvFile(process.cwd());
+  const envFileProblems = lintEnvFile(process.cwd(), edgeVariables());
+  let edges: EdgeFactory[];
   try {
-    config = loadConfig();
+    // Each edge reads and checks its own variables: a bad one stops the start with the core's.
+    ({ config, edges } = configure(loadEnv()));
     catalog = loadModelCatalog(config);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
@@ -41,6 +45,7 @@ async function main(): Promise<void> {
   // Polling that stopped for good leaves nothing to do: exit non-zero so a supervisor sees it.
   const app = createApp(config, {
     catalog,
+    edges: () => edges,
     envFileProblems,
     onFatal: () => shutdown('polling stopped', 1),
   });

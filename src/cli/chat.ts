@@ -42,7 +42,7 @@ export const chatCommand: CliCommand = {
     let config: CoreConfig;
     let catalog: ModelCatalog;
     try {
-      config = parseConfig(withEnvFile(io.env, io.cwd), { telegram: false });
+      config = parseConfig(withEnvFile(io.env, io.cwd));
       catalog = loadModelCatalog(config);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;

@@ -19,15 +19,13 @@ export const doctorCommand: CliCommand = {
     const { withEnvFile } = await import('../config/env-file.ts');
     const env = withEnvFile(io.env, io.cwd);
     if (values.security) return security(io, env, values.fix ?? false);
-    const [{ runDoctor }, { lintEnvFile }, { edgesOf }] = await Promise.all([
+    const [{ runDoctor }, { lintEnvFile }, { edgesOf, edgeVariables }] = await Promise.all([
       import('../ops/doctor.ts'),
       import('../config/env-lint.ts'),
       import('../edges.ts'),
     ]);
-    return report(
-      io,
-      await runDoctor({ env, envFileProblems: lintEnvFile(io.cwd), edges: edgesOf }),
-    );
+    const envFileProblems = lintEnvFile(io.cwd, edgeVariables());
+    return report(io, await runDoctor({ env, envFileProblems, edges: edgesOf }));
   },
 };
 
@@ -36,8 +34,17 @@ async function security(
   env: Record<string, string | undefined>,
   fix: boolean,
 ): Promise<number> {
-  const { runSecurityDoctor } = await import('../ops/doctor-security.ts');
-  const { checks, fixed } = await runSecurityDoctor({ env, cwd: io.cwd, now: Date.now(), fix });
+  const [{ runSecurityDoctor }, { edgesOf }] = await Promise.all([
+    import('../ops/doctor-security.ts'),
+    import('../edges.ts'),
+  ]);
+  const { checks, fixed } = await runSecurityDoctor({
+    env,
+    cwd: io.cwd,
+    now: Date.now(),
+    fix,
+    edges: edgesOf,
+  });
   if (fix)
     io.stdout.write(
       fixed.length === 0

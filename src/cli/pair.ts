@@ -3,6 +3,8 @@ import path from 'node:path';
 import { withEnvFile } from '../config/env-file.ts';
 import { envSchema } from '../config/schema.ts';
 import { type Clock, systemClock } from '../core/clock.ts';
+import type { EdgeFactory, EdgeModule } from '../core/edge.ts';
+import { ConfigError } from '../core/errors.ts';
 import type { Logger } from '../core/ports.ts';
 import { createPairing } from '../inbound/pairing.ts';
 import { createLogger } from '../logging/logger.ts';
@@ -11,42 +13,43 @@ import type { CoreStore } from '../store/client.ts';
 import { openCoreStore } from '../store/client.ts';
 import type { PairedUser } from '../store/pairing-repo.ts';
 import { createPairingRepo } from '../store/pairing-repo.ts';
-import { TELEGRAM_PLATFORM } from '../telegram/ids.ts';
 import { approvalText, PAIRED_NOTICE } from '../turn/pair-command.ts';
 import { onePositional } from './args.ts';
 import type { CliCommand } from './command.ts';
 import { pairInfo } from './help.ts';
 
-/** The variables `satchel pair` reads. */
-const pairEnv = envSchema.pick({
-  SATCHEL_HOME: true,
-  TELEGRAM_BOT_TOKEN: true,
-  TELEGRAM_API_ROOT: true,
-});
+/** The variables `satchel pair` reads of the core's; each edge reads its own. */
+const pairEnv = envSchema.pick({ SATCHEL_HOME: true });
+
+type Env = Record<string, string | undefined>;
 
 /** `satchel pair`; the clock is injectable so tests can pin expiry. */
-export function createPairCommand(clock: Clock = systemClock): CliCommand {
+export function createPairCommand(
+  clock: Clock = systemClock,
+  edges?: readonly EdgeModule[],
+): CliCommand {
   return {
     ...pairInfo,
     async run(args, io) {
       const code = onePositional(args, 'which code? Give the code the person was sent');
-      const env = pairEnv.safeParse(withEnvFile(io.env, io.cwd));
-      if (!env.success) {
-        const issues = env.error.issues.map((i) => `- ${i.message}`).join('\n');
+      const env = withEnvFile(io.env, io.cwd);
+      const parsed = pairEnv.safeParse(env);
+      if (!parsed.success) {
+        const issues = parsed.error.issues.map((i) => `- ${i.message}`).join('\n');
         io.stderr.write(`satchel pair: invalid configuration:\n${issues}\n`);
         return 1;
       }
-      const home = path.resolve(io.cwd, env.data.SATCHEL_HOME);
+      const home = path.resolve(io.cwd, parsed.data.SATCHEL_HOME);
       if (!existsSync(path.join(home, 'satchel.db'))) {
         io.stderr.write(
           `satchel pair: ${home} holds no satchel data (no satchel.db): check SATCHEL_HOME\n`,
         );
         return 1;
       }
-      const token = env.data.TELEGRAM_BOT_TOKEN;
       const log = createLogger({
         level: 'info',
-        secrets: [token],
+        // Every string shaped like a token is scrubbed; the edges' own secrets are added once made.
+        secrets: [],
         format: 'json',
         destination: privateLog(path.join(home, 'logs'), 'cli.log'),
       });
@@ -59,17 +62,10 @@ export function createPairCommand(clock: Clock = systemClock): CliCommand {
           return 1;
         }
         io.stdout.write(`${approvalText(approval)}\n`);
-        const told = token
-          ? await tell(approval.user, {
-              store,
-              clock,
-              log,
-              token,
-              apiRoot: env.data.TELEGRAM_API_ROOT,
-            })
-          : 'TELEGRAM_BOT_TOKEN is not set, so they were not told: let them know yourself.';
-        io.stdout.write(`${told}\n`);
-        return 0;
+        const told = await tell(approval.user, { store, clock, log, home, env, edges });
+        io.stdout.write(`${told.text}\n`);
+        if (told.problem) io.stderr.write(`satchel pair: ${told.problem}\n`);
+        return told.problem ? 1 : 0;
       } finally {
         store.close();
       }
@@ -83,31 +79,49 @@ interface TellDeps {
   store: CoreStore;
   clock: Clock;
   log: Logger;
-  token: string;
-  apiRoot: string;
+  home: string;
+  env: Env;
+  /** The edge list (default src/edges.ts's). */
+  edges: readonly EdgeModule[] | undefined;
+}
+
+/** The edge a paired person is on, from the edge list (src/edges.ts), made from `env`. */
+async function edgeOf(platform: string, deps: TellDeps): Promise<EdgeFactory | undefined> {
+  // The edges (grammY among them) load only here, once someone is paired.
+  const { edgesOf } = await import('../edges.ts');
+  const env = Object.fromEntries(
+    Object.entries(deps.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  // Pairing reads no group setting: GROUP_REPLY is the bot's, not the edges' reach.
+  return edgesOf({ home: deps.home, groupReply: 'mention', env }, deps.edges).find(
+    (edge) => edge.platform === platform,
+  );
 }
 
 /**
- * Tells the user they are in, through an outbox row sent from here: the running bot reads
- * unsent rows only at its start, so waiting for it could take days. A row that cannot go
- * now stays pending for that start.
+ * Tells the person they are in, through their edge and an outbox row sent from here: the
+ * running bot reads unsent rows only at its start, so waiting for it could take days. A row
+ * that cannot go now stays pending for that start. An edge that cannot reach its people from
+ * here (the web chat, a bot without its token) leaves it to the owner.
  */
-async function tell(user: PairedUser, deps: TellDeps): Promise<string> {
-  if (user.platform !== TELEGRAM_PLATFORM)
-    return `They are on ${user.platform}, which this command cannot reach: let them know yourself.`;
-  // grammY and the outbox load only here: without a token, or for another platform, no one is told.
-  const [{ createTelegramAdapter }, { createOutboxRepo }, { createOutbox }, { plain }] =
-    await Promise.all([
-      import('../telegram/adapter.ts'),
-      import('../store/outbox-repo.ts'),
-      import('../outbound/outbox.ts'),
-      import('../outbound/compose.ts'),
-    ]);
-  const { channel } = createTelegramAdapter({
-    token: deps.token,
-    apiRoot: deps.apiRoot,
-    log: deps.log,
-  });
+async function tell(user: PairedUser, deps: TellDeps): Promise<{ text: string; problem?: string }> {
+  let edge: EdgeFactory | undefined;
+  try {
+    edge = await edgeOf(user.platform, deps);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return { text: 'They were not told: let them know yourself.', problem: error.message };
+  }
+  const channel = edge?.reach?.(deps.log);
+  if (!edge || !channel)
+    return {
+      text: `${edge ? `${capital(edge.name)} cannot reach them from here` : `They are on ${user.platform}, which this command cannot reach`}, so they were not told: let them know yourself.`,
+    };
+  const [{ createOutboxRepo }, { createOutbox }, { plain }] = await Promise.all([
+    import('../store/outbox-repo.ts'),
+    import('../outbound/outbox.ts'),
+    import('../outbound/compose.ts'),
+  ]);
   const repo = createOutboxRepo(deps.store.db);
   const outbox = createOutbox({ repo, channel, clock: deps.clock, log: deps.log });
   try {
@@ -115,11 +129,16 @@ async function tell(user: PairedUser, deps: TellDeps): Promise<string> {
       { platform: user.platform, chatId: user.chatId },
       plain(PAIRED_NOTICE),
     );
-    if (await outbox.dispatch(ids)) return 'They were told in their chat.';
-    return ids.some((id) => repo.get(id)?.status === 'failed')
-      ? 'Telegram refused the message (see SATCHEL_HOME/logs/cli.log), so they were not told: let them know yourself.'
-      : 'Telegram could not be reached, so they were not told yet: satchel tells them at its next start.';
+    if (await outbox.dispatch(ids)) return { text: 'They were told in their chat.' };
+    const name = capital(edge.name);
+    return {
+      text: ids.some((id) => repo.get(id)?.status === 'failed')
+        ? `${name} refused the message (see SATCHEL_HOME/logs/cli.log), so they were not told: let them know yourself.`
+        : `${name} could not be reached, so they were not told yet: satchel tells them at its next start.`,
+    };
   } finally {
     outbox.close();
   }
 }
+
+const capital = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);

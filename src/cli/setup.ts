@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_TELEGRAM_API_ROOT } from '../config/schema.ts';
 import { didYouMean } from '../packs/suggest.ts';
 import { isProvider, PROVIDER_NAMES, type Provider } from '../providers/registry.ts';
 import { createPrompter, PromptEnded, type Prompter } from '../setup/prompter.ts';
@@ -8,6 +7,7 @@ import { chooseModel, connectProvider } from '../setup/provider-step.ts';
 import { connectTelegram } from '../setup/telegram-step.ts';
 import { SetupFailed, type SetupUi } from '../setup/ui.ts';
 import { doctorOn, nextSteps, type SetupResult, writeResult } from '../setup/write-step.ts';
+import { DEFAULT_TELEGRAM_API_ROOT } from '../telegram/settings.ts';
 import { bundledCatalog } from '../usage/catalog.ts';
 import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
 import type { CliCommand, CliIo } from './command.ts';

@@ -30,10 +30,10 @@ const fail = (io: CliIo, message: string, code: number) => {
  * SATCHEL_HOME over `days` days up to `now`, as the table or (`json`) as GET /api/usage
  * returns it; the exit code.
  */
-export function printUsage(
+export async function printUsage(
   io: CliIo,
   { days, json, now }: { days: number; json: boolean; now: number },
-): number {
+): Promise<number> {
   const env = usageEnv.safeParse(withEnvFile(io.env, io.cwd));
   if (!env.success)
     return fail(
@@ -58,7 +58,8 @@ export function printUsage(
     );
   try {
     const overview = usageOverview({
-      aggregates: createUsageAggregates(reader.db),
+      // Each edge says what its turns count as (`web`); the edges are not made for that.
+      aggregates: createUsageAggregates(reader.db, (await import('../edges.ts')).turnSourceOf()),
       calendar: createCalendar(
         env.data.SATCHEL_TIMEZONE ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
       ),

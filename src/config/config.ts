@@ -13,15 +13,15 @@ import {
   specOf,
 } from '../providers/registry.ts';
 import type { SearchConfig } from '../tools/search/providers.ts';
-import { coreEnvSchema, telegramEnvSchema } from './schema.ts';
+import { envSchema } from './schema.ts';
 
 export type { Provider, ProviderKeys };
 
 type Env = Record<string, string | undefined>;
 
 /**
- * The configuration of satchel without its Telegram part: what the core (stores, packs,
- * providers, the pipeline) reads. `satchel chat` runs on this alone.
+ * The core's configuration: what the stores, packs, providers and the pipeline read.
+ * `satchel chat` runs on this alone.
  */
 export interface CoreConfig {
   home: string;
@@ -87,62 +87,30 @@ export interface CoreConfig {
   logFormat: 'json' | 'pretty' | undefined;
   /** Every `SATCHEL_PACK_*` variable: the packs' settings (packs/settings.ts reads them). */
   packSettings: Readonly<Record<string, string>>;
-}
-
-/** satchel's whole configuration, read once from the environment and frozen. */
-export interface Config extends CoreConfig {
-  /** Who may talk to satchel, whatever the channel: gates and approvals read it. */
-  access: {
-    /** ALLOWED_USER_IDS: whom a channel that strangers can reach lets in; empty: no one. */
-    allowedUserIds: readonly number[];
-    /** The owner: the first allowed id; undefined when there is none. */
-    owner: number | undefined;
-    /** DM_PAIRING: a stranger in a private chat gets a code the owner can approve (§18). */
-    pairing: boolean;
-  };
-  telegram: {
-    /** Unset: no bot; `npm start` runs the web chat and the dashboard alone (SPEC §16). */
-    token: string | undefined;
-    apiRoot: string;
-    /** Webhook mode (TELEGRAM_WEBHOOK_URL); long polling when undefined. */
-    webhook: WebhookConfig | undefined;
-    /** TELEGRAM_LOCAL_FILES: a self-hosted Bot API server returns files as local paths (§18). */
-    localFiles: boolean;
-  };
-}
-
-/** Where Telegram posts updates, the secret it sends with them, and where satchel listens. */
-export interface WebhookConfig {
-  url: string;
-  secret: string;
-  host: string;
-  port: number;
-}
-
-export interface ParseOptions {
-  /** `false`: the Telegram variables are neither required nor read (`satchel chat`). */
-  telegram?: boolean;
+  /**
+   * The environment as it was read (`.env` included): each edge reads and checks its own
+   * variables here (src/edges.ts), so the core names none of them.
+   */
+  env: Readonly<Record<string, string>>;
 }
 
 /**
- * Parses and validates `env`. Throws a ConfigError whose message names every bad variable
- * and how to fix it. Pure: reads nothing but its arguments. With `{ telegram: false }` the
- * Telegram variables are left out, and so is the `telegram` part of the result.
+ * satchel's whole configuration, read once from the environment and frozen. The edges'
+ * variables are their own: each reads and checks them from `env` (src/edges.ts).
  */
-export function parseConfig(env: Env, options: ParseOptions & { telegram: false }): CoreConfig;
-export function parseConfig(env: Env, options?: ParseOptions): Config;
-export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | Config {
-  const tg = options.telegram === false ? undefined : telegramEnvSchema.safeParse(env);
-  const result = coreEnvSchema.safeParse(env);
-  const issues = [
-    ...(tg?.success === false ? tg.error.issues : []),
-    ...(result.success ? [] : result.error.issues),
-  ];
-  // Every problem in one round: the schema's, the missing keys and the webhook's secret.
+export type Config = CoreConfig;
+
+/**
+ * Parses and validates the core's variables in `env`. Throws a ConfigError whose message
+ * names every bad variable and how to fix it. Pure: reads nothing but its arguments. The
+ * edges' variables are left to them (`env` is kept, frozen, for them to read).
+ */
+export function parseConfig(env: Env): Config {
+  const result = envSchema.safeParse(env);
+  // Every problem in one round: the schema's and the missing keys.
   const problems = [
-    ...issues.map(issueLine),
+    ...(result.success ? [] : result.error.issues.map(issueLine)),
     ...missingProviderKeys(env),
-    ...(tg === undefined ? [] : missingWebhookNeeds(env)),
     ...missingSearchNeeds(env),
   ];
   if (problems.length > 0 || !result.success)
@@ -203,22 +171,16 @@ export function parseConfig(env: Env, options: ParseOptions = {}): CoreConfig | 
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     packSettings: packSettingsOf(env),
+    env: stringsOf(env),
   };
-  if (!tg?.success) return deepFreeze(core);
-  return deepFreeze({
-    access: {
-      allowedUserIds: tg.data.ALLOWED_USER_IDS,
-      owner: tg.data.ALLOWED_USER_IDS[0],
-      pairing: tg.data.DM_PAIRING === 'on',
-    },
-    telegram: {
-      token: tg.data.TELEGRAM_BOT_TOKEN,
-      apiRoot: tg.data.TELEGRAM_API_ROOT,
-      webhook: webhookConfig(tg.data),
-      localFiles: tg.data.TELEGRAM_LOCAL_FILES,
-    },
-    ...core,
-  });
+  return deepFreeze(core);
+}
+
+/** The environment's set variables, for the edges to read their own. */
+function stringsOf(env: Env): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }
 
 /** The pack settings' variables; which of them a pack declares is the pack's business. */
@@ -231,19 +193,6 @@ function packSettingsOf(env: Env): Record<string, string> {
   );
 }
 
-/** Webhook mode needs its secret: without it anyone who finds the URL could post updates. */
-function webhookConfig(e: z.infer<typeof telegramEnvSchema>): WebhookConfig | undefined {
-  // Without its token or secret parseConfig has already refused (missingWebhookNeeds).
-  if (!e.TELEGRAM_WEBHOOK_URL || !e.TELEGRAM_BOT_TOKEN || !e.TELEGRAM_WEBHOOK_SECRET)
-    return undefined;
-  return {
-    url: e.TELEGRAM_WEBHOOK_URL,
-    secret: e.TELEGRAM_WEBHOOK_SECRET,
-    host: e.TELEGRAM_WEBHOOK_HOST,
-    port: e.TELEGRAM_WEBHOOK_PORT,
-  };
-}
-
 /** A schema problem as a line of the error: it names its variable and how to fix it. */
 function issueLine(issue: z.core.$ZodIssue): string {
   const name = String(issue.path[0] ?? 'config');
@@ -252,35 +201,18 @@ function issueLine(issue: z.core.$ZodIssue): string {
 
 const blank = (value: string | undefined) => value === undefined || value.trim() === '';
 
-/**
- * Webhook mode needs a bot, and its secret: without the secret anyone who finds the URL
- * could post updates.
- */
-function missingWebhookNeeds(env: Env): string[] {
-  if (blank(env.TELEGRAM_WEBHOOK_URL)) return [];
-  return [
-    ...(blank(env.TELEGRAM_BOT_TOKEN)
-      ? [
-          '- TELEGRAM_BOT_TOKEN is required with TELEGRAM_WEBHOOK_URL: ' +
-            'create a bot with @BotFather and paste its token',
-        ]
-      : []),
-    ...(blank(env.TELEGRAM_WEBHOOK_SECRET)
-      ? [
-          '- TELEGRAM_WEBHOOK_SECRET is required with TELEGRAM_WEBHOOK_URL: ' +
-            'set it to a random string of letters and digits (e.g. `openssl rand -hex 32`)',
-        ]
-      : []),
-  ];
+/** The environment with `.env` from the working directory loaded into it, when present. */
+export function loadEnv(cwd = process.cwd()): Readonly<Record<string, string | undefined>> {
+  const file = path.join(cwd, '.env');
+  if (existsSync(file)) process.loadEnvFile(file);
+  return process.env;
 }
 
 /** Reads `.env` from the working directory when present, then parses process.env. */
-export function loadConfig(cwd: string | undefined, options: { telegram: false }): CoreConfig;
-export function loadConfig(cwd?: string): Config;
-export function loadConfig(cwd = process.cwd(), options: ParseOptions = {}): CoreConfig | Config {
+export function loadConfig(cwd = process.cwd()): Config {
   const file = path.join(cwd, '.env');
   if (existsSync(file)) process.loadEnvFile(file);
-  return parseConfig(process.env, options);
+  return parseConfig(process.env);
 }
 
 /** Each provider's key and base URL, read from the variables its registry entry names. */
@@ -343,7 +275,7 @@ function missingSearchNeeds(env: Env): string[] {
       ];
 }
 
-function searchConfig(e: z.infer<typeof coreEnvSchema>): SearchConfig | undefined {
+function searchConfig(e: z.infer<typeof envSchema>): SearchConfig | undefined {
   const provider = e.WEB_SEARCH_PROVIDER;
   if (!provider) return undefined;
   return {

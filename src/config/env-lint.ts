@@ -24,7 +24,10 @@ const NOT_OURS = new Set([
   'NO_COLOR',
 ]);
 
-/** Every variable the configuration reads (pack settings, `SATCHEL_PACK_*`, are matched by prefix). */
+/**
+ * Every variable the core's configuration reads (pack settings, `SATCHEL_PACK_*`, are matched
+ * by prefix); each edge names its own (src/edges.ts: `edgeVariables`).
+ */
 export const KNOWN_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
 const ASSIGNMENT = /^\s*(?:export\s+)?([^=\s#]+)\s*=(.*)$/;
@@ -36,7 +39,10 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * (Node's parser quietly glues it to the next line). Values are never echoed: they may be
  * secrets.
  */
-export function lintEnvText(text: string): EnvFileProblem[] {
+export function lintEnvText(text: string, edgeVariables: readonly string[]): EnvFileProblem[] {
+  const known = [...KNOWN_VARIABLES, ...edgeVariables];
+  const isKnown = (name: string) =>
+    known.includes(name) || name.startsWith('SATCHEL_PACK_') || NOT_OURS.has(name);
   const problems: EnvFileProblem[] = [];
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
@@ -45,7 +51,7 @@ export function lintEnvText(text: string): EnvFileProblem[] {
     if (raw.trim() === '' || raw.trim().startsWith('#')) continue;
     const match = ASSIGNMENT.exec(raw);
     if (!match) {
-      problems.push({ line, message: notAssignment(raw) });
+      problems.push({ line, message: notAssignment(raw, isKnown) });
       continue;
     }
     const name = match[1]!;
@@ -57,26 +63,22 @@ export function lintEnvText(text: string): EnvFileProblem[] {
     if (isKnown(name)) continue;
     problems.push({
       line,
-      message: `${name} is not a variable satchel reads${didYouMean(name, KNOWN_VARIABLES)}`,
+      message: `${name} is not a variable satchel reads${didYouMean(name, known)}`,
     });
   }
   return problems;
 }
 
 /** The problems of `<cwd>/.env`, or none when there is no such file. */
-export function lintEnvFile(cwd: string): EnvFileProblem[] {
+export function lintEnvFile(cwd: string, edgeVariables: readonly string[]): EnvFileProblem[] {
   const file = path.join(cwd, '.env');
-  return existsSync(file) ? lintEnvText(readFileSync(file, 'utf8')) : [];
+  return existsSync(file) ? lintEnvText(readFileSync(file, 'utf8'), edgeVariables) : [];
 }
 
 /** "line 3: …", as doctor and the start-up warning show a problem. */
 export const formatEnvProblem = (p: EnvFileProblem): string => `.env line ${p.line}: ${p.message}`;
 
-function isKnown(name: string): boolean {
-  return KNOWN_VARIABLES.includes(name) || name.startsWith('SATCHEL_PACK_') || NOT_OURS.has(name);
-}
-
-function notAssignment(raw: string): string {
+function notAssignment(raw: string, isKnown: (name: string) => boolean): string {
   const name = raw.trim().split(/[\s:]+/)[0]!;
   const fix = NAME.test(name) && isKnown(name) ? `: write ${name}=<value>` : '';
   return `not NAME=value, so it is ignored (and the line after it may be misread)${fix}`;

@@ -21,19 +21,19 @@ const numericFrom = (name: string, fallback: number, valid: (n: number) => boole
       return n;
     });
 
-const intFrom = (name: string, min: number, fallback: number) =>
+export const intFrom = (name: string, min: number, fallback: number) =>
   numericFrom(name, fallback, (n) => Number.isInteger(n) && n >= min, `a whole number ≥ ${min}`);
 
 const numberFrom = (name: string, fallback: number) =>
   numericFrom(name, fallback, (n) => Number.isFinite(n) && n >= 0, 'a number ≥ 0');
 
-const optionalText = z
+export const optionalText = z
   .string()
   .trim()
   .optional()
   .transform((v) => (v === '' ? undefined : v));
 
-const url = (name: string) =>
+export const url = (name: string) =>
   optionalText.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), {
     message: `${name} must be an http(s) URL`,
   });
@@ -49,90 +49,7 @@ const providerVars: Record<string, typeof optionalText> = Object.fromEntries(
 const fallbackRef = new RegExp(`^(${PROVIDER_NAMES.join('|')}):.+$`);
 const defaultSttModel = STT_PROVIDER && specOf(STT_PROVIDER).defaults.stt;
 
-/** Telegram's own Bot API server, used unless `TELEGRAM_API_ROOT` points elsewhere. */
-export const DEFAULT_TELEGRAM_API_ROOT = 'https://api.telegram.org';
-
-/**
- * The Telegram variables: only the bot reads them (`satchel chat` does not). Without a token
- * satchel runs the web chat alone (SPEC §16); a token given must look like one.
- */
-const telegramVars = {
-  TELEGRAM_BOT_TOKEN: z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
-    z
-      .string()
-      .trim()
-      .regex(
-        /^\d+:[\w-]{5,}$/,
-        'TELEGRAM_BOT_TOKEN looks malformed: expected "<digits>:<letters>" as BotFather gives it',
-      )
-      .optional(),
-  ),
-  TELEGRAM_API_ROOT: url('TELEGRAM_API_ROOT').transform((v) =>
-    (v ?? DEFAULT_TELEGRAM_API_ROOT).replace(/\/+$/, ''),
-  ),
-  /** `true` with a self-hosted Bot API server: files up to 2 GB are read from its disk (§18). */
-  TELEGRAM_LOCAL_FILES: optionalText
-    .pipe(
-      z
-        .enum(['true', 'false'], {
-          error: 'TELEGRAM_LOCAL_FILES must be "true" or "false" (or empty for false)',
-        })
-        .optional(),
-    )
-    .transform((v) => v ?? 'false')
-    .transform((v) => v === 'true'),
-};
-
-/** Webhook mode's variables (Telegram's too). */
-const webhookVars = {
-  TELEGRAM_WEBHOOK_URL: url('TELEGRAM_WEBHOOK_URL'),
-  TELEGRAM_WEBHOOK_SECRET: optionalText.refine(
-    (v) => v === undefined || /^[A-Za-z0-9_-]{1,256}$/.test(v),
-    { message: 'TELEGRAM_WEBHOOK_SECRET must be 1–256 characters: letters, digits, _ and -' },
-  ),
-  TELEGRAM_WEBHOOK_PORT: intFrom('TELEGRAM_WEBHOOK_PORT', 1, 8443).refine((p) => p <= 65535, {
-    message: 'TELEGRAM_WEBHOOK_PORT must be 1–65535',
-  }),
-  TELEGRAM_WEBHOOK_HOST: optionalText.transform((v) => v ?? '127.0.0.1'),
-};
-
-/**
- * Who may talk to satchel: the allowlist (and its first id, the owner) that the channels'
- * gates and approvals read. Read with the channels' variables: `satchel chat` does not.
- */
-const accessVars = {
-  ALLOWED_USER_IDS: z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      const parts = (value ?? '')
-        .split(',')
-        .map((p) => p.trim())
-        .filter(Boolean);
-      const bad = parts.find((p) => !/^\d+$/.test(p));
-      if (bad !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `ALLOWED_USER_IDS has "${bad}", which is not a numeric Telegram user id`,
-        });
-        return z.NEVER;
-      }
-      return parts.map(Number);
-    }),
-  /** `on`: a stranger in a private chat gets a pairing code the owner can approve (§18). */
-  DM_PAIRING: optionalText
-    .pipe(
-      z
-        .enum(['on', 'off'], {
-          error: 'DM_PAIRING must be "on" or "off" (or empty for on)',
-        })
-        .optional(),
-    )
-    .transform((v) => v ?? 'on'),
-};
-
-/** Every variable but Telegram's: what the core reads, in the bot and in `satchel chat`. */
+/** What the core reads, in the bot and in `satchel chat`; the edges read their own. */
 const coreVars = {
   SATCHEL_HOME: optionalText.transform((v) => v ?? './data'),
   SATCHEL_PACKS: optionalText.transform((v) =>
@@ -255,11 +172,5 @@ const coreVars = {
   ),
 };
 
-/** Every variable satchel reads, as it appears in the environment. */
-export const envSchema = z.object({ ...telegramVars, ...accessVars, ...webhookVars, ...coreVars });
-
-/** The channels' variables (Telegram's and the allowlist), in the order problems are listed. */
-export const telegramEnvSchema = z.object({ ...telegramVars, ...accessVars, ...webhookVars });
-
-/** The variables of a satchel without Telegram (`satchel chat`). */
-export const coreEnvSchema = z.object(coreVars);
+/** Every variable of the core, as it appears in the environment (each edge has its own). */
+export const envSchema = z.object(coreVars);

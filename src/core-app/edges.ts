@@ -49,11 +49,17 @@ export function connectEdges(factories: readonly EdgeFactory[], deps: EdgeDeps):
  * through every edge in that order (see Ingress).
  */
 export function openIngresses(edges: ReadonlyMap<string, Edge>, port: (edge: Edge) => IngressPort) {
-  const ingresses: Ingress[] = [...edges.values()].flatMap((edge) =>
-    edge.ingress ? [edge.ingress(port(edge))] : [],
+  const opened = [...edges.values()].flatMap((edge) =>
+    edge.ingress ? [{ platform: edge.platform, ingress: edge.ingress(port(edge)) }] : [],
   );
+  const ingresses: Ingress[] = opened.map((o) => o.ingress);
   return {
     ingresses,
+    /** Each ingress's health, under its edge's platform (its section of `/healthz`). */
+    health: opened.map(({ platform, ingress }) => ({
+      platform,
+      ...(ingress.health ? { health: () => ingress.health!() } : {}),
+    })),
     mounts: ingresses.flatMap((ingress) => ingress.mounts ?? []),
     ready(): void {
       for (const ingress of ingresses) ingress.ready?.();

@@ -53,6 +53,8 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
       ackReaction: config.ackReaction,
       botMessage: (to, messageId) => stores.outboxRepo.sentText(to, messageId),
       acks: (platform) => edges.get(platform)?.acknowledge,
+      channelName: (to) => stores.profileOf(to.platform).name,
+      turnSource: (to) => stores.profileOf(to.platform).source,
       ...createChannelCalls(stores.channelOf, outbox),
     },
     turns: {

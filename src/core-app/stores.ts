@@ -90,6 +90,11 @@ export function buildStores(
     idleJobs,
     /** The channel of a platform this process serves. */
     channelOf: (platform: string) => edges.get(platform)?.channel,
+    /** What each edge says of itself: how texts name it, what its turns count as. */
+    profileOf: (platform: string) => {
+      const factory = factories.find((f) => f.platform === platform);
+      return { name: factory?.name ?? platform, source: factory?.source ?? 'chat' };
+    },
     jobs,
     pairing,
     outboxRepo: createOutboxRepo(store.db),

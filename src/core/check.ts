@@ -25,3 +25,14 @@ export const fail = (title: string, fix: string, detail?: string[]): Check => ({
 });
 
 export const warn = (title: string, fix: string): Check => ({ status: 'warn', title, fix });
+
+/**
+ * A secret an attacker could guess or try: shorter than 24 characters (a random hex token
+ * of 12 bytes), or made of fewer than 8 different characters ("aaaa…", "12121212…").
+ */
+export function weakSecret(secret: string): boolean {
+  return secret.length < 24 || new Set(secret).size < 8;
+}
+
+/** How to make a strong secret, as a fix says it. */
+export const STRONG_SECRET = '`openssl rand -hex 32`';

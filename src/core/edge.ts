@@ -12,16 +12,51 @@ import type { Address, ChatType, InboundEvent } from './types.ts';
 export type Verdict = 'allow' | { deny: true; reply?: OutboundText };
 
 /**
- * An edge as the application lists it (app.ts): its secrets and its checks, which need no
- * core, then how it connects once the core's logger and stores exist.
+ * An edge as the application lists it (src/edges.ts), made from its own settings: what it
+ * is called, its secrets and its checks, which need no core, then how it connects once the
+ * core's logger and stores exist. Everything of a platform is here; the core names none.
  */
 export interface EdgeFactory {
+  /** The platform of its origins and addresses (`tg`, `web`), as the core stores them. */
+  readonly platform: string;
+  /** How texts the model and the owner read name it ("Telegram", "the web chat"). */
+  readonly name: string;
+  /**
+   * What its turns count as in the ledger's `recent_turns.source`: `web` for the web chat,
+   * `chat` (the default) for any other channel. A job's turn is `schedule` wherever it runs.
+   */
+  readonly source?: 'chat' | 'web';
   /** The platform's secrets (its token), kept out of logs and stored text. */
   readonly secrets?: readonly (string | undefined)[];
   /** Builds the edge; `inboxes` are there for a durable ingress. */
   connect(deps: EdgeDeps): Edge;
-  /** Its lines of `satchel doctor`, without connecting (see EdgeChecks). */
+  /** Its lines of `satchel doctor` and `doctor --security`, without connecting (EdgeChecks). */
   readonly doctor?: EdgeChecks;
+  /**
+   * A channel that reaches its people while satchel is not running here (`satchel pair`
+   * tells a person they are in through it); none when it cannot (the web chat).
+   */
+  reach?(log: Logger): Channel;
+}
+
+/**
+ * An edge as src/edges.ts lists it: the variables it reads (known to the `.env` checks), and
+ * how it is made from the configuration, whose `env` it reads its variables from — throwing a
+ * ConfigError that names each bad one.
+ */
+export interface EdgeModule {
+  /** Its platform, and what its turns count as (see EdgeFactory), known without making it. */
+  readonly platform: string;
+  readonly source?: 'chat' | 'web';
+  readonly variables: readonly string[];
+  create(config: EdgeConfig): EdgeFactory;
+}
+
+/** What an edge is made from: the core's settings it needs and the environment it reads. */
+export interface EdgeConfig {
+  readonly home: string;
+  readonly groupReply: 'mention' | 'all';
+  readonly env: Readonly<Record<string, string>>;
 }
 
 export interface EdgeDeps {
@@ -37,11 +72,13 @@ export interface EdgeDeps {
 /**
  * An edge's lines of `satchel doctor`: `local` ones read only the configuration and come right
  * after it (an allowlist); `remote` ones ask the platform (a token accepted), each within
- * `timeoutMs`, beside the providers' checks.
+ * `timeoutMs`, beside the providers' checks; `security` ones are its part of
+ * `doctor --security` (a webhook's secret, an allowlist nobody owns).
  */
 export interface EdgeChecks {
   local?(): readonly Check[];
   remote?(timeoutMs: number): Promise<readonly Check[]>;
+  security?(): readonly Check[];
 }
 
 /**
@@ -136,8 +173,8 @@ export interface HttpMount {
 }
 
 /**
- * What an ingress adds to `/healthz`: whether its input can come in (`ok`), and the fields
- * it reports (Telegram's mode, polling and ages).
+ * An ingress's section of `/healthz`, under its platform: whether its input can come in
+ * (`ok`), and the fields it reports (Telegram's mode, polling and ages).
  */
 export interface EdgeHealth {
   ok: boolean;

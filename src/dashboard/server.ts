@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
 import type { Db } from '../store/client.ts';
-import { createUsageAggregates } from '../usage/aggregates.ts';
+import { createUsageAggregates, type TurnSourceOf } from '../usage/aggregates.ts';
 import { createCalendar } from '../usage/calendar.ts';
 import type { ModelCatalog } from '../usage/catalog.ts';
 import { usageOverview } from '../usage/overview.ts';
@@ -27,6 +27,8 @@ export interface DashboardDeps {
   health?: () => object;
   /** Routes served beside the dashboard, behind its token (the web chat's `/chat`). */
   mounts?: readonly Mount[];
+  /** What a turn on each platform counts as in `recent_turns.source` (its edge says). */
+  sourceOf?: TurnSourceOf;
 }
 
 export interface Dashboard {
@@ -47,7 +49,7 @@ export interface Dashboard {
  */
 export function createDashboard(deps: DashboardDeps): Dashboard {
   const { config, log } = deps;
-  const aggregates = createUsageAggregates(deps.db);
+  const aggregates = createUsageAggregates(deps.db, deps.sourceOf);
   const calendar = createCalendar(config.timezone);
   const handler = createHandler({
     assets: loadPage(),

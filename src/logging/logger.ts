@@ -16,8 +16,9 @@ const REDACT_PATHS = [
   '*.authorization',
   '*.headers.authorization',
   '*.headers.Authorization',
-  'config.telegram.token',
   'config.dashboard.token',
+  // The environment as read: every key in it. An edge's own secrets come from the edge.
+  'config.env',
 ];
 
 /**

@@ -132,7 +132,10 @@ async function answersHealth(port: number, timeoutMs: number): Promise<boolean> 
       signal: AbortSignal.timeout(Math.min(timeoutMs, HEALTH_TIMEOUT_MS)),
     });
     const body = (await response.json()) as Record<string, unknown>;
-    return typeof body === 'object' && body !== null && 'polling' in body;
+    // `db_writable` in every version's answer; `polling` in those before the edges' sections.
+    return (
+      typeof body === 'object' && body !== null && ('db_writable' in body || 'polling' in body)
+    );
   } catch {
     return false;
   }

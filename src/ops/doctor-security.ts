@@ -1,17 +1,16 @@
 import path from 'node:path';
 import { type Config, parseConfig } from '../config/config.ts';
 import { satchelHome } from '../config/env-file.ts';
+import type { EdgeFactory } from '../core/edge.ts';
 import { ConfigError } from '../core/errors.ts';
 import { loadPacks } from '../packs/loader.ts';
 import { type Check, fail, pass, warn } from './check.ts';
 import { withheldMcpTools } from './doctor-mcp.ts';
 import {
-  checkAllowlistSecurity,
   checkApproval,
   checkBackupAge,
   checkDashboard,
   checkWebAndExternal,
-  checkWebhook,
 } from './security-config.ts';
 import { checkEnvFile, checkHomeModes, fixModes } from './security-files.ts';
 import { checkStoredSecrets } from './security-secrets.ts';
@@ -36,6 +35,8 @@ export interface SecurityOptions {
    * servers are started and listed against `mcp_tool_pins`, which is only read.
    */
   withheldTools?: (config: Config) => Promise<readonly WithheldTool[]>;
+  /** The application's edges (src/edges.ts), whose own security checks are run; none by default. */
+  edges?: (config: Config) => readonly Pick<EdgeFactory, 'doctor'>[];
 }
 
 export interface SecurityReport {
@@ -52,8 +53,11 @@ export async function runSecurityDoctor(options: SecurityOptions): Promise<Secur
   const envFile = path.join(options.cwd, '.env');
   let config: Config | undefined;
   let configCheck: Check | undefined;
+  let edges: readonly Pick<EdgeFactory, 'doctor'>[] = [];
   try {
-    config = parseConfig(options.env);
+    const parsed = parseConfig(options.env);
+    edges = options.edges?.(parsed) ?? [];
+    config = parsed;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     configCheck = fail(
@@ -68,8 +72,7 @@ export async function runSecurityDoctor(options: SecurityOptions): Promise<Secur
   const tokenSet = Boolean(options.env.DASHBOARD_TOKEN?.trim());
   checks.push(
     ...checkDashboard(config, tokenSet),
-    checkWebhook(config),
-    checkAllowlistSecurity(config),
+    ...edges.flatMap((edge) => edge.doctor?.security?.() ?? []),
     checkApproval(config),
     ...checkWebAndExternal(loadPacks(config.packDirs).packs),
     await checkWithheld(

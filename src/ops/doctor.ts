@@ -54,8 +54,10 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     ),
   ];
   let config: Config;
+  let edges: readonly Pick<EdgeFactory, 'doctor'>[];
   try {
     config = parseConfig(options.env);
+    edges = options.edges?.(config) ?? [];
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     const [, ...problems] = error.message.split('\n');
@@ -68,7 +70,6 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     );
     return checks;
   }
-  const edges = options.edges?.(config) ?? [];
   checks.push(
     pass('configuration: valid'),
     ...edges.flatMap((edge) => edge.doctor?.local?.() ?? []),

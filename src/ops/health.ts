@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Ingress } from '../core/edge.ts';
+import type { EdgeHealth } from '../core/edge.ts';
 import type { Database } from '../store/sqlite.ts';
 
 /**
@@ -8,46 +8,44 @@ import type { Database } from '../store/sqlite.ts';
  */
 export interface Health {
   ok: boolean;
-  /** How updates come in: long polling, the webhook, or none (no edge polls: no Telegram). */
-  mode: string;
-  /** Updates can come in: the polling loop runs, or the webhook listens and is registered. */
-  polling: boolean;
-  /** Since Telegram last answered a getUpdates; null before the first answer (and for a webhook). */
-  last_poll_age_ms: number | null;
-  /** Since the last update arrived; null when none has since start (a quiet bot is fine). */
-  last_update_age_ms: number | null;
+  /**
+   * Each edge's own section, under its platform (`tg`, …): its `ok` (its input can come in)
+   * and the fields it reports. The core reads none of them.
+   */
+  edges: Record<string, { ok: boolean } & EdgeHealth['fields']>;
   /** Outbox rows written and not yet delivered. */
   pending_outbox: number;
   /** The core database takes a write lock. */
   db_writable: boolean;
 }
 
+/** An edge's ingress as `/healthz` reads it: its platform, and its health if it reports one. */
+export interface EdgeHealthSource {
+  platform: string;
+  health?(): EdgeHealth;
+}
+
 export interface HealthDeps {
   /** The core database connection (the app's own: its lock is probed, nothing is written). */
   sqlite: Database;
-  /** The edges' ingresses: each that reports health adds its fields and its `ok`. */
-  edges: readonly Pick<Ingress, 'health'>[];
+  /** The edges' ingresses: each that reports health adds its section and its `ok`. */
+  edges: readonly EdgeHealthSource[];
 }
-
-/** What `/healthz` says of input when no edge reports any (the web chat alone). */
-const NO_POLLING = {
-  mode: 'none',
-  polling: false,
-  last_poll_age_ms: null,
-  last_update_age_ms: null,
-};
 
 /**
  * The health snapshot: healthy while every edge that reports says its input can come in and
  * the database takes writes. Cheap (one count, one lock probe) and never throws.
  */
 export function health(deps: HealthDeps): Health {
-  const reports = deps.edges.flatMap((edge) => (edge.health ? [edge.health()] : []));
+  const reports = deps.edges.flatMap((edge) =>
+    edge.health ? [[edge.platform, edge.health()] as const] : [],
+  );
   const writable = dbWritable(deps.sqlite);
   return {
-    ok: writable && reports.every((report) => report.ok),
-    ...NO_POLLING,
-    ...(Object.assign({}, ...reports.map((report) => report.fields)) as Partial<Health>),
+    ok: writable && reports.every(([, report]) => report.ok),
+    edges: Object.fromEntries(
+      reports.map(([platform, report]) => [platform, { ok: report.ok, ...report.fields }]),
+    ),
     pending_outbox: pendingOutbox(deps.sqlite),
     db_writable: writable,
   };

@@ -1,19 +1,10 @@
 import type { Config } from '../config/config.ts';
+import { STRONG_SECRET, weakSecret } from '../core/check.ts';
 import { DASHBOARD_HOST } from '../dashboard/server.ts';
 import { CORE_TOOL_EFFECTS } from '../packs/effects.ts';
 import type { Pack } from '../packs/loader.ts';
 import { lastBackup } from './backup-record.ts';
 import { type Check, fail, pass, warn } from './check.ts';
-
-/**
- * A secret an attacker could guess or try: shorter than 24 characters (a random hex token
- * of 12 bytes), or made of fewer than 8 different characters ("aaaa…", "12121212…").
- */
-export function weakSecret(secret: string): boolean {
-  return secret.length < 24 || new Set(secret).size < 8;
-}
-
-const STRONG = '`openssl rand -hex 32`';
 
 /** The dashboard reads every conversation: loopback only, and a token nobody can guess. */
 export function checkDashboard(config: Config, tokenSet: boolean): Check[] {
@@ -31,34 +22,10 @@ export function checkDashboard(config: Config, tokenSet: boolean): Check[] {
       bound,
       warn(
         `dashboard token: DASHBOARD_TOKEN is weak (${token.length} characters, ${new Set(token).size} different): anyone on this machine who guesses it reads every conversation`,
-        `Leave DASHBOARD_TOKEN empty (a random token at each start) or set it to ${STRONG}.`,
+        `Leave DASHBOARD_TOKEN empty (a random token at each start) or set it to ${STRONG_SECRET}.`,
       ),
     ];
   return [bound, pass('dashboard token: DASHBOARD_TOKEN is long and varied')];
-}
-
-/** Webhook mode: Telegram's secret header is all that keeps forged updates out. */
-export function checkWebhook(config: Config): Check {
-  const { webhook } = config.telegram;
-  if (!webhook) return pass('webhook: not used (long polling)');
-  if (weakSecret(webhook.secret))
-    return warn(
-      `webhook secret: TELEGRAM_WEBHOOK_SECRET is weak (${webhook.secret.length} characters): whoever guesses it can post updates as any user`,
-      `Set TELEGRAM_WEBHOOK_SECRET to ${STRONG} and restart.`,
-    );
-  return pass('webhook secret: long and varied');
-}
-
-/** With Telegram on, an empty allowlist means nobody can use or own the bot. */
-export function checkAllowlistSecurity(config: Config): Check {
-  const { allowedUserIds } = config.access;
-  if (!config.telegram.token) return pass('allowlist: Telegram is not configured');
-  if (allowedUserIds.length === 0)
-    return fail(
-      'allowlist: ALLOWED_USER_IDS is empty while Telegram is configured: nobody can use or own the bot (no owner approves tool calls)',
-      'Put your numeric Telegram user id first in ALLOWED_USER_IDS (`npx satchel setup` finds it).',
-    );
-  return pass(`allowlist: ${allowedUserIds.length} user(s); the owner is ${allowedUserIds[0]}`);
 }
 
 /** TOOL_APPROVAL=off lets untrusted text drive writes and sends without asking. */

@@ -46,24 +46,25 @@ function rig(packDir: string, file: TestFile): Rig {
   const packs = path.join(home, 'pack-under-test');
   mkdirSync(packs);
   symlinkSync(packDir, path.join(packs, path.basename(packDir)), 'dir');
-  const config = parseConfig(
-    {
-      SATCHEL_HOME: path.join(home, 'home'),
-      SATCHEL_PACKS: packs,
-      OPENAI_API_KEY: 'sk-pack-test-offline-0000000000',
-      BATCH_WINDOW_MS: '0',
-      SATCHEL_TIMEZONE: file.timezone,
-      DASHBOARD_PORT: '0',
-      LOG_LEVEL: 'silent',
-      // The scripted model costs nothing and has no price: a pack's USD cap must not refuse it.
-      UNKNOWN_PRICE: 'allow',
-    },
-    { telegram: false },
-  );
+  const config = parseConfig({
+    SATCHEL_HOME: path.join(home, 'home'),
+    SATCHEL_PACKS: packs,
+    OPENAI_API_KEY: 'sk-pack-test-offline-0000000000',
+    BATCH_WINDOW_MS: '0',
+    SATCHEL_TIMEZONE: file.timezone,
+    DASHBOARD_PORT: '0',
+    LOG_LEVEL: 'silent',
+    // The scripted model costs nothing and has no price: a pack's USD cap must not refuse it.
+    UNKNOWN_PRICE: 'allow',
+  });
   const clock = fixedClock(Date.parse(file.now));
   const script = createScriptedModel();
   const channel = createTestChannel(PLATFORM);
-  const edge = { connect: () => ({ platform: PLATFORM, channel, acknowledge: () => {} }) };
+  const edge = {
+    platform: PLATFORM,
+    name: 'the test chat',
+    connect: () => ({ platform: PLATFORM, channel, acknowledge: () => {} }),
+  };
   const core = createCore(config, [edge], {
     clock,
     chatModel: script.model,

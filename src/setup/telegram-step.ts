@@ -1,6 +1,6 @@
-import { envSchema } from '../config/schema.ts';
 import { type Sender, waitForFirstMessage } from '../telegram/first-message.ts';
 import { probeToken } from '../telegram/probe.ts';
+import { telegramVariables } from '../telegram/settings.ts';
 import { SetupFailed, type SetupUi } from './ui.ts';
 
 /** How long getMe may take. */
@@ -56,7 +56,7 @@ async function askToken(ui: SetupUi): Promise<string | undefined> {
 }
 
 function tokenProblem(token: string): { problem: string; fix: string } | undefined {
-  const parsed = envSchema.shape.TELEGRAM_BOT_TOKEN.safeParse(token);
+  const parsed = telegramVariables.shape.TELEGRAM_BOT_TOKEN.safeParse(token);
   if (parsed.success) return undefined;
   return {
     problem: 'the token does not look like one (expected "<digits>:<letters>")',

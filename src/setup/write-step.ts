@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { lintEnvText } from '../config/env-lint.ts';
-import { DEFAULT_TELEGRAM_API_ROOT } from '../config/schema.ts';
 import { type Check, formatChecks } from '../ops/check.ts';
 import { runDoctor } from '../ops/doctor.ts';
 import { type Provider, type ProviderAccess, specOf } from '../providers/registry.ts';
+import { DEFAULT_TELEGRAM_API_ROOT } from '../telegram/settings.ts';
 import { envText, unwritable, writeEnvFile } from './env-output.ts';
 import type { TelegramAnswers } from './telegram-step.ts';
 import { SetupFailed } from './ui.ts';
@@ -65,7 +65,13 @@ export async function doctorOn(
 ): Promise<{ report: string; failed: boolean }> {
   const merged: Record<string, string | undefined> = { ...parseEnv(text) };
   for (const [name, value] of Object.entries(env)) if (value !== undefined) merged[name] = value;
-  const checks: Check[] = await runDoctor({ env: merged, envFileProblems: lintEnvText(text) });
+  // The edges (Telegram's token and allowlist) load here only: setup's checklist needs them.
+  const { edgesOf, edgeVariables } = await import('../edges.ts');
+  const checks: Check[] = await runDoctor({
+    env: merged,
+    envFileProblems: lintEnvText(text, edgeVariables()),
+    edges: edgesOf,
+  });
   return { report: formatChecks(checks), failed: checks.some((c) => c.status === 'fail') };
 }
 

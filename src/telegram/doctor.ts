@@ -1,9 +1,8 @@
-import type { Config } from '../config/config.ts';
 import { type Check, fail, pass, warn } from '../core/check.ts';
 import type { EdgeChecks } from '../core/edge.ts';
+import type { TelegramConfig as TelegramChecksConfig } from './edge.ts';
 import { probeToken, type TokenProbe } from './probe.ts';
-
-type TelegramChecksConfig = Pick<Config, 'telegram' | 'access' | 'groupReply'>;
+import { checkAllowlistSecurity, checkWebhook } from './security.ts';
 
 /**
  * Telegram's lines of `satchel doctor`: the allowlist with the configuration, then the token
@@ -13,6 +12,7 @@ export function telegramChecks(config: TelegramChecksConfig): EdgeChecks {
   return {
     local: () => [checkAllowlist(config)],
     remote: (timeoutMs) => checkToken(config, timeoutMs),
+    security: () => [checkWebhook(config.telegram), checkAllowlistSecurity(config.telegram)],
   };
 }
 
@@ -75,7 +75,7 @@ function tokenCheck(config: TelegramChecksConfig, probe: Extract<TokenProbe, { o
 
 /** The allowlist: empty denies everyone, which is never what a new owner wants. */
 export function checkAllowlist(config: TelegramChecksConfig): Check {
-  const ids = config.access.allowedUserIds;
+  const ids = config.telegram.allowedUserIds;
   // The web chat needs none: the dashboard's token lets the owner in.
   if (config.telegram.token === undefined && ids.length === 0)
     return pass('allowlist: empty (not needed for the web chat)');

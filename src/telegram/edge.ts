@@ -1,7 +1,6 @@
-import type { Config } from '../config/config.ts';
 import { background } from '../core/background.ts';
 import type { Clock } from '../core/clock.ts';
-import type { EdgeFactory, Ingress, IngressPort } from '../core/edge.ts';
+import type { EdgeConfig, EdgeFactory, EdgeModule, Ingress, IngressPort } from '../core/edge.ts';
 import type { NumberedInbox } from '../core/inbox.ts';
 import type { Logger } from '../core/ports.ts';
 import { createTelegramAdapter } from './adapter.ts';
@@ -10,10 +9,25 @@ import { createTelegramGate } from './gate.ts';
 import { telegramHealth } from './health.ts';
 import { idIn, idOut, TELEGRAM_PLATFORM } from './ids.ts';
 import { createIngress } from './ingress.ts';
+import { TELEGRAM_VARIABLES, type TelegramSettings, telegramSettings } from './settings.ts';
 import { createWebhookIngress } from './webhook.ts';
 
-/** What the Telegram edge reads of the configuration. */
-export type TelegramConfig = Pick<Config, 'telegram' | 'access' | 'groupReply'>;
+/** What the Telegram edge reads: its own settings, and the core's GROUP_REPLY. */
+export interface TelegramConfig {
+  telegram: TelegramSettings;
+  groupReply: EdgeConfig['groupReply'];
+}
+
+/** Telegram in the edge list (src/edges.ts): its variables, and the edge made from them. */
+export const telegram: EdgeModule = {
+  platform: TELEGRAM_PLATFORM,
+  variables: TELEGRAM_VARIABLES,
+  create: (config) =>
+    telegramEdge({ telegram: telegramSettings(config.env), groupReply: config.groupReply }),
+};
+
+/** How texts name it. */
+const NAME = 'Telegram';
 
 /**
  * Telegram as an edge of the core: its channel and file source, its allowlist gate, its
@@ -24,13 +38,15 @@ export type TelegramConfig = Pick<Config, 'telegram' | 'access' | 'groupReply'>;
  */
 export function telegramEdge(config: TelegramConfig): EdgeFactory {
   const doctor = telegramChecks(config);
-  const { token, apiRoot } = config.telegram;
+  const { token, apiRoot, allowedUserIds, owner } = config.telegram;
+  const named = { platform: TELEGRAM_PLATFORM, name: NAME, doctor };
   if (token === undefined)
-    return { doctor, connect: ({ log }) => ({ platform: TELEGRAM_PLATFORM, ingress: off(log) }) };
-  const { allowedUserIds, owner } = config.access;
+    return { ...named, connect: ({ log }) => ({ platform: TELEGRAM_PLATFORM, ingress: off(log) }) };
   return {
+    ...named,
     secrets: [token, config.telegram.webhook?.secret],
-    doctor,
+    // A channel of its own, for `satchel pair` to tell a person they are in.
+    reach: (log) => createTelegramAdapter({ token, apiRoot, log }).channel,
     connect: ({ log, clock, inboxes, pairing }) => {
       const { localFiles } = config.telegram;
       const adapter = createTelegramAdapter({ token, apiRoot, log, localFiles });
@@ -44,10 +60,10 @@ export function telegramEdge(config: TelegramConfig): EdgeFactory {
           clock,
           log,
           pairing,
-          offerCodes: config.access.pairing,
+          offerCodes: config.telegram.pairing,
         }),
         // The first allowed id owns the bot; with no allowlist nobody could press.
-        owner: idIn(owner ?? 0),
+        owner: owner ?? idIn(0),
         // Telegram's private chats have positive ids (the user's own), groups negative ones.
         chatType: (address) => (idOut(address.chatId) > 0 ? 'private' : 'supergroup'),
         acknowledge: (keys, now) => inbox.markDone(keys.map(updateIdOf), now),
@@ -60,8 +76,15 @@ export function telegramEdge(config: TelegramConfig): EdgeFactory {
 /** The update id of an origin key `update:<id>`. */
 const updateIdOf = (key: string): number => Number(key.slice('update:'.length));
 
-/** Without a token: nothing comes in, and the start says how to turn the bot on. */
+/**
+ * Without a token: nothing comes in, the start says how to turn the bot on, and `/healthz`
+ * says it is off (`mode: none`), which is no failure.
+ */
 const off = (log: Logger) => (): Ingress => ({
+  health: () => ({
+    ok: true,
+    fields: { mode: 'none', polling: false, last_poll_age_ms: null, last_update_age_ms: null },
+  }),
   ready: () =>
     log.info(
       { event: 'telegram_off' },
@@ -101,13 +124,13 @@ function telegramIngress(config: TelegramConfig, parts: Connected, port: Ingress
     onEvent: port.accept,
     onStopped: port.fatal,
     localFiles: config.telegram.localFiles,
-    owner: config.access.owner,
+    owner: config.telegram.owner === undefined ? undefined : idOut(config.telegram.owner),
   };
   const { webhook } = config.telegram;
   const ingress = webhook ? createWebhookIngress({ ...deps, webhook }) : createIngress(deps);
   return {
     ready() {
-      if (config.access.allowedUserIds.length === 0)
+      if (config.telegram.allowedUserIds.length === 0)
         log.warn(
           { event: 'allowlist_empty' },
           'ALLOWED_USER_IDS is empty, so every sender will be denied. Add your numeric ' +

@@ -5,7 +5,7 @@ import type { Logger } from '../core/ports.ts';
 import type { InboundEvent } from '../core/types.ts';
 import { createAllowlist, type GateDecision } from '../inbound/allowlist.ts';
 import { plain } from '../outbound/compose.ts';
-import { idIn, idOut, TELEGRAM_PLATFORM } from './ids.ts';
+import { idOut, TELEGRAM_PLATFORM } from './ids.ts';
 
 /**
  * The one reply a stranger gets. It carries their own numeric id (nothing about anyone
@@ -42,14 +42,15 @@ export function pairingText(senderId: string, code: string, ownerKnown: boolean)
  * 10 minutes. A stranger's reaction is only logged, at debug.
  */
 export function createTelegramGate(deps: {
-  allowedUserIds: readonly number[];
+  /** ALLOWED_USER_IDS, as Telegram's ids come in (their decimal digits). */
+  allowedUserIds: readonly string[];
   clock: Clock;
   log: Logger;
   /** Paired users pass; with `offerCodes` (DM_PAIRING=on) strangers get codes. */
   pairing: PairingGate;
   offerCodes: boolean;
 }) {
-  const allowlist = createAllowlist(deps.allowedUserIds.map(idIn), deps.clock);
+  const allowlist = createAllowlist(deps.allowedUserIds, deps.clock);
   const known = (senderId: string) =>
     allowlist.allows(senderId) || deps.pairing.isPaired(TELEGRAM_PLATFORM, senderId);
   return (event: InboundEvent): Verdict => {

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Bot, GrammyError, webhookCallback } from 'grammy';
-import type { WebhookConfig } from '../config/config.ts';
 import { background } from '../core/background.ts';
 import type { Clock } from '../core/clock.ts';
 import type { NumberedInbox } from '../core/inbox.ts';
@@ -10,6 +9,7 @@ import type { InboundEvent } from '../core/types.ts';
 import { type ConsumerDeps, createConsumer, replayStored } from './consume.ts';
 import { toChannelError } from './errors.ts';
 import { retryUntilDone, TELEGRAM_BACKOFF, telegramOutageLog } from './retry.ts';
+import type { WebhookConfig } from './settings.ts';
 import { updateIdOf } from './update-schema.ts';
 import { ALLOWED_UPDATES } from './update-supplier.ts';
 import { answer, limitedHttpAdapter, WebhookRequestError } from './webhook-body.ts';

@@ -13,6 +13,8 @@ export type TerminalInput = ReturnType<typeof createTerminalInput>;
 export function terminalEdge(terminal: TerminalChannel, options: { exit(): void }) {
   let input: TerminalInput | undefined;
   const factory: EdgeFactory = {
+    platform: terminal.platform,
+    name: 'the terminal',
     connect: ({ clock }) => ({
       platform: terminal.platform,
       channel: terminal,

@@ -5,8 +5,9 @@ import { defineTool, ToolError } from './tool.ts';
 
 /** How long a question waits for a press before the turn goes on without an answer. */
 export const ASK_TIMEOUT_MS = 10 * 60 * 1000;
-export const NOT_SHOWN =
-  'the question could not be sent to the user (Telegram refused it), so there is no answer';
+/** What the model reads when `channel` ("Telegram", "the web chat") refused the question. */
+export const notShown = (channel: string): string =>
+  `the question could not be sent to the user (${channel} refused it), so there is no answer`;
 export const NO_ANSWER = 'no answer (the user did not press a button within 10 minutes)';
 /** Shown under a question whose time ran out (its buttons are gone). */
 export const NOT_ANSWERED_NOTE = '(not answered)';
@@ -16,7 +17,10 @@ const schema = z.object({
   options: z.array(z.string().min(1).max(40)).min(2).max(8),
 });
 
-type AskContext = Pick<TurnToolContext, 'outbox' | 'address' | 'asks' | 'senderId' | 'senderName'>;
+type AskContext = Pick<
+  TurnToolContext,
+  'outbox' | 'address' | 'asks' | 'senderId' | 'senderName' | 'channelName'
+>;
 
 /**
  * `ask_user`: a question with inline buttons; the turn waits for the press. Only a press in
@@ -41,7 +45,7 @@ export function createAskUserTool(ctx: AskContext, timeoutMs = ASK_TIMEOUT_MS) {
       if (!shown) {
         ctx.asks.cancel(id);
         await answer;
-        throw new ToolError(NOT_SHOWN);
+        throw new ToolError(notShown(ctx.channelName));
       }
       const chosen = await answer;
       await showChoice(ctx, rows, question, chosen);

@@ -14,6 +14,8 @@ export interface ToolTurn {
   pack: Pack;
   storage: PackStorage;
   address: Address;
+  /** How texts the model reads name this chat's channel ("Telegram", "the web chat"). */
+  channelName: string;
   /** Who sent the turn's (first) message; undefined when no user started the turn. */
   senderId: string | undefined;
   /** How that sender is called, when the channel says ("this question is for …"). */

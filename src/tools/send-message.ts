@@ -26,7 +26,7 @@ type Args = z.infer<typeof schema>;
  * result says what the channel could not send as asked.
  */
 export function createSendMessageTool(
-  ctx: Pick<TurnToolContext, 'outbox' | 'address' | 'storage'>,
+  ctx: Pick<TurnToolContext, 'outbox' | 'address' | 'storage' | 'channelName'>,
 ) {
   return defineTool({
     name: 'send_message',
@@ -39,7 +39,7 @@ export function createSendMessageTool(
       const payload = await toPayload(args, ctx.storage.filesDir);
       const { ids, note } = ctx.outbox.writePayload(ctx.address, payload);
       if (!(await ctx.outbox.dispatch(ids)))
-        throw new ToolError('Telegram did not accept the message, so it was not sent');
+        throw new ToolError(`${ctx.channelName} did not accept the message, so it was not sent`);
       return note ? `sent, degraded: ${note}` : 'sent';
     },
   });

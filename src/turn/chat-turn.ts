@@ -31,7 +31,10 @@ export const SILENT = '[SILENT]';
 export interface ChatTurnServices {
   runtime: Runtime;
   conversing: Pick<Conversing, 'router' | 'packs'>;
-  delivery: Pick<Delivery, 'outbox' | 'streamMode' | 'ackReaction' | 'react'>;
+  delivery: Pick<
+    Delivery,
+    'outbox' | 'streamMode' | 'ackReaction' | 'react' | 'channelName' | 'turnSource'
+  >;
   turns: Turns;
   replies: Replies;
 }
@@ -243,7 +246,7 @@ async function runAgent(
 }
 
 interface CommitServices {
-  delivery: Pick<Delivery, 'outbox'>;
+  delivery: Pick<Delivery, 'outbox' | 'turnSource'>;
   turns: Pick<Turns, 'agent' | 'events' | 'usageFooter'>;
   runtime: Pick<Runtime, 'transaction' | 'clock' | 'timezone'>;
   conversing: Pick<Conversing, 'router'>;
@@ -292,7 +295,7 @@ async function commit(
     address: routed.address,
     pack: routed.route.pack,
     sessionId: routed.route.session.id,
-    source: turn.job ? 'schedule' : routed.address.platform === 'web' ? 'web' : 'chat',
+    source: turn.job ? 'schedule' : services.delivery.turnSource(routed.address),
     modelCalls: result.modelCalls,
     timedOut: result.timedOut,
     ms: services.runtime.clock.now() - routed.started,

@@ -61,6 +61,10 @@ export interface Delivery {
   streamMode(address: Address, chatType: ChatType): StreamMode;
   /** Answers a pressed button (stops its spinner), with a short notice when given. */
   answerButton(to: Address, callbackId: string, notice?: string): Promise<void>;
+  /** How texts the model reads name `to`'s channel ("Telegram", "the web chat"): its edge's name. */
+  channelName(to: Address): string;
+  /** What a turn in `to` counts as in the ledger's recent turns: its edge's (`web`, `chat`). */
+  turnSource(to: Address): 'chat' | 'web';
   /** ACK_REACTION: shown on the user's message while its turn runs ('' = none). */
   ackReaction: string;
   /** Sets or removes the bot's reaction on a message (best effort, never rejects). */

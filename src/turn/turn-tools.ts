@@ -10,7 +10,7 @@ import { acceptsImages, type ChatTurn, type Routed, scopeOf } from './turn-parts
 import { trustGate } from './turn-trust.ts';
 
 export interface ToolsServices {
-  delivery: Pick<Delivery, 'outbox'>;
+  delivery: Pick<Delivery, 'outbox' | 'channelName'>;
   runtime: Pick<Runtime, 'clock' | 'timezone' | 'log'>;
   turns: Pick<
     Turns,
@@ -49,6 +49,7 @@ export async function toolsFor(
     pack,
     storage,
     address,
+    channelName: services.delivery.channelName(address),
     senderId: turn.job ? undefined : turn.events[0]!.senderId,
     senderName: turn.job ? undefined : turn.events[0]!.senderName,
     inJobRun: turn.job !== undefined,

@@ -21,6 +21,9 @@ export interface TurnUsage extends Omit<UsageSums, 'input_tokens' | 'output_toke
   source: 'chat' | 'schedule' | 'web';
 }
 
+/** What a turn on an edge's platform counts as: that edge's own word (EdgeFactory.source). */
+export type TurnSourceOf = (platform: string) => 'chat' | 'web';
+
 /** Ledger rows read at a time while looking for the latest turns. */
 const PAGE = 200;
 
@@ -29,7 +32,7 @@ const PAGE = 200;
  * dashboard's `/api/usage` and `satchel usage`. Every query is an indexed SQL aggregate:
  * nothing here loads the ledger row by row.
  */
-export function createUsageAggregates(db: Db) {
+export function createUsageAggregates(db: Db, sourceOf: TurnSourceOf = () => 'chat') {
   return {
     /** The sums of the rows that match `where` (all rows without it). */
     sums(where?: SQL): UsageSums {
@@ -60,8 +63,10 @@ export function createUsageAggregates(db: Db) {
           topic: sql<string | null>`max(${u.threadId})`,
           ...sumColumns,
           job: sql<number>`coalesce(max(${sessions.kind} = 'job'), 0)`,
-          // A session's address starts with its platform (`web:<chatId>`, core/types.ts).
-          web: sql<number>`coalesce(max(${sessions.address} like 'web:%'), 0)`,
+          // A session's address starts with its platform (`<platform>:<chatId>`, core/types.ts).
+          platform: sql<
+            string | null
+          >`max(substr(${sessions.address}, 1, instr(${sessions.address}, ':') - 1))`,
         })
         .from(u)
         .leftJoin(sessions, sql`${sessions.id} = ${u.sessionId}`)
@@ -69,11 +74,11 @@ export function createUsageAggregates(db: Db) {
         .groupBy(u.turnId)
         .orderBy(sql`started_at desc`)
         .all();
-      return rows.map(({ ended_at, job, web, input_tokens, output_tokens, ...row }) => ({
+      return rows.map(({ ended_at, job, platform, input_tokens, output_tokens, ...row }) => ({
         ...row,
         tokens: input_tokens + output_tokens,
         latency_ms: Math.max(0, ended_at - row.started_at),
-        source: job ? 'schedule' : web ? 'web' : 'chat',
+        source: job ? 'schedule' : platform ? sourceOf(platform) : 'chat',
       }));
     },
   };

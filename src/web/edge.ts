@@ -1,6 +1,5 @@
 import path from 'node:path';
-import type { Config } from '../config/config.ts';
-import type { Edge, EdgeFactory } from '../core/edge.ts';
+import type { Edge, EdgeConfig, EdgeFactory, EdgeModule } from '../core/edge.ts';
 import { createWebChannel, TRANSCRIPT_LIMIT, WEB_PLATFORM } from './channel.ts';
 import { addressOf, createConversations } from './conversations.ts';
 import { createChatRoutes } from './http.ts';
@@ -8,6 +7,20 @@ import { createWebInput } from './input.ts';
 import { loadChatPage } from './page.ts';
 import { createUploadStore } from './uploads.ts';
 import { welcomeOf } from './welcome.ts';
+
+/** The web chat in the edge list (src/edges.ts): it reads no variable of its own. */
+export const web: EdgeModule = {
+  platform: WEB_PLATFORM,
+  source: 'web',
+  variables: [],
+  create: (config) => webEdge(config),
+};
+
+/**
+ * The sender of what is typed: whoever holds the dashboard's token, the owner (SPEC §19),
+ * every conversation's one participant. An id of the web chat's own, as the terminal's is.
+ */
+const WEB_SENDER = 'owner';
 
 /**
  * The web chat (SPEC §16) as an edge of the core: private conversations of its own, each
@@ -19,10 +32,12 @@ import { welcomeOf } from './welcome.ts';
  * what an earlier run left unanswered. There is no gate: the dashboard's token admits only
  * the owner.
  */
-export function webEdge(config: Pick<Config, 'access' | 'home'>): EdgeFactory {
-  // The sender of what is typed: the owner (every conversation's one participant).
-  const ownerId = config.access.owner ?? 1;
+export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
   return {
+    platform: WEB_PLATFORM,
+    name: 'the web chat',
+    // Its turns are `web` in the ledger's recent turns (SPEC §7).
+    source: 'web',
     connect: ({ log, clock, inboxes, conversations: store }): Edge => {
       const conversations = createConversations(store, clock);
       const uploads = createUploadStore(path.join(config.home, 'media', 'web'));
@@ -41,7 +56,7 @@ export function webEdge(config: Pick<Config, 'access' | 'home'>): EdgeFactory {
         acknowledge: (keys, now) => inbox.markDone(keys, now),
         ingress: (port) => {
           const input = createWebInput({
-            senderId: String(ownerId),
+            senderId: WEB_SENDER,
             resolve: (stored) =>
               stored?.platform === WEB_PLATFORM && conversations.get(stored.chatId)
                 ? addressOf(stored.chatId)

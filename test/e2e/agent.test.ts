@@ -2,7 +2,7 @@ import { symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Database } from '../../src/store/sqlite.ts';
-import { NOT_SHOWN } from '../../src/tools/ask-user.ts';
+import { notShown } from '../../src/tools/ask-user.ts';
 import { ALREADY_ANSWERED, NOT_FOR_YOU } from '../../src/tools/asks.ts';
 import { lastUserText, type RecordedRequest, userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
@@ -299,7 +299,7 @@ describe('the agent loop', () => {
     h.say('pick for me');
     await settled(h, 1);
 
-    expect(toolResults(h.model.chatRequests()[1]!)).toEqual([`Error: ${NOT_SHOWN}`]);
+    expect(toolResults(h.model.chatRequests()[1]!)).toEqual([`Error: ${notShown('Telegram')}`]);
     expect(h.tg.texts(ALLOWED_USER)).toEqual(['I will pick A myself.']);
   });
 

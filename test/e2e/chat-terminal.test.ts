@@ -17,7 +17,7 @@ afterEach(async () => {
 /** `satchel chat` in this process, on a stream of typed lines and a recorded screen. */
 async function chatIn(packs: string[], style: TerminalStyle, env: Record<string, string> = {}) {
   const { model, home, env: base } = await chatEnv(packs, '', (...undo) => cleanups.push(...undo));
-  const config = parseConfig({ ...base, ...env }, { telegram: false });
+  const config = parseConfig({ ...base, ...env });
   let shown = '';
   const logs: LogLine[] = [];
   const input = new PassThrough();

@@ -20,6 +20,8 @@ function probeEdge() {
   const state = { healthy: true, port: undefined as IngressPort | undefined };
   const channel = createMemoryChannel({ platform: 'probe' });
   const factory: EdgeFactory = {
+    platform: 'probe',
+    name: 'the probe',
     doctor: {
       local: () => [pass('probe: configured')],
       remote: async (timeoutMs) => [
@@ -55,17 +57,23 @@ describe('the edge list (app.ts)', () => {
     await h.start({}, { app: { edges: (config) => [...edgesOf(config), probe.factory] } });
     expect(probe.calls).toEqual(['ready', 'start']);
 
-    // Its health joins Telegram's in /healthz; one unhealthy edge makes the whole 503.
-    // (Healthy once Telegram's first poll has answered.)
+    // Its health is its own section of /healthz, beside Telegram's; one unhealthy edge makes
+    // the whole 503. (Healthy once Telegram's first poll has answered.)
     await vi.waitFor(async () => {
       const healthy = await healthz();
       expect(healthy.status).toBe(200);
-      expect(healthy.body).toMatchObject({ ok: true, mode: 'polling', probe_up: true });
+      expect(healthy.body).toMatchObject({
+        ok: true,
+        edges: { tg: { ok: true, mode: 'polling' }, probe: { ok: true, probe_up: true } },
+      });
     });
     probe.state.healthy = false;
     const sick = await healthz();
     expect(sick.status).toBe(503);
-    expect(sick.body).toMatchObject({ ok: false, mode: 'polling', probe_up: false });
+    expect(sick.body).toMatchObject({
+      ok: false,
+      edges: { tg: { ok: true, mode: 'polling' }, probe: { ok: false, probe_up: false } },
+    });
 
     // What its ingress hands the port is a turn like any other, answered on its channel.
     probe.state.port!.accept({

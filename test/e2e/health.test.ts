@@ -43,7 +43,7 @@ beforeEach(async () => {
   // The dashboard mounts the handler; here it is the whole server.
   const handler = healthHandler({
     sqlite: store.sqlite,
-    edges: [{ health: telegramHealth(ingress, systemClock) }],
+    edges: [{ platform: 'tg', health: telegramHealth(ingress, systemClock) }],
   });
   server = createServer((req, res) =>
     req.url === '/healthz' ? handler(req, res) : res.writeHead(404).end(),
@@ -61,6 +61,10 @@ afterEach(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
+/** Telegram's section of a `/healthz` body. */
+const tgOf = (body: Record<string, unknown>) =>
+  (body.edges as Record<string, Record<string, number | null>>).tg!;
+
 async function get() {
   const response = await fetch(url);
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -74,24 +78,24 @@ describe('/healthz', () => {
 
     const { status, body } = await get();
     expect(status).toBe(200);
-    expect(Object.keys(body).sort()).toEqual([
-      'db_writable',
+    expect(Object.keys(body).sort()).toEqual(['db_writable', 'edges', 'ok', 'pending_outbox']);
+    // Telegram's fields are its own section, under its platform.
+    const tgSection = tgOf(body);
+    expect(Object.keys(tgSection).sort()).toEqual([
       'last_poll_age_ms',
       'last_update_age_ms',
       'mode',
       'ok',
-      'pending_outbox',
       'polling',
     ]);
     expect(body).toMatchObject({
       ok: true,
-      mode: 'polling',
-      polling: true,
+      edges: { tg: { ok: true, mode: 'polling', polling: true } },
       pending_outbox: 0,
       db_writable: true,
     });
-    expect(body.last_update_age_ms).toBeGreaterThanOrEqual(0);
-    expect(body.last_update_age_ms).toBeLessThan(5000);
+    expect(tgSection.last_update_age_ms).toBeGreaterThanOrEqual(0);
+    expect(tgSection.last_update_age_ms).toBeLessThan(5000);
   });
 
   it('shows no usage data, no message and no token, whatever the database holds', async () => {
@@ -115,7 +119,10 @@ describe('/healthz', () => {
   it('is 503 before Telegram first answers, and after polling stops', async () => {
     let { status, body } = await get();
     expect(status).toBe(503);
-    expect(body).toMatchObject({ ok: false, polling: false, last_poll_age_ms: null });
+    expect(body).toMatchObject({
+      ok: false,
+      edges: { tg: { ok: false, polling: false, last_poll_age_ms: null } },
+    });
 
     await ingress.start();
     tg.text({ userId: ALLOWED_USER, text: 'hello' });
@@ -125,7 +132,7 @@ describe('/healthz', () => {
     await ingress.stop();
     ({ status, body } = await get());
     expect(status).toBe(503);
-    expect(body).toMatchObject({ ok: false, polling: false });
+    expect(body).toMatchObject({ ok: false, edges: { tg: { ok: false, polling: false } } });
   });
 
   it('is healthy as soon as polling is up on an idle bot, not when its first long poll ends', async () => {
@@ -134,8 +141,11 @@ describe('/healthz', () => {
     await vi.waitFor(() => expect(tg.pendingPolls()).toBe(1), { timeout: 5000 });
     const { status, body } = await get();
     expect(status).toBe(200);
-    expect(body).toMatchObject({ ok: true, polling: true, last_update_age_ms: null });
-    expect(body.last_poll_age_ms).toBeLessThan(5000);
+    expect(body).toMatchObject({
+      ok: true,
+      edges: { tg: { ok: true, polling: true, last_update_age_ms: null } },
+    });
+    expect(tgOf(body).last_poll_age_ms).toBeLessThan(5000);
     // The first poll only asked what was there (timeout 0); the one held open is a long one.
     expect(tg.calls('getUpdates').map((c) => Number(c.params.timeout))).toEqual([0, 30]);
   });
@@ -150,7 +160,11 @@ describe('/healthz', () => {
       const started = Date.now();
       const { status, body } = await get();
       expect(status).toBe(503);
-      expect(body).toMatchObject({ ok: false, polling: true, db_writable: false });
+      expect(body).toMatchObject({
+        ok: false,
+        edges: { tg: { ok: true, polling: true } },
+        db_writable: false,
+      });
       expect(Date.now() - started).toBeLessThan(2000); // the probe does not wait out 5 s
     } finally {
       other.prepare('ROLLBACK').run();
@@ -168,6 +182,7 @@ describe('/healthz', () => {
         sqlite: store.sqlite,
         edges: [
           {
+            platform: 'tg',
             health: telegramHealth(
               { status: () => ({ polling: true, lastFetchAt: at }) },
               { ...systemClock, now: () => now },
@@ -175,11 +190,13 @@ describe('/healthz', () => {
           },
         ],
       });
-    expect(snapshot(at + POLL_STALE_MS - 1)).toMatchObject({ ok: true, last_update_age_ms: null });
+    expect(snapshot(at + POLL_STALE_MS - 1)).toMatchObject({
+      ok: true,
+      edges: { tg: { last_update_age_ms: null } },
+    });
     expect(snapshot(at + POLL_STALE_MS)).toMatchObject({
       ok: false,
-      polling: true,
-      last_poll_age_ms: POLL_STALE_MS,
+      edges: { tg: { ok: false, polling: true, last_poll_age_ms: POLL_STALE_MS } },
     });
   });
 });

@@ -215,7 +215,11 @@ describe('the web chat alone, without TELEGRAM_BOT_TOKEN', () => {
     expect((await c.waitForBot(1)).map(shownText)).toEqual(['echo: hi']);
     const health = await fetch(new URL('/healthz', c.base));
     expect(health.status).toBe(200);
-    expect(await health.json()).toMatchObject({ ok: true, mode: 'none', db_writable: true });
+    expect(await health.json()).toMatchObject({
+      ok: true,
+      edges: { tg: { ok: true, mode: 'none', polling: false } },
+      db_writable: true,
+    });
     expect(h!.logs('telegram_off')).toHaveLength(1);
     await h!.stop();
     expect(h!.tg.calls()).toEqual([]);

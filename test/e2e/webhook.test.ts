@@ -42,13 +42,11 @@ describe('webhook mode', () => {
     expect(
       health({
         sqlite: w.store.sqlite,
-        edges: [{ health: telegramHealth(w.ingress, systemClock) }],
+        edges: [{ platform: 'tg', health: telegramHealth(w.ingress, systemClock) }],
       }),
     ).toMatchObject({
       ok: true,
-      mode: 'webhook',
-      polling: true,
-      last_poll_age_ms: null,
+      edges: { tg: { ok: true, mode: 'webhook', polling: true, last_poll_age_ms: null } },
     });
   });
 

@@ -46,20 +46,17 @@ export function coreRigs(): (options: CoreRigOptions) => CoreRig {
   });
   return (options) => {
     const home = options.home ?? mkdtempSync(path.join(tmpdir(), 'satchel-core-rig-'));
-    const config = parseConfig(
-      {
-        SATCHEL_HOME: home,
-        SATCHEL_PACKS: fixturePacks(options.packs ?? ['alpha']),
-        OPENAI_API_KEY: 'sk-test-core-rig-0123456789',
-        BATCH_WINDOW_MS: '0',
-        SATCHEL_TIMEZONE: 'UTC',
-        DASHBOARD_PORT: '0',
-        LOG_LEVEL: 'silent',
-        // The scripted model has no price: a pack's USD cap must not refuse it.
-        UNKNOWN_PRICE: 'allow',
-      },
-      { telegram: false },
-    );
+    const config = parseConfig({
+      SATCHEL_HOME: home,
+      SATCHEL_PACKS: fixturePacks(options.packs ?? ['alpha']),
+      OPENAI_API_KEY: 'sk-test-core-rig-0123456789',
+      BATCH_WINDOW_MS: '0',
+      SATCHEL_TIMEZONE: 'UTC',
+      DASHBOARD_PORT: '0',
+      LOG_LEVEL: 'silent',
+      // The scripted model has no price: a pack's USD cap must not refuse it.
+      UNKNOWN_PRICE: 'allow',
+    });
     const clock = new FakeClock();
     const model = createScriptedModel();
     const core = createCore(config, options.edges, {

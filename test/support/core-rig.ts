@@ -76,25 +76,24 @@ afterEach(async () => {
 export function coreRig(options: CoreRigOptions = {}): CoreRig {
   const home = mkdtempSync(path.join(tmpdir(), 'satchel-core-rig-'));
   homes.push(home);
-  const config = parseConfig(
-    {
-      SATCHEL_HOME: home,
-      SATCHEL_PACKS: options.packs ?? fixturePacks(['alpha']),
-      OPENAI_API_KEY: 'sk-test-stages-0123456789',
-      BATCH_WINDOW_MS: '0',
-      SATCHEL_TIMEZONE: 'UTC',
-      DASHBOARD_PORT: '0',
-      LOG_LEVEL: 'debug',
-      ...options.env,
-    },
-    { telegram: false },
-  );
+  const config = parseConfig({
+    SATCHEL_HOME: home,
+    SATCHEL_PACKS: options.packs ?? fixturePacks(['alpha']),
+    OPENAI_API_KEY: 'sk-test-stages-0123456789',
+    BATCH_WINDOW_MS: '0',
+    SATCHEL_TIMEZONE: 'UTC',
+    DASHBOARD_PORT: '0',
+    LOG_LEVEL: 'debug',
+    ...options.env,
+  });
   const clock = options.clock ?? new FakeClock();
   const { model, requests } = scriptedModel(options.steps ?? []);
   const channels: Record<string, MemoryChannel> = {};
   const acked: Record<string, string[]> = {};
   const logs: Record<string, unknown>[] = [];
   const edges = (options.platforms ?? ['mem']).map((platform) => ({
+    platform,
+    name: platform,
     connect: (): Edge => {
       channels[platform] = createMemoryChannel({ platform });
       acked[platform] = [];

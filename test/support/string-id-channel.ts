@@ -32,7 +32,7 @@ export interface StringIdChannel extends Channel {
   withButtons(to: Address): { messageId: string; buttons: InlineButton[][] } | undefined;
 }
 
-export function createStringIdChannel(): StringIdChannel {
+export function createStringIdChannel(platform = STRING_ID_PLATFORM): StringIdChannel {
   const chats = new Map<string, Map<string, Shown>>();
   let sent = 0;
   /** A Slack-like `ts`: seconds, a dot, six digits; each message its own. */
@@ -63,7 +63,7 @@ export function createStringIdChannel(): StringIdChannel {
     [...chat(to).entries()].filter(([, m]) => m.threadId === to.threadId);
 
   return {
-    platform: STRING_ID_PLATFORM,
+    platform,
     capabilities: { photo: false, audio: false, voice: false, document: false, keyboard: true },
     render: telegramRenderer,
     async sendText(to, text, options: SendTextOptions) {
@@ -108,6 +108,8 @@ export function stringIdEdge() {
   let accept: ((event: InboundEvent) => void) | undefined;
   let events = 0;
   const factory: EdgeFactory = {
+    platform: STRING_ID_PLATFORM,
+    name: 'the string-id chat',
     connect: () => ({
       platform: STRING_ID_PLATFORM,
       channel,

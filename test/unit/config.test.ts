@@ -2,14 +2,17 @@ import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.ts';
-import { DEFAULT_TELEGRAM_API_ROOT, envSchema } from '../../src/config/schema.ts';
+import { envSchema } from '../../src/config/schema.ts';
 import { ConfigError } from '../../src/core/errors.ts';
+import { configure, edgesOf, edgeVariables } from '../../src/edges.ts';
+import { DEFAULT_TELEGRAM_API_ROOT, telegramSettings } from '../../src/telegram/settings.ts';
 
 const base = { TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi', OPENAI_API_KEY: 'sk-test' };
 
 function errorOf(env: Record<string, string>): string {
   try {
-    parseConfig(env);
+    // The core's variables and each edge's own, as the start reads them.
+    configure(env);
   } catch (error) {
     expect(error).toBeInstanceOf(ConfigError);
     return (error as Error).message;
@@ -20,12 +23,15 @@ function errorOf(env: Record<string, string>): string {
 describe('configuration', () => {
   it('applies the documented defaults', () => {
     const config = parseConfig(base);
-    expect(config.telegram).toEqual({
+    expect(telegramSettings(config.env)).toEqual({
       token: '123456:ABC-def_ghi',
       apiRoot: DEFAULT_TELEGRAM_API_ROOT,
+      webhook: undefined,
       localFiles: false,
+      allowedUserIds: [],
+      owner: undefined,
+      pairing: true,
     });
-    expect(config.access).toEqual({ allowedUserIds: [], owner: undefined, pairing: true });
     expect(config.voice).toEqual({
       reply: 'off',
       tts: { provider: 'openai', model: 'gpt-4o-mini-tts' },
@@ -57,7 +63,9 @@ describe('configuration', () => {
       QUOTA_DAILY_USD: '1.5',
       TELEGRAM_API_ROOT: 'http://127.0.0.1:9999/',
     });
-    expect(config.access).toEqual({ allowedUserIds: [11, 22, 33], owner: 11, pairing: true });
+    const telegram = telegramSettings(config.env);
+    // Telegram's ids stay as its edge reads them: strings the core never parses.
+    expect(telegram).toMatchObject({ allowedUserIds: ['11', '22', '33'], owner: '11' });
     expect(config.packDirs.map((d) => d.split(/[\\/]/).at(-1))).toEqual([
       'a',
       'b',
@@ -66,7 +74,7 @@ describe('configuration', () => {
     expect(config.llm.fallback).toEqual({ provider: 'groq', model: 'llama-3.3-70b-versatile' });
     expect(config.batchWindowMs).toBe(0);
     expect(config.quota.dailyUsd).toBe(1.5);
-    expect(config.telegram.apiRoot).toBe('http://127.0.0.1:9999');
+    expect(telegram.apiRoot).toBe('http://127.0.0.1:9999');
   });
 
   it.each([
@@ -90,10 +98,10 @@ describe('configuration', () => {
   });
 
   it('runs without TELEGRAM_BOT_TOKEN (the web chat alone), and still reads the allowlist', () => {
-    const web = parseConfig({ OPENAI_API_KEY: 'sk-test', ALLOWED_USER_IDS: '42, 7' });
-    expect(web.telegram.token).toBeUndefined();
-    expect(web.access).toEqual({ allowedUserIds: [42, 7], owner: 42, pairing: true });
-    expect(parseConfig({ ...base, TELEGRAM_BOT_TOKEN: '  ' }).telegram.token).toBeUndefined();
+    const web = telegramSettings({ OPENAI_API_KEY: 'sk-test', ALLOWED_USER_IDS: '42, 7' });
+    expect(web.token).toBeUndefined();
+    expect(web).toMatchObject({ allowedUserIds: ['42', '7'], owner: '42', pairing: true });
+    expect(telegramSettings({ ...base, TELEGRAM_BOT_TOKEN: '  ' }).token).toBeUndefined();
     // A webhook needs a bot.
     expect(
       errorOf({ OPENAI_API_KEY: 'sk-test', TELEGRAM_WEBHOOK_URL: 'https://x.example/t' }),
@@ -194,30 +202,35 @@ describe('.env.example', () => {
   const example = parseEnv(readFileSync(new URL('../../.env.example', import.meta.url), 'utf8'));
 
   it('lists every variable satchel reads', () => {
-    expect(Object.keys(example).sort()).toEqual(Object.keys(envSchema.shape).sort());
+    expect(Object.keys(example).sort()).toEqual(
+      [...Object.keys(envSchema.shape), ...edgeVariables()].sort(),
+    );
   });
 
   it('is a valid configuration once a model key is filled in', () => {
     expect(errorOf(example as Record<string, string>)).toContain('OPENAI_API_KEY is required');
-    expect(parseConfig({ ...example, OPENAI_API_KEY: 'sk-test' }).telegram.token).toBeUndefined();
     const config = parseConfig({ ...example, ...base });
     expect(config.batchWindowMs).toBe(800);
-    expect(config.access.allowedUserIds).toEqual([]);
+    expect(edgesOf(config).map((edge) => edge.platform)).toEqual(['tg', 'web']);
+    expect(telegramSettings({ ...example }).token).toBeUndefined();
   });
 
-  it('leaves Telegram out for satchel chat: no token needed, and no telegram part', () => {
-    const chat = parseConfig(
-      { OPENAI_API_KEY: 'sk-test', TELEGRAM_BOT_TOKEN: 'not a token', ALLOWED_USER_IDS: 'x' },
-      { telegram: false },
-    );
+  it("reads no edge's variable in the core: satchel chat needs no token, and no telegram part", () => {
+    const chat = parseConfig({
+      OPENAI_API_KEY: 'sk-test',
+      TELEGRAM_BOT_TOKEN: 'not a token',
+      ALLOWED_USER_IDS: 'x',
+    });
     expect(chat).not.toHaveProperty('telegram');
     expect(chat).not.toHaveProperty('access');
     expect(chat.llm.provider).toBe('openai');
     expect(Object.isFrozen(chat)).toBe(true);
-    expect(() => parseConfig({}, { telegram: false })).toThrow(/OPENAI_API_KEY is required/);
-    // The bot reads a given token, and refuses a malformed one first.
+    expect(() => parseConfig({})).toThrow(/OPENAI_API_KEY is required/);
+    // The bot's edges read theirs, and refuse a malformed token and allowlist in one round.
     expect(
-      errorOf({ OPENAI_API_KEY: 'sk-test', TELEGRAM_BOT_TOKEN: 'x', BATCH_WINDOW_MS: 'soon' }),
-    ).toMatch(/^Invalid configuration:\n- TELEGRAM_BOT_TOKEN looks malformed.*\n- BATCH_WINDOW_MS/);
+      errorOf({ OPENAI_API_KEY: 'sk-test', TELEGRAM_BOT_TOKEN: 'x', ALLOWED_USER_IDS: '1,x' }),
+    ).toMatch(
+      /^Invalid configuration:\n- TELEGRAM_BOT_TOKEN looks malformed.*\n- ALLOWED_USER_IDS has "x"/,
+    );
   });
 });

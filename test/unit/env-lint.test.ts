@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { lintEnvText } from '../../src/config/env-lint.ts';
+import { edgeVariables } from '../../src/edges.ts';
 
 describe('.env mistakes', () => {
   it('names unknown variables with the nearest known one, and lines that are not NAME=value', () => {
@@ -11,7 +12,7 @@ describe('.env mistakes', () => {
       'WHATEVER_ELSE=1',
       'just words',
     ].join('\n');
-    expect(lintEnvText(text)).toEqual([
+    expect(lintEnvText(text, edgeVariables())).toEqual([
       {
         line: 2,
         message: 'OPENAI_APIKEY is not a variable satchel reads (did you mean `OPENAI_API_KEY`?)',
@@ -46,6 +47,6 @@ describe('.env mistakes', () => {
       'more words inside the quotes"',
       'LLM_MODEL = gpt-4.1-mini',
     ].join('\r\n');
-    expect(lintEnvText(text)).toEqual([]);
+    expect(lintEnvText(text, edgeVariables())).toEqual([]);
   });
 });

@@ -97,15 +97,12 @@ describe('pack settings', () => {
   });
 
   it('is read by the config layer from SATCHEL_PACK_* only', () => {
-    const config = parseConfig(
-      {
-        TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi',
-        OPENAI_API_KEY: 'sk-test',
-        SATCHEL_PACKS: './packs',
-        SATCHEL_PACK_JOURNAL_TOKEN: 'x',
-      },
-      { telegram: false },
-    );
+    const config = parseConfig({
+      TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi',
+      OPENAI_API_KEY: 'sk-test',
+      SATCHEL_PACKS: './packs',
+      SATCHEL_PACK_JOURNAL_TOKEN: 'x',
+    });
     expect(config.packSettings).toEqual({ SATCHEL_PACK_JOURNAL_TOKEN: 'x' });
   });
 

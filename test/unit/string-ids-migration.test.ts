@@ -119,6 +119,8 @@ function homeAt0009(): string {
 function start(home: string) {
   const channels: Record<string, MemoryChannel> = {};
   const edges = ['tg', 'local'].map((platform) => ({
+    platform,
+    name: platform,
     connect: (): Edge => {
       channels[platform] = createMemoryChannel({ platform });
       // As Telegram's edge says it: its groups' ids are negative (the terminal's chat is private).

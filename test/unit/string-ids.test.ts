@@ -46,10 +46,12 @@ describe("Telegram's ids, at its edge", () => {
         apiRoot: 'http://127.0.0.1:9',
         webhook: undefined,
         localFiles: false,
+        allowedUserIds: ['111', '222'],
+        owner: '111',
+        pairing: false,
       },
-      access: { allowedUserIds: [111, 222], owner: 111, pairing: false },
       groupReply: 'mention',
-    } as TelegramConfig);
+    } satisfies TelegramConfig);
     const clock = new FakeClock();
     const edge = factory.connect({
       log: silent,

@@ -63,15 +63,16 @@ afterEach(() => {
 function runner(
   to: Address = chat,
   clock: Clock = systemClock,
-  options: { inJobRun?: boolean; maxJobs?: number } = {},
+  options: { inJobRun?: boolean; maxJobs?: number; channelName?: string; refused?: boolean } = {},
 ) {
   const ctx = {
     pack,
     storage,
     address: to,
+    channelName: options.channelName ?? 'Telegram',
     senderId: options.inJobRun ? undefined : to.chatId,
     inJobRun: options.inJobRun ?? false,
-    outbox,
+    outbox: options.refused ? { ...outbox, dispatch: async () => false } : outbox,
     asks: createAskRegistry(systemClock),
     jobs: createJobRepo(core.db, {
       timezone: 'Europe/Berlin',
@@ -129,6 +130,19 @@ describe('skill_view', () => {
 });
 
 describe('send_message', () => {
+  it('names the channel the turn is on when it refuses the message, never another', async () => {
+    const web = { platform: 'web', chatId: 'w-1' };
+    for (const [to, name] of [
+      [web, 'the web chat'],
+      [chat, 'Telegram'],
+    ] as const) {
+      const tools = runner(to, systemClock, { channelName: name, refused: true });
+      const result = await use(tools, 'send_message', { kind: 'text', text: 'Hello' });
+      expect(result).toContain(`${name} did not accept the message, so it was not sent`);
+      if (name !== 'Telegram') expect(result).not.toContain('Telegram');
+    }
+  });
+
   it('sends text, keyboards and files from the workspace, and reports degrades', async () => {
     const tools = runner();
     writeFileSync(path.join(storage.filesDir, 'chart.png'), 'png');
