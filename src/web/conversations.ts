@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.ts';
 import type { EdgeConversation, EdgeConversations } from '../core/edge-conversations.ts';
+import { redactSecretShapes } from '../core/redact.ts';
 import type { Address } from '../core/types.ts';
 import { WEB_PLATFORM } from './channel.ts';
 
@@ -69,7 +70,9 @@ export function createConversations(store: EdgeConversations, clock: Clock) {
     used(id: string, text?: string): void {
       store.touch(id, clock.now());
       const found = store.get(id);
-      const line = text?.trim().replace(/\s+/g, ' ');
+      // Redacted before it is cut: half a pasted key no longer has a key's shape. The store
+      // redacts what it keeps again (the configured secrets too).
+      const line = text && redactSecretShapes(text).trim().replace(/\s+/g, ' ');
       if (!found || found.titled || found.title !== NEW_TITLE || !line || line.startsWith('/'))
         return;
       const title = line.length > 60 ? `${line.slice(0, 59)}…` : line;
