@@ -9,6 +9,9 @@ import { WEB_PLATFORM } from './channel.ts';
 export const NEW_TITLE = 'New conversation';
 /** The most a title holds; a longer one is cut (a first line) or refused (a rename). */
 export const MAX_TITLE_CHARS = 80;
+/** How many conversations the owner may make in a minute (SPEC §16): a rate, not a count. */
+export const NEW_PER_MINUTE = 30;
+const MINUTE_MS = 60_000;
 
 /** A conversation as the page lists it. */
 export interface ConversationView {
@@ -27,6 +30,9 @@ export const addressOf = (id: string): Address => ({ platform: WEB_PLATFORM, cha
  * most recently used is where a page without a choice goes, made when there is none.
  */
 export function createConversations(store: EdgeConversations, clock: Clock) {
+  /** When the owner's last conversations were made (within the last minute), oldest first. */
+  const made: number[] = [];
+
   function create(): EdgeConversation {
     const now = clock.now();
     const conversation: EdgeConversation = {
@@ -41,7 +47,17 @@ export function createConversations(store: EdgeConversations, clock: Clock) {
   }
 
   return {
-    create,
+    /**
+     * A new, empty one the owner asked for ("New conversation"); undefined when NEW_PER_MINUTE
+     * were made in the last minute. Only the rate is bounded: the owner may keep any number.
+     */
+    make(): EdgeConversation | undefined {
+      const now = clock.now();
+      while (made.length > 0 && made[0]! <= now - MINUTE_MS) made.shift();
+      if (made.length >= NEW_PER_MINUTE) return undefined;
+      made.push(now);
+      return create();
+    },
     get: (id: string) => store.get(id),
 
     /** Every conversation, the most recently used first (one is made when there is none). */
