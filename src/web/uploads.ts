@@ -116,8 +116,8 @@ export function createUploadStore(home: string): UploadStore {
     save: (data, ext) => write(dir, data, ext),
 
     keep(conversation, data, ext) {
-      if (!CONVERSATION_DIR.test(conversation))
-        throw new Error(`not a conversation: ${conversation}`);
+      // An id no folder may be named after (none that satchel makes) keeps it loose instead.
+      if (!CONVERSATION_DIR.test(conversation)) return write(dir, data, ext);
       makePrivateDir(dir);
       return `${conversation}_${write(path.join(dir, conversation), data, ext)}`;
     },
