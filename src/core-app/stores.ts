@@ -64,7 +64,7 @@ export function buildStores(
   const edges = connectEdges(factories, {
     ...deps,
     inboxes: storeInboxes(store.db),
-    conversations: createWebConversationRepo(store.db),
+    conversations: createWebConversationRepo(store.db, deps.redact),
     pairing,
   });
   const channels = [...edges.values()].flatMap((edge) => (edge.channel ? [edge.channel] : []));

@@ -70,6 +70,11 @@ export interface Speaker {
 export interface DownloadedFile {
   data: Buffer;
   remotePath: string;
+  /**
+   * Where the source keeps this file already, relative to SATCHEL_HOME, for as long as its
+   * conversation (the web chat's pictures): the pipeline names it instead of keeping a copy.
+   */
+  keptAs?: string;
 }
 
 /**

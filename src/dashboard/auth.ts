@@ -2,8 +2,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TokenVia } from '../core/edge.ts';
 
-/** Host names the dashboard answers to. Anything else is a DNS-rebinding attempt. */
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+/**
+ * The Host headers the dashboard answers to: a loopback name, optionally a port of digits,
+ * and nothing else. Anything more is a DNS-rebinding attempt or a forged header
+ * (`127.0.0.1:8080@evil.example`, `localhost.evil.example`).
+ */
+const LOOPBACK_HOST = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::\d{1,5})?$/i;
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
@@ -47,12 +51,12 @@ export function presentedToken(request: IncomingMessage, cookie: string): string
   return undefined;
 }
 
-/** Whether the request's Host names this machine's loopback (any port: SSH tunnels differ). */
+/**
+ * Whether the request's Host is exactly this machine's loopback: the whole header, not its
+ * first part (any port: an SSH tunnel's differs from the one satchel listens on).
+ */
 export function loopbackHost(request: IncomingMessage): boolean {
-  const host = request.headers.host;
-  if (!host) return false;
-  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
-  return LOOPBACK_HOSTS.has((name ?? '').toLowerCase());
+  return LOOPBACK_HOST.test(request.headers.host ?? '');
 }
 
 /**

@@ -10,7 +10,14 @@ import {
   ProviderError,
   SatchelError,
 } from '../core/errors.ts';
-import type { ChatModel, FileSource, Logger, Transcriber, UserInput } from '../core/ports.ts';
+import type {
+  ChatModel,
+  DownloadedFile,
+  FileSource,
+  Logger,
+  Transcriber,
+  UserInput,
+} from '../core/ports.ts';
 import { envelope, neutralise } from '../core/trust.ts';
 import type { FileRef, ImageInput, InboundEvent } from '../core/types.ts';
 import { STT_PROVIDER, specOf } from '../providers/registry.ts';
@@ -133,10 +140,13 @@ export function createMediaInputs(deps: MediaDeps) {
     caption: string,
     turn: MediaTurn,
   ): Promise<{ content: string; images?: ImageInput[]; taint?: string }> {
-    const downloaded = [];
+    const downloaded: DownloadedFile[] = [];
     for (const ref of refs) downloaded.push(await download(event, ref, turn.signal));
     const images = downloaded.map((f) => ({ mimeType: imageType(f.remotePath), data: f.data }));
-    const kept = images.map((image) => keep(image.data, image.mimeType));
+    // Kept once: where the source keeps it already, else a copy under media/.
+    const kept = images.map(
+      (image, i) => downloaded[i]!.keptAs ?? keep(image.data, image.mimeType),
+    );
     const inline = images.map((i) => ({ mimeType: i.mimeType, data: i.data.toString('base64') }));
     const what = refs.length === 1 ? 'Photo' : `Album of ${refs.length} photos`;
     const refsText = `kept as ${kept.join(', ')}`;

@@ -4,13 +4,23 @@ import type {
   EdgeConversations,
   StoredLine,
 } from '../core/edge-conversations.ts';
+import { redactSecretShapes } from '../core/redact.ts';
 import { addressKey } from '../core/types.ts';
 import type { Db } from './client.ts';
 import { messages, sessions, webConversations } from './schema.ts';
 
-/** The web chat's conversations in `web_conversations` (migration 0012). */
-export function createWebConversationRepo(db: Db): EdgeConversations {
+/**
+ * The web chat's conversations in `web_conversations` (migration 0012). A title is stored
+ * redacted (SPEC §9): `redact` hides the configured secrets, and anything shaped like a
+ * secret goes too, so a key pasted as a first line is kept only in `messages`, never in the
+ * list, the sidebar or a backup's copy of this table.
+ */
+export function createWebConversationRepo(
+  db: Db,
+  redact: (text: string) => string = (text) => text,
+): EdgeConversations {
   const row = (r: typeof webConversations.$inferSelect): EdgeConversation => ({ ...r });
+  const stored = (title: string) => redactSecretShapes(redact(title));
   return {
     list: () =>
       db
@@ -26,12 +36,17 @@ export function createWebConversationRepo(db: Db): EdgeConversations {
     },
 
     create(conversation) {
-      db.insert(webConversations).values(conversation).run();
+      db.insert(webConversations)
+        .values({ ...conversation, title: stored(conversation.title) })
+        .run();
     },
 
     rename: (id, title, titled) =>
-      db.update(webConversations).set({ title, titled }).where(eq(webConversations.id, id)).run()
-        .changes === 1,
+      db
+        .update(webConversations)
+        .set({ title: stored(title), titled })
+        .where(eq(webConversations.id, id))
+        .run().changes === 1,
 
     touch(id, now) {
       db.update(webConversations).set({ updatedAt: now }).where(eq(webConversations.id, id)).run();

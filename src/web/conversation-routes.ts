@@ -1,7 +1,12 @@
-import { type Conversations, MAX_TITLE_CHARS } from './conversations.ts';
+import { type Conversations, MAX_TITLE_CHARS, NEW_PER_MINUTE } from './conversations.ts';
 
 type Answer = { status: number; body: unknown };
 const answer = (status: number, body: unknown): Answer => ({ status, body });
+
+/** The answer to one conversation too many in a minute (the page shows it and keeps the list). */
+export const TOO_MANY_NEW = answer(429, {
+  error: `You made ${NEW_PER_MINUTE} conversations in the last minute. Wait a moment before making another.`,
+});
 
 /** The conversation a request names, when it names one that does not exist. */
 export const NO_SUCH_CONVERSATION = answer(404, { error: 'There is no such conversation.' });
@@ -21,7 +26,8 @@ export function listAnswer(conversations: Conversations): Answer {
 }
 
 /**
- * `POST /chat/conversations` (`{}`: a new, empty one, answered with its id and title) and
+ * `POST /chat/conversations` (`{}`: a new, empty one, answered with its id and title; 429
+ * past NEW_PER_MINUTE a minute) and
  * `POST /chat/rename` (`{conversation, title}`); undefined for any other path.
  */
 export function conversationPost(
@@ -30,7 +36,9 @@ export function conversationPost(
   conversations: Conversations,
 ): Answer | undefined {
   if (path === '/conversations') {
-    const { id, title, updatedAt } = conversations.create();
+    const made = conversations.make();
+    if (!made) return TOO_MANY_NEW;
+    const { id, title, updatedAt } = made;
     return answer(201, { conversation: { id, title, updatedAt } });
   }
   if (path !== '/rename') return undefined;

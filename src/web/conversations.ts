@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.ts';
 import type { EdgeConversation, EdgeConversations } from '../core/edge-conversations.ts';
+import { redactSecretShapes } from '../core/redact.ts';
 import type { Address } from '../core/types.ts';
 import { WEB_PLATFORM } from './channel.ts';
 
@@ -8,6 +9,9 @@ import { WEB_PLATFORM } from './channel.ts';
 export const NEW_TITLE = 'New conversation';
 /** The most a title holds; a longer one is cut (a first line) or refused (a rename). */
 export const MAX_TITLE_CHARS = 80;
+/** How many conversations the owner may make in a minute (SPEC §16): a rate, not a count. */
+export const NEW_PER_MINUTE = 30;
+const MINUTE_MS = 60_000;
 
 /** A conversation as the page lists it. */
 export interface ConversationView {
@@ -26,6 +30,9 @@ export const addressOf = (id: string): Address => ({ platform: WEB_PLATFORM, cha
  * most recently used is where a page without a choice goes, made when there is none.
  */
 export function createConversations(store: EdgeConversations, clock: Clock) {
+  /** When the owner's last conversations were made (within the last minute), oldest first. */
+  const made: number[] = [];
+
   function create(): EdgeConversation {
     const now = clock.now();
     const conversation: EdgeConversation = {
@@ -40,7 +47,17 @@ export function createConversations(store: EdgeConversations, clock: Clock) {
   }
 
   return {
-    create,
+    /**
+     * A new, empty one the owner asked for ("New conversation"); undefined when NEW_PER_MINUTE
+     * were made in the last minute. Only the rate is bounded: the owner may keep any number.
+     */
+    make(): EdgeConversation | undefined {
+      const now = clock.now();
+      while (made.length > 0 && made[0]! <= now - MINUTE_MS) made.shift();
+      if (made.length >= NEW_PER_MINUTE) return undefined;
+      made.push(now);
+      return create();
+    },
     get: (id: string) => store.get(id),
 
     /** Every conversation, the most recently used first (one is made when there is none). */
@@ -69,7 +86,9 @@ export function createConversations(store: EdgeConversations, clock: Clock) {
     used(id: string, text?: string): void {
       store.touch(id, clock.now());
       const found = store.get(id);
-      const line = text?.trim().replace(/\s+/g, ' ');
+      // Redacted before it is cut: half a pasted key no longer has a key's shape. The store
+      // redacts what it keeps again (the configured secrets too).
+      const line = text && redactSecretShapes(text).trim().replace(/\s+/g, ' ');
       if (!found || found.titled || found.title !== NEW_TITLE || !line || line.startsWith('/'))
         return;
       const title = line.length > 60 ? `${line.slice(0, 59)}…` : line;

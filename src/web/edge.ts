@@ -1,10 +1,10 @@
-import path from 'node:path';
 import type { Edge, EdgeConfig, EdgeFactory, EdgeModule } from '../core/edge.ts';
 import { createWebChannel, TRANSCRIPT_LIMIT, WEB_PLATFORM } from './channel.ts';
 import { addressOf, createConversations } from './conversations.ts';
 import { createChatRoutes } from './http.ts';
 import { createWebInput } from './input.ts';
 import { loadChatPage } from './page.ts';
+import { createPendingUploads } from './pending-uploads.ts';
 import { createUploadStore } from './uploads.ts';
 import { welcomeOf } from './welcome.ts';
 
@@ -27,8 +27,9 @@ const WEB_SENDER = 'owner';
  * `{platform: 'web', chatId: <its id>}` (conversations.ts: `w-…`, kept in
  * `web_conversations`, never derived from ALLOWED_USER_IDS), its channel
  * (channel.ts), its FileSource — the files sent from the page, kept by uploads.ts in
- * SATCHEL_HOME/media/web — its acknowledgement — the input's `edge_inbox` row marked done in
- * the reply's transaction — and its ingress: the routes the dashboard mounts, and the replay of
+ * SATCHEL_HOME/media/web/<conversation> — its acknowledgement — the input's `edge_inbox` row
+ * marked done in the reply's transaction, and its uploads settled (pending-uploads.ts) — and
+ * its ingress: the routes the dashboard mounts, and the replay of
  * what an earlier run left unanswered. There is no gate: the dashboard's token admits only
  * the owner.
  */
@@ -40,7 +41,8 @@ export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
     source: 'web',
     connect: ({ log, clock, inboxes, conversations: store }): Edge => {
       const conversations = createConversations(store, clock);
-      const uploads = createUploadStore(path.join(config.home, 'media', 'web'));
+      const uploads = createUploadStore(config.home);
+      const pending = createPendingUploads(uploads);
       const channel = createWebChannel(() => clock.now(), {
         // Voice notes (spoken answers) are kept beside the uploads: the page plays them there.
         keep: (data, ext) => uploads.save(data, ext),
@@ -53,7 +55,11 @@ export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
         channel,
         // The files the owner sends: the media pipeline fetches them from here.
         files: uploads,
-        acknowledge: (keys, now) => inbox.markDone(keys, now),
+        // Answered: what it sent waits no more, and what nothing shows is removed.
+        acknowledge: (keys, now) => {
+          inbox.markDone(keys, now);
+          pending.settle(keys);
+        },
         ingress: (port) => {
           const input = createWebInput({
             senderId: WEB_SENDER,
@@ -68,17 +74,29 @@ export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
             log,
             accept: port.accept,
             full: port.full,
+            holds: pending.hold,
           });
           const routes = createChatRoutes({
             conversations,
             channel,
             input,
             uploads,
+            pending,
             assets: loadChatPage(),
             log,
             welcome: (id) => welcomeOf(port.packs(), port.menu(), port.activePack(addressOf(id))),
           });
-          return { mounts: [routes], ready: () => void input.replay() };
+          const ready = () => {
+            // Uploads live as long as their conversation: those of one gone are removed.
+            const removed = uploads.sweep((id) => conversations.get(id) !== undefined);
+            if (removed > 0)
+              log.info(
+                { event: 'web_uploads_removed', count: removed },
+                'uploads of gone conversations removed',
+              );
+            input.replay();
+          };
+          return { mounts: [routes], ready };
         },
       };
     },

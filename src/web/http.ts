@@ -12,6 +12,7 @@ import {
 import { addressOf, type Conversations } from './conversations.ts';
 import type { WebInput } from './input.ts';
 import type { Asset } from './page.ts';
+import type { PendingUploads } from './pending-uploads.ts';
 import type { ChatUpdate, Snapshot } from './transcript.ts';
 import { receiveUpload } from './upload-route.ts';
 import type { UploadStore } from './uploads.ts';
@@ -33,8 +34,10 @@ export interface ChatRoutesDeps {
   conversations: Conversations;
   channel: WebChannel;
   input: WebInput;
-  /** Where sent files are kept until the pipeline takes them (uploads.ts). */
+  /** Where sent files are kept, by conversation (uploads.ts). */
   uploads: UploadStore;
+  /** What was sent and waits for its answer: an upload past its bound is refused. */
+  pending: Pick<PendingUploads, 'room'>;
   assets: ReadonlyMap<string, Asset>;
   log: Logger;
   /** What conversation `id`'s first screen offers (the packs now installed, the commands). */
@@ -164,6 +167,8 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     const handled = upload
       ? receiveUpload(request, url.searchParams, {
           store: deps.uploads,
+          pending: deps.pending,
+          conversation: uploadTo!,
           attach: (payload) => deps.input.attach(addressOf(uploadTo!), payload),
         })
       : post(request, path);

@@ -36,6 +36,11 @@ export interface WebInputDeps {
    * keeps the text to send again.
    */
   full?(address: Address): boolean;
+  /**
+   * Input `key` (stored now, or replayed) names uploads `ids`: they wait for its answer
+   * (pending-uploads.ts).
+   */
+  holds?(key: string, ids: readonly string[]): void;
 }
 
 /** What became of a typed line. */
@@ -71,6 +76,7 @@ export function createWebInput(deps: WebInputDeps) {
       ...payload,
     };
     inbox.record({ key, payload: event, receivedAt: now });
+    deps.holds?.(key, uploadsOf(event));
     deps.accept(event);
   }
 
@@ -161,6 +167,7 @@ export function createWebInput(deps: WebInputDeps) {
         // Its own conversation (the web edge's id, whatever ALLOWED_USER_IDS says now).
         const address = deps.resolve(stored.address);
         const event: InboundEvent = { ...stored, address, senderId: deps.senderId };
+        deps.holds?.(item.key, uploadsOf(event));
         if (event.kind !== 'callback') {
           const { text, attachment } = shownOf(event);
           channel.showTyped(address, text, attachment, originKey(event.origin));
@@ -188,6 +195,20 @@ function readStored(payload: unknown, key: string): InboundEvent | undefined {
       typeof event.file?.fileId === 'string') ||
     (event.kind === 'album' && typeof event.photos?.[0]?.file?.fileId === 'string');
   return readable ? (event as InboundEvent) : undefined;
+}
+
+/** The uploads an event names (its files' ids). */
+function uploadsOf(payload: InboundPayload): string[] {
+  switch (payload.kind) {
+    case 'photo':
+    case 'document':
+    case 'voice':
+      return [payload.file.fileId];
+    case 'album':
+      return payload.photos.map((p) => p.file.fileId);
+    default:
+      return [];
+  }
 }
 
 /** How the conversation shows what the owner sent (a stored one again after a restart). */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { FileTooLargeError } from '../core/errors.ts';
 import type { FileRef } from '../core/types.ts';
 import type { Attached } from './input.ts';
+import { type PendingUploads, TOO_MUCH_PENDING } from './pending-uploads.ts';
 import type { UploadStore } from './uploads.ts';
 
 /** Telegram's limit on a caption: the text sent with a file. */
@@ -47,14 +48,21 @@ const refuse = (status: number, error: string): Answer => ({ status, body: { err
  * with the file as the body and its type as `content-type`: one photo, document or voice
  * recording, as Telegram delivers one. Its size is checked while it is read (a declared
  * length first): past MAX_UPLOAD_BYTES it is refused with Telegram's words and nothing is
- * kept. Otherwise the file is kept (uploads.ts) and enters as the event Telegram's edge
- * makes of the same message, so the media pipeline (SPEC §2 step 5) takes it from there.
- * Photos sent together name one `album`, which the batcher gathers into one turn.
+ * kept; when what waits for an answer would pass MAX_PENDING_BYTES with it, it is refused
+ * (429) and nothing is kept. Otherwise the file is kept in `conversation`'s uploads
+ * (uploads.ts) and enters as the event Telegram's edge makes of the same message, so the
+ * media pipeline (SPEC §2 step 5) takes it from there. Photos sent together name one
+ * `album`, which the batcher gathers into one turn.
  */
 export async function receiveUpload(
   request: IncomingMessage,
   query: URLSearchParams,
-  deps: { store: UploadStore; attach(payload: Attached): void },
+  deps: {
+    store: UploadStore;
+    pending: Pick<PendingUploads, 'room'>;
+    conversation: string;
+    attach(payload: Attached): void;
+  },
 ): Promise<Answer> {
   const kind = query.get('kind');
   const name = query.get('name')?.trim() || 'file';
@@ -75,6 +83,9 @@ export async function receiveUpload(
       ? refuse(415, 'A photo must be a JPEG, PNG or WebP picture; send others as files.')
       : refuse(415, NO_RECORDING_TYPE);
 
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (declared <= deps.store.maxBytes && !deps.pending.room(declared))
+    return refuse(429, TOO_MUCH_PENDING);
   let data: Buffer;
   try {
     data = await readAtMost(request, deps.store.maxBytes);
@@ -83,8 +94,13 @@ export async function receiveUpload(
     throw error;
   }
   if (data.length === 0) return refuse(400, 'That file is empty.');
+  // Checked again once read: another upload may have been taken meanwhile.
+  if (!deps.pending.room(data.length)) return refuse(429, TOO_MUCH_PENDING);
 
-  const file: FileRef = { fileId: deps.store.save(data, ext), size: data.length };
+  const file: FileRef = {
+    fileId: deps.store.keep(deps.conversation, data, ext),
+    size: data.length,
+  };
   deps.attach(payloadOf(kind, { file, name, caption, type, ext, query }));
   return { status: 202, body: { ok: true } };
 }
@@ -122,10 +138,15 @@ function payloadOf(
   return { kind, file, caption };
 }
 
-/** A document keeps its own extension when it is a plain one; else it is kept as `.bin`. */
+/**
+ * A document keeps its own extension when it is a plain one; else it is kept as `.bin`. A
+ * picture's extension is for pictures only (uploads.ts keeps those as the one copy): a
+ * document of another type named `x.png` is kept as `.bin`.
+ */
 function documentExtension(name: string): string {
   const ext = path.extname(name).toLowerCase();
-  return /^\.[a-z0-9]{1,8}$/.test(ext) ? ext : '.bin';
+  const picture = Object.values(PICTURE_EXTENSIONS).includes(ext) || ext === '.jpeg';
+  return /^\.[a-z0-9]{1,8}$/.test(ext) && !picture ? ext : '.bin';
 }
 
 /**

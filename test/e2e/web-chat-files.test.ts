@@ -3,9 +3,9 @@
  * recording take Telegram's path through the media pipeline (the model sees the picture,
  * the document's text, the transcript), under Telegram's limit and with its words.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { imagesOf, lastUserText } from '../fakes/model-server.ts';
 import { ChatClient, shownText, type Upload } from '../support/chat-client.ts';
 import { fixturePacks } from '../support/harness.ts';
@@ -217,5 +217,109 @@ describe('a file over the limit', () => {
     }
     expect(kept()).toEqual([]);
     expect(h!.rows('SELECT 1 FROM edge_inbox')).toEqual([]);
+  });
+});
+
+/** Every file under the home whose bytes are exactly `data`, relative to the home. */
+function copiesOf(data: Buffer): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(h!.home, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    if (statSync(file).size === data.length && readFileSync(file).equals(data))
+      found.push(path.relative(h!.home, file).split(path.sep).join('/'));
+  }
+  return found.sort();
+}
+
+describe('uploads are kept once, with their conversation', () => {
+  it('keeps a picture once (where the history names it), a document only in the pack, a recording not at all', async () => {
+    const c = await start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    const { id } = (await c.conversations())[0]!;
+    const picture = Buffer.concat([PNG, Buffer.from('kept once')]);
+    expect(
+      (await c.upload({ kind: 'photo', name: 'a.png', type: 'image/png', data: picture })).status,
+    ).toBe(202);
+    await c.waitForBot(1);
+    const words = Buffer.from('word,meaning\nhaus,house\n');
+    expect(
+      (await c.upload({ kind: 'document', name: 'words.csv', type: 'text/csv', data: words }))
+        .status,
+    ).toBe(202);
+    await c.waitForBot(2);
+    h!.model.enqueueTranscription({ text: 'water the basil', duration: 2 });
+    const recording = Buffer.concat([WEBM, Buffer.from('said once')]);
+    expect(
+      (await c.upload({ kind: 'voice', name: 'voice', type: 'audio/webm', data: recording }))
+        .status,
+    ).toBe(202);
+    await c.waitForBot(3);
+
+    const [kept, ...more] = copiesOf(picture);
+    expect(more).toEqual([]);
+    expect(kept).toMatch(new RegExp(`^media/web/${id}/[0-9a-f-]{36}\\.png$`));
+    // The history names that one copy; the bubble shows it from there.
+    const said = h!.rows<{ content: string }>("SELECT content FROM messages WHERE role = 'user'");
+    expect(said[0]!.content).toContain(`kept as ${kept}`);
+    const shown = c.entries().find((e) => e.attachment?.kind === 'photo')!;
+    const image = await fetch(new URL(`/chat/files/${shown.attachment!.image}`, c.base), {
+      headers: { cookie: c.cookie },
+    });
+    expect(Buffer.from(await image.arrayBuffer())).toEqual(picture);
+    expect(copiesOf(words)).toEqual(['packs/alpha/files/words.csv']);
+    expect(copiesOf(recording)).toEqual([]);
+    expect(readdirSync(uploadsDir())).toEqual([id]);
+  });
+
+  it('refuses an upload only past 200 MB waiting for answers, never because a turn runs', async () => {
+    const c = await start({ LLM_TIMEOUT_MS: '60000', SATCHEL_PACKS: fixturePacks(['alpha']) });
+    let release!: () => void;
+    h!.model.enqueue({ until: new Promise<void>((r) => (release = r)), text: 'first answer' });
+    const file = (i: number) => Buffer.alloc(LIMIT, i);
+    const send = (i: number, data = file(i)) =>
+      c.upload({ kind: 'document', name: `part-${i}.bin`, type: 'application/octet-stream', data });
+    expect((await send(1)).status).toBe(202);
+    await h!.model.waitForRequest(1);
+    // Ten files of 20 MB wait while the first turn runs: 200 MB, each taken.
+    for (let i = 2; i <= 10; i++) expect((await send(i)).status, `file ${i}`).toBe(202);
+
+    const extra = Buffer.from('one byte more than 200 MB waiting');
+    const refused = await send(11, extra);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({
+      error:
+        'The files you sent are still waiting for their answers (200 MB at most). Send this one again once they are answered.',
+    });
+    expect(copiesOf(extra)).toEqual([]);
+    expect(h!.rows('SELECT count(*) AS n FROM edge_inbox')).toEqual([{ n: 10 }]);
+
+    // The first one answered, its file waits no more (the pack keeps its copy): room again.
+    release();
+    expect(shownText((await c.waitForBot(1))[0]!)).toMatch(/^first answer/);
+    expect(copiesOf(file(1))).toEqual(['packs/alpha/files/part-1.bin']);
+    expect((await send(11, extra)).status).toBe(202);
+  }, 60_000);
+
+  it("removes a conversation's uploads once the conversation is gone, and keeps the others'", async () => {
+    const c = await start();
+    const { id: kept } = (await c.conversations())[0]!;
+    const picture = (text: string) => Buffer.concat([PNG, Buffer.from(text)]);
+    await c.upload({ kind: 'photo', name: 'a.png', type: 'image/png', data: picture('stays') });
+    await c.waitForBot(1);
+    const gone = await c.newConversation();
+    c.conversation = gone.id;
+    await c.upload({ kind: 'photo', name: 'b.png', type: 'image/png', data: picture('goes') });
+    await vi.waitFor(() => expect(h!.model.chatRequests()).toHaveLength(2));
+    await vi.waitFor(() =>
+      expect(h!.rows("SELECT status FROM edge_inbox WHERE status = 'done'")).toHaveLength(2),
+    );
+    expect(readdirSync(uploadsDir()).sort()).toEqual([gone.id, kept].sort());
+
+    h!.exec('DELETE FROM web_conversations WHERE id = ?', gone.id);
+    await h!.restart();
+    expect(readdirSync(uploadsDir())).toEqual([kept]);
+    expect(copiesOf(picture('goes'))).toEqual([]);
+    expect(copiesOf(picture('stays'))).toHaveLength(1);
+    expect(h!.logs('web_uploads_removed')).toMatchObject([{ count: 1 }]);
   });
 });

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { systemText, userTexts } from '../fakes/model-requests.ts';
 import { ChatClient, shownText } from '../support/chat-client.ts';
 import { fixturePacks, type Harness, startHarness } from '../support/harness.ts';
+import { JumpClock } from '../support/jump-clock.ts';
 
 let h: Harness | undefined;
 const clients: ChatClient[] = [];
@@ -17,11 +18,11 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function start(): Promise<void> {
+async function start(clock?: JumpClock): Promise<void> {
   printed = [];
   h = await startHarness(
     { SATCHEL_PACKS: fixturePacks(['alpha', 'beta']) },
-    { app: { announce: (line) => printed.push(line) } },
+    { app: { announce: (line) => printed.push(line), ...(clock ? { clock } : {}) } },
   );
 }
 
@@ -158,5 +159,31 @@ describe('web conversations', () => {
       { address: `web:${garden.conversation}`, active_pack: 'alpha' },
       { address: `web:${booksId}`, active_pack: 'beta' },
     ]);
+  });
+
+  it('makes at most 30 new conversations a minute, and says so; the list keeps them all', async () => {
+    const clock = new JumpClock();
+    await start(clock);
+    const c = await page();
+    const count = () => h!.rows<{ n: number }>('SELECT count(*) AS n FROM web_conversations')[0]!.n;
+    const before = count();
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) statuses.push((await c.post('conversations', {})).status);
+    expect(statuses).toEqual([...Array(30).fill(201), ...Array(10).fill(429)]);
+    expect(count()).toBe(before + 30);
+    const refused = await c.post('conversations', {});
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({
+      error: 'You made 30 conversations in the last minute. Wait a moment before making another.',
+    });
+
+    // A rate, not a count: half a minute on, still none; a minute on, as many again.
+    clock.advance(30_000);
+    expect((await c.post('conversations', {})).status).toBe(429);
+    clock.advance(30_000);
+    for (let i = 0; i < 30; i++) expect((await c.post('conversations', {})).status).toBe(201);
+    expect((await c.post('conversations', {})).status).toBe(429);
+    expect(count()).toBe(before + 60);
+    expect(await c.conversations()).toHaveLength(before + 60);
   });
 });

@@ -150,6 +150,34 @@ describe('the headers every answer carries', () => {
   });
 });
 
+describe('the Host header', () => {
+  it('must be exactly a loopback name and a port: anything after it is refused, with the token', async () => {
+    const port = chat.base.port;
+    const forged = [
+      `127.0.0.1:${port}@evil.example`,
+      `localhost:${port}@evil.example`,
+      `[::1]:${port}@evil.example`,
+      `127.0.0.1:${port}.evil.example`,
+      `127.0.0.1.evil.example:${port}`,
+      `localhost.:${port}`,
+      `127.0.0.1:${port}/x`,
+      `127.0.0.1:${port} evil.example`,
+      `127.0.0.1:`,
+      'evil.example',
+    ];
+    for (const host of forged) {
+      const answer = await call('GET', '/chat/conversations', withCookie({ host }));
+      expect(answer.status, host).toBe(403);
+      expect(answer.body, host).toBe('Forbidden host\n');
+    }
+    // This machine's names, on its port or another (an SSH tunnel's), are answered.
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, 'LOCALHOST:9'])
+      expect((await call('GET', '/chat/conversations', withCookie({ host }))).status, host).toBe(
+        200,
+      );
+  });
+});
+
 describe('a request that changes something comes from the page itself', () => {
   it('refuses every POST route from another site with the cookie, and lets the page through', async () => {
     const posts = routes.filter((r) => r.method === 'POST');

@@ -2,10 +2,13 @@
  * A user pastes secrets into the chat. The conversation keeps what they wrote (the model
  * sees it, `messages` stores it), but the raw copy of the update in the durable inbox and
  * the log never hold it, so neither do backups of them. The log is checked where it does
- * carry the text: a tool whose error message quotes what the model passed it.
+ * carry the text: a tool whose error message quotes what the model passed it. In the web
+ * chat, the line also names its conversation: every table but `messages` and its search
+ * index is read, `web_conversations` among them.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { userTexts } from '../fakes/model-server.ts';
+import { ChatClient, shownText } from '../support/chat-client.ts';
 import {
   ALLOWED_USER,
   fixturePacks,
@@ -69,6 +72,61 @@ describe('secrets a user pastes', () => {
     for (const secret of Object.values(PASTED)) {
       expect(raw!.payload).not.toContain(secret);
       expect(log).not.toContain(secret);
+    }
+  });
+});
+
+/** Every table of the core database but the conversation itself: `messages` and its index. */
+function tablesBesideMessages(harness: Harness): string[] {
+  return harness
+    .rows<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    .map((t) => t.name)
+    .filter((name) => name !== 'messages' && !name.startsWith('messages_search'));
+}
+
+describe('secrets pasted into the web chat', () => {
+  it('stay in the conversation; its title, the list and every other table hold them redacted', async () => {
+    const printed: string[] = [];
+    h = await startHarness(
+      { SATCHEL_PACKS: fixturePacks(['beta']) },
+      { app: { announce: (line) => printed.push(line) } },
+    );
+    const url = printed.find((l) => l.startsWith('satchel web chat: '))!.split(': ')[1]!;
+    const chat = await ChatClient.open(url);
+    try {
+      await chat.connect();
+      h.model.enqueue({ text: 'Noted.' });
+      // The first line starts with the key: it names the conversation.
+      const line = `${PASTED.openai} is my key; ${TEXT}`;
+      await chat.send(line);
+      expect((await chat.waitForBot(1)).map(shownText)).toEqual(['Noted.']);
+      expect(h.rows('SELECT status FROM edge_inbox')).toEqual([{ status: 'done' }]);
+
+      const [listed] = await chat.conversations();
+      expect(listed!.title).toBe('[redacted] is my key; set these up please: bot [redacted] o…');
+      expect(h.rows('SELECT title FROM web_conversations')).toEqual([{ title: listed!.title }]);
+      // A title the owner types is kept redacted too.
+      const renamed = await chat.post('rename', {
+        conversation: listed!.id,
+        title: `groq ${PASTED.groq}`,
+      });
+      expect(await renamed.json()).toMatchObject({ conversation: { title: 'groq [redacted]' } });
+      expect(h.rows('SELECT title FROM web_conversations')).toEqual([{ title: 'groq [redacted]' }]);
+
+      // The conversation keeps what was said; no other table holds any of it.
+      expect(userTexts(h.model.chatRequests()[0]!).at(-1)).toBe(line);
+      const said = h.rows<{ content: string }>("SELECT content FROM messages WHERE role = 'user'");
+      expect(said.map((m) => m.content)).toEqual([line]);
+      const tables = tablesBesideMessages(h);
+      expect(tables).toContain('web_conversations');
+      for (const table of tables) {
+        const rows = JSON.stringify(h.rows(`SELECT * FROM "${table}"`));
+        for (const secret of Object.values(PASTED)) expect(rows, table).not.toContain(secret);
+      }
+      const listedText = JSON.stringify(await chat.conversations());
+      for (const secret of Object.values(PASTED)) expect(listedText).not.toContain(secret);
+    } finally {
+      chat.close();
     }
   });
 });

@@ -306,6 +306,7 @@ const conversations = createConversationList({
   select,
   post,
   current: () => conversation,
+  notify: (text) => handlers.notice({ text }),
 });
 document.getElementById('new-conversation').addEventListener('click', () => conversations.create());
 

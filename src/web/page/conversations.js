@@ -5,9 +5,10 @@
 
 /**
  * `list` is the <ul>, `select(id)` opens a conversation, `post(path, body)` posts as the
- * page does (true when accepted), `current()` is the open one's id.
+ * page does (true when accepted), `current()` is the open one's id, `notify(text)` shows why
+ * a new one was not made (30 a minute at most).
  */
-export function createConversationList({ list, select, post, current }) {
+export function createConversationList({ list, select, post, current, notify }) {
   let shown = [];
 
   function renameField(item, conversation) {
@@ -92,7 +93,11 @@ export function createConversationList({ list, select, post, current }) {
         headers: { 'content-type': 'application/json' },
         body: '{}',
       });
-      if (!response.ok) return;
+      if (!response.ok) {
+        const problem = await response.json().catch(() => ({}));
+        notify(problem.error ?? `The server answered ${response.status}.`);
+        return;
+      }
       const { conversation } = await response.json();
       select(conversation.id);
     },
