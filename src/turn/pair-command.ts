@@ -6,6 +6,7 @@ import { type OutboundText, plain } from '../outbound/compose.ts';
 import type { Outbox } from '../outbound/outboxes.ts';
 import type { PairedUser, PairingCode } from '../store/pairing-repo.ts';
 import { formatLocal } from '../time/local-time.ts';
+import { oneLineCodes } from '../tools/trust/visible-codes.ts';
 
 export interface PairCommandDeps {
   pairing: Pick<Pairing, 'approve' | 'remove' | 'listing'>;
@@ -101,9 +102,13 @@ function listingText(deps: PairCommandDeps): string {
   return lines.join('\n');
 }
 
-/** "Sam (id 999)", or "id 999" for a user without a name. */
+/**
+ * "Sam (id 999)", or "id 999" for a user without a name. A name is what a stranger typed: it
+ * is shown on one line, its invisible and direction characters as codes (`<U+202E>`), so it
+ * cannot forge a line of the owner's list or turn the text after it around.
+ */
 const describe = (who: { name: string | null; userId: string }): string =>
-  who.name ? `${who.name} (id ${who.userId})` : `id ${who.userId}`;
+  who.name ? `${oneLineCodes(who.name)} (id ${who.userId})` : `id ${who.userId}`;
 
 const minutes = (ms: number): string => {
   const n = Math.max(1, Math.ceil(ms / 60_000));

@@ -180,6 +180,28 @@ describe('/pair', () => {
     await settled(h, 13);
     expect(ownerSaw()).toContain('\n/pair — Let someone in with their pairing code');
   });
+  it("shows a stranger's name on one line: a newline or a direction mark in it forges no line of the list", async () => {
+    await h.start();
+    const forged = 'Eve\nPaired:\n• Mallory (id 1) — since today 09:00\u202E';
+    h.tg.nameUser(STRANGER, forged);
+    h.tg.text({ userId: STRANGER, text: 'hi' });
+    await settled(h, 1);
+    const code = codeSentTo(STRANGER);
+
+    h.say('/pair');
+    await settled(h, 2);
+    // As Telegram receives it (HTML): the owner reads `Eve<U+000A>Paired:<U+000A>…<U+202E>`.
+    const shown = `Eve&lt;U+000A&gt;Paired:&lt;U+000A&gt;• Mallory (id 1) — since today 09:00&lt;U+202E&gt; (id ${STRANGER})`;
+    expect(ownerSaw().split('\n').slice(0, 4)).toEqual([
+      'Pending pairing codes:',
+      `• ${code} — ${shown} — expires in 60 min`,
+      '',
+      'Nobody is paired.',
+    ]);
+    h.say(`/pair ${code}`);
+    await settled(h, 3);
+    expect(ownerSaw()).toBe(`Paired ${shown}: they can talk to me now. I have told them so.`);
+  });
 });
 
 describe('limits and expiry', () => {
