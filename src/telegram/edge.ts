@@ -45,6 +45,7 @@ export function telegramEdge(config: TelegramConfig): EdgeFactory {
           log,
           pairing,
           offerCodes: config.access.pairing,
+          owner,
         }),
         // The first allowed id owns the bot; with no allowlist nobody could press.
         owner: idIn(owner ?? 0),
