@@ -7,7 +7,7 @@ import {
   PRIVATE_FILE,
   privateTree,
 } from '../store/file-modes.ts';
-import { type Check, fail, pass } from './check.ts';
+import { type Check, fail, pass, warn } from './check.ts';
 
 /** At most this many paths are named under a finding; the count says how many in all. */
 const SHOWN = 5;
@@ -27,11 +27,11 @@ export function realHome(home: string): string | undefined {
 
 /** "SATCHEL_HOME (a link to /srv/satchel)", or "SATCHEL_HOME" when it is no link. */
 const homeName = (home: string, real: string) =>
-  real === path.resolve(home) ? 'SATCHEL_HOME' : `SATCHEL_HOME (a link to ${real})`;
+  lstatSync(home).isSymbolicLink() ? `SATCHEL_HOME (a link to ${real})` : 'SATCHEL_HOME';
 
 /**
- * What `.env` is on disk, never confused with a link to it: its own file (`names`: how many
- * hard links it has), a link to `target` (`stat` is the target's, when it exists), or nothing.
+ * What `.env` is on disk, never confused with a link to it: its own file, a link to `target`
+ * (`stat` is the target's, when it exists), or nothing.
  */
 type EnvFile =
   | { kind: 'none' }
@@ -69,7 +69,7 @@ export function checkEnvFile(envFile: string): Check {
   const env = envFileOf(envFile);
   if (env.kind === 'none') return pass(`.env: none in ${path.dirname(envFile)}`);
   if (env.kind === 'link' && !env.stat)
-    return fail(
+    return warn(
       `.env is a link to ${env.target}, which does not exist: npm start reads no settings from it`,
       `Remove the link, or put the file it names back (\`npx satchel setup\` writes one).`,
     );

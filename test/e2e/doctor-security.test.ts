@@ -133,6 +133,12 @@ describe('satchel doctor --security', () => {
     );
     expect(mode(elsewhere)).toBe('0644');
     expect(fixed.code).toBe(1);
+
+    // A link that leads nowhere exposes nothing: a warning, not "none".
+    rmSync(elsewhere);
+    expect(marked((await doctor(w)).out, '!')).toEqual([
+      `! .env is a link to ${elsewhere}, which does not exist: npm start reads no settings from it`,
+    ]);
   });
 
   it('--fix leaves a file with other names (a hard link) as it is, as .env or in SATCHEL_HOME, and says so', async () => {
