@@ -38,20 +38,26 @@ async function security(
     import('../ops/doctor-security.ts'),
     import('../edges.ts'),
   ]);
-  const { checks, fixed } = await runSecurityDoctor({
+  const { checks, fixed, left } = await runSecurityDoctor({
     env,
     cwd: io.cwd,
     now: Date.now(),
     fix,
     edges: edgesOf,
   });
-  if (fix)
-    io.stdout.write(
-      fixed.length === 0
-        ? 'Nothing to fix in file modes.\n\n'
-        : `Fixed ${fixed.length} file mode(s):\n${fixed.map((line) => `  ${line}`).join('\n')}\n\n`,
-    );
+  if (fix) io.stdout.write(fixReport(fixed, left));
   return report(io, checks);
+}
+
+/** What --fix changed, then what it would not change and why. */
+function fixReport(fixed: readonly string[], left: readonly string[]): string {
+  const lines = (list: readonly string[]) => list.map((line) => `  ${line}\n`).join('');
+  let text =
+    fixed.length === 0
+      ? 'Nothing to fix in file modes.\n'
+      : `Fixed ${fixed.length} file mode(s):\n${lines(fixed)}`;
+  if (left.length > 0) text += `Left ${left.length} as they are:\n${lines(left)}`;
+  return `${text}\n`;
 }
 
 function report(io: CliIo, checks: readonly Check[]): number {

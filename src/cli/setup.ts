@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { didYouMean } from '../packs/suggest.ts';
 import { isProvider, PROVIDER_NAMES, type Provider } from '../providers/registry.ts';
+import { unwritableTarget } from '../setup/env-output.ts';
 import { createPrompter, PromptEnded, type Prompter } from '../setup/prompter.ts';
 import { chooseModel, connectProvider } from '../setup/provider-step.ts';
 import { connectTelegram } from '../setup/telegram-step.ts';
@@ -56,6 +57,8 @@ export function createSetupCommand(options: { ownerWaitMs: number }): CliCommand
         );
         return 1;
       }
+      const refused = unwritableTarget(given.out, path.relative(io.cwd, given.out) || given.out);
+      if (refused) return failed(refused, io);
       if (given.yes && existsSync(given.out)) {
         const name = path.relative(io.cwd, given.out) || given.out;
         io.stderr.write(

@@ -8,8 +8,13 @@ import type { PairingGate } from './pairing.ts';
 import type { Channel, FileSource, Logger, OutboundText } from './ports.ts';
 import type { Address, ChatType, InboundEvent } from './types.ts';
 
-/** Whether an event may enter: yes, or no with an optional reply to its sender. */
-export type Verdict = 'allow' | { deny: true; reply?: OutboundText };
+/**
+ * Whether an event may enter: yes, or no with an optional reply to its sender and an optional
+ * word to the edge's owner (pairing is full), in the chat the edge names.
+ */
+export type Verdict =
+  | 'allow'
+  | { deny: true; reply?: OutboundText; tellOwner?: { to: Address; message: OutboundText } };
 
 /**
  * An edge as the application lists it (src/edges.ts), made from its own settings: what it

@@ -12,7 +12,12 @@ export interface Stranger {
  */
 export type PairingRequest =
   | { kind: 'issued' | 'pending'; code: string; expiresAt: number }
-  | { kind: 'limited'; scope: 'user' | 'all' };
+  | {
+      kind: 'limited';
+      scope: 'user' | 'all';
+      /** Pairing just became full (or stayed so a day): what to tell the owner, who holds the codes. */
+      tellOwner?: string;
+    };
 
 /**
  * Pairing as an edge's gate uses it (SPEC §18): whether the owner paired a user, and a code

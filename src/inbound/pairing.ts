@@ -4,15 +4,20 @@ import type { PairingRequest, Stranger } from '../core/pairing.ts';
 import type { Logger } from '../core/ports.ts';
 import { redactSecretShapes } from '../core/redact.ts';
 import type { PairedUser, PairingCode, PairingRepo } from '../store/pairing-repo.ts';
+import { pairingFullText } from './pairing-notice.ts';
 
 /** How long a code is valid. */
 export const PAIRING_TTL_MS = 60 * 60 * 1000;
 /** Codes pending at once for one stranger's id, and for everyone together (SPEC §18). */
 export const MAX_PENDING_PER_USER = 3;
 export const MAX_PENDING = 20;
+/** The owner is told that pairing is full at most this often. */
+const FULL_TOLD_EVERY_MS = 24 * 60 * 60 * 1000;
 /** Capital letters and digits without the look-alikes (0/O, 1/I): read aloud, typed by hand. */
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 const CODE_LENGTH = 8;
+
+type Limited = Extract<PairingRequest, { kind: 'limited' }>;
 
 export type Approval =
   | { ok: true; user: PairedUser }
@@ -42,15 +47,30 @@ export interface PairingDeps {
  * are valid for an hour and are purged once expired; a stranger keeps the same code while it
  * is valid. At most 3 codes per stranger's id and 20 in all: past that a stranger gets
  * nothing, and the limit is logged once (`pairing_limited`) until codes are given again —
- * so a flood of strangers costs at most 20 replies an hour and no model call.
+ * so a flood of strangers costs at most 20 replies an hour and no model call. When all 20
+ * are taken, the owner is told who holds them (`tellOwner`), at most once a day.
  */
 export function createPairing(deps: PairingDeps) {
   const { repo, clock, log } = deps;
   const draw = deps.draw ?? newCode;
   /** Limits already logged (`all`, or a user's key), so a flood logs each once. */
   const limitLogged = new Set<string>();
+  /** When the owner was last told that pairing is full. */
+  let toldFullAt: number | undefined;
 
-  function limited(scope: 'user' | 'all', stranger: Stranger): PairingRequest {
+  /**
+   * Pairing is full: the owner is told, naming who holds the codes, when it first turns
+   * someone away and then at most once a day (a flood that keeps it full says so once).
+   */
+  function full(stranger: Stranger, now: number): PairingRequest {
+    const outcome = limited('all', stranger);
+    if (toldFullAt !== undefined && now - toldFullAt < FULL_TOLD_EVERY_MS) return outcome;
+    toldFullAt = now;
+    const refused = { name: storedName(stranger.name), userId: stranger.userId };
+    return { ...outcome, tellOwner: pairingFullText(refused, repo.valid(now), now) };
+  }
+
+  function limited(scope: 'user' | 'all', stranger: Stranger): Limited {
     const key = scope === 'all' ? 'all' : `${stranger.platform}:${stranger.userId}`;
     if (!limitLogged.has(key)) {
       limitLogged.add(key);
@@ -74,9 +94,7 @@ export function createPairing(deps: PairingDeps) {
         platform: stranger.platform,
         userId: stranger.userId,
         chatId: stranger.chatId,
-        // Shown to the owner in /pair; a name is the stranger's own text, so kept short and
-        // with anything secret-shaped redacted (SPEC §9).
-        name: stranger.name === undefined ? null : redactSecretShapes(stranger.name.slice(0, 64)),
+        name: storedName(stranger.name),
         createdAt: now,
         expiresAt,
       };
@@ -96,7 +114,7 @@ export function createPairing(deps: PairingDeps) {
         if (held) return { kind: 'pending', code: held.code, expiresAt: held.expiresAt };
         if (repo.countValid(now, stranger) >= MAX_PENDING_PER_USER)
           return limited('user', stranger);
-        if (repo.countValid(now) >= MAX_PENDING) return limited('all', stranger);
+        if (repo.countValid(now) >= MAX_PENDING) return full(stranger, now);
         return issue(stranger, now);
       });
       if (outcome.kind === 'issued')
@@ -157,6 +175,13 @@ export function createPairing(deps: PairingDeps) {
 }
 
 export type Pairing = ReturnType<typeof createPairing>;
+
+/**
+ * A stranger's name as kept and shown to the owner: it is their own text, so kept short and
+ * with anything secret-shaped redacted (SPEC §9).
+ */
+const storedName = (name: string | undefined): string | null =>
+  name === undefined ? null : redactSecretShapes(name.slice(0, 64));
 
 const pick = ({ platform, userId, chatId, name }: PairingCode) => ({
   platform,

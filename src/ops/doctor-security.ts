@@ -43,6 +43,8 @@ export interface SecurityReport {
   checks: Check[];
   /** What --fix changed, one line each. */
   fixed: string[];
+  /** What --fix left as it was though open (a link out, a file with other names), and why. */
+  left: string[];
 }
 
 /**
@@ -66,9 +68,9 @@ export async function runSecurityDoctor(options: SecurityOptions): Promise<Secur
     );
   }
   const home = config?.home ?? satchelHome(options.env, options.cwd);
-  const fixed = options.fix ? fixModes(envFile, home) : [];
+  const { fixed, left } = options.fix ? fixModes(envFile, home) : { fixed: [], left: [] };
   const checks: Check[] = [checkEnvFile(envFile), checkHomeModes(home)];
-  if (!config) return { checks: [...checks, configCheck!], fixed };
+  if (!config) return { checks: [...checks, configCheck!], fixed, left };
   const tokenSet = Boolean(options.env.DASHBOARD_TOKEN?.trim());
   checks.push(
     ...checkDashboard(config, tokenSet),
@@ -82,7 +84,7 @@ export async function runSecurityDoctor(options: SecurityOptions): Promise<Secur
     checkStoredSecrets(home),
     checkBackupAge(home, options.now),
   );
-  return { checks, fixed };
+  return { checks, fixed, left };
 }
 
 async function checkWithheld(

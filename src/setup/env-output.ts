@@ -1,4 +1,17 @@
-import { existsSync, linkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  linkSync,
+  lstatSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { SetupFailed } from './ui.ts';
 
 /** Characters a `.env` value may hold unquoted (Node's parser would cut at `#` or a quote). */
 const PLAIN = /^[\w.:/@%+,=~-]*$/;
@@ -46,4 +59,41 @@ export function writeEnvFile(file: string, text: string, replace: boolean): stri
 function freeName(base: string): string {
   if (!existsSync(base)) return base;
   for (let n = 2; ; n++) if (!existsSync(`${base}.${n}`)) return `${base}.${n}`;
+}
+
+/**
+ * Why `file` cannot be written, found before anything is asked or checked (so no answer is
+ * given for nothing): its folder is missing, not a folder or not writable, or the name is a
+ * folder or a link that leads nowhere. `name` is how the person wrote it. Undefined: it can.
+ */
+export function unwritableTarget(file: string, name: string): SetupFailed | undefined {
+  const own = lstatSync(file, { throwIfNoEntry: false });
+  if (own?.isSymbolicLink() && !statSync(file, { throwIfNoEntry: false }))
+    return new SetupFailed(
+      `${name} is a link to ${readlinkSync(file)}, which does not exist, and setup writes no file through a link`,
+      'Remove the link, or give --out another file.',
+    );
+  if (own && statSync(file, { throwIfNoEntry: false })?.isDirectory())
+    return new SetupFailed(`${name} is a folder, not a file`, 'Give --out a file name.');
+  const folder = path.dirname(file);
+  const dir = statSync(folder, { throwIfNoEntry: false });
+  if (!dir)
+    return new SetupFailed(
+      `the folder ${folder} does not exist, so ${name} cannot be written there`,
+      `Create it first (mkdir -p ${folder}), or give --out a file in a folder that exists.`,
+    );
+  if (!dir.isDirectory())
+    return new SetupFailed(
+      `${folder} is not a folder, so ${name} cannot be written in it`,
+      'Give --out a file in a folder.',
+    );
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch {
+    return new SetupFailed(
+      `you may not write in ${folder}, so ${name} cannot be written there`,
+      'Give --out a file in a folder of yours.',
+    );
+  }
+  return undefined;
 }

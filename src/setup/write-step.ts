@@ -52,7 +52,20 @@ export function writeResult(
       'Give the value without it.',
     );
   const text = envText(vars);
-  return { text, backup: writeEnvFile(file, text, replace) };
+  try {
+    return { text, backup: writeEnvFile(file, text, replace) };
+  } catch (error) {
+    // Checked before the questions; what changed since (a folder removed, a file that
+    // appeared) is said in one sentence, never as a stack.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined) throw error;
+    throw new SetupFailed(
+      code === 'EEXIST'
+        ? `${file} appeared while setup ran, and setup replaces no file without asking`
+        : `${file} could not be written (${code})`,
+      'Check the folder and run setup again.',
+    );
+  }
 }
 
 /**

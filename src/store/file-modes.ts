@@ -1,4 +1,16 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  type Stats,
+} from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -33,12 +45,18 @@ export interface ModeChange {
   path: string;
   from: number;
   to: number;
+  /**
+   * Left as it is: a file with other names (hard links), which may lie outside this tree and
+   * would change with it.
+   */
+  linked?: true;
 }
 
 /**
  * Takes every permission of other users (group and others) from the folders and files
  * under (and including) `root`: folders become 0700, files 0600 (0700 when executable);
- * links are left alone, never followed. With `apply: false` it only reports.
+ * links are left alone, never followed, and so is a file with other names (a hard link: its
+ * other name may lie anywhere). With `apply: false` it only reports.
  */
 export function privateTree(root: string, apply: boolean): ModeChange[] {
   const changes: ModeChange[] = [];
@@ -49,14 +67,44 @@ export function privateTree(root: string, apply: boolean): ModeChange[] {
     if ((from & 0o077) !== 0) {
       // The owner's bits stay (an executable MCP server script stays executable).
       const to = (from & 0o700) | (stat.isDirectory() ? PRIVATE_DIR : PRIVATE_FILE);
-      changes.push({ path: file, from, to });
-      if (apply) chmodSync(file, to);
+      if (!stat.isDirectory() && stat.nlink > 1)
+        changes.push({ path: file, from, to, linked: true });
+      else if (!apply || chmodHere(file, to, stat)) changes.push({ path: file, from, to });
     }
     if (stat.isDirectory()) for (const entry of readdirSync(file)) visit(path.join(file, entry));
   };
   if (existsSync(root)) visit(root);
   return changes;
 }
+
+/**
+ * Sets `file`'s mode to `mode` only if it is still the file `seen` describes, and never
+ * through a link: the file is opened without following one and changed by its descriptor, so
+ * a name swapped for a link after it was looked at changes nothing. False: not changed.
+ */
+export function chmodHere(file: string, mode: number, seen: Stats): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    // A file its owner may not read (0244) cannot be opened: changed by name once it is
+    // seen again to be the same file, not a link.
+    if ((error as NodeJS.ErrnoException).code !== 'EACCES') return false;
+    const again = lstatSync(file, { throwIfNoEntry: false });
+    if (!again || again.isSymbolicLink() || !same(again, seen)) return false;
+    chmodSync(file, mode);
+    return true;
+  }
+  try {
+    if (!same(fstatSync(fd), seen)) return false;
+    fchmodSync(fd, mode);
+    return true;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const same = (a: Stats, b: Stats) => a.ino === b.ino && a.dev === b.dev;
 
 /** A mode as `ls` writes it in octal: `0644`. */
 export function octal(mode: number): string {

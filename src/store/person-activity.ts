@@ -52,13 +52,7 @@ export function createPersonActivity(db: Db, options: { platforms?: readonly str
   const pending = new Map<string, number>();
 
   const write = (address: string, to: Address, now: number): void => {
-    upsert.run({
-      address,
-      platform: to.platform,
-      chatId: to.chatId,
-      threadId: to.threadId ?? null,
-      now,
-    });
+    upsert.run({ address, ...routeParts(to), now });
     written.set(address, now);
     pending.delete(address);
   };
@@ -71,6 +65,39 @@ export function createPersonActivity(db: Db, options: { platforms?: readonly str
     });
     for (const [address, now] of pending) written.set(address, now);
     pending.clear();
+  };
+
+  /**
+   * Gives a route back to each conversation of a recurring job that has none (its row taken
+   * away by hand, or an older database restored), so the idle pause sees the job: its time is
+   * the last a person is known to have been there — the newest message a person stored in its
+   * chat sessions, or the newest of its jobs' creation, whichever is later. Returns how many.
+   */
+  const restoreRoutes = (): number => {
+    const lost = db.all<{ platform: string; chatId: string; threadId: string | null; at: number }>(
+      sql`SELECT platform, chat_id AS chatId, thread_id AS threadId, max(created_at) AS at
+        FROM jobs j WHERE kind = 'cron' AND chat_id IS NOT NULL AND NOT EXISTS (
+          SELECT 1 FROM conversation_routes r WHERE r.platform = j.platform
+            AND r.chat_id = j.chat_id AND r.thread_id IS j.thread_id)
+        GROUP BY platform, chat_id, thread_id`,
+    );
+    for (const job of lost) {
+      const to: Address = {
+        platform: job.platform,
+        chatId: job.chatId,
+        ...(job.threadId === null ? {} : { threadId: job.threadId }),
+      };
+      const address = addressKey(to);
+      const [said] = db.all<{ at: number | null }>(sql`
+        SELECT max(m.created_at) AS at FROM messages m JOIN sessions s ON s.id = m.session_id
+        WHERE s.address = ${address} AND s.kind = 'chat' AND m.role = 'user'`);
+      const at = Math.max(job.at, said?.at ?? 0);
+      db.insert(conversationRoutes)
+        .values({ address, ...routeParts(to), updatedAt: at, lastPersonAt: at })
+        .onConflictDoNothing()
+        .run();
+    }
+    return lost.length;
   };
 
   return {
@@ -97,15 +124,20 @@ export function createPersonActivity(db: Db, options: { platforms?: readonly str
      * without a message: a topic named after a pack) the last time it is known a person was
      * there: the newest message a person stored in its chat sessions, or the route's last
      * change (a bind, a setting), whichever is later. So an upgrade pauses only the jobs of
-     * conversations that were in fact unattended that long, not every job at once.
+     * conversations that were in fact unattended that long, not every job at once. A job whose
+     * conversation has no route at all gets one first (`restoreRoutes`).
      */
     backfill(): number {
-      return db.run(sql`
+      const restored = restoreRoutes();
+      return (
+        restored +
+        db.run(sql`
         UPDATE conversation_routes SET last_person_at = max(updated_at, coalesce((
           SELECT max(m.created_at) FROM messages m JOIN sessions s ON s.id = m.session_id
           WHERE s.address = conversation_routes.address AND s.kind = 'chat' AND m.role = 'user'
         ), 0))
-        WHERE last_person_at IS NULL`).changes;
+        WHERE last_person_at IS NULL`).changes
+      );
     },
 
     /**
@@ -131,3 +163,9 @@ export function createPersonActivity(db: Db, options: { platforms?: readonly str
 }
 
 export type PersonActivity = ReturnType<typeof createPersonActivity>;
+
+const routeParts = (to: Address) => ({
+  platform: to.platform,
+  chatId: to.chatId,
+  threadId: to.threadId ?? null,
+});

@@ -61,6 +61,7 @@ export function telegramEdge(config: TelegramConfig): EdgeFactory {
           log,
           pairing,
           offerCodes: config.telegram.pairing,
+          owner,
         }),
         // The first allowed id owns the bot; with no allowlist nobody could press.
         owner: owner ?? idIn(0),

@@ -38,8 +38,8 @@ export function pairingText(senderId: string, code: string, ownerKnown: boolean)
  * Telegram's gate (SPEC §2 step 2), before anything else: an allowed or paired sender
  * passes; anyone else is logged (`tg_auth_denied`) and ignored in groups. In a private chat
  * a stranger gets a pairing code with DM_PAIRING=on (a new code at once, the same one again
- * at most once per 10 minutes, nothing past the limits), else the plain refusal once per
- * 10 minutes. A stranger's reaction is only logged, at debug.
+ * at most once per 10 minutes, nothing past the limits, and the owner told when pairing
+ * is full), else the plain refusal once per 10 minutes. A stranger's reaction is only logged, at debug.
  */
 export function createTelegramGate(deps: {
   /** ALLOWED_USER_IDS, as Telegram's ids come in (their decimal digits). */
@@ -49,6 +49,8 @@ export function createTelegramGate(deps: {
   /** Paired users pass; with `offerCodes` (DM_PAIRING=on) strangers get codes. */
   pairing: PairingGate;
   offerCodes: boolean;
+  /** The owner's id: told in their private chat when pairing is full. None: nobody is told. */
+  owner?: string | undefined;
 }) {
   const allowlist = createAllowlist(deps.allowedUserIds, deps.clock);
   const known = (senderId: string) =>
@@ -78,7 +80,12 @@ export function createTelegramGate(deps: {
       chatId: event.address.chatId,
       name: event.senderName,
     });
-    if (outcome.kind === 'limited') return { deny: true };
+    if (outcome.kind === 'limited') {
+      if (outcome.tellOwner === undefined || deps.owner === undefined) return { deny: true };
+      // The owner's private chat has their own id.
+      const to = { platform: TELEGRAM_PLATFORM, chatId: deps.owner };
+      return { deny: true, tellOwner: { to, message: plain(outcome.tellOwner) } };
+    }
     if (outcome.kind === 'pending' && decision !== 'deny-and-reply') return { deny: true };
     const text = pairingText(event.senderId, outcome.code, deps.allowedUserIds.length > 0);
     return { deny: true, reply: plain(text) };

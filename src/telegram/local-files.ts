@@ -44,8 +44,9 @@ export class LocalFileRefused extends MediaError {
  * Opens a file the self-hosted Bot API server named by its absolute `filePath` (getFile in
  * `--local` mode). Such a server keeps a bot's files under `<its --dir>/<bot token>/`, so
  * that directory is the only one read from: the path must be absolute, name the token as a
- * whole component, hold no `.` or `..`, and its real path (symlinks resolved) must lie inside
- * the real path of that directory. The file is then opened without following a final
+ * whole component, hold no `.` or `..`, that directory must not itself be a link (its real
+ * path is its real parent's, joined with the token), and the file's real path (symlinks
+ * resolved) must lie inside it. The file is then opened without following a final
  * symlink and without blocking (a FIFO), and must be a regular file.
  *
  * Promises: nothing outside the bot's directory is opened; a refusal is a LocalFileRefused
@@ -60,12 +61,17 @@ export async function openLocalFile(filePath: string, token: string): Promise<Lo
   const remotePath = segments.slice(at + 1).join('/');
   let real: string;
   let root: string;
+  let parent: string;
   try {
+    parent = await realpath(segments.slice(0, at).join('/') || '/');
     root = await realpath(segments.slice(0, at + 1).join('/'));
     real = await realpath(filePath);
   } catch {
     throw new LocalFileRefused('missing');
   }
+  // The token's folder itself must be a folder where it stands, not a link elsewhere (to
+  // /etc): the server makes it, so a link there was put by someone else.
+  if (root !== path.join(parent, token)) throw new LocalFileRefused('outside');
   if (!real.startsWith(`${root}${path.sep}`)) throw new LocalFileRefused('outside');
   let handle: FileHandle;
   try {

@@ -52,12 +52,17 @@ export function reactionNote(emoji: string, text: string): string {
 export function createDispatch(deps: DispatchDeps) {
   const { log, conversations, replies } = deps;
 
-  /** Refused by its edge (which logged why): its reply, if any, and nothing else. */
+  /**
+   * Refused by its edge (which logged why): its reply, if any, and its word to the owner, if
+   * any (sent as the owner's own messages are, ahead of strangers' replies); nothing else.
+   */
   function denied(event: InboundEvent, verdict: Exclude<Verdict, 'allow'>): void {
     const done = replies.reply(event.address, verdict.reply, [event.origin], {
       priority: 'stranger',
     });
     background(log, 'reply_failed', done);
+    const owner = verdict.tellOwner;
+    if (owner) background(log, 'reply_failed', replies.reply(owner.to, owner.message, []));
   }
 
   /**

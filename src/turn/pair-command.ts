@@ -1,7 +1,8 @@
 import { background } from '../core/background.ts';
 import type { Logger } from '../core/ports.ts';
 import type { Address, ChatType } from '../core/types.ts';
-import type { Approval, Pairing } from '../inbound/pairing.ts';
+import { type Approval, MAX_PENDING, type Pairing } from '../inbound/pairing.ts';
+import { minutes, whoIs } from '../inbound/pairing-notice.ts';
 import { type OutboundText, plain } from '../outbound/compose.ts';
 import type { Outbox } from '../outbound/outboxes.ts';
 import type { PairedUser, PairingCode } from '../store/pairing-repo.ts';
@@ -44,7 +45,7 @@ export function pairCommand(deps: PairCommandDeps, event: PairEvent): OutboundTe
     return plain(
       removed.length === 0
         ? `${words[1]} is not paired (someone in ALLOWED_USER_IDS stays allowed: remove them there).`
-        : `Removed the pairing of ${describe(removed[0]!)}: they are a stranger again.`,
+        : `Removed the pairing of ${whoIs(removed[0]!)}: they are a stranger again.`,
     );
   }
   if (words.length !== 1) return plain(USAGE);
@@ -58,7 +59,7 @@ export function pairCommand(deps: PairCommandDeps, event: PairEvent): OutboundTe
 
 /** The owner's answer to an approval (the command's and `satchel pair`'s). */
 export function approvalText(approval: Approval): string {
-  if (approval.ok) return `Paired ${describe(approval.user)}: they can talk to me now.`;
+  if (approval.ok) return `Paired ${whoIs(approval.user)}: they can talk to me now.`;
   return approval.reason === 'expired'
     ? `The code ${approval.code} has expired (codes are valid for an hour). Ask them to write to me again for a new one.`
     : `No pending code ${approval.code}. Check it, or send /pair to list the pending codes.`;
@@ -90,22 +91,18 @@ function listingText(deps: PairCommandDeps): string {
   const lines = [
     pending.length === 0 ? 'No pending pairing codes.' : 'Pending pairing codes:',
     ...pending.map(
-      (c: PairingCode) => `• ${c.code} — ${describe(c)} — expires in ${minutes(c.expiresAt - now)}`,
+      (c: PairingCode) => `• ${c.code} — ${whoIs(c)} — expires in ${minutes(c.expiresAt - now)}`,
     ),
+    ...(pending.length >= MAX_PENDING
+      ? [
+          `Pairing is full (${MAX_PENDING} codes, the most there can be): nobody new gets a code until one expires or you pair someone.`,
+        ]
+      : []),
     '',
     paired.length === 0 ? 'Nobody is paired.' : 'Paired:',
-    ...paired.map((u) => `• ${describe(u)} — since ${formatLocal(u.pairedAt, deps.timezone, now)}`),
+    ...paired.map((u) => `• ${whoIs(u)} — since ${formatLocal(u.pairedAt, deps.timezone, now)}`),
     '',
     USAGE,
   ];
   return lines.join('\n');
 }
-
-/** "Sam (id 999)", or "id 999" for a user without a name. */
-const describe = (who: { name: string | null; userId: string }): string =>
-  who.name ? `${who.name} (id ${who.userId})` : `id ${who.userId}`;
-
-const minutes = (ms: number): string => {
-  const n = Math.max(1, Math.ceil(ms / 60_000));
-  return `${n} min`;
-};

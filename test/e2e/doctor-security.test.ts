@@ -1,10 +1,13 @@
 import {
   chmodSync,
+  linkSync,
   mkdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
@@ -103,6 +106,91 @@ describe('satchel doctor --security', () => {
     const again = await doctor(w);
     expect(marked(again.out, '✗')).toEqual([]);
     expect(again.code).toBe(0);
+  });
+
+  it('judges a .env that is a link by the file it leads to, and --fix changes no file outside SATCHEL_HOME', async () => {
+    const w = installation();
+    const elsewhere = path.join(realpathSync(temp()), 'shared.env');
+    writeFileSync(elsewhere, 'OPENAI_API_KEY=sk-test-key\n');
+    chmodSync(elsewhere, 0o600);
+    rmSync(w.envFile);
+    symlinkSync(elsewhere, w.envFile);
+    // The link's own mode (0777) is not the file's: a private target passes.
+    const tidy = await doctor(w);
+    expect(tidy.out).toContain(
+      `✓ .env (a link to ${elsewhere}): readable by its owner only (0600)\n`,
+    );
+    expect(tidy.code).toBe(0);
+
+    chmodSync(elsewhere, 0o644);
+    const open = await doctor(w);
+    expect(marked(open.out, '✗')).toEqual([
+      `✗ .env (a link to ${elsewhere}) is open to other users (0644): they can read the bot token and API keys`,
+    ]);
+    const fixed = await doctor(w, '--fix');
+    expect(fixed.out).toContain(
+      `Nothing to fix in file modes.\nLeft 1 as they are:\n  ${w.envFile}: a link to ${elsewhere}, outside SATCHEL_HOME: left as it is (run \`chmod 600 ${elsewhere}\` if nothing else needs to read it)\n`,
+    );
+    expect(mode(elsewhere)).toBe('0644');
+    expect(fixed.code).toBe(1);
+
+    // A link that leads nowhere exposes nothing: a warning, not "none".
+    rmSync(elsewhere);
+    expect(marked((await doctor(w)).out, '!')).toEqual([
+      `! .env is a link to ${elsewhere}, which does not exist: npm start reads no settings from it`,
+    ]);
+  });
+
+  it('--fix leaves a file with other names (a hard link) as it is, as .env or in SATCHEL_HOME, and says so', async () => {
+    const w = installation();
+    const outside = temp();
+    const shared = path.join(outside, 'shared.env');
+    rmSync(w.envFile);
+    writeFileSync(shared, 'OPENAI_API_KEY=sk-test-key\n');
+    chmodSync(shared, 0o644);
+    linkSync(shared, w.envFile);
+    const readable = path.join(outside, 'notes.txt');
+    writeFileSync(readable, 'for everyone');
+    chmodSync(readable, 0o644);
+    linkSync(readable, path.join(w.home, 'notes.txt'));
+
+    const fixed = await doctor(w, '--fix');
+    expect([mode(shared), mode(readable)]).toEqual(['0644', '0644']);
+    expect(fixed.out).toContain('Left 2 as they are:\n');
+    expect(fixed.out).toContain(
+      `  ${w.envFile}: 0644, left as it is: the file has 2 names (hard links), and its other names would change too`,
+    );
+    expect(fixed.out).toContain(
+      `  ${path.join(w.home, 'notes.txt')}: 0644, left as it is: the file has 2 names (hard links)`,
+    );
+    expect(marked(fixed.out, '✗')).toEqual([
+      '✗ .env is open to other users (0644): they can read the bot token and API keys',
+      '✗ SATCHEL_HOME is open to other users: 1 file(s) and 0 folder(s) (conversations, the ledger, pack data)',
+    ]);
+    expect(fixed.code).toBe(1);
+  });
+
+  it('sees through a SATCHEL_HOME that is a link, and --fix makes the files it leads to private', async () => {
+    const w = installation();
+    const real = path.join(realpathSync(temp()), 'real-home');
+    renameSync(w.home, real);
+    symlinkSync(real, w.home);
+    chmodSync(real, 0o777);
+    chmodSync(path.join(real, 'satchel.db'), 0o666);
+
+    const open = await doctor(w);
+    expect(marked(open.out, '✗')).toEqual([
+      `✗ SATCHEL_HOME (a link to ${real}) is open to other users: 1 file(s) and 1 folder(s) (conversations, the ledger, pack data)`,
+    ]);
+    expect(open.out).toContain(`    0666  ${path.join(real, 'satchel.db')}\n`);
+    expect(open.code).toBe(1);
+
+    const fixed = await doctor(w, '--fix');
+    expect(fixed.out).toContain(`  ${real}: 0777 → 0700\n`);
+    expect(fixed.out).toContain(`  ${path.join(real, 'satchel.db')}: 0666 → 0600\n`);
+    expect([mode(real), mode(path.join(real, 'satchel.db'))]).toEqual(['0700', '0600']);
+    expect(fixed.out).toContain(`✓ SATCHEL_HOME (a link to ${real}): readable by its owner only`);
+    expect(fixed.code).toBe(0);
   });
 
   it('fails on an empty allowlist while Telegram is configured', async () => {

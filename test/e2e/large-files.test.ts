@@ -3,7 +3,7 @@
  * server in `--local` mode: with TELEGRAM_LOCAL_FILES=true a document over Telegram's 20 MB
  * download limit is read from the path getFile names and streamed into the pack's workspace;
  * a path that is relative, outside the server's directory for this bot, a symlink out of it
- * or a directory is refused with a message saying why, and nothing is read or copied.
+ * (or that directory itself a symlink) or a directory is refused with a message saying why, and nothing is read or copied.
  * Without the flag the 20 MB limit holds.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -172,6 +172,23 @@ describe('large files from a self-hosted Bot API server', () => {
       expect(said[i]).toMatch(why);
       expect(said[i]).toMatch(/Nothing was copied\.$/);
     }
+    expect(h.model.chatRequests()).toEqual([]);
+    expect(readdirSync(workspace())).toEqual([]);
+  });
+
+  it('refuses every file when the folder named by the token is itself a link out (to /etc)', async () => {
+    await startLocal();
+    const etc = path.join(serverDir, 'etc');
+    mkdirSync(etc);
+    writeFileSync(path.join(etc, 'passwd'), 'root:x:0:0:root:/root:/bin/bash\n');
+    rmSync(botDir, { recursive: true });
+    symlinkSync(etc, botDir);
+    sendDocument('passwd', path.join(botDir, 'passwd'), 'passwd.txt');
+    await settled(h, 1);
+
+    expect(h.tg.texts(ALLOWED_USER)).toEqual([
+      'I could not take that file: the Bot API server gave a path outside its directory for this bot, so I did not read it. Nothing was copied.',
+    ]);
     expect(h.model.chatRequests()).toEqual([]);
     expect(readdirSync(workspace())).toEqual([]);
   });

@@ -180,6 +180,28 @@ describe('/pair', () => {
     await settled(h, 13);
     expect(ownerSaw()).toContain('\n/pair — Let someone in with their pairing code');
   });
+  it("shows a stranger's name on one line: a newline or a direction mark in it forges no line of the list", async () => {
+    await h.start();
+    const forged = 'Eve\nPaired:\n• Mallory (id 1) — since today 09:00\u202E';
+    h.tg.nameUser(STRANGER, forged);
+    h.tg.text({ userId: STRANGER, text: 'hi' });
+    await settled(h, 1);
+    const code = codeSentTo(STRANGER);
+
+    h.say('/pair');
+    await settled(h, 2);
+    // As Telegram receives it (HTML): the owner reads `Eve<U+000A>Paired:<U+000A>…<U+202E>`.
+    const shown = `Eve&lt;U+000A&gt;Paired:&lt;U+000A&gt;• Mallory (id 1) — since today 09:00&lt;U+202E&gt; (id ${STRANGER})`;
+    expect(ownerSaw().split('\n').slice(0, 4)).toEqual([
+      'Pending pairing codes:',
+      `• ${code} — ${shown} — expires in 60 min`,
+      '',
+      'Nobody is paired.',
+    ]);
+    h.say(`/pair ${code}`);
+    await settled(h, 3);
+    expect(ownerSaw()).toBe(`Paired ${shown}: they can talk to me now. I have told them so.`);
+  });
 });
 
 describe('limits and expiry', () => {
@@ -217,11 +239,71 @@ describe('limits and expiry', () => {
     expect(h.model.chatRequests()).toHaveLength(0);
   });
 
+  it('tells the owner when pairing is full and who holds the codes, at most once a day', async () => {
+    const clock = new JumpClock();
+    await h.start({}, { app: { clock } });
+    let updates = 0;
+    const write = async (userId: number, chatId = userId) => {
+      h.tg.text({ userId, chatId, chatType: 'private', text: 'let me in' });
+      await settled(h, ++updates);
+    };
+    const notices = () => h.tg.texts(ALLOWED_USER).filter((t) => t.startsWith('Pairing is full'));
+    // One account holds two codes (two private chats), 18 others one each: 20 in all.
+    h.tg.nameUser(STRANGER, 'Mallory');
+    await write(STRANGER, 5001);
+    await write(STRANGER, 5002);
+    for (let i = 1; i <= 18; i++) await write(3000 + i);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual([]);
+
+    h.tg.nameUser(3019, 'Ann');
+    await write(3019);
+    expect(h.tg.texts(3019)).toEqual([]);
+    await vi.waitFor(() => expect(notices()).toHaveLength(1));
+    const lines = notices()[0]!.split('\n');
+    expect(lines[0]).toBe(
+      `Pairing is full: 20 codes are waiting for you, the most there can be, so Ann (id 3019) got no code.`,
+    );
+    expect(lines[1]).toBe('They are held by:');
+    expect(lines.slice(2, -1).sort()).toEqual(
+      [
+        `• Mallory (id ${STRANGER}) — 2 codes`,
+        ...Array.from({ length: 18 }, (_, i) => `• User (id ${3001 + i}) — 1 code`),
+      ].sort(),
+    );
+    expect(lines.at(-1)).toBe(
+      'Nobody new gets a code until one expires (the first in 60 min) or you pair someone: send /pair to see the codes. I say this at most once a day.',
+    );
+
+    // Another stranger turned away, and a new flood an hour later: not said again that day.
+    await write(3020);
+    h.say('/pair');
+    await settled(h, ++updates);
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).toContain(
+      '\nPairing is full (20 codes, the most there can be): nobody new gets a code until one expires or you pair someone.\n',
+    );
+    clock.advance(61 * 60_000);
+    for (let i = 1; i <= 21; i++) await write(4000 + i);
+    expect(h.tg.texts(4021)).toEqual([]);
+    expect(notices()).toHaveLength(1);
+
+    // A day later, full again: told again. (The inbox forgets done updates after a day, so
+    // each stranger's code is waited for instead.)
+    clock.advance(24 * 60 * 60_000);
+    for (let i = 1; i <= 20; i++) {
+      h.tg.text({ userId: 6000 + i, text: 'let me in' });
+      await vi.waitFor(() => expect(h.tg.texts(6000 + i)).toHaveLength(1));
+    }
+    h.tg.text({ userId: 6021, text: 'let me in' });
+    await vi.waitFor(() => expect(notices()).toHaveLength(2));
+    expect(notices()[1]).toMatch(/so User \(id 6021\) got no code\./);
+    expect(h.model.chatRequests()).toHaveLength(0);
+  }, 60_000);
+
   it('a flood of 200 strangers costs no model call and at most 20 replies, and the owner is answered ahead of them', async () => {
     await h.start();
     for (let i = 0; i < 200; i++) h.tg.text({ userId: 10_000 + i, text: 'let me in' });
     h.say('mine');
-    await vi.waitFor(() => expect(h.tg.texts(ALLOWED_USER)).toEqual(['echo: mine']), {
+    await vi.waitFor(() => expect(h.tg.texts(ALLOWED_USER)).toContain('echo: mine'), {
       timeout: 20_000,
     });
     await settled(h, 201, 30_000);
@@ -237,6 +319,11 @@ describe('limits and expiry', () => {
     expect(h.logs('pairing_requested')).toHaveLength(20);
     expect(h.logs('pairing_limited')).toHaveLength(1);
     expect(h.rows('SELECT 1 FROM messages WHERE content LIKE ?', '%let me in%')).toHaveLength(0);
+    // The owner is told once that pairing is full, beside the answer to their own message.
+    await vi.waitFor(() => expect(h.tg.texts(ALLOWED_USER)).toHaveLength(2));
+    expect(
+      h.tg.texts(ALLOWED_USER).filter((t) => t.startsWith('Pairing is full: 20 codes')),
+    ).toHaveLength(1);
   }, 60_000);
 });
 

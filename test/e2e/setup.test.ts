@@ -1,4 +1,13 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -6,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/dispatch.ts';
 import { createSetupCommand, setupCommand } from '../../src/cli/setup.ts';
+import { SetupFailed } from '../../src/setup/ui.ts';
+import { writeResult } from '../../src/setup/write-step.ts';
 import { FakeModel } from '../fakes/model-server.ts';
 import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
 import { spawnNode } from '../support/child.ts';
@@ -160,6 +171,61 @@ describe('satchel setup --yes', () => {
     expect(run.code).toBe(0);
     expect(readFileSync(path.join(dir, 'other.env'), 'utf8')).toContain('LLM_MODEL=gpt-4.1-mini');
     expect(run.out).toContain('copy other.env there as .env');
+  });
+});
+
+describe('satchel setup --out where no file can be written', () => {
+  it('a missing folder or a link that leads nowhere: one sentence before any question or check, nothing written', async () => {
+    const missing = await setup(flags('--out', 'missing/dir/.env'));
+    expect([missing.code, missing.out]).toEqual([1, '']);
+    expect(missing.err).toBe(
+      [
+        `satchel setup: the folder ${path.join(dir, 'missing', 'dir')} does not exist, so missing/dir/.env cannot be written there`,
+        `    fix: Create it first (mkdir -p ${path.join(dir, 'missing', 'dir')}), or give --out a file in a folder that exists.`,
+        'Nothing was written.',
+        '',
+      ].join('\n'),
+    );
+
+    symlinkSync(path.join(dir, 'nowhere', 'real.env'), envFile());
+    const dangling = await setup(flags());
+    expect([dangling.code, dangling.out]).toEqual([1, '']);
+    expect(dangling.err).toBe(
+      [
+        `satchel setup: .env is a link to ${path.join(dir, 'nowhere', 'real.env')}, which does not exist, and setup writes no file through a link`,
+        '    fix: Remove the link, or give --out another file.',
+        'Nothing was written.',
+        '',
+      ].join('\n'),
+    );
+    // Refused before the key was checked, and nothing appeared anywhere.
+    expect(model.requests()).toEqual([]);
+    expect(readdirSync(dir).sort()).toEqual(['.env']);
+
+    // In a terminal, nothing is asked.
+    const t = terminal();
+    expect(await setupCommand.run(['--out', 'missing/dir/.env'], t.io)).toBe(1);
+    expect(t.io.out()).toBe('');
+    expect(t.io.err()).toContain('does not exist, so missing/dir/.env cannot be written there');
+  });
+
+  it('a folder gone between the checks and the write is said in one sentence too', () => {
+    const result = {
+      provider: 'openai' as const,
+      access: { apiKey: TEST_OPENAI_KEY },
+      model: 'gpt-4.1-mini',
+      telegram: undefined,
+      apiRoot: 'https://api.telegram.org',
+    };
+    const gone = path.join(dir, 'gone', '.env');
+    const write = (file: string) => () => writeResult(file, result, false);
+    expect(write(gone)).toThrow(SetupFailed);
+    expect(write(gone)).toThrow(`${gone} could not be written (ENOENT)`);
+    writeFileSync(envFile(), 'OPENAI_API_KEY=mine\n');
+    expect(write(envFile())).toThrow(
+      `${envFile()} appeared while setup ran, and setup replaces no file without asking`,
+    );
+    expect(readFileSync(envFile(), 'utf8')).toBe('OPENAI_API_KEY=mine\n');
   });
 });
 

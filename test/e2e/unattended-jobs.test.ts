@@ -182,6 +182,43 @@ describe('jobs of a chat nobody writes in (SPEC §8)', () => {
       .map(({ at }) => Math.floor((at - Date.UTC(2026, 10, 23, 10, 0, 0)) / HOUR));
     expect(hoursIn).toEqual([0, 34]);
   });
+  it('pauses a job whose conversation lost its route row, counting from the last message a person stored', async () => {
+    await start();
+    h.model.enqueue(
+      {
+        toolCalls: [
+          {
+            name: 'schedule',
+            arguments: { action: 'create', schedule: '0 9 * * *', prompt: 'Check the fern.' },
+          },
+        ],
+      },
+      { text: 'I will check it every morning.' },
+    );
+    await ask('check my fern every morning'); // Monday 10:00: a person wrote, a job is made
+    const [tool] = h.rows<{ id: string }>("SELECT id FROM jobs WHERE source = 'tool'");
+    // The chat's route row is gone (taken away by hand, an older database restored).
+    h.exec('DELETE FROM conversation_routes');
+
+    clock.advance(23 * HOUR); // Tuesday 09:00
+    await vi.waitFor(() =>
+      expect(h.logs('job_run').filter((l) => l.jobId === tool!.id)).toHaveLength(1),
+    );
+    clock.advance(48 * HOUR); // Thursday 09:00: 71 hours since the person wrote
+    await vi.waitFor(() =>
+      expect(h.logs('job_paused_idle')).toContainEqual(
+        expect.objectContaining({ jobId: tool!.id, address: `tg:${ALLOWED_USER}` }),
+      ),
+    );
+    expect(h.rows('SELECT enabled, paused_by FROM jobs WHERE id = ?', tool!.id)).toEqual([
+      { enabled: 0, paused_by: 'idle' },
+    ]);
+    expect(h.logs('job_run').filter((l) => l.jobId === tool!.id)).toHaveLength(1);
+    // The route is back, holding Monday 10:00 (the person's message and the job they made
+    // then), not the time of a job's run.
+    const [route] = h.rows<{ at: number }>('SELECT last_person_at AS at FROM conversation_routes');
+    expect(Math.floor((route!.at - Date.UTC(2026, 10, 23, 10, 0, 0)) / 60_000)).toBe(0);
+  });
 });
 
 describe("a cron entry's own model (SPEC §8)", () => {

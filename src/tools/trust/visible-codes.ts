@@ -15,3 +15,11 @@ export function visibleCodes(text: string): string {
     return `<U+${code}>`;
   });
 }
+
+/**
+ * `text` on one line, as a name or a label must be: as `visibleCodes`, with line breaks and
+ * tabs written as codes too, so what a stranger typed cannot start a line of its own.
+ */
+export function oneLineCodes(text: string): string {
+  return visibleCodes(text).replace(/[\n\t]/g, (c) => (c === '\n' ? '<U+000A>' : '<U+0009>'));
+}
