@@ -348,7 +348,8 @@ describe('never holding up the chat (SPEC §18)', () => {
 
 describe('what a speech server sends back', () => {
   it('cuts a 50 MB speech answer off past 10 MB as it streams, and sends no voice note', async () => {
-    await start({ VOICE_REPLY: 'always' });
+    // The provider's idle timeout is far away: only the size limit can end the answer.
+    await start({ VOICE_REPLY: 'always', LLM_TIMEOUT_MS: '60000' });
     h.model.enqueueSpeech({ streamBytes: 50 * 1024 * 1024 });
     h.say('hello');
     await vi.waitFor(() => expect(failures()).toHaveLength(1));
