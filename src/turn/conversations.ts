@@ -102,12 +102,21 @@ export function createConversations(deps: ConversationsDeps) {
   /**
    * A text from the person whose turn runs joins it (queue mode `steer`) when nothing else
    * waits in the conversation; anything else goes after what the turn holds, so a message
-   * never overtakes one sent before it.
+   * never overtakes one sent before it. A text past what the turn may take in, and what the
+   * turn holds and has not taken in yet, become the next turn together: from then on the
+   * person's texts wait as followups do (at most five turns; past that, the busy reply).
    */
   function push(event: InboundEvent): void {
     const key = addressKey(event.address);
-    if (actors.waiting(key) === 0 && !batcher.holds(key) && steering.offer(event)) {
+    const offered =
+      actors.waiting(key) === 0 && !batcher.holds(key) ? steering.offer(event) : undefined;
+    if (offered === 'held') {
       log.debug({ event: 'steer_held', address: key }, 'held for the running turn');
+      return;
+    }
+    if (offered === 'full') {
+      log.info({ event: 'steer_full', address: key }, 'the running turn is full; next turn');
+      submit([...steering.takeHeld(key), event]);
       return;
     }
     for (const held of steering.takeHeld(key)) batcher.push(held);

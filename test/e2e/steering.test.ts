@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { STOPPED } from '../../src/core/errors.ts';
+import { BUSY } from '../../src/turn/conversations.ts';
 import { QUEUE_MODES } from '../../src/turn/queue-command.ts';
 import { type RecordedRequest, userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
@@ -16,6 +17,10 @@ function gate(): { until: Promise<void>; open(): void } {
   });
   return { until, open };
 }
+
+/** The numbers from `from` to `to`. */
+const range = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 /** A first model call that asks for a tool. */
 const TOOL_ROUND = { toolCalls: [{ name: 'memory', arguments: { action: 'read' } }] };
@@ -194,6 +199,41 @@ describe('steering a running turn (SPEC §18)', () => {
       if (restartMode === 'followup') expect(h.logs('turn_already_answered')).toHaveLength(1);
     });
   }
+
+  it('takes at most 20 messages into a turn; more wait for the next turn, past five the busy reply', async () => {
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']), QUEUE_MODE: 'steer' });
+    const [first, second] = [gate(), gate()];
+    h.model.enqueue(
+      { ...TOOL_ROUND, until: first.until },
+      { ...TOOL_ROUND, until: second.until },
+      { text: 'All noted.' },
+    );
+    const kb = (i: number) => `item ${i} `.padEnd(1024, 'x');
+    h.say('list these');
+    await h.model.waitForRequest(1);
+    for (let i = 1; i <= 20; i++) h.say(kb(i));
+    await vi.waitFor(() => expect(h.logs('steer_held')).toHaveLength(20));
+    first.open();
+    // The 20 steered texts as the model reads them: one user message after the tool result.
+    const steered = range(1, 20).map(kb).join('\n');
+    expect(userTexts(await h.model.waitForRequest(2))).toEqual(['list these', steered]);
+    // The turn has taken in 20: seven more wait as followups do, five turns and two "busy".
+    for (let i = 21; i <= 27; i++) h.say(kb(i));
+    await vi.waitFor(() => expect(h.logs('turn_rejected_busy')).toHaveLength(2));
+    second.open();
+    await settled(h, 28);
+
+    expect(h.logs('turn_steered')).toMatchObject([{ messages: 20 }]);
+    const requests = h.model.chatRequests();
+    expect(requests).toHaveLength(3 + 5);
+    expect(userTexts(requests[2]!)).toEqual(['list these', steered]);
+    expect(userTexts(requests[3]!).at(-1)).toBe(kb(21));
+    const texts = h.tg.texts(ALLOWED_USER);
+    expect(texts.slice(0, 3)).toEqual([BUSY, BUSY, 'All noted.']);
+    expect(texts.slice(3).map((t) => t.split(' ', 3).join(' '))).toEqual(
+      range(21, 25).map((i) => `echo: item ${i}`),
+    );
+  });
 
   it('/queue says the mode, sets it per chat, and goes back to followup', async () => {
     await h.start();

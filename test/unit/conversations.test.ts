@@ -4,7 +4,12 @@ import type { InboundEvent } from '../../src/core/types.ts';
 import type { OutboundText } from '../../src/outbound/compose.ts';
 import { BUSY, createConversations } from '../../src/turn/conversations.ts';
 import type { Replies } from '../../src/turn/replies.ts';
-import type { QueueMode, SteerBox } from '../../src/turn/steering.ts';
+import {
+  MAX_STEERED,
+  MAX_STEERED_BYTES,
+  type QueueMode,
+  type SteerBox,
+} from '../../src/turn/steering.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
@@ -125,5 +130,61 @@ describe('the conversation lane', () => {
     conversations.push(document('later.txt'));
     expect(boxes[0]!.take()).toEqual([]);
     expect(ran).toEqual([['running']]);
+  });
+});
+
+describe('steering is bounded (SPEC §18)', () => {
+  const texts = (events: readonly InboundEvent[]) =>
+    events.map((e) => (e.kind === 'text' ? e.text : e.kind));
+  /** Lets each waiting turn run (and finish) in order. */
+  async function runAll(releases: Array<() => void>, turns: number) {
+    for (let i = 0; i < turns; i++) {
+      releases.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  it('a turn takes in at most 20 messages; more wait as followups, and past five turns are "busy"', async () => {
+    const { conversations, ran, said, releases, boxes } = rig('steer');
+    conversations.push(text('running'));
+    for (let i = 1; i <= 20; i++) conversations.push(text(`s${i}`));
+    expect(MAX_STEERED).toBe(20);
+    expect(texts(boxes[0]!.take())).toEqual(Array.from({ length: 20 }, (_, i) => `s${i + 1}`));
+    for (let i = 21; i <= 27; i++) conversations.push(text(`s${i}`));
+    expect(said).toEqual([BUSY, BUSY]);
+    expect(boxes[0]!.take()).toEqual([]);
+    expect(boxes[0]!.absorbed()).toHaveLength(20);
+    await runAll(releases, 6);
+    expect(ran).toEqual([['running'], ['s21'], ['s22'], ['s23'], ['s24'], ['s25']]);
+  });
+
+  it('a turn takes in at most 32 KB of messages: the one past it waits for the next turn', async () => {
+    const { conversations, ran, said, releases, boxes } = rig('steer');
+    const long = (i: number) => `${i}`.padEnd(4000, '.');
+    conversations.push(text('running'));
+    for (let i = 1; i <= 8; i++) conversations.push(text(long(i)));
+    expect(8 * 4000).toBeLessThanOrEqual(MAX_STEERED_BYTES);
+    expect(boxes[0]!.take()).toHaveLength(8);
+    conversations.push(text(long(9)));
+    conversations.push(text('short'));
+    expect(boxes[0]!.take()).toEqual([]);
+    await runAll(releases, 3);
+    expect(ran).toEqual([['running'], [long(9)], ['short']]);
+    expect(said).toEqual([]);
+  });
+
+  it('what a full turn held and had not taken in yet goes with the next text to the next turn, in order', async () => {
+    const { conversations, ran, said, releases, boxes } = rig('steer');
+    conversations.push(text('running'));
+    for (let i = 1; i <= 23; i++) conversations.push(text(`s${i}`));
+    expect(boxes[0]!.take()).toEqual([]);
+    await runAll(releases, 4);
+    expect(ran).toEqual([
+      ['running'],
+      Array.from({ length: 21 }, (_, i) => `s${i + 1}`),
+      ['s22'],
+      ['s23'],
+    ]);
+    expect(said).toEqual([]);
   });
 });
