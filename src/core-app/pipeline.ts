@@ -5,7 +5,7 @@ import type { Logger } from '../core/ports.ts';
 import { createChannelCalls } from '../outbound/channel-calls.ts';
 import type { createOutboxes } from '../outbound/outboxes.ts';
 import { createJobListing } from '../scheduler/describe.ts';
-import { createAnsweredCheck } from '../store/answered.ts';
+import { createAnsweredCheck, createStoredCheck } from '../store/answered.ts';
 import { createChatMoves } from '../store/chat-moves.ts';
 import { createGrantRepo } from '../store/grant-repo.ts';
 import { createMessageSearch } from '../store/message-search.ts';
@@ -86,6 +86,7 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
       asks: createAskRegistry(clock),
       messages: createMessageSearch(stores.store.sqlite),
       answered: createAnsweredCheck(stores.store.sqlite),
+      stored: createStoredCheck(stores.store.sqlite),
       jobs,
       idleJobs: stores.idleJobs,
       events: turning.events,

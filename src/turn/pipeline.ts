@@ -86,6 +86,7 @@ export function createPipeline(services: PipelineServices) {
     log,
     batchWindowMs: services.batchWindowMs,
     queueMode: (address) => router.queueMode(address) ?? services.queueMode,
+    stored: turns.stored,
     replies,
     run: runEvents,
     runJob,

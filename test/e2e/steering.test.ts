@@ -200,6 +200,48 @@ describe('steering a running turn (SPEC §18)', () => {
     });
   }
 
+  for (const restartMode of ['steer', 'followup'] as const) {
+    it(`after a crash, replayed messages the turn answered get no busy reply (restart in ${restartMode})`, async () => {
+      await h.start(
+        { SATCHEL_PACKS: fixturePacks(['alpha']), QUEUE_MODE: 'steer' },
+        { app: { shutdownGraceMs: 100 } },
+      );
+      const held = gate();
+      h.model.enqueue({ ...TOOL_ROUND, until: held.until }, { hang: true });
+      h.say('water the plants');
+      await h.model.waitForRequest(1);
+      for (let i = 1; i <= 12; i++) h.say(`plant ${i}`);
+      await vi.waitFor(() => expect(h.logs('steer_held')).toHaveLength(12));
+      held.open();
+      await h.model.waitForRequest(2);
+      // Cut off like a crash in the steered call: all 13 updates stay pending. The replayed
+      // turn answers once every replay has come in: more than five then wait behind it.
+      const replayed = gate();
+      h.model.enqueue({ text: 'All watered.', until: replayed.until });
+      h.env.QUEUE_MODE = restartMode;
+      await h.restart();
+      await h.model.waitForRequest(3);
+      if (restartMode === 'steer')
+        await vi.waitFor(() => expect(h.logs('steer_held')).toHaveLength(12 + 12));
+      else
+        await vi.waitFor(() =>
+          expect(h.logs('turn_replay_waits').length + h.logs('turn_rejected_busy').length).toBe(7),
+        );
+      replayed.open();
+      await settled(h, 13);
+
+      expect(h.tg.texts(ALLOWED_USER)).toEqual(['All watered.']);
+      expect(h.logs('turn_rejected_busy')).toEqual([]);
+      expect(h.logs('turn_already_answered')).toHaveLength(12);
+      expect(h.model.chatRequests()).toHaveLength(3);
+      const stored = storedMessages().filter((m) => m.role === 'user');
+      expect(stored.map((m) => m.content)).toEqual([
+        'water the plants',
+        ...range(1, 12).map((i) => `plant ${i}`),
+      ]);
+    });
+  }
+
   it('takes at most 20 messages into a turn; more wait for the next turn, past five the busy reply', async () => {
     await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']), QUEUE_MODE: 'steer' });
     const [first, second] = [gate(), gate()];

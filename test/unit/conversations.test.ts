@@ -3,6 +3,7 @@ import type { Origin } from '../../src/core/origin.ts';
 import type { InboundEvent } from '../../src/core/types.ts';
 import type { OutboundText } from '../../src/outbound/compose.ts';
 import { BUSY, createConversations } from '../../src/turn/conversations.ts';
+import { sourceKey } from '../../src/turn/inputs.ts';
 import type { Replies } from '../../src/turn/replies.ts';
 import {
   MAX_STEERED,
@@ -41,6 +42,8 @@ function rig(queueMode: QueueMode = 'followup') {
   const said: string[] = [];
   const releases: Array<() => void> = [];
   const boxes: SteerBox[] = [];
+  /** The source keys of messages "stored by an earlier run". */
+  const stored = new Set<string>();
   const replies = {
     reply: async (_to: unknown, message: OutboundText | undefined, _origins: Origin[]) => {
       if (message) said.push(message.text);
@@ -53,6 +56,7 @@ function rig(queueMode: QueueMode = 'followup') {
     log: silent,
     batchWindowMs: 0,
     queueMode: () => queueMode,
+    stored: (keys) => keys.every((key) => stored.has(key)),
     replies,
     run: (events, _signal, steer) => {
       boxes.push(steer);
@@ -64,7 +68,7 @@ function rig(queueMode: QueueMode = 'followup') {
     runJob: async () => 'delivered',
     jobDone: () => {},
   });
-  return { clock, conversations, ran, said, releases, boxes };
+  return { clock, conversations, ran, said, releases, boxes, stored };
 }
 
 describe('the conversation lane', () => {
@@ -99,6 +103,21 @@ describe('the conversation lane', () => {
       ['c.txt'],
       ['d.txt', 'e.txt'],
     ]);
+  });
+
+  it('never answers "busy" to replayed texts an earlier run stored: they wait their turn', async () => {
+    const { conversations, ran, said, releases, stored } = rig();
+    const replays = Array.from({ length: 8 }, (_, i) => text(`replayed ${i + 1}`));
+    for (const replay of replays) stored.add(sourceKey(replay));
+    conversations.push(text('running'));
+    for (const replay of replays) conversations.push(replay);
+    conversations.push(text('new'));
+    expect(said).toEqual([BUSY]);
+    for (let i = 0; i < 9; i++) {
+      releases.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(ran).toEqual([['running'], ...replays.map((_, i) => [`replayed ${i + 1}`])]);
   });
 
   it('in steer mode holds the texts of the person whose turn runs for it, never out of order', async () => {
