@@ -5,7 +5,7 @@ import type { Logger } from '../core/ports.ts';
 import { createChannelCalls } from '../outbound/channel-calls.ts';
 import type { createOutboxes } from '../outbound/outboxes.ts';
 import { createJobListing } from '../scheduler/describe.ts';
-import { createAnsweredCheck } from '../store/answered.ts';
+import { createAnsweredCheck, createStoredCheck } from '../store/answered.ts';
 import { createChatMoves } from '../store/chat-moves.ts';
 import { createGrantRepo } from '../store/grant-repo.ts';
 import { createMessageSearch } from '../store/message-search.ts';
@@ -13,6 +13,7 @@ import { createAskRegistry } from '../tools/asks.ts';
 import { createSearchProvider } from '../tools/search/providers.ts';
 import { systemResolve, WEB_LIMITS } from '../tools/web/guarded-get.ts';
 import { createPipeline } from '../turn/pipeline.ts';
+import { createSpokenFiles } from '../turn/spoken-files.ts';
 import { createVoiceReplies } from '../turn/voice-reply.ts';
 import { createUsageFooter } from '../usage/footer.ts';
 import { jobCosts } from '../usage/job-usage.ts';
@@ -39,6 +40,14 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
   const { config, clock, log, stores, outbox, providers, packs, usage, turning } = parts;
   const { edges, jobs } = stores;
   const db = stores.store.db;
+  const spokenFiles = createSpokenFiles({
+    dir: path.join(config.home, 'media', 'voice'),
+    clock,
+    log,
+    pending: () => stores.outboxRepo.pendingFiles(),
+  });
+  // What an earlier run left and no pending row names goes now, not at the next voice note.
+  spokenFiles.sweep();
   return createPipeline({
     runtime: { clock, log, transaction: stores.transaction, timezone: config.timezone },
     conversing: {
@@ -72,13 +81,14 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
         outbox,
         clock,
         log,
-        dir: path.join(config.home, 'media', 'voice'),
+        files: spokenFiles,
       }),
       // Photos go inline only when whoever answers can see them (the fallback too).
       fallbackAcceptsImages: providers.fallback?.info.acceptsImages ?? true,
       asks: createAskRegistry(clock),
       messages: createMessageSearch(stores.store.sqlite),
       answered: createAnsweredCheck(stores.store.sqlite),
+      stored: createStoredCheck(stores.store.sqlite),
       jobs,
       idleJobs: stores.idleJobs,
       events: turning.events,

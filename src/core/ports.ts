@@ -59,11 +59,12 @@ export interface Transcriber {
 /**
  * Text to speech: `text` spoken as a voice note, Opus in an OGG container (what Telegram
  * plays as a voice note and browsers play in `<audio>`). Rejects with a ProviderError (or an
- * abort when `signal` fires).
+ * abort when `signal` fires), and with a ProviderError as soon as the answer runs past
+ * `maxBytes`: it is never held whole first.
  */
 export interface Speaker {
   readonly info: { provider: string; model: string };
-  speak(text: string, options: { signal: AbortSignal }): Promise<Buffer>;
+  speak(text: string, options: { signal: AbortSignal; maxBytes: number }): Promise<Buffer>;
 }
 
 /** A file a user sent, downloaded. `remotePath` is the channel's name for it (with extension). */

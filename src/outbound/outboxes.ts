@@ -81,6 +81,13 @@ export function createOutboxes(deps: OutboxesDeps) {
     writeEdit: byAddress('writeEdit'),
     writeDelete: byAddress('writeDelete'),
     dispatch,
+    /**
+     * The newest row of any chat: read right after a transaction that wrote rows, it marks
+     * where they end (a voice note is dropped once its chat has a row past its answer's).
+     */
+    newestRow: (): number => deps.repo.newestId(),
+    /** Whether `to` got a row after row `id` (a later message went out there). */
+    wroteAfter: (to: Address, id: number): boolean => deps.repo.wroteAfter(to, id),
     /** The channel's id of the message a row became; undefined until it is sent. */
     messageIdOf: (rowId: number): string | undefined =>
       deps.repo.get(rowId)?.messageId ?? undefined,

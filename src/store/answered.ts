@@ -30,3 +30,16 @@ export function createAnsweredCheck(sqlite: Database): (sourceKeys: readonly str
     return row !== undefined && row.stored === sourceKeys.length && row.answered === row.stored;
   };
 }
+
+/**
+ * Whether every one of the user messages under `sourceKeys` is stored in the core database
+ * already: it reached a model in an earlier run (a turn that took it in by steering and
+ * crashed), so its replay is no new prompt.
+ */
+export function createStoredCheck(sqlite: Database): (sourceKeys: readonly string[]) => boolean {
+  const count = sqlite.prepare<[string], { stored: number }>(
+    `SELECT COUNT(*) AS stored FROM messages WHERE source_key IN (SELECT value FROM json_each(?))`,
+  );
+  return (sourceKeys) =>
+    sourceKeys.length > 0 && count.get(JSON.stringify(sourceKeys))?.stored === sourceKeys.length;
+}

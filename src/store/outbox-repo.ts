@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, ne, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, isNull, max, ne, type SQL, sql } from 'drizzle-orm';
 import type { Address } from '../core/types.ts';
 import type { Db } from './client.ts';
 import { outbox } from './schema.ts';
@@ -99,6 +99,38 @@ export function createOutboxRepo(db: Db) {
       const part = row && (JSON.parse(row.payload) as { part?: { plain?: unknown } }).part;
       if (!row || typeof part?.plain !== 'string') return undefined;
       return { text: part.plain, threadId: row.threadId ?? undefined };
+    },
+
+    /** The id of the newest row of any chat (0 when there is none). */
+    newestId(): number {
+      return (
+        db
+          .select({ id: max(outbox.id) })
+          .from(outbox)
+          .get()?.id ?? 0
+      );
+    },
+
+    /**
+     * Whether `to` (its topic, not the whole chat) got a row after row `id`: a later message
+     * went out there. Reads only the rows newer than `id`.
+     */
+    wroteAfter(to: Address, id: number): boolean {
+      const thread =
+        to.threadId === undefined ? isNull(outbox.threadId) : eq(outbox.threadId, to.threadId);
+      return inChat(to, gt(outbox.id, id), thread).limit(1).all().length > 0;
+    },
+
+    /** The files pending rows send (a voice note's OGG): they must stay until sent. */
+    pendingFiles(): Set<string> {
+      const rows = db
+        .select({
+          path: sql<string | null>`json_extract(${outbox.payload}, '$.media.source.path')`,
+        })
+        .from(outbox)
+        .where(and(eq(outbox.status, 'pending'), eq(outbox.kind, 'media')))
+        .all();
+      return new Set(rows.flatMap((row) => (row.path ? [row.path] : [])));
     },
 
     /** Unsent rows of one channel, in the order they were written. */

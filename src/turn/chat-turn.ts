@@ -69,18 +69,20 @@ export async function runChatTurn(
     const run = await runAgent(services, turn, routed, { tools, gate, inputs, live });
     const answered = heldBackNoted(run, gate, SILENT);
     const changes = [...inputs.flatMap((i) => i.changes ?? []), ...(tools?.changes?.() ?? [])];
-    const done = await commit(services, turn, routed, live, { ...answered, changes });
+    const { silent, after } = await commit(services, turn, routed, live, { ...answered, changes });
     // After the text: the answer spoken, where the chat asks for it (a job's run never is).
+    // It is not waited for: the conversation's next turn never waits on speech (SPEC §18).
     if (!turn.job)
-      await services.turns.voice.follow({
+      services.turns.voice.follow({
         address: routed.address,
         answer: answered.result.answer,
         heardVoice: turn.events.some((e) => e.kind === 'voice'),
         scope: scopeOf(turn, routed),
         packCaps: routed.packCaps,
         signal: turn.signal,
+        after,
       });
-    return done;
+    return { silent };
   } finally {
     live.stopTyping();
     await live.stream.settle();
@@ -255,7 +257,8 @@ interface CommitServices {
 
 /**
  * Step 5: the answer stored, its rows written and the origins acknowledged in one
- * transaction, then sent; `turn_completed` once it is committed.
+ * transaction, then sent; `turn_completed` once it is committed. `after` is the outbox's
+ * newest row once the answer was written: a message in the chat past it came later.
  */
 async function commit(
   services: CommitServices,
@@ -263,7 +266,7 @@ async function commit(
   routed: Routed,
   live: Live,
   { input, result, changes }: { input: TurnInput; result: TurnResult; changes: Change[] },
-): Promise<{ silent: boolean }> {
+): Promise<{ silent: boolean; after: number }> {
   const { outbox } = services.delivery;
   const { agent, events } = services.turns;
   live.stopTyping();
@@ -287,6 +290,8 @@ async function commit(
     services.replies.acknowledge([...turn.events, ...taken].map((e) => e.origin));
     return rows;
   });
+  // Read before anything else can run: nothing was written between the transaction and here.
+  const after = outbox.newestRow();
   await landed;
   await outbox.dispatch(ids);
   events.emit({
@@ -300,7 +305,7 @@ async function commit(
     timedOut: result.timedOut,
     ms: services.runtime.clock.now() - routed.started,
   });
-  return { silent };
+  return { silent, after };
 }
 
 /**

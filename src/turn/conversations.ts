@@ -6,7 +6,7 @@ import { type Address, addressKey, type InboundEvent, type JobOutcome } from '..
 import { createBatcher } from '../inbound/batcher.ts';
 import { plain } from '../outbound/compose.ts';
 import { createActors } from './actors.ts';
-import type { Note } from './inputs.ts';
+import { type Note, sourceKey } from './inputs.ts';
 import type { Replies } from './replies.ts';
 import { createSteering, type QueueMode, type SteerBox } from './steering.ts';
 
@@ -22,6 +22,11 @@ export interface ConversationsDeps {
   replies: Pick<Replies, 'reply' | 'settle'>;
   /** QUEUE_MODE, or the conversation's /queue (SPEC §18). */
   queueMode(address: Address): QueueMode;
+  /**
+   * Whether every one of these messages is stored already (store/answered.ts): a replay of
+   * messages a crashed turn took in, which is never refused as busy.
+   */
+  stored(sourceKeys: readonly string[]): boolean;
   /** Runs one turn's events in the conversation's lane; `steer` holds what joins it. */
   run(events: InboundEvent[], signal: AbortSignal, steer: SteerBox): Promise<void>;
   /** Runs a job's run in the conversation's lane. */
@@ -76,8 +81,10 @@ export function createConversations(deps: ConversationsDeps) {
         .finally(() => release(key, steering.close(key, steer)));
     };
     // Files are never refused as "busy" (SPEC §2 step 8): they wait their turn, their
-    // updates pending in the durable inbox meanwhile.
-    if (events.some(carriesFile)) {
+    // updates pending in the durable inbox meanwhile. Nor are messages replayed after a crash
+    // that its turn had taken in and stored: the replayed turn answers them, and their own
+    // turn only finds that and settles them (a crash leaves at most one turn's worth).
+    if (events.some(carriesFile) || (full(first.address) && storedBefore(events))) {
       background(log, 'turn_unhandled', actors.run(key, turn));
       return;
     }
@@ -87,6 +94,18 @@ export function createConversations(deps: ConversationsDeps) {
       const origins = events.map((e) => e.origin);
       background(log, 'reply_failed', replies.reply(first.address, plain(BUSY), origins));
     }
+  }
+
+  /** Whether a text or command sent to `address` now would be refused as busy. */
+  function full(address: Address): boolean {
+    return actors.waiting(addressKey(address)) >= MAX_WAITING;
+  }
+
+  /** Messages an earlier run stored (a crashed turn took them in): not new prompts. */
+  function storedBefore(events: InboundEvent[]): boolean {
+    if (!deps.stored(events.map(sourceKey))) return false;
+    log.debug({ event: 'turn_replay_waits', messages: events.length }, 'stored before; waits');
+    return true;
   }
 
   /**
@@ -102,12 +121,21 @@ export function createConversations(deps: ConversationsDeps) {
   /**
    * A text from the person whose turn runs joins it (queue mode `steer`) when nothing else
    * waits in the conversation; anything else goes after what the turn holds, so a message
-   * never overtakes one sent before it.
+   * never overtakes one sent before it. A text past what the turn may take in, and what the
+   * turn holds and has not taken in yet, become the next turn together: from then on the
+   * person's texts wait as followups do (at most five turns; past that, the busy reply).
    */
   function push(event: InboundEvent): void {
     const key = addressKey(event.address);
-    if (actors.waiting(key) === 0 && !batcher.holds(key) && steering.offer(event)) {
+    const offered =
+      actors.waiting(key) === 0 && !batcher.holds(key) ? steering.offer(event) : undefined;
+    if (offered === 'held') {
       log.debug({ event: 'steer_held', address: key }, 'held for the running turn');
+      return;
+    }
+    if (offered === 'full') {
+      log.info({ event: 'steer_full', address: key }, 'the running turn is full; next turn');
+      submit([...steering.takeHeld(key), event]);
       return;
     }
     for (const held of steering.takeHeld(key)) batcher.push(held);
@@ -135,7 +163,7 @@ export function createConversations(deps: ConversationsDeps) {
      * turns wait behind the running one as may. An edge that can answer its sender at once
      * (the web chat's POST) asks first instead of taking the message to refuse it.
      */
-    full: (address: Address): boolean => actors.waiting(addressKey(address)) >= MAX_WAITING,
+    full,
 
     /**
      * /stop skips the lane: it aborts the running turn, which tells the user it stopped, and

@@ -86,6 +86,7 @@ export function createPipeline(services: PipelineServices) {
     log,
     batchWindowMs: services.batchWindowMs,
     queueMode: (address) => router.queueMode(address) ?? services.queueMode,
+    stored: turns.stored,
     replies,
     run: runEvents,
     runJob,
@@ -117,8 +118,14 @@ export function createPipeline(services: PipelineServices) {
     full: conversations.full,
     menu: () => commands.menu(),
     close: () => conversations.close(),
-    idle: () => conversations.idle(),
-    abortAll: () => conversations.abortAll(),
+    /** Resolves when the running turns have finished and no voice note is being spoken. */
+    idle: async (): Promise<void> => {
+      await Promise.all([conversations.idle(), turns.voice.idle()]);
+    },
+    abortAll: (): void => {
+      conversations.abortAll();
+      turns.voice.abortAll();
+    },
   };
 }
 

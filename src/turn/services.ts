@@ -103,6 +103,8 @@ export interface Turns {
   mcp: { hub: McpHub; servers(pack: string): readonly McpServerConfig[] };
   /** Whether every one of these messages is stored and was answered (store/answered.ts). */
   answered(sourceKeys: readonly string[]): boolean;
+  /** Whether every one of these messages is stored already (store/answered.ts). */
+  stored(sourceKeys: readonly string[]): boolean;
   /** When calls wait for the owner, and the standing approvals (SPEC §17). */
   trust: {
     policy: ApprovalPolicy;

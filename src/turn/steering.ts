@@ -5,6 +5,11 @@ import { textInputs } from './inputs.ts';
 /** QUEUE_MODE and /queue (SPEC §18): what a message sent while a turn runs does. */
 export type QueueMode = 'steer' | 'followup';
 
+/** The most messages one turn takes in by steering (SPEC §18). */
+export const MAX_STEERED = 20;
+/** The most bytes (UTF-8) of steered texts one turn takes in (SPEC §18). */
+export const MAX_STEERED_BYTES = 32 * 1024;
+
 /** The running turn's side of steering. */
 export interface SteerBox {
   /** The messages sent into the turn since the last take; from now on they are the turn's. */
@@ -18,13 +23,20 @@ interface Box extends SteerBox {
   held: InboundEvent[];
 }
 
+/** What `offer` did with a message: held it for the turn, or found the turn full. */
+export type Offered = 'held' | 'full' | undefined;
+
+const bytesOf = (events: readonly InboundEvent[]) =>
+  events.reduce((sum, e) => sum + (e.kind === 'text' ? Buffer.byteLength(e.text) : 0), 0);
+
 /**
  * Steering (SPEC §18): while a person's turn runs in a conversation whose queue mode is
  * `steer`, their next texts are held for it instead of waiting for the next turn; the turn
  * takes them in before its next model call. What it has not taken when it ends (the final
  * answer was already on its way) goes back to wait for the next turn. Only texts of the
  * person who started the turn are held: commands, files and other people's messages keep
- * their place in the queue.
+ * their place in the queue. A turn holds and takes in at most 20 messages and 32 KB of them;
+ * past that the turn is full, and the caller makes the message wait for the next turn.
  */
 export function createSteering(deps: { mode(address: Address): QueueMode }) {
   const boxes = new Map<string, Box>();
@@ -47,14 +59,20 @@ export function createSteering(deps: { mode(address: Address): QueueMode }) {
       return box;
     },
 
-    /** Holds `event` for the running turn when it may join it; true when held. */
-    offer(event: InboundEvent): boolean {
-      if (event.kind !== 'text') return false;
+    /**
+     * Holds `event` for the running turn when it may join it (`held`); `full` when it may,
+     * but the turn has taken in or holds as much as it may; undefined when it may not.
+     */
+    offer(event: InboundEvent): Offered {
+      if (event.kind !== 'text') return undefined;
       const box = boxes.get(addressKey(event.address));
-      if (!box || box.senderId !== event.senderId) return false;
-      if (deps.mode(event.address) !== 'steer') return false;
+      if (!box || box.senderId !== event.senderId) return undefined;
+      if (deps.mode(event.address) !== 'steer') return undefined;
+      const taken = [...box.absorbed(), ...box.held];
+      if (taken.length >= MAX_STEERED) return 'full';
+      if (bytesOf(taken) + Buffer.byteLength(event.text) > MAX_STEERED_BYTES) return 'full';
       box.held.push(event);
-      return true;
+      return 'held';
     },
 
     /** Takes back what the running turn holds and has not taken in yet. */

@@ -1,23 +1,36 @@
-import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Clock } from '../core/clock.ts';
-import { isAbort } from '../core/errors.ts';
+import { AbortedError, isAbort } from '../core/errors.ts';
 import type { Logger, Speaker } from '../core/ports.ts';
-import type { Address } from '../core/types.ts';
+import { type Address, addressKey } from '../core/types.ts';
 import { type Dialect, PLAIN, renderMarkdown } from '../outbound/markdown.ts';
 import type { Outbox } from '../outbound/outboxes.ts';
-import { makePrivateDir, PRIVATE_FILE } from '../store/file-modes.ts';
 import type { VoiceSetting } from '../store/session-repo.ts';
 import { bookedCall } from '../usage/booked-call.ts';
 import type { Ledger, UsageScope } from '../usage/ledger.ts';
 import { type PackCaps, QuotaExceededError, type QuotaGate } from '../usage/quota.ts';
+import { isOggOpus } from './ogg-opus.ts';
+import type { SpokenFiles } from './spoken-files.ts';
 
 /** VOICE_REPLY, and what a chat's /voice setting means: `on` is `always`. */
 export type VoiceMode = 'off' | 'inbound' | 'always';
 
 /** An answer longer than this is sent as text only (SPEC §18): nobody listens to an essay. */
 export const MAX_SPOKEN_CHARS = 4000;
+/** The longest a voice note may take to be spoken (SPEC §18); past it the answer stays text. */
+export const SPEECH_LIMIT_MS = 20_000;
+/**
+ * The most audio one spoken answer may bring. 4,000 characters are about five minutes of
+ * speech: under 5 MB even as Opus at 128 kbit/s (OpenAI's is nearer 1 MB). A server that
+ * sends more is cut off there.
+ */
+export const MAX_SPEECH_BYTES = 10 * 1024 * 1024;
+
+/** Why a speech call was cut off at SPEECH_LIMIT_MS. */
+class SpeechTimedOut extends AbortedError {
+  constructor() {
+    super(`no speech within ${SPEECH_LIMIT_MS / 1000} s`);
+  }
+}
 
 /** What /voice says and sets (voice-command.ts) and what a turn reads. */
 export function voiceModeOf(setting: VoiceSetting | undefined, fallback: VoiceMode): VoiceMode {
@@ -45,11 +58,11 @@ export interface VoiceReplyDeps {
   plays(to: Address): boolean;
   quota: Pick<QuotaGate, 'check'>;
   ledger: Pick<Ledger, 'record'>;
-  outbox: Pick<Outbox, 'writePayload' | 'dispatch'>;
+  outbox: Pick<Outbox, 'writePayload' | 'dispatch' | 'wroteAfter'>;
   clock: Clock;
   log: Logger;
-  /** Where spoken answers are kept (SATCHEL_HOME/media/voice): the outbox row names the file. */
-  dir: string;
+  /** Where spoken answers are kept until sent (SATCHEL_HOME/media/voice): the row names the file. */
+  files: Pick<SpokenFiles, 'keep' | 'remove'>;
 }
 
 /** The answer a voice reply may follow. */
@@ -62,19 +75,26 @@ export interface SpokenTurn {
   scope: UsageScope & { pack: string; sessionId: string };
   packCaps: PackCaps;
   signal: AbortSignal;
+  /** The outbox's newest row once the answer was written (Outbox.newestRow). */
+  after: number;
 }
 
 /**
- * Voice replies (SPEC §18): after an answer's text was delivered, the same answer spoken by
+ * Voice replies (SPEC §18): after an answer's text was written, the same answer spoken by
  * TTS_MODEL (Opus in OGG) and sent as a voice note through the chat's outbox. The call passes
- * the quota gate and is booked as `tts` with the characters spoken. Nothing here can fail the
- * turn: a refused, failed or stopped call leaves the text alone and logs one line. The audio
- * is spoken once: its outbox row is written after the speaker answered, so a restart sends an
- * unsent row (once) and never speaks the answer again.
+ * the quota gate and is booked as `tts` with the characters spoken. Nothing here can fail or
+ * hold up the turn: the speaking runs beside the conversation's lane, for at most 20 s, and a
+ * refused, failed, late or stopped call leaves the text alone and logs one line. A voice note
+ * is never sent after a later message: when the chat got one before the audio was ready, the
+ * note is dropped (`voice_reply_dropped`). The audio is spoken once: its outbox row is written
+ * after the speaker answered, so a restart sends an unsent row (once) and never speaks the
+ * answer again.
  */
 export function createVoiceReplies(deps: VoiceReplyDeps) {
   const { clock, log } = deps;
   let warnedUnset = false;
+  /** Voice notes being spoken, each with what ends it early (shutdown). */
+  const speaking = new Map<Promise<void>, AbortController>();
 
   /**
    * The words to speak, or why this turn gets no voice note. The answer is rendered for
@@ -92,39 +112,8 @@ export function createVoiceReplies(deps: VoiceReplyDeps) {
     return { text };
   }
 
-  /** The spoken answer, booked in the ledger; undefined when the call failed (logged). */
-  async function speak(speaker: Speaker, turn: SpokenTurn, text: string) {
-    const row = { kind: 'tts' as const, ...speaker.info, scope: turn.scope };
-    try {
-      return await bookedCall(
-        deps,
-        row,
-        () => speaker.speak(text, { signal: turn.signal }),
-        () => ({ characters: text.length }),
-      );
-    } catch (error) {
-      const reason = isAbort(error) ? 'aborted' : String((error as Error).message);
-      // One line, no stack: the text is delivered, and the next answer tries again.
-      log.warn(
-        { event: 'voice_reply_failed', ...speaker.info, reason },
-        'voice reply failed; the answer was sent as text',
-      );
-      return undefined;
-    }
-  }
-
-  /** Keeps the audio where the outbox row can name it (and the web chat can play it). */
-  function keep(audio: Buffer): string {
-    const day = new Date(clock.now()).toISOString().slice(0, 10);
-    const dir = path.join(deps.dir, day);
-    makePrivateDir(dir);
-    const file = path.join(dir, `${randomUUID()}.ogg`);
-    writeFileSync(file, audio, { mode: PRIVATE_FILE });
-    return file;
-  }
-
-  /** The voice note for a delivered answer, when this chat wants one. */
-  async function follow(turn: SpokenTurn): Promise<void> {
+  /** Why the turn gets no voice note (logged), or the speaker that makes it. */
+  function admitted(turn: SpokenTurn): { speaker: Speaker; text: string } | undefined {
     const words = spoken(turn);
     if ('skip' in words) {
       if (words.skip === 'not_set_up' && !warnedUnset) {
@@ -136,9 +125,8 @@ export function createVoiceReplies(deps: VoiceReplyDeps) {
       }
       if (words.skip !== 'off')
         log.debug({ event: 'voice_reply_skipped', reason: words.skip }, 'text only');
-      return;
+      return undefined;
     }
-    const { text } = words;
     const speaker = deps.speaker!;
     try {
       deps.quota.check(
@@ -149,15 +137,73 @@ export function createVoiceReplies(deps: VoiceReplyDeps) {
       if (!(error instanceof QuotaExceededError)) throw error;
       // The gate logged which cap; the answer stays text.
       log.info({ event: 'voice_reply_skipped', reason: 'quota' }, 'text only: a cap is reached');
+      return undefined;
+    }
+    return { speaker, text: words.text };
+  }
+
+  /** One line, no stack: the text is delivered, and the next answer tries again. */
+  function failed(speaker: Speaker, reason: string): void {
+    log.warn(
+      { event: 'voice_reply_failed', ...speaker.info, reason },
+      'voice reply failed; the answer was sent as text',
+    );
+  }
+
+  /** The spoken answer, booked in the ledger; undefined when the call failed (logged). */
+  async function speak(speaker: Speaker, turn: SpokenTurn, text: string, signal: AbortSignal) {
+    const row = { kind: 'tts' as const, ...speaker.info, scope: turn.scope };
+    try {
+      return await bookedCall(
+        deps,
+        row,
+        () => speaker.speak(text, { signal, maxBytes: MAX_SPEECH_BYTES }),
+        () => ({ characters: text.length }),
+      );
+    } catch (error) {
+      if (signal.reason instanceof SpeechTimedOut) failed(speaker, signal.reason.message);
+      else failed(speaker, isAbort(error) ? 'aborted' : String((error as Error).message));
+      return undefined;
+    }
+  }
+
+  /**
+   * Speaks the answer and sends the voice note, unless the audio is not Ogg/Opus or the chat
+   * got a later message meanwhile. The check and the row are written in one go (no await
+   * between), so no message can slip in after the check and before the note.
+   */
+  async function deliver(speaker: Speaker, turn: SpokenTurn, text: string, signal: AbortSignal) {
+    const audio = await speak(speaker, turn, text, signal);
+    if (!audio) return;
+    if (!isOggOpus(audio)) return failed(speaker, `not an Ogg/Opus file (${audio.length} bytes)`);
+    if (deps.outbox.wroteAfter(turn.address, turn.after)) {
+      log.info(
+        { event: 'voice_reply_dropped', address: addressKey(turn.address) },
+        'a later message went out before the voice note was ready; the note is dropped',
+      );
       return;
     }
-    const audio = await speak(speaker, turn, text);
-    if (!audio) return;
+    const file = deps.files.keep(audio);
     const { ids } = deps.outbox.writePayload(turn.address, {
       kind: 'voice',
-      source: { path: keep(audio) },
+      source: { path: file },
     });
-    await deps.outbox.dispatch(ids);
+    if (await deps.outbox.dispatch(ids)) deps.files.remove(file);
+  }
+
+  /** Starts the voice note for a written answer, when this chat wants one; never waits for it. */
+  function follow(turn: SpokenTurn): void {
+    const admit = admitted(turn);
+    if (!admit) return;
+    const controller = new AbortController();
+    const timer = clock.setTimeout(() => controller.abort(new SpeechTimedOut()), SPEECH_LIMIT_MS);
+    const done: Promise<void> = deliver(admit.speaker, turn, admit.text, controller.signal)
+      .catch((error: unknown) => failed(admit.speaker, String((error as Error)?.message ?? error)))
+      .finally(() => {
+        clock.clearTimeout(timer);
+        speaking.delete(done);
+      });
+    speaking.set(done, controller);
   }
 
   return {
@@ -175,14 +221,30 @@ export function createVoiceReplies(deps: VoiceReplyDeps) {
       return undefined;
     },
 
-    /** Speaks a delivered answer when this chat wants it; never rejects (a failure is logged). */
-    follow: (turn: SpokenTurn): Promise<void> =>
-      follow(turn).catch((error: unknown) => {
+    /**
+     * Speaks a written answer when this chat wants it, beside the conversation's lane: returns
+     * at once (a refusal or failure is logged, never thrown).
+     */
+    follow(turn: SpokenTurn): void {
+      try {
+        follow(turn);
+      } catch (error) {
         log.warn(
           { event: 'voice_reply_failed', reason: String((error as Error)?.message ?? error) },
           'voice reply failed; the answer was sent as text',
         );
-      }),
+      }
+    },
+
+    /** Resolves when no voice note is being spoken or sent (shutdown waits for it). */
+    async idle(): Promise<void> {
+      while (speaking.size > 0) await Promise.all(speaking.keys());
+    },
+
+    /** Ends every speech call now (shutdown after its grace): their answers stay text. */
+    abortAll(): void {
+      for (const controller of speaking.values()) controller.abort(new AbortedError('shutdown'));
+    },
   };
 }
 

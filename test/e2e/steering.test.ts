@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { STOPPED } from '../../src/core/errors.ts';
+import { BUSY } from '../../src/turn/conversations.ts';
 import { QUEUE_MODES } from '../../src/turn/queue-command.ts';
 import { type RecordedRequest, userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
@@ -16,6 +17,10 @@ function gate(): { until: Promise<void>; open(): void } {
   });
   return { until, open };
 }
+
+/** The numbers from `from` to `to`. */
+const range = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 /** A first model call that asks for a tool. */
 const TOOL_ROUND = { toolCalls: [{ name: 'memory', arguments: { action: 'read' } }] };
@@ -194,6 +199,83 @@ describe('steering a running turn (SPEC §18)', () => {
       if (restartMode === 'followup') expect(h.logs('turn_already_answered')).toHaveLength(1);
     });
   }
+
+  for (const restartMode of ['steer', 'followup'] as const) {
+    it(`after a crash, replayed messages the turn answered get no busy reply (restart in ${restartMode})`, async () => {
+      await h.start(
+        { SATCHEL_PACKS: fixturePacks(['alpha']), QUEUE_MODE: 'steer' },
+        { app: { shutdownGraceMs: 100 } },
+      );
+      const held = gate();
+      h.model.enqueue({ ...TOOL_ROUND, until: held.until }, { hang: true });
+      h.say('water the plants');
+      await h.model.waitForRequest(1);
+      for (let i = 1; i <= 12; i++) h.say(`plant ${i}`);
+      await vi.waitFor(() => expect(h.logs('steer_held')).toHaveLength(12));
+      held.open();
+      await h.model.waitForRequest(2);
+      // Cut off like a crash in the steered call: all 13 updates stay pending. The replayed
+      // turn answers once every replay has come in: more than five then wait behind it.
+      const replayed = gate();
+      h.model.enqueue({ text: 'All watered.', until: replayed.until });
+      h.env.QUEUE_MODE = restartMode;
+      await h.restart();
+      await h.model.waitForRequest(3);
+      if (restartMode === 'steer')
+        await vi.waitFor(() => expect(h.logs('steer_held')).toHaveLength(12 + 12));
+      else
+        await vi.waitFor(() =>
+          expect(h.logs('turn_replay_waits').length + h.logs('turn_rejected_busy').length).toBe(7),
+        );
+      replayed.open();
+      await settled(h, 13);
+
+      expect(h.tg.texts(ALLOWED_USER)).toEqual(['All watered.']);
+      expect(h.logs('turn_rejected_busy')).toEqual([]);
+      expect(h.logs('turn_already_answered')).toHaveLength(12);
+      expect(h.model.chatRequests()).toHaveLength(3);
+      const stored = storedMessages().filter((m) => m.role === 'user');
+      expect(stored.map((m) => m.content)).toEqual([
+        'water the plants',
+        ...range(1, 12).map((i) => `plant ${i}`),
+      ]);
+    });
+  }
+
+  it('takes at most 20 messages into a turn; more wait for the next turn, past five the busy reply', async () => {
+    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']), QUEUE_MODE: 'steer' });
+    const [first, second] = [gate(), gate()];
+    h.model.enqueue(
+      { ...TOOL_ROUND, until: first.until },
+      { ...TOOL_ROUND, until: second.until },
+      { text: 'All noted.' },
+    );
+    const kb = (i: number) => `item ${i} `.padEnd(1024, 'x');
+    h.say('list these');
+    await h.model.waitForRequest(1);
+    for (let i = 1; i <= 20; i++) h.say(kb(i));
+    await vi.waitFor(() => expect(h.logs('steer_held')).toHaveLength(20));
+    first.open();
+    // The 20 steered texts as the model reads them: one user message after the tool result.
+    const steered = range(1, 20).map(kb).join('\n');
+    expect(userTexts(await h.model.waitForRequest(2))).toEqual(['list these', steered]);
+    // The turn has taken in 20: seven more wait as followups do, five turns and two "busy".
+    for (let i = 21; i <= 27; i++) h.say(kb(i));
+    await vi.waitFor(() => expect(h.logs('turn_rejected_busy')).toHaveLength(2));
+    second.open();
+    await settled(h, 28);
+
+    expect(h.logs('turn_steered')).toMatchObject([{ messages: 20 }]);
+    const requests = h.model.chatRequests();
+    expect(requests).toHaveLength(3 + 5);
+    expect(userTexts(requests[2]!)).toEqual(['list these', steered]);
+    expect(userTexts(requests[3]!).at(-1)).toBe(kb(21));
+    const texts = h.tg.texts(ALLOWED_USER);
+    expect(texts.slice(0, 3)).toEqual([BUSY, BUSY, 'All noted.']);
+    expect(texts.slice(3).map((t) => t.split(' ', 3).join(' '))).toEqual(
+      range(21, 25).map((i) => `echo: item ${i}`),
+    );
+  });
 
   it('/queue says the mode, sets it per chat, and goes back to followup', async () => {
     await h.start();

@@ -4,10 +4,15 @@
  * `/audio/speech`, a real Ogg/Opus file) and sent with sendVoice through the outbox; the
  * quota gate before the call, a `tts` row with its characters and cost after it.
  */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { AppOptions } from '../../src/app.ts';
+import { MAX_SPEECH_BYTES, SPEECH_LIMIT_MS } from '../../src/turn/voice-reply.ts';
 import { SPEECH_OGG } from '../fakes/model-server.ts';
 import { ALLOWED_USER, harnessPerTest, settled } from '../support/harness.ts';
+import { JumpClock } from '../support/jump-clock.ts';
 import { type HarnessEnv, startWithUsageApi } from '../support/usage-api.ts';
 
 const h = harnessPerTest();
@@ -36,8 +41,30 @@ const skipped = (reason: string) =>
   vi.waitFor(() => expect(h.logs('voice_reply_skipped').map((l) => l.reason)).toContain(reason));
 
 /** Starts satchel (its /api/usage readable). */
-const start = (env: HarnessEnv = {}, app: Pick<AppOptions, 'shutdownGraceMs' | 'outbox'> = {}) =>
-  startWithUsageApi(h, env, app);
+const start = (
+  env: HarnessEnv = {},
+  app: Pick<AppOptions, 'shutdownGraceMs' | 'outbox' | 'clock'> = {},
+) => startWithUsageApi(h, env, app);
+
+/** The spoken answers kept on disk (SATCHEL_HOME/media/voice/<day>/…). */
+function spokenFiles(): string[] {
+  const dir = path.join(h.home, 'media', 'voice');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)));
+}
+
+/** A speech answer that waits until the test opens it. */
+function gate(): { until: Promise<void>; open(): void } {
+  let open = () => {};
+  const until = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { until, open };
+}
+
+const failures = () => h.logs('voice_reply_failed').map((l) => l.reason);
 
 describe('/voice on', () => {
   it('sends the text, then the answer spoken as an OGG voice note, booked as tts', async () => {
@@ -266,5 +293,104 @@ describe('exactly once', () => {
     expect(h.tg.texts(ALLOWED_USER)).toEqual(['echo: hello']);
     expect(speech()).toHaveLength(1);
     expect(ttsRows()).toHaveLength(1);
+    // Kept through the restarts while its row was pending; removed once sent.
+    expect(spokenFiles()).toEqual([]);
+  });
+});
+
+describe('never holding up the chat (SPEC §18)', () => {
+  it('answers the next message while a speech call hangs, and cuts that call off at 20 s', async () => {
+    const clock = new JumpClock();
+    // The provider's own timeout is far away: only satchel's 20 s can end the call.
+    await start({ VOICE_REPLY: 'always', LLM_TIMEOUT_MS: '120000' }, { clock });
+    h.model.enqueueSpeech({ until: gate().until });
+    h.say('one');
+    await vi.waitFor(() => expect(speech()).toHaveLength(1));
+    h.say('two');
+    await settled(h, 2);
+    await h.tg.waitForCall('sendVoice');
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['echo: one', 'echo: two']);
+    expect(speech().map((r) => r.body.input)).toEqual(['echo: one', 'echo: two']);
+
+    // The clock also runs in real time (well under 5 s of it here): 15 s on, the call is open.
+    clock.advance(SPEECH_LIMIT_MS - 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(speech()[0]!.aborted).toBe(false);
+    expect(failures()).toEqual([]);
+    clock.advance(5_000);
+    await vi.waitFor(() => expect(speech()[0]!.aborted).toBe(true));
+    await vi.waitFor(() => expect(failures()).toEqual(['no speech within 20 s']));
+    expect(methods()).toEqual(['sendMessage', 'sendMessage', 'sendVoice']);
+    expect(ttsRows().map((r) => r.ok)).toEqual([1, 0]);
+  });
+
+  it('drops a voice note that was not ready when the next answer went out, never sends it after', async () => {
+    await start({ VOICE_REPLY: 'always' });
+    const late = gate();
+    h.model.enqueueSpeech({ until: late.until });
+    h.say('one');
+    await vi.waitFor(() => expect(speech()).toHaveLength(1));
+    h.say('two');
+    await h.tg.waitForCall('sendVoice');
+    await settled(h, 2);
+    late.open();
+    await vi.waitFor(() => expect(h.logs('voice_reply_dropped')).toHaveLength(1));
+    await settled(h, 2);
+
+    // One's answer, two's answer, two's voice note: one's note never comes after them.
+    expect(methods()).toEqual(['sendMessage', 'sendMessage', 'sendVoice']);
+    expect(speech()).toHaveLength(2);
+    expect(ttsRows().map((r) => r.ok)).toEqual([1, 1]);
+    expect(h.logs('voice_reply_dropped')[0]).toMatchObject({ level: 30 });
+    expect(spokenFiles()).toEqual([]);
+  });
+});
+
+describe('what a speech server sends back', () => {
+  it('cuts a 50 MB speech answer off past 10 MB as it streams, and sends no voice note', async () => {
+    // The provider's idle timeout is far away: only the size limit can end the answer.
+    await start({ VOICE_REPLY: 'always', LLM_TIMEOUT_MS: '60000' });
+    h.model.enqueueSpeech({ streamBytes: 50 * 1024 * 1024 });
+    h.say('hello');
+    await vi.waitFor(() => expect(failures()).toHaveLength(1));
+    await settled(h, 1);
+
+    expect(failures()[0]).toBe(`openai sent more than ${MAX_SPEECH_BYTES} bytes of speech`);
+    await vi.waitFor(() => expect(speech()[0]!.aborted).toBe(true));
+    // The client stopped reading: the server got to write a little past the limit, not 50 MB.
+    expect(speech()[0]!.bytesSent).toBeLessThan(2 * MAX_SPEECH_BYTES);
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['echo: hello']);
+    expect(voices()).toEqual([]);
+    expect(spokenFiles()).toEqual([]);
+  });
+
+  it('does not send 3 KB of random bytes as a voice note: the answer stays text', async () => {
+    await start({ VOICE_REPLY: 'always' });
+    h.model.enqueueSpeech({ body: randomBytes(3 * 1024) });
+    h.say('hello');
+    await vi.waitFor(() => expect(failures()).toHaveLength(1));
+    await settled(h, 1);
+
+    expect(failures()[0]).toBe('not an Ogg/Opus file (3072 bytes)');
+    expect(h.tg.texts(ALLOWED_USER)).toEqual(['echo: hello']);
+    expect(voices()).toEqual([]);
+    expect(spokenFiles()).toEqual([]);
+  });
+
+  it('removes a spoken file once sent, and at start one no pending row names', async () => {
+    await start({ VOICE_REPLY: 'always' });
+    h.say('hello');
+    await h.tg.waitForCall('sendVoice');
+    await settled(h, 1);
+    await vi.waitFor(() => expect(spokenFiles()).toEqual([]));
+
+    await h.stop();
+    const stale = path.join(h.home, 'media', 'voice', '2026-01-01');
+    mkdirSync(stale, { recursive: true });
+    writeFileSync(path.join(stale, 'left-by-a-crash.ogg'), SPEECH_OGG);
+    await h.restart();
+    expect(spokenFiles()).toEqual([]);
+    expect(readdirSync(path.join(h.home, 'media', 'voice'))).toEqual([]);
+    expect(h.logs('voice_files_pruned')).toMatchObject([{ files: 1 }]);
   });
 });

@@ -126,6 +126,8 @@ export interface RecordedRequest {
   firstContentAt?: number;
   /** When the server was done replying (all written, or the client gone); unset on errors. */
   endedAt?: number;
+  /** A streamed speech answer (`streamBytes`): how many of its bytes were written. */
+  bytesSent?: number;
   aborted: boolean;
 }
 
@@ -417,12 +419,43 @@ export class FakeModel {
     if (refused) return sendJson(ctx.res, refused.status, refused.body);
     const reply = this.speeches.shift() ?? {};
     await pause(ctx, reply.delayMs ?? 0);
+    if (reply.until) await Promise.race([reply.until, pause(ctx, Number.POSITIVE_INFINITY)]);
     if (ctx.closed) return;
     if (reply.status) return sendError(ctx.res, 'openai', reply.status);
-    ctx.res.writeHead(200, { 'content-type': 'audio/ogg', 'content-length': SPEECH_OGG.length });
-    ctx.res.end(SPEECH_OGG);
+    if (reply.streamBytes !== undefined) return streamSpeech(ctx, rec, reply.streamBytes);
+    const body = reply.body ?? SPEECH_OGG;
+    ctx.res.writeHead(200, { 'content-type': 'audio/ogg', 'content-length': body.length });
+    ctx.res.end(body);
     rec.endedAt = preciseNow();
   }
+}
+
+/** `total` bytes of speech (the fixture repeated), chunked, until the client goes away. */
+async function streamSpeech(ctx: Ctx, rec: RecordedRequest, total: number): Promise<void> {
+  ctx.res.writeHead(200, { 'content-type': 'audio/ogg' });
+  const chunk = Buffer.alloc(64 * 1024);
+  for (let at = 0; at < chunk.length; at += SPEECH_OGG.length) SPEECH_OGG.copy(chunk, at);
+  for (let sent = 0; sent < total && !ctx.closed; sent += chunk.length) {
+    const piece = chunk.subarray(0, Math.min(chunk.length, total - sent));
+    if (!ctx.res.write(piece)) await drained(ctx);
+    rec.bytesSent = sent + piece.length;
+  }
+  if (ctx.closed) return;
+  ctx.res.end();
+  rec.endedAt = preciseNow();
+}
+
+/** Resolves when `ctx`'s response may be written again, or the client went away. */
+function drained(ctx: Ctx): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      ctx.res.off('drain', done);
+      ctx.res.off('close', done);
+      resolve();
+    };
+    ctx.res.once('drain', done);
+    ctx.res.once('close', done);
+  });
 }
 
 /** The API key a request carries: a Bearer token (OpenAI, Groq) or Gemini's header or `key`. */

@@ -13,10 +13,19 @@ import type { Refusal } from './model-strict.ts';
 /** The bytes every successful speech request gets. */
 export const SPEECH_OGG = readFileSync(new URL('../fixtures/voice/reply.ogg', import.meta.url));
 
-/** A scripted answer to one speech request: a failure status, or a delay. */
+/** A scripted answer to one speech request: a failure status, a delay, or other bytes. */
 export interface SpeechReply {
   status?: number;
   delayMs?: number;
+  /** The answer waits until this settles (or the client goes away). */
+  until?: Promise<void>;
+  /** These bytes instead of the fixture. */
+  body?: Buffer;
+  /**
+   * This many bytes (the fixture over and over), streamed without a content-length in 64 KB
+   * chunks, as fast as the client reads; the rest is not sent once the client goes away.
+   */
+  streamBytes?: number;
 }
 
 /** The API's most input characters for one request. */

@@ -3,8 +3,14 @@ import type { Origin } from '../../src/core/origin.ts';
 import type { InboundEvent } from '../../src/core/types.ts';
 import type { OutboundText } from '../../src/outbound/compose.ts';
 import { BUSY, createConversations } from '../../src/turn/conversations.ts';
+import { sourceKey } from '../../src/turn/inputs.ts';
 import type { Replies } from '../../src/turn/replies.ts';
-import type { QueueMode, SteerBox } from '../../src/turn/steering.ts';
+import {
+  MAX_STEERED,
+  MAX_STEERED_BYTES,
+  type QueueMode,
+  type SteerBox,
+} from '../../src/turn/steering.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
@@ -36,6 +42,8 @@ function rig(queueMode: QueueMode = 'followup') {
   const said: string[] = [];
   const releases: Array<() => void> = [];
   const boxes: SteerBox[] = [];
+  /** The source keys of messages "stored by an earlier run". */
+  const stored = new Set<string>();
   const replies = {
     reply: async (_to: unknown, message: OutboundText | undefined, _origins: Origin[]) => {
       if (message) said.push(message.text);
@@ -48,6 +56,7 @@ function rig(queueMode: QueueMode = 'followup') {
     log: silent,
     batchWindowMs: 0,
     queueMode: () => queueMode,
+    stored: (keys) => keys.every((key) => stored.has(key)),
     replies,
     run: (events, _signal, steer) => {
       boxes.push(steer);
@@ -59,7 +68,7 @@ function rig(queueMode: QueueMode = 'followup') {
     runJob: async () => 'delivered',
     jobDone: () => {},
   });
-  return { clock, conversations, ran, said, releases, boxes };
+  return { clock, conversations, ran, said, releases, boxes, stored };
 }
 
 describe('the conversation lane', () => {
@@ -96,6 +105,21 @@ describe('the conversation lane', () => {
     ]);
   });
 
+  it('never answers "busy" to replayed texts an earlier run stored: they wait their turn', async () => {
+    const { conversations, ran, said, releases, stored } = rig();
+    const replays = Array.from({ length: 8 }, (_, i) => text(`replayed ${i + 1}`));
+    for (const replay of replays) stored.add(sourceKey(replay));
+    conversations.push(text('running'));
+    for (const replay of replays) conversations.push(replay);
+    conversations.push(text('new'));
+    expect(said).toEqual([BUSY]);
+    for (let i = 0; i < 9; i++) {
+      releases.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(ran).toEqual([['running'], ...replays.map((_, i) => [`replayed ${i + 1}`])]);
+  });
+
   it('in steer mode holds the texts of the person whose turn runs for it, never out of order', async () => {
     const { conversations, ran, releases, boxes } = rig('steer');
     conversations.push(text('running'));
@@ -125,5 +149,61 @@ describe('the conversation lane', () => {
     conversations.push(document('later.txt'));
     expect(boxes[0]!.take()).toEqual([]);
     expect(ran).toEqual([['running']]);
+  });
+});
+
+describe('steering is bounded (SPEC §18)', () => {
+  const texts = (events: readonly InboundEvent[]) =>
+    events.map((e) => (e.kind === 'text' ? e.text : e.kind));
+  /** Lets each waiting turn run (and finish) in order. */
+  async function runAll(releases: Array<() => void>, turns: number) {
+    for (let i = 0; i < turns; i++) {
+      releases.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  it('a turn takes in at most 20 messages; more wait as followups, and past five turns are "busy"', async () => {
+    const { conversations, ran, said, releases, boxes } = rig('steer');
+    conversations.push(text('running'));
+    for (let i = 1; i <= 20; i++) conversations.push(text(`s${i}`));
+    expect(MAX_STEERED).toBe(20);
+    expect(texts(boxes[0]!.take())).toEqual(Array.from({ length: 20 }, (_, i) => `s${i + 1}`));
+    for (let i = 21; i <= 27; i++) conversations.push(text(`s${i}`));
+    expect(said).toEqual([BUSY, BUSY]);
+    expect(boxes[0]!.take()).toEqual([]);
+    expect(boxes[0]!.absorbed()).toHaveLength(20);
+    await runAll(releases, 6);
+    expect(ran).toEqual([['running'], ['s21'], ['s22'], ['s23'], ['s24'], ['s25']]);
+  });
+
+  it('a turn takes in at most 32 KB of messages: the one past it waits for the next turn', async () => {
+    const { conversations, ran, said, releases, boxes } = rig('steer');
+    const long = (i: number) => `${i}`.padEnd(4000, '.');
+    conversations.push(text('running'));
+    for (let i = 1; i <= 8; i++) conversations.push(text(long(i)));
+    expect(8 * 4000).toBeLessThanOrEqual(MAX_STEERED_BYTES);
+    expect(boxes[0]!.take()).toHaveLength(8);
+    conversations.push(text(long(9)));
+    conversations.push(text('short'));
+    expect(boxes[0]!.take()).toEqual([]);
+    await runAll(releases, 3);
+    expect(ran).toEqual([['running'], [long(9)], ['short']]);
+    expect(said).toEqual([]);
+  });
+
+  it('what a full turn held and had not taken in yet goes with the next text to the next turn, in order', async () => {
+    const { conversations, ran, said, releases, boxes } = rig('steer');
+    conversations.push(text('running'));
+    for (let i = 1; i <= 23; i++) conversations.push(text(`s${i}`));
+    expect(boxes[0]!.take()).toEqual([]);
+    await runAll(releases, 4);
+    expect(ran).toEqual([
+      ['running'],
+      Array.from({ length: 21 }, (_, i) => `s${i + 1}`),
+      ['s22'],
+      ['s23'],
+    ]);
+    expect(said).toEqual([]);
   });
 });
