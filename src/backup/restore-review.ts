@@ -1,4 +1,4 @@
-import { YAML_LIMITS } from '../core/yaml-limits.ts';
+import { tooLarge, YAML_LIMITS } from '../core/yaml-limits.ts';
 import { readYaml } from '../core/yaml-source.ts';
 import { describeIssue, type Manifest, manifestSchema } from '../packs/manifest.ts';
 import { ArchiveError, type ContentReader } from './archive.ts';
@@ -35,9 +35,7 @@ const past = (name: string, line: number | undefined, message: string) =>
  */
 export function oversizedYaml(manifest: BackupManifest): string | undefined {
   const file = manifest.files.find((f) => isYaml(f.path) && f.size > YAML_LIMITS.bytes);
-  if (!file) return undefined;
-  const mb = (file.size / (1024 * 1024)).toFixed(1);
-  return `${file.path} is ${mb} MB; satchel reads at most 1 MB of YAML from one file`;
+  return file ? `${file.path} ${tooLarge(file.size)}` : undefined;
 }
 
 /**
@@ -85,8 +83,9 @@ function manifestOf(
   const parsed = manifestSchema.safeParse(source.value);
   if (parsed.success) return { manifest: parsed.data, problem: undefined };
   const first = describeIssue(parsed.error.issues[0]!, source.value);
+  const what = first.field ? `${first.field}: ${first.problem}` : first.problem;
   return {
     manifest: undefined,
-    problem: `its pack.yml is not valid (${first.field}: ${first.problem}), so satchel will skip it`,
+    problem: `its pack.yml is not valid (${what}), so satchel will skip it`,
   };
 }
