@@ -39,27 +39,52 @@ export function unsafeArchivePath(name: string): string | undefined {
 }
 
 /**
+ * The files whose content a caller reads while an archive is inspected, one at a time (a
+ * file's header has passed the limits, so its size is bounded by them): `wants` picks them,
+ * `read` gets each whole and may throw to refuse the archive.
+ */
+export interface ContentReader {
+  wants(header: ArchiveHeader): boolean;
+  read(header: ArchiveHeader, content: Buffer): void;
+}
+
+/**
  * Reads `file` (tar, gzip or not) without writing anything: checks each entry's header
  * against `limits` (type, name, size, count, running total, duplicates, the caller's rule)
- * before its content is read, hashes each file, and returns the files in archive order.
- * The first refusal, or a damaged archive, rejects with an ArchiveError.
+ * before its content is read, hashes each file, hands the files `reader` wants to it, and
+ * returns the files in archive order. The first refusal, or a damaged archive, rejects with
+ * an ArchiveError.
  */
-export async function inspectArchive(file: string, limits: ArchiveLimits): Promise<ArchiveFile[]> {
+export async function inspectArchive(
+  file: string,
+  limits: ArchiveLimits,
+  reader?: ContentReader,
+): Promise<ArchiveFile[]> {
   const files: ArchiveFile[] = [];
   const check = createHeaderCheck(limits);
-  await parseArchive(file, limits, (entry) => {
+  await parseArchive(file, limits, (entry, _stop, fail) => {
     const header = check(entry);
     if (header.type === 'directory') {
       entry.resume(); // the parser waits for each entry to be read through
       return;
     }
     const hash = createHash('sha256');
+    const kept: Buffer[] | undefined = reader?.wants(header) ? [] : undefined;
     let size = 0;
     entry.on('data', (chunk: Buffer) => {
       hash.update(chunk);
       size += chunk.length;
+      kept?.push(chunk);
     });
-    entry.on('end', () => files.push({ path: header.path, size, sha256: hash.digest('hex') }));
+    entry.on('end', () => {
+      files.push({ path: header.path, size, sha256: hash.digest('hex') });
+      if (!kept) return;
+      try {
+        reader?.read(header, Buffer.concat(kept));
+      } catch (error) {
+        fail(error);
+      }
+    });
   });
   return files;
 }
@@ -152,12 +177,13 @@ function createLayout() {
  * Streams `file` through tar's parser (strict: a damaged header, a truncated archive or a
  * bad gzip stream is an error), calling `onEntry` for each entry in order. `onEntry` may
  * throw to refuse the archive, or call `stop` to end the reading early. The bytes come
- * through `feedTar`, which bounds them by `limits` and stops at the archive's end.
+ * through `feedTar`, which bounds them by `limits` and stops at the archive's end. `fail`
+ * refuses the archive from an entry's own events, after `onEntry` has returned.
  */
 function parseArchive(
   file: string,
   limits: ArchiveLimits,
-  onEntry: (entry: ReadEntry, stop: () => void) => void,
+  onEntry: (entry: ReadEntry, stop: () => void, fail: (error: unknown) => void) => void,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let settled = false;
@@ -180,7 +206,11 @@ function parseArchive(
           return;
         }
         try {
-          onEntry(entry, () => finish());
+          onEntry(
+            entry,
+            () => finish(),
+            (error) => finish(error),
+          );
         } catch (error) {
           finish(error);
         }

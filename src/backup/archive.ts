@@ -8,6 +8,7 @@ import {
   ArchiveError,
   type ArchiveFile,
   type ArchiveLimits,
+  type ContentReader,
   createHeaderCheck,
   describe,
   inspectArchive,
@@ -21,6 +22,7 @@ export {
   type ArchiveFile,
   type ArchiveHeader,
   type ArchiveLimits,
+  type ContentReader,
   readFirstEntry,
   sha256Of,
   unsafeArchivePath,
@@ -54,8 +56,13 @@ export async function writeArchive(
 }
 
 export interface ExtractOptions extends ArchiveLimits {
-  /** The files the archive holds, checked by the caller before anything is written: throw to refuse. */
-  verify?(files: readonly ArchiveFile[]): void;
+  /** Files whose content the caller reads in the first pass, before anything is written. */
+  read?: ContentReader;
+  /**
+   * The files the archive holds, checked by the caller before anything is written (it may
+   * ask someone): throw to refuse.
+   */
+  verify?(files: readonly ArchiveFile[]): void | Promise<void>;
   /** Bytes free on the file system holding `dir` (default: statfs); for tests. */
   freeSpace?(dir: string): Promise<number>;
 }
@@ -64,8 +71,8 @@ export interface ExtractOptions extends ArchiveLimits {
  * Extracts `file` into `dir` (created; it must not exist or be empty), writing nothing
  * until the whole archive is known good: a first pass reads every entry without writing,
  * checking each header against `limits` before its bytes (only regular files and
- * directories, relative names without `..`, sizes per file and in total, the entry count)
- * and hashing the files; then `verify`; then the free space. Only then does tar extract it,
+ * directories, relative names without `..`, sizes per file and in total, the entry count),
+ * hashing the files and handing those `read` wants to it; then `verify`; then the free space. Only then does tar extract it,
  * with the same checks again, owner-only modes, no owners from the archive; and what
  * landed in `dir` is compared with the first pass. A refusal rejects with an ArchiveError
  * and removes `dir`. Returns the files, in archive order.
@@ -76,8 +83,8 @@ export async function extractSafely(
   options: ExtractOptions,
 ): Promise<ArchiveFile[]> {
   await requireEmpty(dir);
-  const files = await inspectArchive(file, options);
-  options.verify?.(files);
+  const files = await inspectArchive(file, options, options.read);
+  await options.verify?.(files);
   const total = files.reduce((n, f) => n + f.size, 0);
   await requireSpace(path.dirname(path.resolve(dir)), total, options.freeSpace ?? statfsFree);
   await mkdir(dir, { recursive: true, mode: 0o700 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Database } from '../store/sqlite.ts';
 import {
@@ -11,6 +11,7 @@ import {
 } from './archive.ts';
 
 import { type BackupManifest, MANIFEST_NAME, parseManifest } from './manifest.ts';
+import { createRestoreReview, oversizedYaml, type RestoredPack } from './restore-review.ts';
 
 /** A restore refused or failed; the message says what is wrong in one sentence. */
 export class RestoreError extends Error {}
@@ -19,8 +20,18 @@ export interface RestoreResult {
   home: string;
   createdAt: string;
   files: number;
+  /** The packs whose data (packs/<name>/) the backup holds. */
   packs: string[];
+  /** The packs installed with `pack add` (installed-packs/<name>/) it brings back. */
+  installedPacks: string[];
 }
+
+/**
+ * Asked before anything is written when the backup brings installed packs, which are code
+ * that would run here: shows what each may do and resolves true to go on. False (or a
+ * RestoreError it throws) refuses the restore.
+ */
+export type ApproveRestore = (packs: RestoredPack[]) => Promise<boolean>;
 
 /** A manifest lists each file in ~200 bytes: this is room for a few hundred thousand. */
 const MANIFEST_MAX_BYTES = 64 * 1024 * 1024;
@@ -29,21 +40,38 @@ const MANIFEST_MAX_BYTES = 64 * 1024 * 1024;
  * Restores a `satchel backup` archive into `home`, which must not exist or be empty (never
  * over a live SATCHEL_HOME). Reads the manifest (the archive's first entry), then reads the
  * whole archive without writing: every entry must be a file the manifest lists, with the
- * size it lists (checked on its header, before its bytes), and the SHA-256 it lists. Only
- * then is it extracted, into a sibling directory; each database's integrity is checked;
- * and it is moved into place. A failed restore leaves `home` as it was.
+ * size it lists (checked on its header, before its bytes), and the SHA-256 it lists; every
+ * YAML file within SPEC §14's limits. Then, when it brings installed packs, `approve` is
+ * asked. Only then is it extracted, into a sibling directory; each database's integrity is
+ * checked; and it is moved into place. A refused or failed restore leaves `home` as it was
+ * and writes nothing else.
  */
-export async function restoreBackup(options: { archive: string; home: string }) {
+export async function restoreBackup(options: {
+  archive: string;
+  home: string;
+  approve: ApproveRestore;
+}): Promise<RestoreResult> {
   const home = path.resolve(options.home);
   const archive = path.resolve(options.archive);
   await requireEmpty(home);
   if (!(await exists(archive))) throw new RestoreError(`${archive} does not exist`);
   const manifest = await readManifest(archive);
+  const oversized = oversizedYaml(manifest);
+  if (oversized) throw new RestoreError(`${archive} cannot be restored: ${oversized}`);
+  const review = createRestoreReview(manifest);
   const suffix = randomBytes(4).toString('hex');
   const staging = path.join(path.dirname(home), `.${path.basename(home)}-restore-${suffix}`);
   try {
-    await mkdir(path.dirname(home), { recursive: true });
-    await extractSafely(archive, staging, limitsOf(manifest));
+    await extractSafely(archive, staging, {
+      ...limitsOf(manifest),
+      read: review.reader,
+      async verify(files) {
+        checkFiles(manifest, files);
+        const packs = review.packs();
+        if (packs.length > 0 && !(await options.approve(packs)))
+          throw new RestoreError('nothing was restored: you did not accept its installed packs');
+      },
+    });
     for (const file of manifest.files.filter((f) => f.path.endsWith('.db')))
       checkDatabase(path.join(staging, file.path), file.path);
     await rm(path.join(staging, MANIFEST_NAME));
@@ -61,7 +89,8 @@ export async function restoreBackup(options: { archive: string; home: string }) 
     createdAt: manifest.created_at,
     files: manifest.files.length,
     packs,
-  } satisfies RestoreResult;
+    installedPacks: review.packs().map((p) => p.name),
+  };
 }
 
 async function requireEmpty(home: string): Promise<void> {
@@ -114,11 +143,11 @@ function limitsOf(manifest: BackupManifest & { bytes: number }): ExtractOptions 
       if (size !== listed) return `${size} bytes, but its manifest says ${listed}: it is damaged`;
       return undefined;
     },
-    verify: (files) => verify(manifest, files),
   };
 }
 
-function verify(manifest: BackupManifest, files: readonly ArchiveFile[]) {
+/** The files read are the manifest's, each of its size and SHA-256. */
+function checkFiles(manifest: BackupManifest, files: readonly ArchiveFile[]) {
   const hashes = new Map(files.map((f) => [f.path, f]));
   for (const file of manifest.files) {
     const got = hashes.get(file.path);

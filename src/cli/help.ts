@@ -283,14 +283,21 @@ Restore it with \`npx satchel restore <archive>\`.`,
 export const restoreInfo: CliCommandInfo = {
   path: ['restore'],
   summary: 'restore a backup archive into an empty SATCHEL_HOME',
-  help: `Usage: npx satchel restore <archive> [--home DIR]
+  help: `Usage: npx satchel restore <archive> [--home DIR] [--yes]
 
 Restores an archive written by \`npx satchel backup\` into SATCHEL_HOME, or into DIR with
 --home. The target must not exist or be empty: a restore never overwrites data. To replace
 a damaged home, stop satchel, move the directory aside, then restore. The whole archive is
 checked against its manifest (each file's size and SHA-256; nothing else, no links, no paths
-outside the target) before anything is written, and every database's integrity before
-anything is moved into place; a failed restore leaves the target as it was.
+outside the target) and every YAML file against satchel's limits (1 MB, 1,000 entries, 100
+aliases) before anything is written, and every database's integrity before anything is
+moved into place; a refused or failed restore leaves the target as it was.
+
+Packs installed with \`pack add\` are code that will run here: restore prints what each may
+do, as \`pack add\` does, and asks before it writes anything (without a terminal it refuses
+unless --yes is given). A "no" writes nothing.
+
+  --yes   accept what the backup's installed packs may do without asking
 
 Then start satchel with SATCHEL_HOME pointing at the restored directory: it has the same
 sessions, usage ledger, schedules and pack data as when the backup was taken.`,

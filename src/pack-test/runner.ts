@@ -1,6 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from 'yaml';
+import { readYamlFile } from '../core/yaml-source.ts';
 import { type TestFile, testFileSchema } from './test-file.ts';
 
 /** How a run went: counts, and the exit code `satchel pack test` ends with. */
@@ -21,7 +21,12 @@ export function testFilesOf(packDir: string): string[] {
 
 /** Reads and checks a test file; throws an Error naming what is wrong. */
 function readTestFile(file: string): TestFile {
-  const parsed = testFileSchema.safeParse(parse(readFileSync(file, 'utf8')));
+  // Read with the limits of every YAML a pack supplies; its first error is one sentence.
+  const source = readYamlFile(file);
+  const [error] = source.errors;
+  if (error)
+    throw new Error(`not valid YAML: ${error.line ? `line ${error.line}: ` : ''}${error.message}`);
+  const parsed = testFileSchema.safeParse(source.value);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`);
   throw new Error(`not a valid test file: ${problems.join('; ')}`);

@@ -4,7 +4,6 @@ import {
   existsSync,
   mkdtempSync,
   readdirSync,
-  readFileSync,
   renameSync,
   rmSync,
   statSync,
@@ -14,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ArchiveError, extractSafely } from '../backup/archive.ts';
-import { readYaml } from '../core/yaml-source.ts';
+import { readYamlFile } from '../core/yaml-source.ts';
 import { makePrivateDir, privateTree } from '../store/file-modes.ts';
 import { installedPacksDir, SOURCE_FILE } from './installed.ts';
 import { type Manifest, manifestSchema } from './manifest.ts';
@@ -142,7 +141,7 @@ const isArchive = (name: string) => name.endsWith('.tgz');
 function underItsName(dir: string, parent: string, leftOut: string[]): string {
   const manifest = path.join(dir, 'pack.yml');
   const named = existsSync(manifest)
-    ? (readYaml(readFileSync(manifest, 'utf8')).value as { name?: unknown } | null)?.name
+    ? (readYamlFile(manifest).value as { name?: unknown } | null)?.name
     : undefined;
   const name = typeof named === 'string' && /^[a-z][a-z0-9-]{0,31}$/.test(named) ? named : 'pack';
   const copy = path.join(parent, name);
@@ -296,7 +295,7 @@ function copyIn(dir: string, root: string, name: string, source: string): void {
 function installedManifest(dir: string): Manifest | undefined {
   const file = path.join(dir, 'pack.yml');
   if (!existsSync(file)) return undefined;
-  const parsed = manifestSchema.safeParse(readYaml(readFileSync(file, 'utf8')).value);
+  const parsed = manifestSchema.safeParse(readYamlFile(file).value);
   return parsed.success ? parsed.data : undefined;
 }
 
@@ -304,7 +303,6 @@ function installedManifest(dir: string): Manifest | undefined {
 function installedVersion(dir: string): string | undefined {
   const manifest = path.join(dir, 'pack.yml');
   if (!existsSync(manifest)) return undefined;
-  const version = (readYaml(readFileSync(manifest, 'utf8')).value as { version?: unknown } | null)
-    ?.version;
+  const version = (readYamlFile(manifest).value as { version?: unknown } | null)?.version;
   return typeof version === 'string' ? version : undefined;
 }

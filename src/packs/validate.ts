@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { readYaml } from '../core/yaml-source.ts';
+import { readYamlFile } from '../core/yaml-source.ts';
 import { isProvider, PROVIDER_NAMES, type Provider, specOf } from '../providers/registry.ts';
 import { checkExistingDatabase } from './check-database.ts';
 import { inspectPack, type Pack } from './loader.ts';
@@ -59,7 +59,7 @@ function unknownProviders(dir: string, env: Record<string, string | undefined>):
     : 'openai';
   if (env[specOf(fallback).env.baseUrl]?.trim()) return [];
   // Read on its own, so it is reported with the pack's other problems, in one round.
-  const source = readYaml(readFileSync(file, 'utf8'));
+  const source = readYamlFile(file);
   const manifest = source.value as { model?: unknown; cron?: unknown } | null | undefined;
   const cron = Array.isArray(manifest?.cron) ? (manifest.cron as unknown[]) : [];
   const refs: [unknown, (string | number)[]][] = [

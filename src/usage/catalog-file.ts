@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors.ts';
-import { readYaml } from '../core/yaml-source.ts';
+import { readYaml, readYamlFile, type YamlSource } from '../core/yaml-source.ts';
 import { createModelCatalog, type ModelCatalog, type OwnerCatalog } from './catalog.ts';
 import type { ModelEntry } from './models.ts';
 
@@ -55,12 +55,19 @@ export function loadOwnerCatalog(file: string, required = false): OwnerCatalog {
       );
     return { file, entries: {} };
   }
-  return parseOwnerCatalog(file, readFileSync(file, 'utf8'));
+  // Its size is checked before it is read: a 38 MB file is refused, not parsed.
+  return ownerCatalogOf(file, readYamlFile(file));
 }
 
-/** Parses the text of an owner catalog; `file` is named in errors. */
+/**
+ * Parses the text of an owner catalog; `file` is named in errors. A text past the limits
+ * of YAML_LIMITS (1 MB, 1,000 entries, 100 aliases) is refused in one sentence.
+ */
 export function parseOwnerCatalog(file: string, text: string): OwnerCatalog {
-  const source = readYaml(text);
+  return ownerCatalogOf(file, readYaml(text));
+}
+
+function ownerCatalogOf(file: string, source: YamlSource): OwnerCatalog {
   const problems: string[] = source.errors.map((e) => at(file, e.line, e.message));
   const value = source.value ?? {};
   if (problems.length === 0 && (typeof value !== 'object' || Array.isArray(value)))

@@ -186,9 +186,12 @@ describe('satchel backup and restore', () => {
     await h.stop();
 
     const restored = path.join(tempDir(), 'restored-home');
-    const restore = await run(restoreCommand, [archive, '--home', restored], {}, dir);
+    // An installed pack is code: without a terminal it takes --yes, after its permissions.
+    const restore = await run(restoreCommand, [archive, '--home', restored, '--yes'], {}, dir);
     expect(restore.err).toBe('');
     expect(restore.code).toBe(0);
+    expect(restore.out).toContain('beta 0.2.0 (Beta Books) may use:');
+    expect(restore.out).toContain('installed packs: beta)');
     expect(await show(restored)).toEqual(before);
   });
 

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_PACKS } from '../support/harness.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
+import { ALIAS_BOMB } from '../support/yaml-bomb.ts';
 
 // The `satchel` bin as npx starts it, in a process of its own: what only a real process shows
 // (the exit code set by the entry, `start` owning the process, the modules a start loads).
@@ -97,6 +98,27 @@ describe('the satchel bin', () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('OPENAI_API_KEY is required');
   });
+
+  it('refuses an alias bomb or an oversized models.yaml at start in one sentence, no stack', async () => {
+    const dir = tempDir();
+    const bomb = path.join(dir, 'bomb.yaml');
+    writeFileSync(bomb, ALIAS_BOMB);
+    const big = path.join(dir, 'big.yaml');
+    writeFileSync(big, 'openai:x: {}\n'.repeat(200_000));
+    const key = { OPENAI_API_KEY: 'sk-test-not-used' };
+    const [bombed, oversized] = await Promise.all([
+      satchel(['start'], { env: { ...key, SATCHEL_MODELS: bomb } }),
+      satchel(['start'], { env: { ...key, SATCHEL_MODELS: big } }),
+    ]);
+    expect(bombed.status).toBe(1);
+    expect(bombed.stderr).toBe(
+      `satchel: Invalid model catalog:\n- ${bomb}: expands its aliases (*name) more than 100 times; satchel expands at most 100\n`,
+    );
+    expect(oversized.status).toBe(1);
+    expect(oversized.stderr).toBe(
+      `satchel: Invalid model catalog:\n- ${big}: is 2.5 MB; satchel reads at most 1 MB of YAML from one file\n`,
+    );
+  }, 30_000);
 
   it('loads no command, SDK or database for --version, --help or a command’s --help', async () => {
     const runs = await Promise.all(

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,7 @@ import { FakeModel } from '../fakes/model-server.ts';
 import { FakeSearch } from '../fakes/search-server.ts';
 import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
 import { ALLOWED_USER, fixturePacks, TEST_OPENAI_KEY } from '../support/harness.ts';
+import { ALIAS_BOMB } from '../support/yaml-bomb.ts';
 
 const GROQ_KEY = 'gsk-test-groq-key-0123456789';
 /** The packs satchel ships, each with a `daily_usd` cap. */
@@ -265,6 +266,24 @@ describe('satchel doctor against the fakes', () => {
       `    - ${file} line 1: openai:my-local-llama.output must be a number (USD)`,
     );
     expect(broken.code).toBe(1);
+  });
+
+  it('shows an alias bomb in models.yaml or in a pack.yml as a ✗ line naming the file', async () => {
+    const bomb = 'expands its aliases (*name) more than 100 times; satchel expands at most 100';
+    const file = path.join(home, 'models.yaml');
+    writeFileSync(file, ALIAS_BOMB);
+    const packs = path.join(home, 'packs');
+    cpSync(path.join(fixturePacks(['alpha']), 'alpha'), path.join(packs, 'alpha'), {
+      recursive: true,
+    });
+    const manifest = path.join(packs, 'alpha', 'pack.yml');
+    writeFileSync(manifest, `${readFileSync(manifest, 'utf8')}\n${ALIAS_BOMB}`);
+    const { code, lines } = await doctor({ SATCHEL_MODELS: file, SATCHEL_PACKS: packs });
+    item(lines, '✗', `model catalog: invalid (${file})`);
+    expect(lines).toContain(`    - ${file}: ${bomb}`);
+    item(lines, '✗', `pack ${manifest} is invalid (it would be skipped)`);
+    expect(lines).toContain(`    \`${manifest}\`: (yaml) — ${bomb}`);
+    expect(code).toBe(1);
   });
 
   it('stops after the configuration when it is invalid, naming the variable', async () => {
