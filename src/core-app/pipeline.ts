@@ -47,6 +47,7 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
       sessions: stores.sessions,
       moves: createChatMoves(db),
       groupReply: config.groupReply,
+      people: stores.people,
     },
     delivery: {
       outbox,
@@ -85,7 +86,8 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
         policy: config.trust.approval,
         timeoutMs: config.trust.approvalTimeoutMs,
         grants: createGrantRepo(db),
-        owner: (to) => edges.get(to.platform)?.owner,
+        // The owner as recorded once (SPEC §19), else as the edge names them.
+        owner: (to) => stores.people.ownerOn(to.platform) ?? edges.get(to.platform)?.owner,
         sessions: stores.sessions,
       },
       pairing: stores.pairing,

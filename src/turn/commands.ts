@@ -5,6 +5,7 @@ import type { Address, InboundEvent } from '../core/types.ts';
 import { type OutboundText, plain } from '../outbound/compose.ts';
 import type { Pack, Skill } from '../packs/loader.ts';
 import type { RESERVED_COMMANDS } from '../packs/skill-command.ts';
+import { OWNER } from '../people/people.ts';
 import { pickerMessage } from '../routing/picker.ts';
 import type { GrantRepo } from '../store/grant-repo.ts';
 import { type SessionRow, taintOf } from '../store/session-repo.ts';
@@ -29,7 +30,7 @@ export type CommandOutcome =
 
 export interface CommandDeps {
   runtime: Pick<Runtime, 'clock' | 'log' | 'timezone'>;
-  conversing: Pick<Conversing, 'router' | 'packs'>;
+  conversing: Pick<Conversing, 'router' | 'packs' | 'people'>;
   reports: Reports;
   /** /compact summarizes through the agent. */
   agent: Agent;
@@ -181,6 +182,8 @@ export function createCommands(deps: CommandDeps) {
       return plain('This session is empty; nothing to compact.');
     const pack = packs.get(active);
     const gate = pack && deps.gateFor(event.address, pack, route.session);
+    // The flush writes to the notes of the home this chat uses (SPEC §19), booked to its sender.
+    const { person, home } = deps.conversing.people.belonging(event);
     const summary = await deps.agent.compact({
       session: route.session,
       turnId: `compact-${clock.now()}`,
@@ -195,7 +198,10 @@ export function createCommands(deps: CommandDeps) {
       inputs: [],
       signal,
       ignoreSessionCap: true,
-      memory: pack ? memoryNotesOf(packs.storage(pack.name)) : undefined,
+      person,
+      capPerson: person === OWNER ? null : person,
+      channel: event.address.platform,
+      memory: pack ? memoryNotesOf(packs.storage(pack.name, home)) : undefined,
       ...(gate && { mayKeep: gate.mayKeep }),
     });
     // The summary of a tainted session is untrusted, and so is the session it starts.

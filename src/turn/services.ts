@@ -11,6 +11,7 @@ import type { McpHub, McpServerConfig } from '../mcp/types.ts';
 import type { Outbox } from '../outbound/outboxes.ts';
 import type { StreamMode } from '../outbound/stream.ts';
 import type { PackRegistry } from '../packs/registry.ts';
+import type { People } from '../people/people.ts';
 import type { ModelChoice } from '../providers/model-choice.ts';
 import type { Router } from '../routing/router.ts';
 import type { IdleJobs } from '../scheduler/idle.ts';
@@ -50,6 +51,8 @@ export interface Conversing {
   moves: ChatMoves;
   /** GROUP_REPLY: in groups outside pack topics, `mention` answers only addressed messages. */
   groupReply: 'mention' | 'all';
+  /** Who each turn is for and whose home it uses (SPEC §19). */
+  people: People;
 }
 
 /** Everything that reaches a chat, and the settling of what came from it. */

@@ -51,6 +51,7 @@ export async function toolsFor(
     address,
     senderId: turn.job ? undefined : turn.events[0]!.senderId,
     senderName: turn.job ? undefined : turn.events[0]!.senderName,
+    person: routed.person,
     inJobRun: turn.job !== undefined,
     outbox: services.delivery.outbox,
     asks: services.turns.asks,
@@ -60,7 +61,12 @@ export async function toolsFor(
     web: services.turns.web,
     usage: {
       scope: scopeOf(turn, routed),
-      quota: { pack: turn.pack, sessionId: routed.route.session.id, packCaps: routed.packCaps },
+      quota: {
+        pack: turn.pack,
+        sessionId: routed.route.session.id,
+        packCaps: routed.packCaps,
+        capPerson: routed.capPerson,
+      },
     },
     sessionKey: routed.route.session.key,
     messages: services.turns.messages,
