@@ -25,7 +25,8 @@ CREATE TABLE `people` (
 CREATE TABLE `person_ids` (
 	`platform` text NOT NULL,
 	`sender_id` text NOT NULL,
-	`person` text NOT NULL
+	`person` text NOT NULL,
+	`chat_id` text
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `person_ids_key` ON `person_ids` (`platform`,`sender_id`);--> statement-breakpoint

@@ -93,6 +93,13 @@ export function createPeople(deps: PeopleDeps) {
     },
 
     ownerOn,
+    /** How a person is called (their id when they are not known). */
+    nameOf: (person: string) => repo.get(person)?.name ?? person,
+    /** A person's sender id on `platform`, if they have one there. */
+    senderOn: (person: string, platform: string) =>
+      repo.idsOf(person).find((i) => i.platform === platform)?.senderId,
+    /** The owner's private chat on `platform` (asked there about MCP calls of others). */
+    ownerChat: (platform: string) => repo.ownerChat(platform),
     isOwner,
     personOf,
 
@@ -124,6 +131,7 @@ export function createPeople(deps: PeopleDeps) {
       if (known) return { person, home: known };
       if (event.chatType === 'private') {
         const own = person === OWNER;
+        repo.setChat(address.platform, event.senderId, address.chatId);
         set(address, '', own ? 'owner' : 'person', own ? null : person);
         return { person, home: own ? OWNER_HOME : { kind: 'person', person } };
       }

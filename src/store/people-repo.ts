@@ -48,6 +48,24 @@ export function createPeopleRepo(db: Db) {
         .get()?.senderId;
     },
 
+    /** The owner's private chat on `platform`, once they wrote there. */
+    ownerChat(platform: string): { senderId: string; chatId: string } | undefined {
+      const row = db
+        .select({ senderId: personIds.senderId, chatId: personIds.chatId })
+        .from(personIds)
+        .where(and(eq(personIds.platform, platform), eq(personIds.person, OWNER)))
+        .get();
+      return row?.chatId ? { senderId: row.senderId, chatId: row.chatId } : undefined;
+    },
+
+    /** Where `senderId` talks to the bot privately on `platform`. */
+    setChat(platform: string, senderId: string, chatId: string): void {
+      db.update(personIds)
+        .set({ chatId })
+        .where(and(eq(personIds.platform, platform), eq(personIds.senderId, senderId)))
+        .run();
+    },
+
     get: (id: string): Person | undefined =>
       db.select().from(people).where(eq(people.id, id)).get(),
 

@@ -391,6 +391,11 @@ export const personIds = sqliteTable(
     platform: text('platform').notNull(),
     senderId: text('sender_id').notNull(),
     person: text('person').notNull(),
+    /**
+     * Their private chat with the bot on `platform`, once they wrote there: where the owner is
+     * asked to approve an MCP call made from another person's chat (SPEC §17).
+     */
+    chatId: text('chat_id'),
   },
   (t) => [
     uniqueIndex('person_ids_key').on(t.platform, t.senderId),

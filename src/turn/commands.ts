@@ -1,6 +1,7 @@
 import type { Agent } from '../agent/agent.ts';
 import { memoryNotesOf } from '../agent/memory-flush.ts';
 import { ChannelError } from '../core/errors.ts';
+import { homeKey } from '../core/home.ts';
 import type { Address, InboundEvent } from '../core/types.ts';
 import { type OutboundText, plain } from '../outbound/compose.ts';
 import type { Pack, Skill } from '../packs/loader.ts';
@@ -128,7 +129,16 @@ export function createCommands(deps: CommandDeps) {
     usage: (event) => (event.args.trim() ? footerSwitch(event) : plain(usageText(event))),
     model: (event) => models.command(event.address, event.args, packModelOf(activeOf(event))),
     approvals: (event) =>
-      approvalsCommand({ grants: deps.grants, packs, timezone, now: clock.now() }, event.args),
+      approvalsCommand(
+        {
+          grants: deps.grants,
+          home: homeKey(deps.conversing.people.homeOf(event.address)),
+          packs,
+          timezone,
+          now: clock.now(),
+        },
+        event.args,
+      ),
     queue: (event) => queueCommand({ router, fallback: deps.queueMode }, event.address, event.args),
     pair: (event) => pairCommand({ ...deps.pair, timezone }, event),
     voice: (event) => voiceCommand({ router, voice: deps.voice }, event.address, event.args),

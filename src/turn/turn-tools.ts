@@ -5,11 +5,12 @@ import { CORE_TOOLS } from '../packs/manifest.ts';
 import { pinnedSkillText } from '../packs/prompt.ts';
 import { createToolRunner, packTools } from '../tools/registry.ts';
 import type { TrustGate } from '../tools/trust/gate.ts';
-import type { Delivery, Runtime, Turns } from './services.ts';
+import type { Conversing, Delivery, Runtime, Turns } from './services.ts';
 import { acceptsImages, type ChatTurn, type Routed, scopeOf } from './turn-parts.ts';
 import { trustGate } from './turn-trust.ts';
 
 export interface ToolsServices {
+  conversing: Pick<Conversing, 'people'>;
   delivery: Pick<Delivery, 'outbox'>;
   runtime: Pick<Runtime, 'clock' | 'timezone' | 'log'>;
   turns: Pick<
@@ -39,6 +40,7 @@ export async function toolsFor(
       address,
       label: pack.displayName,
       session: routed.route.session,
+      home: routed.home,
     },
     log,
   );
