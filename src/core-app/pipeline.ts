@@ -16,6 +16,7 @@ import { createPipeline } from '../turn/pipeline.ts';
 import { createVoiceReplies } from '../turn/voice-reply.ts';
 import { createUsageFooter } from '../usage/footer.ts';
 import { jobCosts } from '../usage/job-usage.ts';
+import { personCosts } from '../usage/person-usage.ts';
 import type { CoreOptions } from './options.ts';
 import type { Packs } from './packs.ts';
 import type { Providers } from './providers.ts';
@@ -112,6 +113,10 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
       calendar: usage.calendar,
       caps: config.quota,
       models: providers.models,
+      people: {
+        costs: (now) => personCosts(db, usage.calendar.dayOf(now)),
+        defaultCapUsd: config.personCaps.dailyUsd,
+      },
       schedule: createJobListing({
         jobs,
         clock,

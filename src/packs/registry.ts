@@ -1,7 +1,14 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { SatchelError } from '../core/errors.ts';
-import { type Home, homeKey, homeLabel, idOfFolder, OWNER_HOME } from '../core/home.ts';
+import {
+  type Home,
+  homeFolders,
+  homeKey,
+  homeLabel,
+  idOfFolder,
+  OWNER_HOME,
+} from '../core/home.ts';
 import type { Pack } from './loader.ts';
 import { PackError } from './problems.ts';
 import { openPackStorage, type PackStorage } from './storage.ts';
@@ -115,13 +122,24 @@ export function createPackRegistry(
       return all;
     },
 
-    /** Closes a home's storage (before its folder is removed). */
-    closeHome(home: Home): void {
+    /**
+     * Removes a person's or a group's home in every pack (`/people purge`): its storage closed,
+     * its folders deleted. Returns how many packs had one. The owner's home is never removed.
+     */
+    removeHome(home: Home): number {
+      if (home.kind === 'owner') return 0;
+      let removed = 0;
       for (const pack of packs) {
         const key = keyOf(pack.name, home);
         storages.get(key)?.close();
         storages.delete(key);
+        refused.delete(key);
+        const dir = path.join(root, 'packs', pack.name, ...homeFolders(home));
+        if (!existsSync(dir)) continue;
+        rmSync(dir, { recursive: true, force: true });
+        removed += 1;
       }
+      return removed;
     },
 
     close(): void {

@@ -155,6 +155,43 @@ export function createPeople(deps: PeopleDeps) {
       return (row && homeOfRow(row)) ?? OWNER_HOME;
     },
 
+    /** Everyone, the owner first (`/people`). */
+    list: () => repo.list().sort((a, b) => Number(b.id === OWNER) - Number(a.id === OWNER)),
+
+    get: (id: string) => repo.get(id),
+
+    /** `/people cap ID USD`: that person's daily spend cap. */
+    setCap(id: string, usd: number): void {
+      repo.update(id, { dailyUsd: usd });
+    },
+
+    /**
+     * `/people remove ID`: marks them removed and pauses their jobs (those they made and those
+     * of their private chats); their ids on the edges, for the edge to take back its pairing.
+     * Returns how many jobs paused.
+     */
+    remove(id: string): { jobs: number; ids: { platform: string; senderId: string }[] } {
+      repo.update(id, { removedAt: clock.now() });
+      const chats = repo.chatsOf(id).map((c) => ({ platform: c.platform, chatId: c.chatId }));
+      return { jobs: repo.pauseJobsOf(id, chats), ids: repo.idsOf(id) };
+    },
+
+    /** `/people purge ID`: their rows go (their ledger rows keep the id). */
+    forget(id: string): void {
+      repo.delete(id);
+    },
+
+    /**
+     * Whether `/people` should say that what others wrote before the upgrade stayed in the
+     * owner's home: true once.
+     */
+    takeUpgradeNote(): boolean {
+      const owner = repo.get(OWNER);
+      if (!owner?.upgradeNote) return false;
+      repo.update(OWNER, { upgradeNote: false });
+      return true;
+    },
+
     /** `/home mine` and `/topics` by the owner: the chat (or one topic) uses the owner's home. */
     useOwnerHome(address: Address, topic?: string): void {
       set(address, topic ?? '', 'owner', null);

@@ -14,8 +14,10 @@ import { formatLocal } from '../time/local-time.ts';
 import type { TrustGate } from '../tools/trust/gate.ts';
 import { usageReport } from '../usage/report.ts';
 import { approvalsCommand } from './approvals-command.ts';
+import { homeCommand } from './home-command.ts';
 import { createModelCommand } from './model-command.ts';
 import { type PairCommandDeps, pairCommand } from './pair-command.ts';
+import { peopleCommand } from './people-command.ts';
 import { queueCommand } from './queue-command.ts';
 import type { Conversing, Delivery, Reports, Runtime } from './services.ts';
 import type { QueueMode } from './steering.ts';
@@ -71,6 +73,8 @@ export const CORE_COMMANDS: Record<(typeof RESERVED_COMMANDS)[number], string> =
   queue: 'Messages sent while I work: steer (join it) or followup (wait)',
   pair: 'Let someone in with their pairing code; /pair lists, /pair remove ID',
   voice: 'Answers as voice notes too: /voice on, inbound or off',
+  people: 'Who uses me, what each costs; /people cap, remove, purge',
+  home: 'Whose data this chat uses; /home mine (a group, the owner)',
 };
 
 export const TOPIC_RIGHTS_HELP =
@@ -143,6 +147,20 @@ export function createCommands(deps: CommandDeps) {
     pair: (event) => pairCommand({ ...deps.pair, timezone }, event),
     voice: (event) => voiceCommand({ router, voice: deps.voice }, event.address, event.args),
     jobs: (event) => plain(reports.schedule?.describe(event.address) ?? 'No scheduled jobs here.'),
+    people: (event) =>
+      peopleCommand(
+        {
+          people: deps.conversing.people,
+          costs: () => reports.people.costs(clock.now()),
+          defaultCapUsd: reports.people.defaultCapUsd,
+          unpair: (userId) => deps.pair.pairing.remove(userId),
+          removeHome: (person) => packs.removeHome({ kind: 'person', person }),
+          timezone,
+          now: clock.now(),
+        },
+        event,
+      ),
+    home: (event) => homeCommand({ people: deps.conversing.people }, event),
     compact: (event, signal) => compact(event, signal),
     // Handled before the queue (it must not wait behind the turn it stops); here it only
     // answers when nothing was running.
@@ -279,6 +297,9 @@ export function createCommands(deps: CommandDeps) {
       try {
         const { threadId } = await createTopic(pack.displayName);
         router.resolve({ ...event.address, threadId }, pack.name);
+        // Topics the owner makes use the owner's home (SPEC §19).
+        if (deps.conversing.people.isOwner(event.address.platform, event.senderId))
+          deps.conversing.people.useOwnerHome(event.address, threadId);
         created.push(pack.displayName);
       } catch (error) {
         log.warn(

@@ -25,6 +25,7 @@ import type { ToolServices } from '../tools/context.ts';
 import type { Calendar } from '../usage/calendar.ts';
 import type { UsageFooter } from '../usage/footer.ts';
 import type { Caps } from '../usage/quota.ts';
+import type { UsageSums } from '../usage/sums.ts';
 import type { UsageTotals } from '../usage/totals.ts';
 import type { VoiceReplies } from './voice-reply.ts';
 
@@ -123,6 +124,11 @@ export interface Reports {
   caps: Caps;
   /** The models /model offers and which one answers (for /status). */
   models: ModelChoice;
+  /** What each person cost today and in all, and PERSON_DAILY_USD (for /people, SPEC §19). */
+  people: {
+    costs(now: number): Map<string, { today: UsageSums; all: UsageSums }>;
+    defaultCapUsd: number;
+  };
   /** This chat's scheduled jobs (for /jobs and /status). */
   schedule?: {
     describe(address: Address): string;

@@ -183,6 +183,16 @@ describe('the upgrade', () => {
     expect(toolResults(h.model.chatRequests()[5]!)[0]).not.toContain('OldFern');
     expect(existsSync(path.join(ownerHome, 'people', String(GUEST), 'pack.db'))).toBe(true);
     expect(existsSync(path.join(ownerHome, 'groups'))).toBe(false);
+
+    // /people says once that what others wrote before stayed in the owner's home.
+    h.say('/people');
+    await settled(h, 4);
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).toContain(
+      'what others wrote before stayed in your home',
+    );
+    h.say('/people');
+    await settled(h, 5);
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).not.toContain('stayed in your home');
   });
 
   it('a new group gets a home of its own, shared by its members', async () => {
