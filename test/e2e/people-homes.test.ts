@@ -7,8 +7,10 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { satchel } from '../../src/cli/commands.ts';
 import { Database } from '../../src/store/sqlite.ts';
 import { systemText, toolResults } from '../fakes/model-requests.ts';
+import { recordingIo } from '../support/cli-io.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 import { databaseBefore } from '../support/older-database.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
@@ -135,6 +137,34 @@ describe('two people share a pack', () => {
       { person: String(GUEST), channel: 'tg', n: 9 },
       { person: 'owner', channel: 'tg', n: 9 },
     ]);
+  });
+  it('a backup carries every home, and restore gives each back', async () => {
+    await h.start({ SATCHEL_PACKS: alphaPack(), ALLOWED_USER_IDS: `${ALLOWED_USER},${GUEST}` });
+    turnOf({
+      name: 'db_write',
+      arguments: { action: 'insert', table: 'plants', values: { name: 'GuestRose' } },
+    });
+    h.tg.text({ userId: GUEST, text: 'my rose' });
+    await settled(h, 1);
+    await h.stop();
+    const archive = path.join(tempDir(), 'people.tar.gz');
+    const bio = recordingIo(h.env, h.home);
+    const backup = await satchel(['backup', archive], bio);
+    expect(bio.err()).toBe('');
+    expect(backup).toBe(0);
+    const restored = path.join(tempDir(), 'restored');
+    const io = recordingIo({ ...h.env, SATCHEL_HOME: restored }, h.home);
+    const code = await satchel(['restore', archive, '--home', restored], io);
+    expect(io.err()).toBe('');
+    expect(code).toBe(0);
+    const db = new Database(
+      path.join(restored, 'packs', 'alpha', 'people', String(GUEST), 'pack.db'),
+      {
+        readonly: true,
+      },
+    );
+    expect(db.prepare('SELECT name FROM plants').all()).toEqual([{ name: 'GuestRose' }]);
+    db.close();
   });
 });
 
