@@ -33,6 +33,10 @@ export interface TurnInput {
   /** The job whose run this turn is: its calls are booked to it (`usage_events.job_id`). */
   jobId?: string | undefined;
   packCaps?: PackCaps | undefined;
+  /** Who the turn is for, whose caps apply, and its channel (CallScope). */
+  person?: string | null | undefined;
+  capPerson?: string | null | undefined;
+  channel?: string | undefined;
   /** Set by /compact, which must work on a session that reached its cap. */
   ignoreSessionCap?: boolean;
   chatId: string;
@@ -367,6 +371,9 @@ function scopeOf(input: TurnInput): CallScope {
     jobId: input.jobId,
     packCaps: input.packCaps,
     ignoreSessionCap: input.ignoreSessionCap,
+    person: input.person,
+    capPerson: input.capPerson,
+    channel: input.channel,
   };
 }
 

@@ -18,6 +18,10 @@ export interface CallScope {
   jobId?: string | undefined;
   packCaps?: PackCaps | undefined;
   ignoreSessionCap?: boolean | undefined;
+  /** Who the call is for (booked), whose caps apply, and the edge's platform (SPEC §19, §7). */
+  person?: string | null | undefined;
+  capPerson?: string | null | undefined;
+  channel?: string | undefined;
 }
 
 export interface ModelCall {
@@ -67,6 +71,8 @@ export function createModelCaller(deps: ModelCallerDeps) {
         sessionId: scope.sessionId,
         turnId: scope.turnId,
         jobId: scope.jobId ?? null,
+        person: scope.person ?? null,
+        channel: scope.channel ?? null,
       },
     };
     const { onText } = call;
@@ -145,6 +151,7 @@ export function createModelCaller(deps: ModelCallerDeps) {
         sessionId: scope.sessionId,
         packCaps: scope.packCaps,
         ignoreSessionCap: scope.ignoreSessionCap,
+        capPerson: scope.capPerson,
       },
       { kind: 'llm', provider: model.info.provider, model: model.info.model },
     );

@@ -97,19 +97,9 @@ async function stage(home: string, staging: string) {
   const packs: string[] = [];
   for (const pack of await subdirectories(path.join(home, 'packs'))) {
     packs.push(pack);
-    const from = path.join(home, 'packs', pack);
-    const to = path.join(staging, 'packs', pack);
-    await mkdir(to, { recursive: true });
-    if (await exists(path.join(from, 'pack.db'))) {
-      await snapshotDb(path.join(from, 'pack.db'), path.join(to, 'pack.db'));
-      files.push(`packs/${pack}/pack.db`);
-    }
-    for (const note of PACK_NOTES) {
-      if (!(await exists(path.join(from, note)))) continue;
-      await copyFile(path.join(from, note), path.join(to, note));
-      files.push(`packs/${pack}/${note}`);
-    }
-    files.push(...(await copyTree(home, staging, `packs/${pack}/files`)));
+    // Every home of the pack (SPEC §19): the owner's, then each person's and group's.
+    for (const where of await homesOf(home, pack))
+      files.push(...(await stageHome(home, staging, where)));
   }
   // What `pack add` installed: `pack list` after a restore shows them again. Its
   // half-copied `.name.partial` / `.name.old` folders are not packs.
@@ -122,6 +112,35 @@ async function stage(home: string, staging: string) {
   }
   files.push(...(await copyTree(home, staging, 'media/files')));
   return { files, packs };
+}
+
+/** The homes of a pack, relative to SATCHEL_HOME: `packs/<name>`, its `people/*` and `groups/*`. */
+async function homesOf(home: string, pack: string): Promise<string[]> {
+  const base = `packs/${pack}`;
+  const homes = [base];
+  for (const kind of ['people', 'groups'])
+    for (const id of await subdirectories(path.join(home, base, kind)))
+      homes.push(`${base}/${kind}/${id}`);
+  return homes;
+}
+
+/** One home's database (by snapshot), notes and files into `staging`; their relative paths. */
+async function stageHome(home: string, staging: string, where: string): Promise<string[]> {
+  const files: string[] = [];
+  const from = path.join(home, where);
+  const to = path.join(staging, where);
+  await mkdir(to, { recursive: true });
+  if (await exists(path.join(from, 'pack.db'))) {
+    await snapshotDb(path.join(from, 'pack.db'), path.join(to, 'pack.db'));
+    files.push(`${where}/pack.db`);
+  }
+  for (const note of PACK_NOTES) {
+    if (!(await exists(path.join(from, note)))) continue;
+    await copyFile(path.join(from, note), path.join(to, note));
+    files.push(`${where}/${note}`);
+  }
+  files.push(...(await copyTree(home, staging, `${where}/files`)));
+  return files;
 }
 
 /**

@@ -3,8 +3,11 @@ import { unsafeArchivePath } from './archive-scan.ts';
 /** The archive's first entry: what it holds, so a restore can prove it got all of it. */
 export const MANIFEST_NAME = 'satchel-backup.json';
 export const MANIFEST_FORMAT = 'satchel-backup';
-/** 2 added models.yaml and installed-packs/: an older satchel says to update, not "damaged". */
-export const MANIFEST_VERSION = 2;
+/**
+ * 2 added models.yaml and installed-packs/, 3 the homes of people and groups (SPEC §19): an
+ * older satchel says to update, not "damaged".
+ */
+export const MANIFEST_VERSION = 3;
 
 export interface BackupManifest {
   format: typeof MANIFEST_FORMAT;
@@ -16,12 +19,13 @@ export interface BackupManifest {
 }
 
 /**
- * Where a backup's files may go inside SATCHEL_HOME. Any name below `files/` or an installed
- * pack's folder is accepted (with `s`, `.` matches line separators too): whatever a backup
- * holds must restore.
+ * Where a backup's files may go inside SATCHEL_HOME: a pack's homes (the owner's, and each
+ * person's and group's under `people/` and `groups/`), installed packs, media. Any name below
+ * `files/` or an installed pack's folder is accepted (with `s`, `.` matches line separators
+ * too): whatever a backup holds must restore.
  */
 const BACKUP_PATH =
-  /^(satchel\.db|models\.yaml|packs\/[^/]+\/(pack\.db|USER\.md|MEMORY\.md|files\/.+)|installed-packs\/[^/]+\/.+|media\/files\/.+)$/su;
+  /^(satchel\.db|models\.yaml|packs\/[^/]+\/((people|groups)\/[^/]+\/)?(pack\.db|USER\.md|MEMORY\.md|files\/.+)|installed-packs\/[^/]+\/.+|media\/files\/.+)$/su;
 
 /** Whether `name` is a path a satchel backup may hold. */
 export function isBackupPath(name: string): boolean {

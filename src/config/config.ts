@@ -43,6 +43,8 @@ export interface CoreConfig {
   /** ACK_REACTION: the reaction on a message while its turn runs; '' = none. */
   ackReaction: string;
   quota: { dailyTokens: number; sessionTokens: number; dailyUsd: number };
+  /** PERSON_DAILY_USD, PERSON_DAILY_TOKENS: each person's but the owner's caps (SPEC §19). */
+  personCaps: { dailyUsd: number; dailyTokens: number };
   /** The owner's model catalog (SATCHEL_MODELS) and what a USD cap does with unpriced models. */
   models: {
     file: string;
@@ -148,6 +150,7 @@ export function parseConfig(env: Env): Config {
       sessionTokens: e.QUOTA_SESSION_TOKENS,
       dailyUsd: e.QUOTA_DAILY_USD,
     },
+    personCaps: { dailyUsd: e.PERSON_DAILY_USD, dailyTokens: e.PERSON_DAILY_TOKENS },
     models: {
       file: path.resolve(e.SATCHEL_MODELS ?? path.join(e.SATCHEL_HOME, 'models.yaml')),
       required: e.SATCHEL_MODELS !== undefined,

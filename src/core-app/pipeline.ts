@@ -17,6 +17,7 @@ import { createSpokenFiles } from '../turn/spoken-files.ts';
 import { createVoiceReplies } from '../turn/voice-reply.ts';
 import { createUsageFooter } from '../usage/footer.ts';
 import { jobCosts } from '../usage/job-usage.ts';
+import { personCosts } from '../usage/person-usage.ts';
 import type { CoreOptions } from './options.ts';
 import type { Packs } from './packs.ts';
 import type { Providers } from './providers.ts';
@@ -56,6 +57,7 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
       sessions: stores.sessions,
       moves: createChatMoves(db),
       groupReply: config.groupReply,
+      people: stores.people,
     },
     delivery: {
       outbox,
@@ -97,7 +99,12 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
         policy: config.trust.approval,
         timeoutMs: config.trust.approvalTimeoutMs,
         grants: createGrantRepo(db),
-        owner: (to) => edges.get(to.platform)?.owner,
+        // The owner as recorded once (SPEC §19), else as the edge names them; a gated edge
+        // that names no owner (no allowlist) has nobody who may approve ('' is no sender).
+        owner: (to) => {
+          const edge = edges.get(to.platform);
+          return stores.people.ownerOn(to.platform) ?? edge?.owner ?? (edge?.gate ? '' : undefined);
+        },
         sessions: stores.sessions,
       },
       pairing: stores.pairing,
@@ -122,6 +129,10 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
       calendar: usage.calendar,
       caps: config.quota,
       models: providers.models,
+      people: {
+        costs: (now) => personCosts(db, usage.calendar.dayOf(now)),
+        defaultCapUsd: config.personCaps.dailyUsd,
+      },
       schedule: createJobListing({
         jobs,
         clock,

@@ -55,6 +55,7 @@ export function buildUsage(base: Base, catalog: ModelCatalog, redact: Logging['r
     log,
     catalog,
     unknownPrice: config.models.unknownPrice,
+    personCaps: (person) => stores.people.capsOf(person, config.personCaps),
   });
   const ledger = createLedger({ db: stores.store.db, clock, calendar, catalog, redact });
   return { calendar, totals, quota, ledger };

@@ -5,12 +5,14 @@ import type { Logger } from '../core/ports.ts';
 import { createRedactor } from '../core/redact.ts';
 import { createPairing } from '../inbound/pairing.ts';
 import { createLogger } from '../logging/logger.ts';
+import { createPeople } from '../people/people.ts';
 import { providerSecrets } from '../providers/registry.ts';
 import { createIdleJobs } from '../scheduler/idle.ts';
 import { openCoreStore, transactionOf } from '../store/client.ts';
 import { createJobRepo } from '../store/job-repo.ts';
 import { createOutboxRepo } from '../store/outbox-repo.ts';
 import { createPairingRepo } from '../store/pairing-repo.ts';
+import { createPeopleRepo } from '../store/people-repo.ts';
 import { createPersonActivity } from '../store/person-activity.ts';
 import { createSessionRepo } from '../store/session-repo.ts';
 import { createWebConversationRepo } from '../store/web-conversation-repo.ts';
@@ -68,6 +70,16 @@ export function buildStores(
     pairing,
   });
   const channels = [...edges.values()].flatMap((edge) => (edge.channel ? [edge.channel] : []));
+  const people = createPeople({
+    repo: createPeopleRepo(store.db),
+    clock: deps.clock,
+    gated: (platform) => edges.get(platform)?.gate !== undefined,
+    isPaired: (platform, senderId) => pairing.isPaired(platform, senderId),
+  });
+  // The owner is recorded once, on each edge that names one (SPEC §19): the first id at the
+  // first start; from then on reordering an allowlist moves no one's home.
+  for (const edge of edges.values())
+    if (edge.owner !== undefined) people.recordOwner(edge.platform, edge.owner);
   // The scheduler runs only the jobs of this process's channels: another process (the
   // terminal chat) serves the others.
   const jobs = createJobRepo(store.db, {
@@ -97,6 +109,8 @@ export function buildStores(
     },
     jobs,
     pairing,
+    /** Everyone and their homes (SPEC §19). */
+    people,
     outboxRepo: createOutboxRepo(store.db),
     sessions: createSessionRepo(store.db, deps.redact),
   };

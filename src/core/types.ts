@@ -125,6 +125,8 @@ export interface JobRun {
    * start tainted by them. Absent for a clean job.
    */
   taint?: readonly string[] | undefined;
+  /** Who created it (`people.id`, SPEC §19): its runs are booked to them. */
+  person?: string | undefined;
 }
 
 /** How a job run ended. */

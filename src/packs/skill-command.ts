@@ -32,6 +32,8 @@ export const RESERVED_COMMANDS = [
   'queue',
   'pair',
   'voice',
+  'people',
+  'home',
 ] as const;
 
 /** Why `skillName` cannot be a command, or undefined when it can. */

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { type Home, homeFolders, OWNER_HOME } from '../core/home.ts';
 import { makePrivateDatabase, makePrivateDir, PRIVATE_FILE } from '../store/file-modes.ts';
 import { Database } from '../store/sqlite.ts';
 import { createQueryPool, type QueryPool, type QueryPoolOptions } from './db-query-pool.ts';
@@ -7,12 +8,15 @@ import type { Pack } from './loader.ts';
 import { upgradeDatabase } from './migrations.ts';
 
 /**
- * A pack's own state under `SATCHEL_HOME/packs/<name>/`: its SQLite file, USER.md,
- * MEMORY.md and a `files/` workspace. Tools get only this object, so nothing they can
- * reach leads to another pack's data or to the core database.
+ * A pack's own state in one home (SPEC §19): the owner's under `SATCHEL_HOME/packs/<name>/`, a
+ * person's under its `people/<person>/`, a group's under its `groups/<group>/`: its SQLite
+ * file, USER.md, MEMORY.md and a `files/` workspace. Tools get only this object, so nothing
+ * they can reach leads to another pack's data, another home's, or the core database.
  */
 export interface PackStorage {
   readonly pack: string;
+  /** Whose home this is. */
+  readonly home: Home;
   readonly dir: string;
   readonly dbFile: string;
   readonly filesDir: string;
@@ -40,11 +44,12 @@ export type NoteFile = 'USER.md' | 'MEMORY.md';
  * before the failing step.
  */
 export function openPackStorage(
-  home: string,
+  root: string,
   pack: Pack,
   options: PackStorageOptions = {},
+  home: Home = OWNER_HOME,
 ): PackStorage {
-  const dir = path.join(home, 'packs', pack.name);
+  const dir = path.join(root, 'packs', pack.name, ...homeFolders(home));
   const filesDir = path.join(dir, 'files');
   makePrivateDir(filesDir);
   const dbFile = path.join(dir, 'pack.db');
@@ -69,6 +74,7 @@ export function openPackStorage(
 
   return {
     pack: pack.name,
+    home,
     dir,
     dbFile,
     filesDir,

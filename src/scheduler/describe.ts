@@ -68,8 +68,9 @@ function pausedState(by: JobRow['pausedBy'], idleDays: number | undefined): stri
   return PAUSED[by ?? 'user'];
 }
 
-const PAUSED: Record<'user' | 'topic_closed' | 'topic_gone', string> = {
+const PAUSED: Record<'user' | 'topic_closed' | 'topic_gone' | 'removed', string> = {
   user: 'paused',
+  removed: 'paused: the owner removed the person who made it',
   topic_closed: 'paused while its topic is closed',
   topic_gone: 'paused: its topic no longer exists',
 };

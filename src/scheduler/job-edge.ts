@@ -103,5 +103,6 @@ export function jobRun(job: DueJob): JobRun {
     sessionKey: `job:${job.manifestKey ?? job.id}`,
     ...(job.model ? { model: job.model } : {}),
     ...(job.taint ? { taint: job.taint.split('\n') } : {}),
+    ...(job.person ? { person: job.person } : {}),
   };
 }

@@ -1,12 +1,12 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { addressKey } from '../core/types.ts';
 import type { Db } from './client.ts';
-import { conversationRoutes, jobs, outbox, sessions } from './schema.ts';
+import { chatHomes, conversationRoutes, jobs, outbox, sessions } from './schema.ts';
 
 /**
  * What changes with a group itself: a group moved to a new chat id (a Telegram group
  * upgraded to a supergroup): its routes, sessions, jobs and unsent messages go with it, so
- * the conversations carry on where they were. (A topic's jobs pause in the job repo.)
+ * the conversations carry on where they were, in the home they used. (A topic's jobs pause in the job repo.)
  */
 export function createChatMoves(db: Db) {
   return {
@@ -33,6 +33,11 @@ export function createChatMoves(db: Db) {
           const manifestKey = j.manifestKey === null ? null : rename(j.manifestKey);
           tx.update(jobs).set({ chatId: to, manifestKey }).where(eq(jobs.id, j.id)).run();
         }
+        // The home goes with the group: its folder is named once, so only the row moves.
+        tx.update(chatHomes)
+          .set({ chatId: to })
+          .where(and(eq(chatHomes.platform, platform), eq(chatHomes.chatId, from)))
+          .run();
         tx.update(outbox)
           .set({ chatId: to })
           .where(

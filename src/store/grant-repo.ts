@@ -4,34 +4,42 @@ import { toolGrants } from './schema.ts';
 
 /** An "Always allow <tool> in <pack>" answer (SPEC §17). */
 export interface Grant {
+  /** The home it holds for (SPEC §19): `owner`, or a home's key. */
+  home: string;
   pack: string;
   tool: string;
   grantedAt: number;
 }
 
 /**
- * The owner's standing approvals, in the core database: they survive a restart and are in
+ * The standing approvals, per home (SPEC §17, §19), in the core database: they survive a restart and are in
  * every backup. Read on each call that would ask, so `/approvals reset` takes effect at once.
  */
 export function createGrantRepo(db: Db) {
   return {
-    has(pack: string, tool: string): boolean {
+    has(home: string, pack: string, tool: string): boolean {
       const row = db
         .select({ tool: toolGrants.tool })
         .from(toolGrants)
-        .where(and(eq(toolGrants.pack, pack), eq(toolGrants.tool, tool)))
+        .where(and(eq(toolGrants.home, home), eq(toolGrants.pack, pack), eq(toolGrants.tool, tool)))
         .get();
       return row !== undefined;
     },
-    grant(pack: string, tool: string, at: number): void {
-      db.insert(toolGrants).values({ pack, tool, grantedAt: at }).onConflictDoNothing().run();
+    grant(home: string, pack: string, tool: string, at: number): void {
+      db.insert(toolGrants).values({ home, pack, tool, grantedAt: at }).onConflictDoNothing().run();
     },
-    list(): Grant[] {
-      return db.select().from(toolGrants).orderBy(asc(toolGrants.pack), asc(toolGrants.tool)).all();
+    /** The grants of one home. */
+    list(home: string): Grant[] {
+      return db
+        .select()
+        .from(toolGrants)
+        .where(eq(toolGrants.home, home))
+        .orderBy(asc(toolGrants.pack), asc(toolGrants.tool))
+        .all();
     },
-    /** Removes every grant; returns how many there were. */
-    reset(): number {
-      return db.delete(toolGrants).run().changes;
+    /** Removes every grant of one home; returns how many there were. */
+    reset(home: string): number {
+      return db.delete(toolGrants).where(eq(toolGrants.home, home)).run().changes;
     },
   };
 }

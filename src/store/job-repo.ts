@@ -118,6 +118,8 @@ export function createJobRepo(
         prompt?: string;
         /** The untrusted sources of the session that created it: its runs start tainted. */
         taint?: readonly string[];
+        /** Who created it (`people.id`): its runs are booked to them (SPEC §19). */
+        person?: string | undefined;
       },
       now: number,
     ): JobRow {
@@ -127,6 +129,7 @@ export function createJobRepo(
         source: 'tool',
         kind: fields.kind,
         manifestKey: null,
+        person: fields.person ?? null,
         platform: fields.to.platform,
         chatId: fields.to.chatId,
         threadId: fields.to.threadId ?? null,

@@ -149,6 +149,13 @@ export const usageEvents = sqliteTable(
     jobId: text('job_id'),
     /** Characters spoken, for a `tts` call (priced per million characters). */
     characters: integer('characters').notNull().default(0),
+    /**
+     * The person the call was made for (SPEC §19; `people.id`): a batch's first sender, a job's
+     * creator. Null on rows written before people were kept.
+     */
+    person: text('person'),
+    /** The edge's platform of the turn's conversation (`recent_turns.channel`, SPEC §7). */
+    channel: text('channel'),
     inputTokens: integer('input_tokens').notNull().default(0),
     cachedInputTokens: integer('cached_input_tokens').notNull().default(0),
     outputTokens: integer('output_tokens').notNull().default(0),
@@ -189,6 +196,7 @@ export const usageEvents = sqliteTable(
     index('usage_events_session').on(t.sessionId),
     index('usage_events_turn').on(t.turnId),
     index('usage_events_job').on(t.jobId),
+    index('usage_events_person').on(t.person, t.day),
   ],
 );
 
@@ -223,7 +231,12 @@ export const jobs = sqliteTable(
      * in its chat for JOB_IDLE_DAYS; the next message from a person resumes it). Null when it runs, or
      * when the user or the manifest paused it: those stay paused until the user resumes them.
      */
-    pausedBy: text('paused_by', { enum: ['topic_closed', 'topic_gone', 'idle'] }),
+    pausedBy: text('paused_by', { enum: ['topic_closed', 'topic_gone', 'idle', 'removed'] }),
+    /**
+     * Who created the job (SPEC §19; `people.id`): its runs are booked to them, and pause when
+     * the owner removes them. Null for a manifest job and for jobs made before people were kept.
+     */
+    person: text('person'),
     /** A cron entry's own chat model (`provider:model`), used for its runs instead of the chat's. */
     model: text('model'),
     /**
@@ -260,8 +273,10 @@ export const toolGrants = sqliteTable(
     pack: text('pack').notNull(),
     tool: text('tool').notNull(),
     grantedAt: integer('granted_at').notNull(),
+    /** The home the grant was given for (SPEC §17, §19): `owner`, or a home's key. */
+    home: text('home').notNull().default('owner'),
   },
-  (t) => [uniqueIndex('tool_grants_pack_tool').on(t.pack, t.tool)],
+  (t) => [uniqueIndex('tool_grants_home_pack_tool').on(t.home, t.pack, t.tool)],
 );
 
 /**
@@ -341,4 +356,67 @@ export const pairedUsers = sqliteTable(
     pairedAt: integer('paired_at').notNull(),
   },
   (t) => [uniqueIndex('paired_users_key').on(t.platform, t.userId)],
+);
+
+/**
+ * Everyone who talks to satchel (SPEC §19): the owner (`id` 'owner'), the people listed in the
+ * allowlist and those paired. `id` is how `/people` lists them; the edges' ids of a person are
+ * in `person_ids`.
+ */
+export const people = sqliteTable('people', {
+  id: text('id').primaryKey(),
+  /** How the channel calls them. */
+  name: text('name').notNull(),
+  via: text('via', { enum: ['owner', 'listed', 'paired'] }).notNull(),
+  /** `/people cap ID USD`: this person's daily spend cap; null follows PERSON_DAILY_USD. */
+  dailyUsd: real('daily_usd'),
+  createdAt: integer('created_at').notNull(),
+  lastMessageAt: integer('last_message_at'),
+  /** `/people remove ID`: their jobs pause; their homes stay until `/people purge ID`. */
+  removedAt: integer('removed_at'),
+  /**
+   * On the owner's row: the upgrade to people found earlier conversations, so `/people` says
+   * once that what others wrote before stayed in the owner's home.
+   */
+  upgradeNote: integer('upgrade_note', { mode: 'boolean' }).notNull().default(false),
+});
+
+/**
+ * A person's ids on the edges (SPEC §19): the sender id on `platform`, as the edge gave it (the
+ * core never reads it). The owner's is recorded once, at the first start.
+ */
+export const personIds = sqliteTable(
+  'person_ids',
+  {
+    platform: text('platform').notNull(),
+    senderId: text('sender_id').notNull(),
+    person: text('person').notNull(),
+    /**
+     * Their private chat with the bot on `platform`, once they wrote there: where the owner is
+     * asked to approve an MCP call made from another person's chat (SPEC §17).
+     */
+    chatId: text('chat_id'),
+  },
+  (t) => [
+    uniqueIndex('person_ids_key').on(t.platform, t.senderId),
+    index('person_ids_person').on(t.person),
+  ],
+);
+
+/**
+ * Whose home a conversation uses (SPEC §19), per chat (`thread_id` '' for the whole chat) or
+ * per topic: `owner`, `person` (`ref`: the person), `group` (`ref`: the group's folder) or
+ * `legacy` (bound before people were kept: a group keeps the owner's home, a private chat
+ * becomes its person's at their next message).
+ */
+export const chatHomes = sqliteTable(
+  'chat_homes',
+  {
+    platform: text('platform').notNull(),
+    chatId: text('chat_id').notNull(),
+    threadId: text('thread_id').notNull().default(''),
+    kind: text('kind', { enum: ['owner', 'person', 'group', 'legacy'] }).notNull(),
+    ref: text('ref'),
+  },
+  (t) => [uniqueIndex('chat_homes_key').on(t.platform, t.chatId, t.threadId)],
 );

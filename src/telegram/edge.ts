@@ -7,7 +7,7 @@ import { createTelegramAdapter } from './adapter.ts';
 import { telegramChecks } from './doctor.ts';
 import { createTelegramGate } from './gate.ts';
 import { telegramHealth } from './health.ts';
-import { idIn, idOut, TELEGRAM_PLATFORM } from './ids.ts';
+import { idOut, TELEGRAM_PLATFORM } from './ids.ts';
 import { createIngress } from './ingress.ts';
 import { TELEGRAM_VARIABLES, type TelegramSettings, telegramSettings } from './settings.ts';
 import { createWebhookIngress } from './webhook.ts';
@@ -63,8 +63,9 @@ export function telegramEdge(config: TelegramConfig): EdgeFactory {
           offerCodes: config.telegram.pairing,
           owner,
         }),
-        // The first allowed id owns the bot; with no allowlist nobody could press.
-        owner: owner ?? idIn(0),
+        // The first allowed id owns the bot; with no allowlist there is no owner (and nobody
+        // may press an approval: see the trust's owner in core-app/pipeline.ts).
+        owner,
         // Telegram's private chats have positive ids (the user's own), groups negative ones.
         chatType: (address) => (idOut(address.chatId) > 0 ? 'private' : 'supergroup'),
         acknowledge: (keys, now) => inbox.markDone(keys.map(updateIdOf), now),

@@ -20,6 +20,8 @@ export interface ToolTurn {
   senderId: string | undefined;
   /** How that sender is called, when the channel says ("this question is for …"). */
   senderName?: string | undefined;
+  /** Who the turn is for (`people.id`, SPEC §19): the jobs it creates are theirs. */
+  person?: string | null | undefined;
   /**
    * The turn is a scheduled job's own run: `schedule` refuses `create` there unless the
    * pack's manifest sets `jobs_may_schedule`, so jobs cannot breed jobs.

@@ -31,7 +31,7 @@ const MIN_CHAIN_GAP_MS = 60_000;
 export function createScheduleTool(
   ctx: Pick<
     TurnToolContext,
-    'jobs' | 'pack' | 'address' | 'clock' | 'timezone' | 'inJobRun' | 'taint'
+    'jobs' | 'pack' | 'address' | 'clock' | 'timezone' | 'inJobRun' | 'taint' | 'person'
   >,
 ) {
   const { jobs, pack, address, timezone } = ctx;
@@ -83,6 +83,7 @@ export function createScheduleTool(
           ...(args.skill ? { skill: args.skill } : {}),
           ...(args.prompt ? { prompt: args.prompt } : {}),
           taint: ctx.taint(),
+          ...(ctx.person ? { person: ctx.person } : {}),
         },
         now,
       );

@@ -10,6 +10,8 @@ import { formatLocal } from '../time/local-time.ts';
 export function approvalsCommand(
   deps: {
     grants: Pick<GrantRepo, 'list' | 'reset'>;
+    /** The home of the chat it is sent in: its grants are listed and reset (SPEC §19). */
+    home: string;
     packs: Pick<PackRegistry, 'get'>;
     timezone: string;
     now: number;
@@ -18,7 +20,7 @@ export function approvalsCommand(
 ): OutboundText {
   const word = args.trim().toLowerCase();
   if (word === 'reset') {
-    const removed = deps.grants.reset();
+    const removed = deps.grants.reset(deps.home);
     return plain(
       removed === 0
         ? 'There were no standing approvals to remove.'
@@ -26,7 +28,7 @@ export function approvalsCommand(
     );
   }
   if (word !== '') return plain('Send /approvals to list standing approvals, or /approvals reset.');
-  const grants = deps.grants.list();
+  const grants = deps.grants.list(deps.home);
   if (grants.length === 0)
     return plain('No standing approvals. When a call waits for you, "Always allow" adds one here.');
   const lines = grants.map((g) => {

@@ -9,6 +9,7 @@ import { answerParts } from '../outbound/compose.ts';
 import { createStream, type Stream, type StreamMode } from '../outbound/stream.ts';
 import { keepTyping } from '../outbound/typing.ts';
 import { packPromptSections } from '../packs/prompt.ts';
+import { OWNER } from '../people/people.ts';
 import type { Route } from '../routing/router.ts';
 import type { TrustGate } from '../tools/trust/gate.ts';
 import { noteInputs, sourceKey, turnInputs, withPinnedSkill } from './inputs.ts';
@@ -30,7 +31,7 @@ export const SILENT = '[SILENT]';
  */
 export interface ChatTurnServices {
   runtime: Runtime;
-  conversing: Pick<Conversing, 'router' | 'packs'>;
+  conversing: Pick<Conversing, 'router' | 'packs' | 'people'>;
   delivery: Pick<
     Delivery,
     'outbox' | 'streamMode' | 'ackReaction' | 'react' | 'channelName' | 'turnSource'
@@ -118,24 +119,29 @@ function acknowledgeSeen(services: SeenServices, turn: ChatTurn): () => void {
 }
 
 interface RouteServices {
-  conversing: Pick<Conversing, 'packs' | 'router'>;
+  conversing: Pick<Conversing, 'packs' | 'router' | 'people'>;
   runtime: Pick<Runtime, 'clock'>;
   turns: Pick<Turns, 'models'>;
 }
 
-/** Step 1: the session, the pack, the model that answers (see model-choice.ts), the caps. */
+/**
+ * Step 1: whose turn and home it is, the session, the pack (its storage in that home), the
+ * model that answers (see model-choice.ts), the caps.
+ */
 function route(services: RouteServices, turn: ChatTurn): Routed {
   const { packs, router } = services.conversing;
   const first = turn.events[0]!;
   const pack = packs.get(turn.pack);
   const pick = router.modelPick(first.address);
+  const who = belonging(services, turn);
   return {
     turnId: randomUUID(),
     started: services.runtime.clock.now(),
     address: first.address,
     route: sessionOf(services, turn),
     pack,
-    storage: pack ? packs.storage(pack.name) : undefined,
+    ...who,
+    storage: pack ? packs.storage(pack.name, who.home) : undefined,
     // A job's own model answers its runs, before the chat's pick and the pack's model.
     model: (turn.job?.model
       ? services.turns.models.answering(turn.job.model, undefined)
@@ -150,6 +156,29 @@ function route(services: RouteServices, turn: ChatTurn): Routed {
         ? `\n\n— ${pack.displayName}`
         : '',
   };
+}
+
+/**
+ * Who the turn is for and whose home it uses (SPEC §19): a message's, its first sender's; a
+ * job's run, the home of its chat and its creator (a manifest job: the person whose private
+ * chat it is). Person caps never apply to the owner, nor to a job's run in a group.
+ */
+function belonging(
+  services: Pick<RouteServices, 'conversing'>,
+  turn: ChatTurn,
+): Pick<Routed, 'home' | 'person' | 'capPerson'> {
+  const { people } = services.conversing;
+  const first = turn.events[0]!;
+  if (!turn.job) {
+    const { person, home } = people.belonging(first);
+    return { person, home, capPerson: person === OWNER ? null : person };
+  }
+  const home = people.homeOf(first.address);
+  const person =
+    turn.job.person ??
+    (home.kind === 'person' ? home.person : home.kind === 'owner' ? OWNER : null);
+  const capped = person !== null && person !== OWNER && first.chatType === 'private';
+  return { person, home, capPerson: capped ? person : null };
 }
 
 /**
@@ -230,6 +259,9 @@ async function runAgent(
     pack: turn.pack,
     jobId: turn.job?.id,
     packCaps: routed.packCaps,
+    person: routed.person,
+    capPerson: routed.capPerson,
+    channel: address.platform,
     tools: with_.tools,
     model: routed.model,
     chatId: address.chatId,

@@ -1,10 +1,12 @@
 import type { Agent } from '../agent/agent.ts';
 import { memoryNotesOf } from '../agent/memory-flush.ts';
 import { ChannelError } from '../core/errors.ts';
+import { homeKey } from '../core/home.ts';
 import type { Address, InboundEvent } from '../core/types.ts';
 import { type OutboundText, plain } from '../outbound/compose.ts';
 import type { Pack, Skill } from '../packs/loader.ts';
 import type { RESERVED_COMMANDS } from '../packs/skill-command.ts';
+import { OWNER } from '../people/people.ts';
 import { pickerMessage } from '../routing/picker.ts';
 import type { GrantRepo } from '../store/grant-repo.ts';
 import { type SessionRow, taintOf } from '../store/session-repo.ts';
@@ -12,8 +14,10 @@ import { formatLocal } from '../time/local-time.ts';
 import type { TrustGate } from '../tools/trust/gate.ts';
 import { usageReport } from '../usage/report.ts';
 import { approvalsCommand } from './approvals-command.ts';
+import { homeCommand } from './home-command.ts';
 import { createModelCommand } from './model-command.ts';
 import { type PairCommandDeps, pairCommand } from './pair-command.ts';
+import { peopleCommand } from './people-command.ts';
 import { queueCommand } from './queue-command.ts';
 import type { Conversing, Delivery, Reports, Runtime } from './services.ts';
 import type { QueueMode } from './steering.ts';
@@ -29,7 +33,7 @@ export type CommandOutcome =
 
 export interface CommandDeps {
   runtime: Pick<Runtime, 'clock' | 'log' | 'timezone'>;
-  conversing: Pick<Conversing, 'router' | 'packs'>;
+  conversing: Pick<Conversing, 'router' | 'packs' | 'people'>;
   reports: Reports;
   /** /compact summarizes through the agent. */
   agent: Agent;
@@ -69,6 +73,8 @@ export const CORE_COMMANDS: Record<(typeof RESERVED_COMMANDS)[number], string> =
   queue: 'Messages sent while I work: steer (join it) or followup (wait)',
   pair: 'Let someone in with their pairing code; /pair lists, /pair remove ID',
   voice: 'Answers as voice notes too: /voice on, inbound or off',
+  people: 'Who uses me, what each costs; /people cap, remove, purge',
+  home: 'Whose data this chat uses; /home mine (a group, the owner)',
 };
 
 export const TOPIC_RIGHTS_HELP =
@@ -127,11 +133,34 @@ export function createCommands(deps: CommandDeps) {
     usage: (event) => (event.args.trim() ? footerSwitch(event) : plain(usageText(event))),
     model: (event) => models.command(event.address, event.args, packModelOf(activeOf(event))),
     approvals: (event) =>
-      approvalsCommand({ grants: deps.grants, packs, timezone, now: clock.now() }, event.args),
+      approvalsCommand(
+        {
+          grants: deps.grants,
+          home: homeKey(deps.conversing.people.homeOf(event.address)),
+          packs,
+          timezone,
+          now: clock.now(),
+        },
+        event.args,
+      ),
     queue: (event) => queueCommand({ router, fallback: deps.queueMode }, event.address, event.args),
     pair: (event) => pairCommand({ ...deps.pair, timezone }, event),
     voice: (event) => voiceCommand({ router, voice: deps.voice }, event.address, event.args),
     jobs: (event) => plain(reports.schedule?.describe(event.address) ?? 'No scheduled jobs here.'),
+    people: (event) =>
+      peopleCommand(
+        {
+          people: deps.conversing.people,
+          costs: () => reports.people.costs(clock.now()),
+          defaultCapUsd: reports.people.defaultCapUsd,
+          unpair: (userId) => deps.pair.pairing.remove(userId),
+          removeHome: (person) => packs.removeHome({ kind: 'person', person }),
+          timezone,
+          now: clock.now(),
+        },
+        event,
+      ),
+    home: (event) => homeCommand({ people: deps.conversing.people }, event),
     compact: (event, signal) => compact(event, signal),
     // Handled before the queue (it must not wait behind the turn it stops); here it only
     // answers when nothing was running.
@@ -181,6 +210,8 @@ export function createCommands(deps: CommandDeps) {
       return plain('This session is empty; nothing to compact.');
     const pack = packs.get(active);
     const gate = pack && deps.gateFor(event.address, pack, route.session);
+    // The flush writes to the notes of the home this chat uses (SPEC §19), booked to its sender.
+    const { person, home } = deps.conversing.people.belonging(event);
     const summary = await deps.agent.compact({
       session: route.session,
       turnId: `compact-${clock.now()}`,
@@ -195,7 +226,10 @@ export function createCommands(deps: CommandDeps) {
       inputs: [],
       signal,
       ignoreSessionCap: true,
-      memory: pack ? memoryNotesOf(packs.storage(pack.name)) : undefined,
+      person,
+      capPerson: person === OWNER ? null : person,
+      channel: event.address.platform,
+      memory: pack ? memoryNotesOf(packs.storage(pack.name, home)) : undefined,
       ...(gate && { mayKeep: gate.mayKeep }),
     });
     // The summary of a tainted session is untrusted, and so is the session it starts.
@@ -263,6 +297,9 @@ export function createCommands(deps: CommandDeps) {
       try {
         const { threadId } = await createTopic(pack.displayName);
         router.resolve({ ...event.address, threadId }, pack.name);
+        // Topics the owner makes use the owner's home (SPEC §19).
+        if (deps.conversing.people.isOwner(event.address.platform, event.senderId))
+          deps.conversing.people.useOwnerHome(event.address, threadId);
         created.push(pack.displayName);
       } catch (error) {
         log.warn(

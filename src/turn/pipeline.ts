@@ -59,8 +59,15 @@ export function createPipeline(services: PipelineServices) {
     voice: turns.voice,
     gateFor: (address, pack, session) =>
       trustGate(
-        { turns, delivery, runtime },
-        { job: undefined, pack: pack.name, label: pack.displayName, address, session },
+        { turns, delivery, runtime, conversing },
+        {
+          job: undefined,
+          pack: pack.name,
+          label: pack.displayName,
+          address,
+          session,
+          home: conversing.people.homeOf(address),
+        },
         log.child({ pack: pack.name }),
       ),
   });

@@ -230,7 +230,7 @@ export function createRunEvents(deps: RunEventsDeps) {
         pack: pack.name,
         inputs,
         signal,
-        job: { session, id: job.id, model: job.model, taint: job.taint },
+        job: { session, id: job.id, model: job.model, taint: job.taint, person: job.person },
         ...(pinned ? { pinned } : {}),
       });
       return silent ? 'silent' : 'delivered';

@@ -11,6 +11,7 @@ import type { McpHub, McpServerConfig } from '../mcp/types.ts';
 import type { Outbox } from '../outbound/outboxes.ts';
 import type { StreamMode } from '../outbound/stream.ts';
 import type { PackRegistry } from '../packs/registry.ts';
+import type { People } from '../people/people.ts';
 import type { ModelChoice } from '../providers/model-choice.ts';
 import type { Router } from '../routing/router.ts';
 import type { IdleJobs } from '../scheduler/idle.ts';
@@ -24,6 +25,7 @@ import type { ToolServices } from '../tools/context.ts';
 import type { Calendar } from '../usage/calendar.ts';
 import type { UsageFooter } from '../usage/footer.ts';
 import type { Caps } from '../usage/quota.ts';
+import type { UsageSums } from '../usage/sums.ts';
 import type { UsageTotals } from '../usage/totals.ts';
 import type { VoiceReplies } from './voice-reply.ts';
 
@@ -50,6 +52,8 @@ export interface Conversing {
   moves: ChatMoves;
   /** GROUP_REPLY: in groups outside pack topics, `mention` answers only addressed messages. */
   groupReply: 'mention' | 'all';
+  /** Who each turn is for and whose home it uses (SPEC §19). */
+  people: People;
 }
 
 /** Everything that reaches a chat, and the settling of what came from it. */
@@ -126,6 +130,11 @@ export interface Reports {
   caps: Caps;
   /** The models /model offers and which one answers (for /status). */
   models: ModelChoice;
+  /** What each person cost today and in all, and PERSON_DAILY_USD (for /people, SPEC §19). */
+  people: {
+    costs(now: number): Map<string, { today: UsageSums; all: UsageSums }>;
+    defaultCapUsd: number;
+  };
   /** This chat's scheduled jobs (for /jobs and /status). */
   schedule?: {
     describe(address: Address): string;

@@ -1,3 +1,4 @@
+import type { Home } from '../core/home.ts';
 import type { ChatModel, UserInput } from '../core/ports.ts';
 import type { Address, InboundEvent } from '../core/types.ts';
 import type { Pack, Skill } from '../packs/loader.ts';
@@ -27,6 +28,8 @@ export interface ChatTurn {
     model?: string | undefined;
     /** Why its runs start tainted (SPEC §17): the sources of the session that made it. */
     taint?: readonly string[] | undefined;
+    /** Who created it (`people.id`): its runs are booked to them (SPEC §19). */
+    person?: string | undefined;
   };
   /** What happened since the last turn (reactions): inputs before the messages. */
   notes?: Note[];
@@ -43,7 +46,16 @@ export interface Routed {
   address: Address;
   route: Route;
   pack: Pack | undefined;
+  /** Whose data the turn uses (SPEC §19): `storage` is the pack's in this home. */
+  home: Home;
   storage: PackStorage | undefined;
+  /**
+   * Who the turn is for (`people.id`; booked on its ledger rows): the first sender, a job's
+   * creator; null for a job no person's chat owns (a manifest job in a group).
+   */
+  person: string | null;
+  /** Whose daily caps apply: the person, but never the owner, nor a job's run in a group. */
+  capPerson: string | null;
   model: ChatModel;
   packCaps: PackCaps;
   /** With several packs, a private reply says which pack gave it. */
@@ -63,4 +75,7 @@ export const scopeOf = (turn: ChatTurn, routed: Routed) => ({
   threadId: routed.address.threadId ?? null,
   sessionId: routed.route.session.id,
   turnId: routed.turnId,
+  person: routed.person,
+  capPerson: routed.capPerson,
+  channel: routed.address.platform,
 });

@@ -5,11 +5,12 @@ import { CORE_TOOLS } from '../packs/manifest.ts';
 import { pinnedSkillText } from '../packs/prompt.ts';
 import { createToolRunner, packTools } from '../tools/registry.ts';
 import type { TrustGate } from '../tools/trust/gate.ts';
-import type { Delivery, Runtime, Turns } from './services.ts';
+import type { Conversing, Delivery, Runtime, Turns } from './services.ts';
 import { acceptsImages, type ChatTurn, type Routed, scopeOf } from './turn-parts.ts';
 import { trustGate } from './turn-trust.ts';
 
 export interface ToolsServices {
+  conversing: Pick<Conversing, 'people'>;
   delivery: Pick<Delivery, 'outbox' | 'channelName'>;
   runtime: Pick<Runtime, 'clock' | 'timezone' | 'log'>;
   turns: Pick<
@@ -39,6 +40,7 @@ export async function toolsFor(
       address,
       label: pack.displayName,
       session: routed.route.session,
+      home: routed.home,
     },
     log,
   );
@@ -52,6 +54,7 @@ export async function toolsFor(
     channelName: services.delivery.channelName(address),
     senderId: turn.job ? undefined : turn.events[0]!.senderId,
     senderName: turn.job ? undefined : turn.events[0]!.senderName,
+    person: routed.person,
     inJobRun: turn.job !== undefined,
     outbox: services.delivery.outbox,
     asks: services.turns.asks,
@@ -61,7 +64,12 @@ export async function toolsFor(
     web: services.turns.web,
     usage: {
       scope: scopeOf(turn, routed),
-      quota: { pack: turn.pack, sessionId: routed.route.session.id, packCaps: routed.packCaps },
+      quota: {
+        pack: turn.pack,
+        sessionId: routed.route.session.id,
+        packCaps: routed.packCaps,
+        capPerson: routed.capPerson,
+      },
     },
     sessionKey: routed.route.session.key,
     messages: services.turns.messages,

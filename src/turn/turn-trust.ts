@@ -1,16 +1,19 @@
 import type { TurnInput, TurnResult } from '../agent/agent.ts';
+import { type Home, homeKey } from '../core/home.ts';
 import type { Logger } from '../core/ports.ts';
 import type { Address, JobRun } from '../core/types.ts';
+import { CORE_TOOLS } from '../packs/manifest.ts';
 import { type SessionRow, taintOf } from '../store/session-repo.ts';
-import { createChatApprover } from '../tools/trust/approval.ts';
+import { type Approver, createChatApprover } from '../tools/trust/approval.ts';
 import { createTrustGate, type TrustGate } from '../tools/trust/gate.ts';
 import type { SeenPiece } from '../tools/trust/seen.ts';
-import type { Delivery, Runtime, Turns } from './services.ts';
+import type { Conversing, Delivery, Runtime, Turns } from './services.ts';
 
 export interface TrustServices {
   turns: Pick<Turns, 'trust' | 'asks'>;
   delivery: Pick<Delivery, 'outbox'>;
   runtime: Pick<Runtime, 'clock'>;
+  conversing: Pick<Conversing, 'people'>;
 }
 
 /**
@@ -27,11 +30,14 @@ export function trustGate(
     label: string;
     address: Address;
     session: SessionRow;
+    /** Whose home the turn uses: its person approves, and its grants hold (SPEC §17, §19). */
+    home: Home;
   },
   log: Logger,
 ): TrustGate {
-  const { trust, asks } = services.turns;
-  const { address, session } = turn;
+  const { trust } = services.turns;
+  const { address, session, home } = turn;
+  const key = homeKey(home);
   const sources = [...(taintOf(session)?.sources ?? []), ...(turn.job?.taint ?? [])];
   return createTrustGate({
     policy: trust.policy,
@@ -42,19 +48,44 @@ export function trustGate(
       ...(turn.job ? {} : { earlier: () => earlierPieces(trust.sessions, session) }),
     },
     onTaint: (added) => trust.sessions.taint(session.id, added, services.runtime.clock.now()),
-    approver: turn.job
-      ? undefined
-      : createChatApprover({
-          outbox: services.delivery.outbox,
-          asks,
-          address,
-          owner: trust.owner(address),
-          timeoutMs: trust.timeoutMs,
-        }),
-    grants: trust.grants,
+    approver: turn.job ? undefined : approverFor(services, address, home),
+    grants: {
+      has: (pack, tool) => trust.grants.has(key, pack, tool),
+      grant: (pack, tool, at) => trust.grants.grant(key, pack, tool, at),
+    },
     now: () => services.runtime.clock.now(),
     log,
   });
+}
+
+/**
+ * Who approves (SPEC §17): on the owner's home and in groups, the owner, in the turn's chat; in
+ * a person's private chat, that person, except for an MCP tool's call (a server on the owner's
+ * machine, with the owner's settings), which is asked of the owner in the owner's private chat,
+ * naming the person.
+ */
+function approverFor(services: TrustServices, address: Address, home: Home): Approver {
+  const { trust, asks } = services.turns;
+  const { outbox } = services.delivery;
+  const { people } = services.conversing;
+  const ask = (to: Address, owner: string | undefined) =>
+    createChatApprover({ outbox, asks, address: to, owner, timeoutMs: trust.timeoutMs });
+  if (home.kind !== 'person') return ask(address, trust.owner(address));
+  const person = ask(address, people.senderOn(home.person, address.platform));
+  const ownerChat = people.ownerChat(address.platform);
+  return {
+    ask(request, signal) {
+      if (CORE_TOOLS.includes(request.tool as never)) return person.ask(request, signal);
+      // Nowhere to ask the owner yet (they never wrote privately here): not approved.
+      if (!ownerChat) return Promise.resolve('unshown');
+      const to = { platform: address.platform, chatId: ownerChat.chatId };
+      const named = {
+        ...request,
+        packLabel: `${request.packLabel}, for ${people.nameOf(home.person)}`,
+      };
+      return ask(to, ownerChat.senderId).ask(named, signal);
+    },
+  };
 }
 
 /** What the session read before this turn: the owner's messages, and its tools' results. */

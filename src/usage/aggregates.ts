@@ -3,6 +3,7 @@ import type { Db } from '../store/client.ts';
 import { sessions, usageEvents as u } from '../store/schema.ts';
 import { createGroupCache } from './group-cache.ts';
 import { jobUsage } from './job-usage.ts';
+import { personUsage } from './person-usage.ts';
 import { sumColumns, type UsageSums, withTokens, zeroSums } from './sums.ts';
 
 export type { UsageGroup } from './group-cache.ts';
@@ -19,6 +20,10 @@ export interface TurnUsage extends Omit<UsageSums, 'input_tokens' | 'output_toke
   latency_ms: number;
   /** `schedule` for a turn of a job's session, `web` for one of the web chat, else `chat`. */
   source: 'chat' | 'schedule' | 'web';
+  /** The edge's platform the turn's conversation is on (null on rows from before it was kept). */
+  channel: string | null;
+  /** Who the turn was for (`people.id`, SPEC §19; null on rows from before people were kept). */
+  person: string | null;
 }
 
 /** What a turn on an edge's platform counts as: that edge's own word (EdgeFactory.source). */
@@ -49,6 +54,9 @@ export function createUsageAggregates(db: Db, sourceOf: TurnSourceOf = () => 'ch
     /** Each job's usage from a calendar day on (`by_job`), most spend first. */
     byJob: (fromDay: string) => jobUsage(db, fromDay),
 
+    /** Each person's usage from a calendar day on (`by_person`), most spend first. */
+    byPerson: (fromDay: string) => personUsage(db, fromDay),
+
     /** The `limit` turns with the latest paid calls, newest first. */
     recentTurns(limit: number): TurnUsage[] {
       const ids = latestTurnIds(db, limit);
@@ -61,6 +69,8 @@ export function createUsageAggregates(db: Db, sourceOf: TurnSourceOf = () => 'ch
           pack: sql<string | null>`max(${u.pack})`,
           chat: sql<string | null>`max(${u.chatId})`,
           topic: sql<string | null>`max(${u.threadId})`,
+          channel: sql<string | null>`max(${u.channel})`,
+          person: sql<string | null>`max(${u.person})`,
           ...sumColumns,
           job: sql<number>`coalesce(max(${sessions.kind} = 'job'), 0)`,
           // A session's address starts with its platform (`<platform>:<chatId>`, core/types.ts).

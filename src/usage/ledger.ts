@@ -17,6 +17,10 @@ export interface UsageScope {
   turnId: string | null;
   /** The job whose run made the call (null or absent for a person's turn). */
   jobId?: string | null;
+  /** The person the call was made for (`people.id`, SPEC §19). */
+  person?: string | null | undefined;
+  /** The edge's platform of the conversation (`recent_turns.channel`). */
+  channel?: string | null | undefined;
 }
 
 export interface PaidCall {
@@ -87,6 +91,8 @@ export function createLedger(deps: {
         model: call.model,
         ...call.scope,
         jobId: call.scope.jobId ?? null,
+        person: call.scope.person ?? null,
+        channel: call.scope.channel ?? null,
         ...tokens,
         audioSeconds,
         images,
@@ -119,6 +125,8 @@ const WRITTEN = [
   'sessionId',
   'turnId',
   'jobId',
+  'person',
+  'channel',
   'inputTokens',
   'cachedInputTokens',
   'outputTokens',

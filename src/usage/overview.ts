@@ -10,6 +10,7 @@ import type { Calendar } from './calendar.ts';
 import type { ModelCatalog } from './catalog.ts';
 import { DEFAULT_DAYS, MAX_DAYS } from './days.ts';
 import type { JobUsage } from './job-usage.ts';
+import type { PersonUsage } from './person-usage.ts';
 import { cacheSaving } from './prices.ts';
 import type { Caps } from './quota.ts';
 
@@ -56,6 +57,8 @@ export interface UsageOverview {
   by_kind: KindUsage[];
   /** What each job's runs cost in the last 30 days, most spend first. */
   by_job: JobUsage[];
+  /** What each person's turns cost (SPEC §19): today and the last 30 days, most spend first. */
+  by_person: { today: PersonUsage[]; last_30_days: PersonUsage[] };
   recent_turns: TurnUsage[];
   unknown_price_models: { provider: string; model: string; calls: number; tokens: number }[];
 }
@@ -161,6 +164,10 @@ export function usageOverview(input: {
     by_pack: sortBySpend(byPack.values(), (p) => String(p.pack)).map(roundedSaving),
     by_kind: byKind.values().map(rounded),
     by_job: input.aggregates.byJob(from[30]).map(rounded),
+    by_person: {
+      today: input.aggregates.byPerson(today).map(rounded),
+      last_30_days: input.aggregates.byPerson(from[30]).map(rounded),
+    },
     recent_turns: input.aggregates.recentTurns(RECENT_TURNS).map(rounded),
     unknown_price_models: byModelList
       .filter((m) => m.unknown_price_calls > 0)

@@ -21,6 +21,11 @@ export interface QuotaScope {
   pack: string;
   sessionId: string;
   packCaps?: PackCaps | undefined;
+  /**
+   * The person whose daily caps apply (SPEC §19): the turn's first sender, a job's creator.
+   * None for the owner, for a job's run in a group, and where no person started the work.
+   */
+  capPerson?: string | null | undefined;
   /** /compact may run over the session cap: it is how a full session continues. */
   ignoreSessionCap?: boolean | undefined;
 }
@@ -71,6 +76,8 @@ export function createQuotaGate(deps: {
   catalog: ModelCatalog;
   /** `allow`: calls on unpriced models go ahead under a USD cap (booked with a null cost). */
   unknownPrice?: 'refuse' | 'allow' | undefined;
+  /** A person's daily caps (PERSON_DAILY_*, or theirs set by `/people cap`); none: no cap. */
+  personCaps?: ((person: string) => PackCaps | undefined) | undefined;
 }) {
   const { caps, totals, calendar, clock, log, catalog } = deps;
 
@@ -86,6 +93,28 @@ export function createQuotaGate(deps: {
   function exceed(cap: string, used: string, limit: string, reset: string): never {
     log.warn({ event: 'quota_exceeded', cap, used, limit }, 'quota exceeded');
     throw new QuotaExceededError(cap, `The ${cap} is reached: ${used} of ${limit} used. ${reset}`);
+  }
+
+  /**
+   * A person's own caps (SPEC §19): said to that person, in their words; the owner's turns and
+   * everyone else's go on.
+   */
+  function checkPerson(person: string, cap: PackCaps): void {
+    const spent = totals.personDay(person, calendar.dayOf(clock.now()));
+    const over = (what: string, used: string, limit: string): never => {
+      log.warn(
+        { event: 'quota_exceeded', cap: `person ${what}`, person, used, limit },
+        'quota exceeded',
+      );
+      throw new QuotaExceededError(
+        `person's daily ${what} cap`,
+        `You reached your daily ${what} cap: ${used} of ${limit} used. The owner of this assistant sets it. ${resetText()}`,
+      );
+    };
+    if (cap.dailyTokens && spent.tokens >= cap.dailyTokens)
+      over('token', tokens(spent.tokens), tokens(cap.dailyTokens));
+    if (cap.dailyUsd && spent.costUsd >= cap.dailyUsd)
+      over('spend', usd(spent.costUsd), usd(cap.dailyUsd));
   }
 
   /** Throws when a day's use (`owner` names whose caps: '' for the bot's own) reaches a cap. */
@@ -108,7 +137,9 @@ export function createQuotaGate(deps: {
         ? 'daily spend cap'
         : scope.packCaps?.dailyUsd
           ? `${scope.pack} pack's daily spend cap`
-          : undefined;
+          : scope.capPerson && deps.personCaps?.(scope.capPerson)?.dailyUsd
+            ? "person's daily spend cap"
+            : undefined;
     if (!cap || catalog.priced(call.provider, call.model, call.kind)) return;
     log.warn(
       { event: 'quota_unpriced', ...call, cap, catalog: catalog.file },
@@ -129,6 +160,9 @@ export function createQuotaGate(deps: {
       const packCaps = scope.packCaps;
       if (packCaps?.dailyTokens || packCaps?.dailyUsd)
         checkDay(`${scope.pack} pack's `, totals.packDay(scope.pack, day), packCaps);
+      const personCaps = scope.capPerson ? deps.personCaps?.(scope.capPerson) : undefined;
+      if (scope.capPerson && (personCaps?.dailyTokens || personCaps?.dailyUsd))
+        checkPerson(scope.capPerson, personCaps);
       if (caps.sessionTokens > 0 && !scope.ignoreSessionCap) {
         const session = totals.session(scope.sessionId);
         if (session.tokens >= caps.sessionTokens)

@@ -39,6 +39,9 @@ export function createTotals(db: Db) {
       running.sum(`pack ${day} ${pack}`, (upto) => gate.packDay.get({ pack, day, upto })),
     session: (sessionId: string) =>
       running.sum(`session ${sessionId}`, (upto) => gate.session.get({ sessionId, upto })),
+    /** A person's use on a calendar day (SPEC §19: their own caps). */
+    personDay: (person: string, day: string) =>
+      running.sum(`person ${day} ${person}`, (upto) => gate.personDay.get({ person, day, upto })),
   };
 }
 
@@ -69,6 +72,7 @@ function createRunningSums(db: Db, gate: GateSums) {
         `day ${row.day}`,
         `pack ${row.day} ${row.pack}`,
         `session ${row.sessionId}`,
+        `person ${row.day} ${row.person}`,
       ]) {
         const sums = kept.peek(key);
         if (!sums) continue;
@@ -109,7 +113,7 @@ function totalsOf(row: SumsRow): Totals {
 }
 
 /**
- * The quota gate's three sums (`sumColumns`, as every view counts) up to a row id, and the
+ * The quota gate's sums (day, pack-day, session, person-day) (`sumColumns`, as every view counts) up to a row id, and the
  * rows after an id, prepared once.
  */
 function prepareGateSums(db: Db) {
@@ -126,12 +130,16 @@ function prepareGateSums(db: Db) {
     session: select()
       .where(and(eq(usageEvents.sessionId, p('sessionId')), upto))
       .prepare(),
+    personDay: select()
+      .where(and(eq(usageEvents.person, p('person')), eq(usageEvents.day, p('day')), upto))
+      .prepare(),
     since: db
       .select({
         id: usageEvents.id,
         day: usageEvents.day,
         pack: usageEvents.pack,
         sessionId: usageEvents.sessionId,
+        person: usageEvents.person,
         inputTokens: usageEvents.inputTokens,
         cachedInputTokens: usageEvents.cachedInputTokens,
         outputTokens: usageEvents.outputTokens,

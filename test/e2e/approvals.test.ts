@@ -17,7 +17,9 @@ const APPEND = {
     { name: 'memory', arguments: { action: 'append', file: 'MEMORY.md', text: 'likes ferns' } },
   ],
 };
-const memoryFile = () => readFileSync(path.join(h.home, 'packs', 'alpha', 'MEMORY.md'), 'utf8');
+/** The alpha pack's MEMORY.md in the owner's home, or in another (`groups/<group>`, SPEC §19). */
+const memoryFile = (...home: string[]) =>
+  readFileSync(path.join(h.home, 'packs', 'alpha', ...home, 'MEMORY.md'), 'utf8');
 const questions = () => h.tg.calls('sendMessage').filter(isApproval);
 const asked = (nth?: number) => approvalAsked(h, nth);
 
@@ -48,7 +50,9 @@ describe('who may approve', () => {
     expect(toolResults(h.model.chatRequests()[1])).toEqual([
       expect.stringContaining('MEMORY.md appended'),
     ]);
-    expect(memoryFile()).toContain('likes ferns');
+    // A group has a home of its own (SPEC §19): the owner's notes are not its.
+    expect(memoryFile('groups', `tg-${group}`)).toContain('likes ferns');
+    expect(memoryFile()).not.toContain('likes ferns');
     // The question shows the answer in place of its buttons.
     const edit = h.tg.calls('editMessageText').at(-1);
     expect(edit?.params.text).toContain('→ <b>Allow once</b>');

@@ -272,6 +272,8 @@ describe('packs and routing', () => {
       'queue',
       'pair',
       'voice',
+      'people',
+      'home',
       'alpha_one',
       'beta_one',
     ]);

@@ -40,7 +40,7 @@ function renderTurns(data) {
   });
   table(
     'turns',
-    ['Started', 'Cost', 'Tokens', 'Calls', 'Latency', 'Pack', 'Source', 'Chat'],
+    ['Started', 'Cost', 'Tokens', 'Calls', 'Latency', 'Pack', 'Person', 'Source', 'Chat'],
     data.recent_turns.map((t) => [
       named(when.format(new Date(t.started_at)), false),
       cost(t),
@@ -48,6 +48,7 @@ function renderTurns(data) {
       tokens(t.calls),
       `${(t.latency_ms / 1000).toFixed(1)} s`,
       packName(t.pack),
+      t.person ?? '–',
       t.source,
       t.chat === null ? '–' : String(t.chat),
     ]),
@@ -96,8 +97,30 @@ export function renderTables(data) {
     ]),
     none,
   );
+  renderPeople(data);
   renderJobs(data);
   renderTurns(data);
+}
+
+/** What each person cost (SPEC §19): today beside the last 30 days, most spend first. */
+function renderPeople(data) {
+  const people = data.by_person ?? { today: [], last_30_days: [] };
+  const today = new Map(people.today.map((p) => [p.person, p]));
+  table(
+    'by-person',
+    ['Person', 'Today', 'Cost', 'Calls', 'Tokens'],
+    people.last_30_days.map((p) => {
+      const now = today.get(p.person);
+      return [
+        named(p.person === 'owner' ? 'owner' : `${p.name} (${p.person})`, false),
+        now ? cost(now) : '$0',
+        cost(p),
+        tokens(p.calls),
+        tokens(p.tokens),
+      ];
+    }),
+    'Nobody used me in the last 30 days.',
+  );
 }
 
 /** What each scheduled job cost in the last 30 days: unattended spend, seen. */

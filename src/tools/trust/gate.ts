@@ -1,7 +1,6 @@
 import type { Logger } from '../../core/ports.ts';
 import { type ApprovalPolicy, type Effect, envelope, sourceName } from '../../core/trust.ts';
 import type { ToolCall } from '../../core/types.ts';
-import type { GrantRepo } from '../../store/grant-repo.ts';
 import type { AnyTool } from '../tool.ts';
 import {
   type ApprovalAnswer,
@@ -26,13 +25,20 @@ const UNTRUSTED_FETCHES = UNTRUSTED_FETCH_LIMIT;
 /** The tool whose results are the owner's own words (their answer to a question). */
 const OWNERS_ANSWER = 'ask_user';
 
+/** The "Always allow" answers of one home. */
+export interface HomeGrants {
+  has(pack: string, tool: string): boolean;
+  grant(pack: string, tool: string, at: number): void;
+}
+
 export interface TrustDeps {
   /** TOOL_APPROVAL. */
   policy: ApprovalPolicy;
   pack: { name: string; label: string };
   /** Who is asked; undefined in an unattended run (a job), where such calls are held back. */
   approver: Approver | undefined;
-  grants: Pick<GrantRepo, 'has' | 'grant'>;
+  /** The standing approvals of the home the turn uses (SPEC §17: "for that home only"). */
+  grants: HomeGrants;
   now(): number;
   log: Logger;
   /**
