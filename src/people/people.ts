@@ -31,15 +31,42 @@ export interface Belonging {
  * owner gave it theirs (`/home mine`, `/topics`); chats bound before people were kept are
  * `legacy`: a group keeps the owner's home, a private chat of someone else starts theirs.
  */
+/** How often a person's `last_message_at` is written at most (it is shown to the minute). */
+const LAST_MESSAGE_EVERY_MS = 60_000;
+
 export function createPeople(deps: PeopleDeps) {
   const { repo, clock } = deps;
 
-  /** The owner's sender id on `platform`, as recorded (undefined: not recorded there). */
-  const ownerOn = (platform: string) => repo.ownerOn(platform);
+  /**
+   * The owner's sender id on `platform`, as recorded (undefined: not recorded there). Read on
+   * every turn, and never changed once recorded: kept once found (not while unrecorded, which
+   * another process may change).
+   */
+  const owners = new Map<string, string>();
+  function ownerOn(platform: string): string | undefined {
+    const known = owners.get(platform);
+    if (known !== undefined) return known;
+    const recorded = repo.ownerOn(platform);
+    if (recorded !== undefined) owners.set(platform, recorded);
+    return recorded;
+  }
 
   function isOwner(platform: string, senderId: string): boolean {
     if (!deps.gated(platform)) return true;
-    return repo.ownerOn(platform) === senderId;
+    return ownerOn(platform) === senderId;
+  }
+
+  /**
+   * A person's last message, as `/people` shows it (to the minute): written at most once a
+   * minute per person, so a turn does not pay a write (and a commit) for it every time.
+   */
+  const lastWritten = new Map<string, number>();
+  function noteMessage(person: string): void {
+    const now = clock.now();
+    const before = lastWritten.get(person);
+    if (before !== undefined && now - before < LAST_MESSAGE_EVERY_MS) return;
+    lastWritten.set(person, now);
+    repo.update(person, { lastMessageAt: now });
   }
 
   /** The person an event's sender is, added on first sight. */
@@ -124,7 +151,7 @@ export function createPeople(deps: PeopleDeps) {
       event: Pick<InboundMeta, 'address' | 'senderId' | 'senderName' | 'chatType'>,
     ): Belonging {
       const person = personOf(event);
-      repo.update(person, { lastMessageAt: clock.now() });
+      noteMessage(person);
       const { address } = event;
       const row = rowOf(address) ?? (address.threadId ? rowOf(address, '') : undefined);
       const known = row && homeOfRow(row);
@@ -179,6 +206,7 @@ export function createPeople(deps: PeopleDeps) {
     /** `/people purge ID`: their rows go (their ledger rows keep the id). */
     forget(id: string): void {
       repo.delete(id);
+      lastWritten.delete(id);
     },
 
     /**

@@ -222,7 +222,14 @@ async function expectEveryColumnOnScreen(page: Page): Promise<void> {
         return { label, text: c.textContent, left: box.left, right: box.right, height: box.height };
       }),
     }))`);
-  expect(tables.map((t) => t.id)).toEqual(['by-model', 'by-pack', 'by-kind', 'by-job', 'turns']);
+  expect(tables.map((t) => t.id)).toEqual([
+    'by-model',
+    'by-pack',
+    'by-kind',
+    'by-person',
+    'by-job',
+    'turns',
+  ]);
   for (const table of tables) {
     expect({ id: table.id, scrolls: table.scrolls }).toEqual({ id: table.id, scrolls: false });
     expect(table.cells).toHaveLength(table.columns.length);

@@ -77,6 +77,8 @@ interface Call {
   session?: string;
   /** The job whose run made the call. */
   job?: string;
+  /** The person the call was for (`people.id`). */
+  person?: string;
   input?: number;
   cached?: number;
   output?: number;
@@ -90,8 +92,24 @@ const DAY = 24 * 60;
 /** Calls at the edges: local midnight, 7 and 30 days, unknown prices, media, a job. */
 const EDGE_CALLS: readonly Call[] = [
   // Today (2026-11-22 in Berlin).
-  { ago: 10, pack: 'vocab', turn: 'turn-today-1', input: 12000, cached: 2000, output: 3000 },
-  { ago: 9.95, pack: 'vocab', turn: 'turn-today-1', input: 18000, output: 1500, latencyMs: 900 },
+  {
+    ago: 10,
+    pack: 'vocab',
+    turn: 'turn-today-1',
+    person: 'owner',
+    input: 12000,
+    cached: 2000,
+    output: 3000,
+  },
+  {
+    ago: 9.95,
+    pack: 'vocab',
+    turn: 'turn-today-1',
+    person: 'owner',
+    input: 18000,
+    output: 1500,
+    latencyMs: 900,
+  },
   {
     ago: 40,
     pack: 'journal',
@@ -224,6 +242,7 @@ function paidCall(call: Call): PaidCall {
       sessionId: call.session ?? `session-${call.pack}`,
       turnId: call.turn,
       jobId: call.job ?? null,
+      person: call.person ?? null,
     },
     inputTokens: call.input ?? 0,
     cachedInputTokens: call.cached ?? 0,
