@@ -24,6 +24,8 @@ export interface KeyedInbox {
   /** Stores an item; false when its key is stored already (it is not handled again). */
   record(item: KeyedItem): boolean;
   markDone(keys: readonly string[], now: number): void;
+  /** Which of `keys` are marked done (as committed: read outside the marking transaction). */
+  done(keys: readonly string[]): string[];
   /** Items not marked done that arrived at or after `since`, oldest first. */
   pending(since: number): KeyedItem[];
 }

@@ -35,6 +35,22 @@ export function createEdgeInboxRepo(db: Db, platform: string): KeyedInbox {
         .run();
     },
 
+    done(keys: readonly string[]): string[] {
+      if (keys.length === 0) return [];
+      return db
+        .select({ key: edgeInbox.key })
+        .from(edgeInbox)
+        .where(
+          and(
+            eq(edgeInbox.platform, platform),
+            eq(edgeInbox.status, 'done'),
+            inArray(edgeInbox.key, [...keys]),
+          ),
+        )
+        .all()
+        .map((row) => row.key);
+    },
+
     /** Items not marked done that arrived at or after `since`, oldest first. */
     pending(since: number): EdgeInboxItem[] {
       return db

@@ -4,7 +4,7 @@ import { addressOf, createConversations } from './conversations.ts';
 import { createChatRoutes } from './http.ts';
 import { createWebInput } from './input.ts';
 import { loadChatPage } from './page.ts';
-import { createPendingUploads } from './pending-uploads.ts';
+import { acknowledgeUploads, createPendingUploads } from './pending-uploads.ts';
 import { createUploadStore } from './uploads.ts';
 import { welcomeOf } from './welcome.ts';
 
@@ -56,10 +56,7 @@ export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
         // The files the owner sends: the media pipeline fetches them from here.
         files: uploads,
         // Answered: what it sent waits no more, and what nothing shows is removed.
-        acknowledge: (keys, now) => {
-          inbox.markDone(keys, now);
-          pending.settle(keys);
-        },
+        acknowledge: acknowledgeUploads(inbox, pending),
         ingress: (port) => {
           const input = createWebInput({
             senderId: WEB_SENDER,

@@ -1,3 +1,4 @@
+import type { KeyedInbox } from '../core/inbox.ts';
 import type { UploadStore } from './uploads.ts';
 
 /**
@@ -51,3 +52,19 @@ export function createPendingUploads(
 }
 
 export type PendingUploads = ReturnType<typeof createPendingUploads>;
+
+/**
+ * The web edge's acknowledgement (in the reply's transaction): the inputs are marked done,
+ * and their uploads settled once that transaction has committed — on the next task, for the
+ * keys the inbox then holds as done. A transaction that fails after marking leaves the input
+ * to be replayed, with its files still there.
+ */
+export function acknowledgeUploads(
+  inbox: Pick<KeyedInbox, 'markDone' | 'done'>,
+  pending: Pick<PendingUploads, 'settle'>,
+): (keys: readonly string[], now: number) => void {
+  return (keys, now) => {
+    inbox.markDone(keys, now);
+    setImmediate(() => pending.settle(inbox.done(keys)));
+  };
+}
