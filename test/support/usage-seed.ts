@@ -77,6 +77,8 @@ interface Call {
   session?: string;
   /** The job whose run made the call. */
   job?: string;
+  /** The person the call was for (`people.id`); none by default. */
+  person?: string;
   input?: number;
   cached?: number;
   output?: number;
@@ -224,6 +226,7 @@ function paidCall(call: Call): PaidCall {
       sessionId: call.session ?? `session-${call.pack}`,
       turnId: call.turn,
       jobId: call.job ?? null,
+      ...(call.person === undefined ? {} : { person: call.person, channel: 'tg' }),
     },
     inputTokens: call.input ?? 0,
     cachedInputTokens: call.cached ?? 0,
