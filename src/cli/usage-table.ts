@@ -1,5 +1,6 @@
 import { usd } from '../usage/money.ts';
 import type { PeriodUsage, UsageOverview } from '../usage/overview.ts';
+import type { PersonUsage } from '../usage/person-usage.ts';
 import { type UsageSums, zeroSums } from '../usage/sums.ts';
 import { table } from './table.ts';
 
@@ -25,6 +26,27 @@ export function costText(row: Pick<UsageSums, 'calls' | 'cost_usd' | 'unknown_pr
     return `${usd(row.cost_usd)} + ${row.unknown_price_calls} unpriced`;
   return usd(row.cost_usd);
 }
+
+/** Each person's spend today beside the last `days` days, most spend first (SPEC §19). */
+function peopleSection(u: UsageOverview): string[] {
+  const today = new Map(u.by_person.today.map((p) => [p.person, p]));
+  const cost = (p: PersonUsage | undefined) =>
+    !p || p.calls === 0 ? '$0' : p.cost_usd === null ? 'unknown' : usd(p.cost_usd);
+  return table(
+    ['person', 'today', 'calls', 'tokens', 'cost'],
+    u.by_person.last_30_days.map((p) => [
+      personName(p.person, p.name),
+      cost(today.get(p.person)),
+      int(p.calls),
+      int(p.tokens),
+      cost(p),
+    ]),
+  );
+}
+
+/** How a person is shown: `owner`, or their name and the id `/people` takes. */
+const personName = (person: string, name: string) =>
+  person === 'owner' ? 'owner' : `${name} (${person})`;
 
 function capLine(label: string, used: number, cap: number, format: (n: number) => string) {
   if (!cap) return `  ${label}: ${format(used)} (no cap)`;
@@ -142,20 +164,25 @@ export function usageTable(u: UsageOverview, source: string): string {
       ]),
     ),
     '',
+    // by_person's longer period is always the last 30 days, whatever --days says.
+    'By person (today · last 30 days)',
+    ...peopleSection(u),
+    '',
     'Recent turns',
     ...table(
-      ['started', 'source', 'pack', 'chat', 'calls', 'tokens', 'cost', 'latency'],
+      ['started', 'source', 'pack', 'person', 'chat', 'calls', 'tokens', 'cost', 'latency'],
       u.recent_turns.map((t) => [
         when.format(t.started_at),
         t.source,
         packName(t.pack),
+        t.person ?? '-',
         t.chat === null ? '-' : String(t.chat),
         int(t.calls),
         int(t.tokens),
         costText(t),
         `${(t.latency_ms / 1000).toFixed(1)} s`,
       ]),
-      [1, 2],
+      [1, 2, 3],
     ),
   );
   return `${lines.join('\n')}\n`;

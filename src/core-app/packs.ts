@@ -1,5 +1,6 @@
 import type { CoreConfig } from '../config/config.ts';
 import type { Clock } from '../core/clock.ts';
+import { homeKey, homeLabel } from '../core/home.ts';
 import type { Logger } from '../core/ports.ts';
 import { mcpServersByPack } from '../mcp/config.ts';
 import { createDefaultHub } from '../mcp/default-hub.ts';
@@ -28,7 +29,8 @@ export interface PackDeps {
 }
 
 /**
- * The pack registry, each pack that cannot run logged (`pack_invalid`), and the MCP hub
+ * The pack registry, each pack that cannot run logged (`pack_invalid`), each other home whose
+ * database cannot be brought up to date named (`pack_home_refused`), and the MCP hub
  * with the servers each pack may start (one that cannot is logged, `mcp_server_unavailable`).
  */
 export function buildPacks(config: CoreConfig, read: ReadPacks, deps: PackDeps) {
@@ -49,6 +51,16 @@ export function buildPacks(config: CoreConfig, read: ReadPacks, deps: PackDeps) 
       log.error(
         { event: 'pack_invalid', pack: pack.name, problems: error.problems },
         `pack skipped: ${error.message}`,
+      ),
+    onHomeRefused: (pack, home, error) =>
+      log.error(
+        {
+          event: 'pack_home_refused',
+          pack: pack.name,
+          home: homeKey(home),
+          problems: error.problems,
+        },
+        `${pack.name}: ${homeLabel(home)} refused (only its conversations): ${error.message}`,
       ),
   });
   const mcpHub =

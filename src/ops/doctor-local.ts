@@ -1,23 +1,11 @@
 import { createServer } from 'node:net';
-import path from 'node:path';
 import type { Config } from '../config/config.ts';
 import { loadPacks, type Pack } from '../packs/loader.ts';
 import type { PackError } from '../packs/problems.ts';
-import { homesIn } from '../packs/registry.ts';
 import { packSettings, settingVariable } from '../packs/settings.ts';
 import { inspectCoreDb } from '../store/inspect.ts';
 import { type Check, fail, pass, warn } from './check.ts';
-
-/**
- * How many homes the packs have (SPEC §19): the owner's, and the people's and groups' that
- * exist; each is brought up to date at start, and one that cannot be is named in the log.
- */
-function homesLine(home: string, packs: readonly Pack[]): string {
-  const homes = packs.map((p) => homesIn(path.join(home, 'packs', p.name)));
-  const people = homes.reduce((n, h) => n + h.filter((x) => x.kind === 'person').length, 0);
-  const groups = homes.reduce((n, h) => n + h.filter((x) => x.kind === 'group').length, 0);
-  return `homes: the owner's in each pack, ${people} of people and ${groups} of groups`;
-}
+import { checkHomes } from './doctor-homes.ts';
 
 /** The packs: each loads and validates, as at start; a broken one says where and why. */
 export function checkPacks(config: Config): { checks: Check[]; packs: Pack[] } {
@@ -39,7 +27,7 @@ export function checkPacks(config: Config): { checks: Check[]; packs: Pack[] } {
       pass(
         `packs: ${loading.length} valid (${loading.map((p) => `${p.name} ${p.manifest.version}`).join(', ')})`,
       ),
-      pass(homesLine(config.home, loading)),
+      ...checkHomes(config.home, loading),
     );
   else if (packs.length === 0 && errors.length === 0)
     checks.push(

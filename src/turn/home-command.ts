@@ -12,11 +12,19 @@ export const SHARES =
  * shares, and `/home mine yes` makes the group use the owner's home.
  */
 export function homeCommand(
-  deps: { people: Pick<People, 'isOwner' | 'homeOf' | 'useOwnerHome'> },
-  event: { address: Address; chatType: ChatType; senderId: string; args: string },
+  deps: { people: Pick<People, 'isOwner' | 'belonging' | 'useOwnerHome'> },
+  event: {
+    address: Address;
+    chatType: ChatType;
+    senderId: string;
+    senderName?: string;
+    args: string;
+  },
 ): OutboundText {
   const words = event.args.trim().toLowerCase().split(/\s+/).filter(Boolean);
-  const current = deps.people.homeOf(event.address);
+  // Resolved as a message here would be: a group met for the first time gets its own home, so
+  // it is never told (or assumed) to use the owner's before it does.
+  const current = deps.people.belonging(event).home;
   if (words.length === 0) return plain(`This chat uses ${homeLabel(current)}.`);
   if (words[0] !== 'mine' || words.length > 2 || (words[1] !== undefined && words[1] !== 'yes'))
     return plain('Send /home to see whose home this chat uses, or /home mine in a group.');

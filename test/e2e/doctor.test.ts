@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +10,7 @@ import { doctorCommand } from '../../src/cli/doctor.ts';
 import { formatChecks } from '../../src/ops/check.ts';
 import { runDoctor } from '../../src/ops/doctor.ts';
 import { openCoreStore } from '../../src/store/client.ts';
+import { Database } from '../../src/store/sqlite.ts';
 import { FakeModel } from '../fakes/model-server.ts';
 import { FakeSearch } from '../fakes/search-server.ts';
 import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
@@ -357,6 +358,39 @@ describe('satchel doctor against the fakes', () => {
     const valid = item(lines, '✓', 'packs: 1 valid').line;
     expect(valid).not.toContain('alpha');
     expect(code).toBe(1);
+  });
+
+  it('counts the homes, and names one whose database the pack cannot bring up to date', async () => {
+    const packs = fixturePacks(['alpha', 'beta']);
+    mkdirSync(path.join(packs, 'alpha', 'migrations'));
+    writeFileSync(
+      path.join(packs, 'alpha', 'migrations', '0001_notes.sql'),
+      'ALTER TABLE plants ADD COLUMN note TEXT;\n',
+    );
+    const alpha = path.join(env.SATCHEL_HOME!, 'packs', 'alpha');
+    for (const folder of ['people/222', 'people/333', 'groups/tg--100600'])
+      mkdirSync(path.join(alpha, folder), { recursive: true });
+    mkdirSync(path.join(env.SATCHEL_HOME!, 'packs', 'beta', 'people', '222'), { recursive: true });
+    // Person 222's database has the column already: the migration fails there.
+    const broken = path.join(alpha, 'people', '222', 'pack.db');
+    const db = new Database(broken);
+    db.exec('CREATE TABLE plants (id INTEGER PRIMARY KEY, name TEXT NOT NULL, note TEXT)');
+    db.close();
+    const before = readFileSync(broken);
+
+    const { code, lines } = await doctor({ SATCHEL_PACKS: packs });
+    item(lines, '✓', "homes: the owner's in each pack, 3 of people and 1 of groups");
+    const refused = item(
+      lines,
+      '✗',
+      'pack alpha: the home of person 222 (person:222) cannot be brought up to date',
+    );
+    expect(refused.fix).toContain('/people purge');
+    expect(lines.join('\n')).toContain('duplicate column name: note');
+    expect(lines.filter((l) => l.includes('cannot be brought up to date'))).toHaveLength(1);
+    expect(code).toBe(1);
+    // Tried on a copy: the home's database is as it was.
+    expect(readFileSync(broken).equals(before)).toBe(true);
   });
 
   it('reports a dashboard port another program holds', async () => {

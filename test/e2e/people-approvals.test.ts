@@ -3,8 +3,10 @@
  * their own calls, and "Always allow" holds for the home it was given in only.
  */
 import { describe, expect, it } from 'vitest';
-import { approvalAsked } from '../support/approvals.ts';
+import { toolResults } from '../fakes/model-requests.ts';
+import { approvalAsked, isApproval } from '../support/approvals.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
+import { fixtureEntry } from '../support/mcp-packs.ts';
 
 const h = harnessPerTest();
 const GUEST = 222;
@@ -46,5 +48,43 @@ describe('approvals in a person’s home', () => {
     second.press('Deny');
     await settled(h, 5);
     expect(h.logs('approval_denied')).toHaveLength(1);
+  });
+});
+
+describe('an MCP call in a person’s private chat', () => {
+  it('is asked of the owner in the owner’s private chat, naming the person; nothing runs before', async () => {
+    await h.start({
+      SATCHEL_PACKS: fixturePacks(['beta'], `mcp:\n${fixtureEntry('fx', ['tools: [echo]'])}\n`),
+      ALLOWED_USER_IDS: `${ALLOWED_USER},${GUEST}`,
+      TOOL_APPROVAL: 'always',
+    });
+    h.tg.nameUser(GUEST, 'Gwen');
+    // The owner has written privately once: that is where they are asked.
+    h.model.enqueue({ text: 'hello owner' });
+    h.say('hi');
+    await settled(h, 1);
+
+    h.model.enqueue(
+      { toolCalls: [{ name: 'fx__echo', arguments: { text: 'guest echo' } }] },
+      { text: 'echoed' },
+    );
+    h.tg.text({ userId: GUEST, text: 'echo something' });
+    const asked = await approvalAsked(h);
+    expect(asked.question.params.chat_id).toBe(ALLOWED_USER);
+    expect(asked.text).toContain('fx__echo');
+    expect(asked.text).toContain('(Beta Books, for Gwen)');
+    // Nothing ran: the model has not been given a result, the guest has no answer.
+    expect(h.model.chatRequests()).toHaveLength(2);
+    expect(h.tg.texts(GUEST)).toEqual([]);
+    expect(
+      h.tg.calls('sendMessage').filter((c) => c.params.chat_id === GUEST && isApproval(c)),
+    ).toEqual([]);
+
+    // The owner answers it, in their own chat.
+    asked.press('Allow once', ALLOWED_USER, ALLOWED_USER);
+    await settled(h, 3);
+    expect(h.model.chatRequests()).toHaveLength(3);
+    expect(toolResults(h.model.chatRequests()[2]!).at(-1)).toContain('guest echo');
+    expect(h.tg.texts(GUEST).at(-1)).toContain('echoed');
   });
 });

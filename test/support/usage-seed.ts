@@ -77,7 +77,7 @@ interface Call {
   session?: string;
   /** The job whose run made the call. */
   job?: string;
-  /** The person the call was for (`people.id`). */
+  /** The person the call was for (`people.id`); none by default. */
   person?: string;
   input?: number;
   cached?: number;
@@ -242,7 +242,7 @@ function paidCall(call: Call): PaidCall {
       sessionId: call.session ?? `session-${call.pack}`,
       turnId: call.turn,
       jobId: call.job ?? null,
-      person: call.person ?? null,
+      ...(call.person === undefined ? {} : { person: call.person, channel: 'tg' }),
     },
     inputTokens: call.input ?? 0,
     cachedInputTokens: call.cached ?? 0,

@@ -5,7 +5,9 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/command.ts';
 import { createUsageCommand, usageCommand } from '../../src/cli/usage.ts';
+import { people } from '../../src/store/schema.ts';
 import { usd as usdText } from '../../src/usage/money.ts';
+import type { UsageOverview } from '../../src/usage/overview.ts';
 import { TEST_MODELS_YAML } from '../support/catalog.ts';
 import {
   SEED_CAPS,
@@ -13,6 +15,8 @@ import {
   SEED_TIMEZONE,
   seedDashboard,
   seededCoreStore,
+  seedLedger,
+  tempCoreStore,
   UNKNOWN_MODEL,
 } from '../support/usage-seed.ts';
 
@@ -112,6 +116,60 @@ describe('satchel usage', () => {
     expect(model).toEqual([expect.stringMatching(/ unknown {2,}\S+ {2,}\$0$/)]);
     expect(out).toContain('schedule');
     expect(out).toContain('Recent turns');
+  });
+
+  it('shows what each person spent, today beside the last 30 days, and each turn’s person', async () => {
+    const env = tempCoreStore();
+    cleanups.push(() => env.close());
+    writeFileSync(path.join(env.home, 'models.yaml'), TEST_MODELS_YAML);
+    const DAY = 24 * 60;
+    seedLedger(env.store, [
+      { ago: 30, pack: 'vocab', turn: 't-owner', person: 'owner', input: 10_000, output: 1_000 },
+      { ago: 20, pack: 'vocab', turn: 't-gwen', person: '222', input: 50_000, output: 5_000 },
+      { ago: 9 * DAY, pack: 'journal', turn: 't-sam', person: '333', input: 4_000, output: 400 },
+      { ago: 40 * DAY, pack: 'journal', turn: 't-old', person: '333', input: 9_000, output: 0 },
+    ]);
+    for (const [id, name] of [
+      ['owner', 'owner'],
+      ['222', 'Gwen'],
+      ['333', 'Sam'],
+    ] as const)
+      env.store.db
+        .insert(people)
+        .values({ id, name, via: id === 'owner' ? 'owner' : 'listed', createdAt: SEED_NOW })
+        .run();
+    const vars = { SATCHEL_HOME: env.home, SATCHEL_TIMEZONE: SEED_TIMEZONE };
+    const api = JSON.parse((await run(['--json'], vars)).out) as UsageOverview;
+    const { code, out } = await run([], vars);
+    expect(code).toBe(0);
+
+    const lines = out.split('\n');
+    const start = lines.indexOf('By person (today · last 30 days)');
+    const section = lines
+      .slice(start + 1, lines.indexOf('', start))
+      .map((l) => l.trim().split(/\s{2,}/));
+    const spent = (person: string, period: 'today' | 'last_30_days') => {
+      const row = api.by_person[period].find((p) => p.person === person);
+      return row ? usdText(row.cost_usd!) : '$0';
+    };
+    expect(section).toEqual([
+      ['person', 'today', 'calls', 'tokens', 'cost'],
+      [
+        expect.stringMatching(/^-+$/),
+        expect.any(String),
+        expect.any(String),
+        expect.any(String),
+        expect.any(String),
+      ],
+      ['Gwen (222)', spent('222', 'today'), '1', '55,000', spent('222', 'last_30_days')],
+      ['owner', spent('owner', 'today'), '1', '11,000', spent('owner', 'last_30_days')],
+      // Sam spent nothing today; his call 40 days ago is in no period.
+      ['Sam (333)', '$0', '1', '4,400', spent('333', 'last_30_days')],
+    ]);
+    expect(spent('222', 'today')).not.toBe('$0');
+
+    const turns = lines.slice(lines.indexOf('Recent turns') + 3).filter(Boolean);
+    expect(turns.map((l) => l.trim().split(/\s{2,}/)[3])).toEqual(['222', 'owner', '333', '333']);
   });
 
   it('reads SATCHEL_HOME from .env in the working directory', async () => {
