@@ -168,6 +168,58 @@ describe('two people share a pack', () => {
   });
 });
 
+describe('the owner is recorded once', () => {
+  it("reordering ALLOWED_USER_IDS moves no one's home and makes no one else the owner", async () => {
+    const first = await h.start({
+      SATCHEL_PACKS: alphaPack(),
+      ALLOWED_USER_IDS: `${ALLOWED_USER},${GUEST}`,
+    });
+    const plant = (name: string) => ({
+      name: 'db_write',
+      arguments: { action: 'insert', table: 'plants', values: { name } },
+    });
+    turnOf(plant('OwnerFern'));
+    first.tg.text({ userId: ALLOWED_USER, text: 'keep my fern' });
+    await settled(first, 1);
+    turnOf(plant('GuestRose'));
+    first.tg.text({ userId: GUEST, text: 'keep my rose' });
+    await settled(first, 2);
+    await first.stop();
+
+    // The same home, the guest listed first now.
+    const second = await h.start(
+      {
+        SATCHEL_HOME: first.home,
+        SATCHEL_PACKS: alphaPack(),
+        ALLOWED_USER_IDS: `${GUEST},${ALLOWED_USER}`,
+      },
+      // Telegram's update ids go on from where the first run's ended.
+      { beforeStart: (tg) => tg.continueUpdateIdsFrom(100) },
+    );
+    const read = { name: 'db_query', arguments: { sql: 'SELECT name FROM plants ORDER BY name' } };
+    turnOf(read);
+    // The database is the first run's: its two updates are done already.
+    second.tg.text({ userId: ALLOWED_USER, text: 'which plants?' });
+    await settled(second, 3);
+    turnOf(read);
+    second.tg.text({ userId: GUEST, text: 'which plants?' });
+    await settled(second, 4);
+    // Each turn: the call that reads, then the one that gets what it read.
+    const [owners, guests] = [1, 3].map(
+      (i) => toolResults(second.model.chatRequests()[i]!).at(-1)!,
+    );
+    expect(owners).toContain('OwnerFern');
+    expect(owners).not.toContain('GuestRose');
+    expect(guests).toContain('GuestRose');
+    expect(guests).not.toContain('OwnerFern');
+
+    // The guest, first in the list now, is still not the owner.
+    second.tg.text({ userId: GUEST, text: '/people' });
+    await settled(second, 5);
+    expect(second.tg.texts(GUEST).at(-1)).toBe('Only the owner can see and change who uses me.');
+  });
+});
+
 describe('the upgrade', () => {
   it("keeps the owner's data where it was, and a group bound before keeps the owner's home", async () => {
     const { home, sqlite } = databaseBefore('0015', tempDir);
