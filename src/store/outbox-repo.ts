@@ -103,12 +103,7 @@ export function createOutboxRepo(db: Db) {
 
     /** The id of the newest row of any chat (0 when there is none). */
     newestId(): number {
-      return (
-        db
-          .select({ id: max(outbox.id) })
-          .from(outbox)
-          .get()?.id ?? 0
-      );
+      return queries.newestId.get()?.id ?? 0;
     },
 
     /**
@@ -150,7 +145,7 @@ export function createOutboxRepo(db: Db) {
 export type OutboxRepo = ReturnType<typeof createOutboxRepo>;
 
 /**
- * The queries every reply makes (write, read back, mark sent), prepared once: building a
+ * The queries every reply makes (write, read back, mark sent, the newest row), prepared once: building a
  * query with drizzle and compiling its SQL costs about 50 µs each time.
  */
 function prepareReplyQueries(db: Db) {
@@ -177,6 +172,10 @@ function prepareReplyQueries(db: Db) {
       .update(outbox)
       .set({ status: 'sent', messageId: sql`${p('messageId')}`, sentAt: sql`${p('sentAt')}` })
       .where(eq(outbox.id, p('id')))
+      .prepare(),
+    newestId: db
+      .select({ id: max(outbox.id) })
+      .from(outbox)
       .prepare(),
   };
 }

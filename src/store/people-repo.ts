@@ -34,6 +34,11 @@ export function createPeopleRepo(db: Db) {
       ),
     )
     .prepare();
+  const personQuery = db
+    .select()
+    .from(people)
+    .where(eq(people.id, p('id')))
+    .prepare();
   return {
     /** The person whose id on `platform` is `senderId`, if they were seen. */
     personOf: (platform: string, senderId: string): string | undefined =>
@@ -66,8 +71,8 @@ export function createPeopleRepo(db: Db) {
         .run();
     },
 
-    get: (id: string): Person | undefined =>
-      db.select().from(people).where(eq(people.id, id)).get(),
+    /** Read on a person's every turn (their cap): prepared once. */
+    get: (id: string): Person | undefined => personQuery.get({ id }),
 
     list: (): Person[] => db.select().from(people).orderBy(asc(people.createdAt)).all(),
 

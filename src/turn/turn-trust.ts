@@ -71,11 +71,14 @@ function approverFor(services: TrustServices, address: Address, home: Home): App
   const ask = (to: Address, owner: string | undefined) =>
     createChatApprover({ outbox, asks, address: to, owner, timeoutMs: trust.timeoutMs });
   if (home.kind !== 'person') return ask(address, trust.owner(address));
-  const person = ask(address, people.senderOn(home.person, address.platform));
-  const ownerChat = people.ownerChat(address.platform);
+  // Who is asked is looked up when a call asks, not on every turn.
   return {
     ask(request, signal) {
-      if (CORE_TOOLS.includes(request.tool as never)) return person.ask(request, signal);
+      if (CORE_TOOLS.includes(request.tool as never)) {
+        const person = ask(address, people.senderOn(home.person, address.platform));
+        return person.ask(request, signal);
+      }
+      const ownerChat = people.ownerChat(address.platform);
       // Nowhere to ask the owner yet (they never wrote privately here): not approved.
       if (!ownerChat) return Promise.resolve('unshown');
       const to = { platform: address.platform, chatId: ownerChat.chatId };
