@@ -57,7 +57,8 @@ export type PendingUploads = ReturnType<typeof createPendingUploads>;
  * The web edge's acknowledgement (in the reply's transaction): the inputs are marked done,
  * and their uploads settled once that transaction has committed — on the next task, for the
  * keys the inbox then holds as done. A transaction that fails after marking leaves the input
- * to be replayed, with its files still there.
+ * to be replayed, with its files still there; so does a shutdown that closed the database
+ * before that task.
  */
 export function acknowledgeUploads(
   inbox: Pick<KeyedInbox, 'markDone' | 'done'>,
@@ -65,6 +66,15 @@ export function acknowledgeUploads(
 ): (keys: readonly string[], now: number) => void {
   return (keys, now) => {
     inbox.markDone(keys, now);
-    setImmediate(() => pending.settle(inbox.done(keys)));
+    setImmediate(() => {
+      let answered: readonly string[];
+      try {
+        answered = inbox.done(keys);
+      } catch {
+        // The database closed meanwhile (shutdown): the files stay, as after a crash.
+        return;
+      }
+      pending.settle(answered);
+    });
   };
 }

@@ -105,13 +105,24 @@ function events(run: NpmRun): string[] {
     .map((l) => (JSON.parse(l) as { event?: string }).event ?? '');
 }
 
-/** The command line of the parent of the process that logged (satchel's own pid is in each line). */
-function parentCommand(run: NpmRun): string {
-  const first = run
-    .out()
-    .split('\n')
-    .find((l) => l.startsWith('{'));
-  const pid = (JSON.parse(first ?? '{}') as { pid?: number }).pid;
+/**
+ * The command line of the parent of the process that logged (satchel's own pid is in each
+ * line), once its first line has come through the pipe: the model may see satchel's request
+ * before this process reads what satchel wrote before it.
+ */
+async function parentCommand(run: NpmRun): Promise<string> {
+  const pid = await vi.waitFor(
+    () => {
+      const first = run
+        .out()
+        .split('\n')
+        .find((l) => l.startsWith('{'));
+      const logged = first && (JSON.parse(first) as { pid?: number }).pid;
+      if (!logged) throw new Error(`no log line with a pid yet: ${run.out().slice(0, 500)}`);
+      return logged;
+    },
+    { timeout: 15_000, interval: 20 },
+  );
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const ppid = /^PPid:\s*(\d+)/m.exec(status)?.[1];
   return readFileSync(`/proc/${ppid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
@@ -129,7 +140,7 @@ describe('npm start and signals to its process group', () => {
     await model.waitForRequest(1, 30_000);
     // Nothing relays signals between npm's shell and satchel (tsx's CLI did, and at times
     // doubled one: the race above fails only now and then, this never).
-    expect(parentCommand(run)).toMatch(/^sh\b/);
+    expect(await parentCommand(run)).toMatch(/^sh\b/);
 
     run.signalGroup('SIGTERM');
     await loggedOnce(run, 'satchel_stopping');

@@ -55,4 +55,13 @@ describe("the web chat's acknowledgement of an answered upload", () => {
     expect(existsSync(file)).toBe(true);
     expect(pending.bytes()).toBeGreaterThan(0);
   });
+
+  it('leaves the file, and throws nothing, when shutdown closed the database before that task', async () => {
+    const { acknowledge, pending, file } = waitingDocument('k3');
+    transactionOf(core.db)(() => acknowledge(['k3'], NOW));
+    core.close();
+    await nextTask();
+    expect(existsSync(file)).toBe(true);
+    expect(pending.bytes()).toBeGreaterThan(0);
+  });
 });
