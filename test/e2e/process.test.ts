@@ -48,6 +48,32 @@ async function fakes(): Promise<{ tg: FakeTelegram; model: FakeModel }> {
   return { tg, model };
 }
 
+/**
+ * Waits until the bot has nothing left to do: every update it stored is done and every
+ * outbox row settled. A duplicate would come from work still waiting; once none waits, a
+ * SIGTERM ends a run that can no longer send one (it drains before it exits).
+ */
+async function settled(home: string): Promise<void> {
+  const dbFile = path.join(home, 'data', 'satchel.db');
+  await vi.waitFor(
+    () => {
+      const db = new Database(dbFile, { readonly: true });
+      try {
+        const waiting = db
+          .prepare(
+            `SELECT (SELECT count(*) FROM inbound_updates WHERE status = 'pending')
+                  + (SELECT count(*) FROM outbox WHERE status = 'pending') AS n`,
+          )
+          .get() as { n: number };
+        expect(waiting.n).toBe(0);
+      } finally {
+        db.close();
+      }
+    },
+    { timeout: 10_000, interval: 50 },
+  );
+}
+
 /** The environment of a satchel on the fakes, with its data and packs under `home`. */
 function satchelEnv(tg: FakeTelegram, model: FakeModel, home: string): Record<string, string> {
   return {
@@ -116,8 +142,8 @@ describe('the real entry point', () => {
     model.enqueue({ text: 'Lima, and Santiago.' });
     const second = runSatchel({ ...env, BATCH_WINDOW_MS: '300' }, home);
     await tg.waitForCall('sendMessage', undefined, 15_000);
-    // Give a duplicate every chance to show up, then stop gracefully.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Nothing left that could send a duplicate; then stop gracefully.
+    await settled(home);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
 
@@ -176,8 +202,8 @@ describe('the real entry point', () => {
     model.enqueue({ text: 'Lima, and Santiago.' });
     const second = runSatchel(env, home);
     await tg.waitForCall('editMessageText', (c) => c.params.text === 'Lima, and Santiago.', 15_000);
-    // Give a duplicate every chance to show up, then stop gracefully.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Nothing left that could send a duplicate; then stop gracefully.
+    await settled(home);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
 
@@ -227,7 +253,7 @@ describe('the real entry point', () => {
     model.enqueue({ text: 'Here is your reminder.' });
     const second = runSatchel(env, home);
     await tg.waitForCall('sendMessage', (c) => c.params.text === 'Here is your reminder.', 15_000);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await settled(home);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
 
@@ -255,7 +281,7 @@ describe('the real entry point', () => {
     model.enqueueTranscription({ text: 'water the basil', duration: 2 });
     const second = runSatchel(env, home);
     await tg.waitForCall('sendMessage', undefined, 15_000);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await settled(home);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
 
