@@ -5,15 +5,14 @@ import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import { background } from '../core/background.ts';
 import type { Change } from '../core/changes.ts';
 import type { ToolRunner, UserInput } from '../core/ports.ts';
-import type { Address, ChatType } from '../core/types.ts';
 import { answerParts } from '../outbound/compose.ts';
 import { createStream, type Stream, type StreamMode } from '../outbound/stream.ts';
 import { keepTyping } from '../outbound/typing.ts';
-import type { Pack } from '../packs/loader.ts';
 import { packPromptSections } from '../packs/prompt.ts';
 import { OWNER } from '../people/people.ts';
 import type { Route } from '../routing/router.ts';
 import type { TrustGate } from '../tools/trust/gate.ts';
+import { badgeOf } from './badge.ts';
 import { noteInputs, sourceKey, turnInputs, withPinnedSkill } from './inputs.ts';
 import { enterChat } from './job-chat.ts';
 import { receiptLine } from './receipt.ts';
@@ -163,24 +162,6 @@ function route(services: RouteServices, turn: ChatTurn): Routed {
     },
     badge: badgeOf(services, first.address, first.chatType, pack),
   };
-}
-
-/**
- * With several packs installed, a reply says which pack gave it (SPEC §4, §8): always in a
- * private chat, and elsewhere (a group, a topic) when its pack is not the one active there —
- * a job of another pack, a reply to one. Read after the session step, which binds the pack
- * of a person's turn.
- */
-function badgeOf(
-  services: Pick<RouteServices, 'conversing'>,
-  address: Address,
-  chatType: ChatType,
-  pack: Pack | undefined,
-): string {
-  const { packs, router } = services.conversing;
-  if (!pack || packs.list().length < 2) return '';
-  const foreign = router.boundPack(address) !== pack.name;
-  return chatType === 'private' || foreign ? `\n\n— ${pack.displayName}` : '';
 }
 
 /**
