@@ -123,6 +123,11 @@ describe('jobs in the chat (SPEC §8)', () => {
     const run = h.model.chatRequests().at(-1)!;
     expect(systemText(run)).toContain('ALPHA-PERSONA');
     expect(systemText(run)).not.toContain('BETA-PERSONA');
+    // /jobs in beta lists it, naming its pack.
+    await handled(h.say('/jobs'));
+    expect(h.tg.texts(ALLOWED_USER).at(-1)).toMatch(
+      /^- \w+: "0 8 \* \* \*" \(pack default\), skill alpha_one \[alpha\] — next tomorrow 08:00/,
+    );
   });
 
   it("a job's message enters its pack's chat session: the next turn with that pack has it", async () => {
