@@ -85,11 +85,6 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
         .run();
     },
 
-    /** Every route (a conversation and the pack it is bound to). */
-    allRoutes(): RouteRow[] {
-      return db.select().from(conversationRoutes).all();
-    },
-
     /**
      * Every conversation with each pack bound to it (SPEC §8): its active pack, and every pack
      * that has a chat session there, open or closed — the packs that were active there before,
