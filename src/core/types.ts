@@ -39,6 +39,11 @@ export interface InboundMeta {
   /** The text of the message this one replies to (trimmed), when it is a reply. */
   quote?: string;
   /**
+   * The id of the message this one replies to, in the same chat (the channel's own id): a
+   * reply to a job's message is answered by the job's pack (SPEC §8).
+   */
+  replyTo?: string;
+  /**
    * Who wrote `quote`, named as the channel knows them, when it is someone else's words:
    * not the sender's, the bot's or the owner's (another group member, a forwarded message's
    * origin, another chat). The quote then reaches the model as untrusted content (SPEC §17).

@@ -88,6 +88,11 @@ export function createOutboxes(deps: OutboxesDeps) {
     newestRow: (): number => deps.repo.newestId(),
     /** Whether `to` got a row after row `id` (a later message went out there). */
     wroteAfter: (to: Address, id: number): boolean => deps.repo.wroteAfter(to, id),
+    /** Marks rows as a job's delivered answer, from `pack` (a reply to them goes to it). */
+    markJob: (ids: readonly number[], pack: string): void => deps.repo.markJob(ids, pack),
+    /** The pack whose job sent message `messageId` of a chat, if a job sent it. */
+    jobPackOf: (to: Pick<Address, 'platform' | 'chatId'>, messageId: string): string | undefined =>
+      deps.repo.jobPackOf(to, messageId),
     /** The channel's id of the message a row became; undefined until it is sent. */
     messageIdOf: (rowId: number): string | undefined =>
       deps.repo.get(rowId)?.messageId ?? undefined,

@@ -136,15 +136,14 @@ export function createRouter(deps: {
       );
     },
 
-    /** Every conversation bound to an installed pack (the scheduler's delivery targets). */
+    /**
+     * Every conversation with each installed pack bound to it (the scheduler's delivery
+     * targets, SPEC §8): the active pack, and every pack that answered there before — a chat
+     * session of its, open or closed (`SessionRepo.boundPacks`). Switching packs keeps the
+     * others bound, so their jobs keep running there.
+     */
     boundConversations(): BoundConversation[] {
-      return sessions
-        .allRoutes()
-        .flatMap((r) =>
-          r.activePack && packs.get(r.activePack)
-            ? [{ platform: r.platform, chatId: r.chatId, threadId: r.threadId, pack: r.activePack }]
-            : [],
-        );
+      return sessions.boundPacks().filter((bound) => packs.get(bound.pack) !== undefined);
     },
 
     /**
@@ -185,10 +184,16 @@ export function createRouter(deps: {
 
     /**
      * The session for `address` and `pack` without touching the route: a skill command of
-     * another pack runs there, and the conversation stays with its bound pack.
+     * another pack runs there, a reply to a job's message of another pack is answered there,
+     * a job's message is added there, and the conversation stays with its active pack. A
+     * session made here binds the pack too (its jobs run here: `boundConversations`).
      */
     visit(address: Address, pack: string): Route {
-      return { pack, session: openSession(address, pack) };
+      const open = sessions.latestSession(sessionKey(address, pack));
+      if (open) return { pack, session: open };
+      const session = openSession(address, pack);
+      deps.onBound?.(address, pack);
+      return { pack, session };
     },
 
     /**

@@ -13,6 +13,8 @@ export type JobCost = { today: UsageSums; all: UsageSums };
 export interface ListingExtras {
   costs?: ReadonlyMap<string, JobCost> | undefined;
   idleDays?: number | undefined;
+  /** The conversation's active pack: a job of another pack is listed with its pack's name. */
+  active?: string | undefined;
 }
 
 /**
@@ -27,7 +29,8 @@ export function describeJobs(
   extras: ListingExtras = {},
 ): string {
   if (rows.length === 0) return 'No scheduled jobs.';
-  const packs = new Set(rows.map((row) => row.pack)).size > 1;
+  const kinds = new Set(rows.map((row) => row.pack));
+  const packs = kinds.size > 1 || (extras.active !== undefined && !kinds.has(extras.active));
   const lines = rows.map((row) => `- ${describeJob(row, timezone, now, packs, extras)}`);
   return [...lines, `Times are in ${timezone}.`].join('\n');
 }
@@ -112,14 +115,15 @@ export function createJobListing(deps: {
         .map((job) => job.nextRunAt!);
       return times.length > 0 ? Math.min(...times) : undefined;
     },
-    describe(address: Address): string {
+    /** With `active` (the conversation's pack), a job of another pack names its pack. */
+    describe(address: Address, active?: string): string {
       const rows = deps.jobs.forAddress(address);
       const now = deps.clock.now();
       const costs = deps.costs?.(
         rows.map((row) => row.id),
         now,
       );
-      return describeJobs(rows, deps.timezone, now, { costs, idleDays: deps.idleDays });
+      return describeJobs(rows, deps.timezone, now, { costs, idleDays: deps.idleDays, active });
     },
   };
 }

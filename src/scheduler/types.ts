@@ -6,7 +6,10 @@ import type { JobRepo, JobRow, RunOutcome } from '../store/job-repo.ts';
 /** A job whose run is due now: its claimed row and the time the run was due. */
 export type DueJob = JobRow & { dueAt: number };
 
-/** A conversation (chat, or forum topic) bound to a pack. */
+/**
+ * A conversation (chat, or forum topic) bound to a pack: the pack is active there, or was
+ * (router.ts, `boundConversations`). A conversation is listed once for each of its packs.
+ */
 export interface BoundRoute {
   /** The address's channel; `tg` when not given. */
   platform?: string;
@@ -31,7 +34,10 @@ export interface SchedulerDeps {
   clock: Clock;
   log: Logger;
   timezone: string;
-  /** The conversations bound to a pack: each gets that pack's manifest jobs. */
+  /**
+   * The conversations and each pack bound to them: each gets that pack's manifest jobs, kept
+   * when another pack becomes the active one (SPEC §8).
+   */
   routes: () => BoundRoute[];
   manifestJobs: (pack: string) => readonly ManifestCron[];
   /**

@@ -24,7 +24,9 @@ export const manifestKey = (job: Pick<ManifestJob, 'pack' | 'cronId' | 'to'>) =>
  * Makes the manifest jobs exactly `wanted`, in one transaction: a new entry or conversation
  * gets a row (its `enabled` from the manifest), a changed schedule, skill or model is updated (a
  * running job keeps its claim; its next time is computed when the run is acknowledged), and
- * a row no longer wanted is removed. A pause or resume by the user is kept. Tool jobs are
+ * a row no longer wanted is removed: its entry left the manifest, or its pack is no longer
+ * installed. (A pack stays bound to a conversation when another becomes active there, so a
+ * switch removes nothing.) A pause or resume by the user is kept. Tool jobs are
  * not touched. `nextTick` gives a schedule's next time. With `platforms`, only those channels'
  * manifest jobs are made and removed (`wanted` holds their conversations only).
  */

@@ -1,4 +1,17 @@
-import { and, asc, desc, eq, gt, isNull, max, ne, type SQL, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  desc,
+  eq,
+  gt,
+  inArray,
+  isNotNull,
+  isNull,
+  max,
+  ne,
+  type SQL,
+  sql,
+} from 'drizzle-orm';
 import type { Address } from '../core/types.ts';
 import type { Db } from './client.ts';
 import { outbox } from './schema.ts';
@@ -99,6 +112,26 @@ export function createOutboxRepo(db: Db) {
       const part = row && (JSON.parse(row.payload) as { part?: { plain?: unknown } }).part;
       if (!row || typeof part?.plain !== 'string') return undefined;
       return { text: part.plain, threadId: row.threadId ?? undefined };
+    },
+
+    /** Marks rows as the delivered answer of a job of `pack` (SPEC §8: a reply goes to it). */
+    markJob(ids: readonly number[], pack: string): void {
+      if (ids.length > 0)
+        db.update(outbox)
+          .set({ jobPack: pack })
+          .where(inArray(outbox.id, [...ids]))
+          .run();
+    },
+
+    /**
+     * The pack whose job sent message `messageId` of a chat, if a job sent it (any of its
+     * topics: an id is the chat's).
+     */
+    jobPackOf(to: Pick<Address, 'platform' | 'chatId'>, messageId: string): string | undefined {
+      const row = inChat(to, eq(outbox.messageId, messageId), isNotNull(outbox.jobPack))
+        .limit(1)
+        .get();
+      return row?.jobPack ?? undefined;
     },
 
     /** The id of the newest row of any chat (0 when there is none). */

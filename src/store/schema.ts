@@ -126,8 +126,18 @@ export const outbox = sqliteTable(
     lastError: text('last_error'),
     createdAt: integer('created_at').notNull(),
     sentAt: integer('sent_at'),
+    /**
+     * The pack whose scheduled job wrote this row (its delivered answer): a reply to the
+     * message it became is answered by that pack, whatever pack is active (SPEC §8). Null for
+     * everything else.
+     */
+    jobPack: text('job_pack'),
   },
-  (t) => [index('outbox_status').on(t.status, t.id)],
+  (t) => [
+    index('outbox_status').on(t.status, t.id),
+    // A message of the bot's looked up by its id: a reply to it, a reaction on it.
+    index('outbox_message').on(t.channel, t.chatId, t.messageId),
+  ],
 );
 
 /** One row per paid call (model, transcription, vision), successful or not. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, desc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
+import { union } from 'drizzle-orm/sqlite-core';
 import { createRecent } from '../core/recent.ts';
 import { type Address, addressKey, type ChatMessage, type Role } from '../core/types.ts';
 import type { Db } from './client.ts';
@@ -84,9 +85,23 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
         .run();
     },
 
-    /** Every route (a conversation and the pack it is bound to). */
-    allRoutes(): RouteRow[] {
-      return db.select().from(conversationRoutes).all();
+    /**
+     * Every conversation with each pack bound to it (SPEC §8): its active pack, and every pack
+     * that has a chat session there, open or closed — the packs that were active there before,
+     * or whose skill command ran there. A switch, `/new` or an unbound topic ends none of them.
+     */
+    boundPacks(): BoundPack[] {
+      const { platform, chatId, threadId, activePack } = conversationRoutes;
+      const used = db
+        .selectDistinct({ platform, chatId, threadId, pack: sessions.pack })
+        .from(sessions)
+        .innerJoin(conversationRoutes, eq(conversationRoutes.address, sessions.address))
+        .where(eq(sessions.kind, 'chat'));
+      const active = db
+        .select({ platform, chatId, threadId, pack: sql<string>`${activePack}` })
+        .from(conversationRoutes)
+        .where(isNotNull(activePack));
+      return union(used, active).all();
     },
 
     /** Every route in a chat (its private chat or General topic, and its forum topics). */
@@ -218,6 +233,14 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
 }
 
 export type SessionRepo = ReturnType<typeof createSessionRepo>;
+
+/** A pack bound to a conversation (see `boundPacks`). */
+export interface BoundPack {
+  platform: string;
+  chatId: string;
+  threadId: string | null;
+  pack: string;
+}
 
 /** Since when a session has read untrusted content, and which sources (SPEC §17). */
 export interface SessionTaint {

@@ -1,4 +1,5 @@
 import { type BotIdentity, nameOf } from './addressing.ts';
+import { idIn } from './ids.ts';
 import type { WireMessage } from './update-schema.ts';
 
 /** The longest quote (in UTF-16 units, ellipsis included) an event carries. */
@@ -41,6 +42,16 @@ export function quoteOf(
     quote: cut(text, QUOTE_MAX_CHARS),
     ...(author === undefined ? {} : { quoteFrom: author }),
   };
+}
+
+/**
+ * The id of the message this one replies to in its chat, when it replies to one: not a
+ * topic's creation message, which every message in a topic "replies" to.
+ */
+export function replyToOf(message: WireMessage): { replyTo?: string } {
+  const target = message.reply_to_message;
+  if (target?.message_id === undefined || isTopicRoot(message, target)) return {};
+  return { replyTo: idIn(target.message_id) };
 }
 
 /** Who wrote the quoted words, as the envelope names them; undefined for a trusted author. */

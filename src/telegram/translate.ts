@@ -16,7 +16,7 @@ import {
 } from './addressing.ts';
 import { idIn, TELEGRAM_PLATFORM } from './ids.ts';
 import { chatChangeOf, reactionOf } from './translate-chat.ts';
-import { forwardedOf, quoteOf } from './translate-quote.ts';
+import { forwardedOf, quoteOf, replyToOf } from './translate-quote.ts';
 import { parseUpdate, type WireMessage, type WireUpdate } from './update-schema.ts';
 
 type WireFile = NonNullable<WireMessage['document']>;
@@ -87,6 +87,7 @@ export function translateParsed(
     ...metaOf(updateId, message, message.from, receivedAt),
     ...addressedOf(message, bot),
     ...quoteOf(message, { bot, owner: options.owner }),
+    ...replyToOf(message),
     ...(rest as InboundPayload),
   };
 }

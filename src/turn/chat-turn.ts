@@ -12,7 +12,9 @@ import { packPromptSections } from '../packs/prompt.ts';
 import { OWNER } from '../people/people.ts';
 import type { Route } from '../routing/router.ts';
 import type { TrustGate } from '../tools/trust/gate.ts';
+import { badgeOf } from './badge.ts';
 import { noteInputs, sourceKey, turnInputs, withPinnedSkill } from './inputs.ts';
+import { enterChat } from './job-chat.ts';
 import { receiptLine } from './receipt.ts';
 import type { Replies } from './replies.ts';
 import type { Conversing, Delivery, Runtime, Turns } from './services.ts';
@@ -70,7 +72,12 @@ export async function runChatTurn(
     const run = await runAgent(services, turn, routed, { tools, gate, inputs, live });
     const answered = heldBackNoted(run, gate, SILENT);
     const changes = [...inputs.flatMap((i) => i.changes ?? []), ...(tools?.changes?.() ?? [])];
-    const { silent, after } = await commit(services, turn, routed, live, { ...answered, changes });
+    const taint = gate?.sources() ?? [];
+    const { silent, after } = await commit(services, turn, routed, live, {
+      ...answered,
+      changes,
+      taint,
+    });
     // After the text: the answer spoken, where the chat asks for it (a job's run never is).
     // It is not waited for: the conversation's next turn never waits on speech (SPEC §18).
     if (!turn.job)
@@ -134,11 +141,13 @@ function route(services: RouteServices, turn: ChatTurn): Routed {
   const pack = packs.get(turn.pack);
   const pick = router.modelPick(first.address);
   const who = belonging(services, turn);
+  // First: a person's turn binds its pack here, which the badge reads.
+  const session = sessionOf(services, turn);
   return {
     turnId: randomUUID(),
     started: services.runtime.clock.now(),
     address: first.address,
-    route: sessionOf(services, turn),
+    route: session,
     pack,
     ...who,
     storage: pack ? packs.storage(pack.name, who.home) : undefined,
@@ -151,10 +160,7 @@ function route(services: RouteServices, turn: ChatTurn): Routed {
       dailyTokens: pack?.manifest.quota?.daily_tokens,
       dailyUsd: pack?.manifest.quota?.daily_usd,
     },
-    badge:
-      pack && first.chatType === 'private' && packs.list().length >= 2
-        ? `\n\n— ${pack.displayName}`
-        : '',
+    badge: badgeOf(services, first.address, first.chatType, pack),
   };
 }
 
@@ -182,13 +188,15 @@ function belonging(
 }
 
 /**
- * The session the turn runs in: a job's own; for a skill command of a pack other than the
- * bound one, that pack's session (the conversation stays with its pack); else the route's.
+ * The session the turn runs in: a job's own; for a reply to a job's message, or a skill
+ * command, of a pack other than the bound one, that pack's session (the conversation stays
+ * with its pack); else the route's.
  */
 function sessionOf(services: { conversing: Pick<Conversing, 'router'> }, turn: ChatTurn): Route {
   const { router } = services.conversing;
   const { address } = turn.events[0]!;
   if (turn.job) return { pack: turn.pack, session: turn.job.session };
+  if (turn.visit) return router.visit(address, turn.pack);
   const bound = turn.pinned ? router.boundPack(address) : undefined;
   return bound !== undefined && bound !== turn.pack
     ? router.visit(address, turn.pack)
@@ -281,7 +289,7 @@ async function runAgent(
 
 interface CommitServices {
   delivery: Pick<Delivery, 'outbox' | 'turnSource'>;
-  turns: Pick<Turns, 'agent' | 'events' | 'usageFooter'>;
+  turns: Pick<Turns, 'agent' | 'events' | 'usageFooter' | 'trust'>;
   runtime: Pick<Runtime, 'transaction' | 'clock' | 'timezone'>;
   conversing: Pick<Conversing, 'router'>;
   replies: Pick<Replies, 'acknowledge'>;
@@ -289,15 +297,22 @@ interface CommitServices {
 
 /**
  * Step 5: the answer stored, its rows written and the origins acknowledged in one
- * transaction, then sent; `turn_completed` once it is committed. `after` is the outbox's
- * newest row once the answer was written: a message in the chat past it came later.
+ * transaction, then sent; `turn_completed` once it is committed. A job's delivered answer
+ * also enters its pack's chat session there (job-chat.ts), tainted as its run was. `after`
+ * is the outbox's newest row once the answer was written: a message in the chat past it
+ * came later.
  */
 async function commit(
   services: CommitServices,
   turn: ChatTurn,
   routed: Routed,
   live: Live,
-  { input, result, changes }: { input: TurnInput; result: TurnResult; changes: Change[] },
+  {
+    input,
+    result,
+    changes,
+    taint,
+  }: { input: TurnInput; result: TurnResult; changes: Change[]; taint: readonly string[] },
 ): Promise<{ silent: boolean; after: number }> {
   const { outbox } = services.delivery;
   const { agent, events } = services.turns;
@@ -318,6 +333,10 @@ async function commit(
       resumed + footer + routed.badge,
     );
     const rows = silent ? [] : live.stream.finish(parts);
+    if (turn.job && !silent) {
+      const { address, turnId } = routed;
+      enterChat(services, { address, pack: turn.pack, turnId, answer: result.answer, rows, taint });
+    }
     const taken = [...(turn.steer?.absorbed() ?? []), ...(turn.notes ?? []).map((n) => n.event)];
     services.replies.acknowledge([...turn.events, ...taken].map((e) => e.origin));
     return rows;

@@ -146,7 +146,11 @@ export function createCommands(deps: CommandDeps) {
     queue: (event) => queueCommand({ router, fallback: deps.queueMode }, event.address, event.args),
     pair: (event) => pairCommand({ ...deps.pair, timezone }, event),
     voice: (event) => voiceCommand({ router, voice: deps.voice }, event.address, event.args),
-    jobs: (event) => plain(reports.schedule?.describe(event.address) ?? 'No scheduled jobs here.'),
+    jobs: (event) =>
+      plain(
+        reports.schedule?.describe(event.address, router.boundPack(event.address)) ??
+          'No scheduled jobs here.',
+      ),
     people: (event) =>
       peopleCommand(
         {

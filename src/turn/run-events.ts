@@ -31,7 +31,7 @@ export interface RunEventsDeps {
   log: Logger;
   router: Pick<Router, 'activePack' | 'resolve'>;
   packs: Pick<PackRegistry, 'get' | 'list'>;
-  outbox: Pick<Outbox, 'send' | 'writeEdit' | 'write' | 'dispatch' | 'renderFor'>;
+  outbox: Pick<Outbox, 'send' | 'writeEdit' | 'write' | 'dispatch' | 'renderFor' | 'jobPackOf'>;
   replies: Replies;
   commands: Pick<Commands, 'run' | 'modelPressed'>;
   conversations: () => Pick<Conversations, 'park' | 'unpark' | 'takeNotes'>;
@@ -103,13 +103,16 @@ export function createRunEvents(deps: RunEventsDeps) {
         return await replies.reply(first.address, reply, origins);
       }
       if (deps.answered(events.map(sourceKey))) return alreadyAnswered(events);
-      const pack = router.activePack(first.address, first.topicName);
+      const active = router.activePack(first.address, first.topicName);
+      const replied = repliedJob(events, active);
+      const pack = replied ?? active;
       if (!pack) return await park(events);
       const notes = deps.conversations().takeNotes(first.address);
       await deps.chatTurn({
         events,
         pack,
         signal,
+        ...(replied ? { visit: true } : {}),
         ...(notes.length > 0 ? { notes } : {}),
         ...noted(resumed),
         ...steering,
@@ -138,6 +141,26 @@ export function createRunEvents(deps: RunEventsDeps) {
       const taken = (steer?.absorbed() ?? []).map((e) => e.origin);
       await replies.reply(first.address, markdown(outcome.reply), [...origins, ...taken]);
     }
+  }
+
+  /**
+   * The pack whose job sent the message these reply to, when it is installed and not the
+   * `active` one: it answers, in its own chat session here, and the active pack stays
+   * (SPEC §8). The first message that replies to a job's decides.
+   */
+  function repliedJob(events: InboundEvent[], active: string | undefined): string | undefined {
+    for (const event of events) {
+      if (event.replyTo === undefined) continue;
+      const pack = deps.outbox.jobPackOf(event.address, event.replyTo);
+      if (pack === undefined || !packs.get(pack)) continue;
+      if (pack === active) return undefined;
+      log.info(
+        { event: 'job_reply_routed', address: addressKey(event.address), pack, active },
+        'a reply to a job message goes to its pack',
+      );
+      return pack;
+    }
+    return undefined;
   }
 
   /**

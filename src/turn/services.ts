@@ -137,7 +137,8 @@ export interface Reports {
   };
   /** This chat's scheduled jobs (for /jobs and /status). */
   schedule?: {
-    describe(address: Address): string;
+    /** With `active` (the conversation's pack), a job of another pack names its pack. */
+    describe(address: Address, active?: string): string;
     next(address: Address): number | undefined;
   };
 }

@@ -31,6 +31,11 @@ export interface ChatTurn {
     /** Who created it (`people.id`): its runs are booked to them (SPEC §19). */
     person?: string | undefined;
   };
+  /**
+   * The turn runs in its pack's chat session without making it the conversation's pack: a
+   * reply to a job's message of a pack other than the active one (SPEC §8).
+   */
+  visit?: boolean;
   /** What happened since the last turn (reactions): inputs before the messages. */
   notes?: Note[];
   /** Queue mode `steer`: the person's texts sent while the turn runs, taken in as it goes. */

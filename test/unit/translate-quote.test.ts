@@ -132,3 +132,30 @@ describe('who wrote a quote', () => {
     });
   });
 });
+
+describe('which message a reply answers (SPEC §8)', () => {
+  const fromBot = { from: { id: bot.id, is_bot: true, first_name: 'Satchel' } };
+  const forum = { id: -100, type: 'supergroup', title: 'G', is_forum: true };
+
+  it("carries the replied-to message's id, as the core's string, for a text and a voice note", () => {
+    expect(sent(replyTo(fromBot))).toMatchObject({ kind: 'text', replyTo: '3' });
+    const voice = { voice: { file_id: 'v', duration: 2 }, text: undefined };
+    expect(sent({ ...replyTo(fromBot), ...voice })).toMatchObject({ kind: 'voice', replyTo: '3' });
+  });
+
+  it("carries none for a message that replies to nothing, or only to its topic's creation", () => {
+    expect(sent({})).not.toHaveProperty('replyTo');
+    const inTopic = { message_thread_id: 40, is_topic_message: true };
+    const root = {
+      reply_to_message: {
+        message_id: 40,
+        date: 0,
+        chat: forum,
+        forum_topic_created: { name: 'A' },
+      },
+    };
+    expect(sent({ ...inTopic, ...root }, { chat: forum })).not.toHaveProperty('replyTo');
+    const inside = replyTo({ ...fromBot, message_id: 41, chat: forum });
+    expect(sent({ ...inTopic, ...inside }, { chat: forum })).toMatchObject({ replyTo: '41' });
+  });
+});
