@@ -31,6 +31,8 @@ const PROCESS_FILES = [
   'test/unit/db-query.test.ts',
   'test/unit/pack-add-consent.test.ts',
   'test/unit/pack-add.test.ts',
+  // Every bundled pack's tests, whose db_query calls run in child processes (~25 s).
+  'test/unit/pack-test.test.ts',
 ];
 const BROWSER_FILES = 'test/**/*-browser.test.ts';
 
