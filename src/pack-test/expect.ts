@@ -7,7 +7,7 @@ export interface TurnOutcome {
   /** The messages the user was sent in this turn, joined by newlines. */
   reply: string;
   calls: readonly ScriptedCall[];
-  /** The text of each request the model got in this turn. */
+  /** The text of each request the model got in this turn: one per model call. */
   seen: readonly string[];
   /** Runs a read-only query on the pack's database. */
   query(sql: string, params: readonly unknown[]): Record<string, unknown>[];
@@ -47,6 +47,11 @@ export function unmet(expect: Expectation, outcome: TurnOutcome): string[] {
     const jobs = outcome.jobs();
     if (jobs !== expect.jobs) failures.push(`jobs: expected ${expect.jobs}, found ${jobs}`);
   }
+  const calls = outcome.seen.length;
+  if (expect.max_model_calls !== undefined && calls > expect.max_model_calls)
+    failures.push(
+      `max_model_calls ${expect.max_model_calls}: the turn made ${calls} model call${calls === 1 ? '' : 's'}`,
+    );
   return failures;
 }
 

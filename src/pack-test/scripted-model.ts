@@ -43,13 +43,16 @@ export function createScriptedModel() {
 
   return {
     model,
-    /** Starts a turn: these steps, no calls yet. */
-    script(turnSteps: readonly Step[]): void {
+    /**
+     * Starts a turn: these steps, no requests yet, and no calls but, when `keepWaiting`, the
+     * earlier ones still waiting for their result (the `ask_user` a press answers).
+     */
+    script(turnSteps: readonly Step[], keepWaiting = false): void {
       steps = [...turnSteps];
-      calls = [];
+      calls = keepWaiting ? calls.filter((c) => c.result === undefined) : [];
       seen = [];
     },
-    /** The calls made in this turn. */
+    /** The calls made in this turn (and those it carried over). */
     calls: (): readonly ScriptedCall[] => calls,
     /** The text of every message of each request in this turn (system prompt included). */
     seen: (): readonly string[] => seen,
