@@ -192,6 +192,7 @@ function outcome(
     reply: shown.join('\n'),
     calls: r.script.calls(),
     seen: r.script.seen(),
+    newest: r.script.newest(),
     query: (sql, params) =>
       readOnly(r.core.packs.storage(packName).dbFile, sql, params, dateParams(r.clock, timezone)),
     jobs: () =>

@@ -107,7 +107,9 @@ export const testFileSchema = z
     timezone: z
       .string()
       .default('UTC')
-      .describe("The user's time zone (SATCHEL_TIMEZONE), as the Sent line shows it"),
+      .describe(
+        "The user's time zone (SATCHEL_TIMEZONE): of the Sent and Now lines and the date parameters",
+      ),
     tests: z
       .array(
         z

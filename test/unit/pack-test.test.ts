@@ -294,7 +294,7 @@ tests:
             args: { sql: "SELECT :today AS today, :week_start AS week_start" }
           - answer: Sunday.
         expect:
-          model_saw: ['"rows":[["2026-01-04","2025-12-29"]]']
+          model_saw: ['"rows":[["2026-01-04","2025-12-29"]]', "[Now: 2026-01-04 Sunday 23:30 Pacific/Auckland]"]
           db:
             sql: SELECT :now AS now, :today AS today, :yesterday AS yesterday, :week_end AS week_end, :month_start AS month_start
             rows: [{ now: "2026-01-04T10:30:00.000Z", today: "2026-01-04", yesterday: "2026-01-03", week_end: "2026-01-04", month_start: "2026-01-01" }]
