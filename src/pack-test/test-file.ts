@@ -126,7 +126,6 @@ export const testFileSchema = z
 export type TestFile = z.output<typeof testFileSchema>;
 export type PackTest = TestFile['tests'][number];
 export type Turn = PackTest['turns'][number];
-export type PressTurn = Extract<Turn, { press: string }>;
 export type Expectation = Turn['expect'];
 export type Step = Turn['model'][number];
 
