@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { systemClock } from '../src/core/clock.ts';
 import { loadPack } from '../src/packs/loader.ts';
 import { openPackStorage } from '../src/packs/storage.ts';
 import { sqliteDriver } from '../src/store/sqlite.ts';
@@ -52,7 +53,8 @@ storage.db.transaction(() => {
 })();
 
 const idle = new AbortController().signal;
-const tool = createDbQueryTool(storage);
+const dates = { clock: systemClock, timezone: 'UTC' };
+const tool = createDbQueryTool(storage, dates);
 
 /** Milliseconds one call takes, and whether it failed. */
 async function time(
@@ -81,7 +83,7 @@ warm.sort((a, b) => a - b);
 const spawnCost = processStartCost(10);
 
 // (b) Runaway queries: stopped by the time limit, then by an abort.
-const quick = createDbQueryTool(storage, { timeoutMs: 200 });
+const quick = createDbQueryTool(storage, dates, { timeoutMs: 200 });
 const byTimeout = await time(quick, { sql: RUNAWAY });
 const afterTimeout = await time(tool, SIMPLE);
 const controller = new AbortController();
@@ -90,7 +92,7 @@ const byAbort = await time(tool, { sql: RUNAWAY }, controller.signal);
 const afterAbort = await time(tool, SIMPLE);
 
 // (c) Queries that ask for hundreds of MB.
-const roomy = createDbQueryTool(storage, { timeoutMs: 20_000 });
+const roomy = createDbQueryTool(storage, dates, { timeoutMs: 20_000 });
 const hogs: { label: string; stop: Awaited<ReturnType<typeof time>>; after: number }[] = [];
 for (const [label, sql] of MEMORY_HOGS)
   hogs.push({ label, stop: await time(roomy, { sql }), after: (await time(tool, SIMPLE)).ms });

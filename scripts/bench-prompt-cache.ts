@@ -50,6 +50,7 @@ const worst = min([...shares.map((s) => s.share), ...shares.map((s) => s.promptS
 const ok = worst >= TARGET ? 'ok' : 'MISS';
 console.log(`target: ≥ ${pct(TARGET)} for every request: ${ok}`);
 console.log(`the last turn as the model got it: ${JSON.stringify(result.lastRequestUserText)}`);
+console.log(`and the clock line after it: ${JSON.stringify(result.lastRequestClock)}`);
 const all = shares.map((s) => s.share);
 const prompt = shares.map((s) => s.promptShare);
 console.log(

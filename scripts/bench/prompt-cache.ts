@@ -150,6 +150,8 @@ export interface PromptCacheResult {
   }[];
   /** The user-visible answer to "what day is it" (the last turn) came from this request. */
   lastRequestUserText: string;
+  /** That request's last message: the system prompt's clock line, after the conversation. */
+  lastRequestClock: string;
 }
 
 /**
@@ -215,10 +217,12 @@ export async function measurePromptCache(timezone = 'Europe/Berlin'): Promise<Pr
   const last = model.chatRequests().at(-1);
   const messages = (last?.body.messages ?? []) as { role: string; content: unknown }[];
   const lastUser = messages.filter((m) => m.role === 'user').at(-1);
+  const clockLine = messages.at(-1);
   return {
     turns: turns.length,
     requests: bodies.length,
     shares,
     lastRequestUserText: typeof lastUser?.content === 'string' ? lastUser.content : '',
+    lastRequestClock: clockLine?.role === 'system' ? String(clockLine.content) : '',
   };
 }

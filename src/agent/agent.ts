@@ -258,7 +258,12 @@ export function createAgent(deps: AgentDeps) {
       const { system, messages } = history;
       const lastCall = turn.calls === MAX_MODEL_CALLS || tools?.stopped?.() === true;
       turn.partial = '';
-      const request = { system, messages, ...(tools && !lastCall ? { tools: tools.specs } : {}) };
+      // The conversation, then the system prompt's clock line (not stored, always last).
+      const request = {
+        system,
+        messages: [...messages, stamps.now(clock.now())],
+        ...(tools && !lastCall ? { tools: tools.specs } : {}),
+      };
       // A last call goes without its tools on purpose: not compared (SPEC §14). Compared on
       // the next task, once the request has left: the watch only logs, and hashing a long
       // session's messages need not delay the call.

@@ -7,8 +7,10 @@ export interface TurnOutcome {
   /** The messages the user was sent in this turn, joined by newlines. */
   reply: string;
   calls: readonly ScriptedCall[];
-  /** The text of each request the model got in this turn. */
+  /** The text of each request the model got in this turn: one per model call. */
   seen: readonly string[];
+  /** The newest user message of each of those requests. */
+  newest: readonly string[];
   /** Runs a read-only query on the pack's database. */
   query(sql: string, params: readonly unknown[]): Record<string, unknown>[];
   /** The jobs the pack has scheduled. */
@@ -28,7 +30,7 @@ export function unmet(expect: Expectation, outcome: TurnOutcome): string[] {
   for (const wanted of expect.model_saw ?? [])
     if (!outcome.seen.some((request) => request.includes(wanted)))
       failures.push(
-        `model_saw ${quote(wanted)}: not in the model's requests; the last message was ${quote(lastLine(outcome.seen))}`,
+        `model_saw ${quote(wanted)}: not in the model's requests; the last message was ${quote(outcome.newest[0] ?? '(the model was not called)')}`,
       );
   for (const tool of expect.tool_ok ?? []) {
     const calls = outcome.calls.filter((c) => c.tool === tool);
@@ -47,6 +49,11 @@ export function unmet(expect: Expectation, outcome: TurnOutcome): string[] {
     const jobs = outcome.jobs();
     if (jobs !== expect.jobs) failures.push(`jobs: expected ${expect.jobs}, found ${jobs}`);
   }
+  const calls = outcome.seen.length;
+  if (expect.max_model_calls !== undefined && calls > expect.max_model_calls)
+    failures.push(
+      `max_model_calls ${expect.max_model_calls}: the turn made ${calls} model call${calls === 1 ? '' : 's'}`,
+    );
   return failures;
 }
 
@@ -61,9 +68,4 @@ function dbUnmet(db: NonNullable<Expectation['db']>, outcome: TurnOutcome): stri
   return [
     `db ${quote(db.sql, 80)}: expected ${JSON.stringify(db.rows)}, got ${JSON.stringify(rows)}`,
   ];
-}
-
-/** The newest message of the turn's first request (the user's, with its Sent line). */
-function lastLine(seen: readonly string[]): string {
-  return seen[0]?.split('\n').slice(-3).join('\n') ?? '(the model was not called)';
 }

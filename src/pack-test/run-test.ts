@@ -4,13 +4,15 @@ import path from 'node:path';
 import { and, count, eq } from 'drizzle-orm';
 import { parseConfig } from '../config/config.ts';
 import type { Clock, TimerHandle } from '../core/clock.ts';
-import type { Address, InboundEvent } from '../core/types.ts';
+import type { Address } from '../core/types.ts';
 import { type Core, createCore } from '../core-app.ts';
 import { unavailableHub } from '../mcp/default-hub.ts';
+import { type DateParams, dateParams, explainQueryError } from '../packs/date-params.ts';
 import { jobs } from '../store/schema.ts';
 import { Database } from '../store/sqlite.ts';
 import { createTestChannel, type TestChannel } from './channel.ts';
-import { unmet } from './expect.ts';
+import { messageEvent, pressEvent } from './events.ts';
+import { type TurnOutcome, unmet } from './expect.ts';
 import { createScriptedModel, type ScriptedModel } from './scripted-model.ts';
 import type { PackTest, TestFile, Turn } from './test-file.ts';
 
@@ -88,9 +90,21 @@ export async function runPackTest(
       return ['the pack did not load (run npx satchel pack validate)'];
     r.core.router.resolve(CHAT, packName);
     const failures: string[] = [];
+    let waiting = false;
     for (const [i, turn] of test.turns.entries()) {
-      const found = await runTurn(r, packName, turn, i);
-      failures.push(...found.map((f) => `turn ${i + 1}: ${f}`));
+      const next = test.turns[i + 1];
+      const run = await runTurn(r, { packName, timezone: file.timezone }, turn, {
+        index: i,
+        waiting,
+        pressNext: next !== undefined && 'press' in next,
+      });
+      failures.push(...run.failures.map((f) => `turn ${i + 1}: ${f}`));
+      if (run.ended === 'stopped') {
+        const left = test.turns.length - i - 1;
+        if (left > 0) failures.push(`the ${left} turn(s) after turn ${i + 1} were not run`);
+        break;
+      }
+      waiting = run.ended === 'asked';
     }
     return failures;
   } finally {
@@ -99,54 +113,101 @@ export async function runPackTest(
   }
 }
 
-async function runTurn(r: Rig, packName: string, turn: Turn, index: number): Promise<string[]> {
+/**
+ * How a turn ended: its work `done`; `asked`, an `ask_user` question waiting for the press
+ * the next turn makes; or `stopped`, the test cannot go on (a press that found no button).
+ */
+type Ended = 'done' | 'asked' | 'stopped';
+
+interface TurnPlan {
+  index: number;
+  /** The turn before it left a question waiting: this turn's press answers it. */
+  waiting: boolean;
+  /** The next turn presses a button: a question this turn asks may wait for it. */
+  pressNext: boolean;
+}
+
+/**
+ * One turn: the user's message, or the press of a button, then what it left behind. A
+ * turn that asks a question (`ask_user`) ends when the question is shown, the agent's turn
+ * waiting for it; the next turn's press answers it and carries the agent's turn on, with
+ * that turn's scripted steps. Its model calls are the scripted model's requests in it.
+ */
+async function runTurn(
+  r: Rig,
+  pack: { packName: string; timezone: string },
+  turn: Turn,
+  plan: TurnPlan,
+): Promise<{ failures: string[]; ended: Ended }> {
   // Turns without their own time follow a minute apart.
-  r.clock.set(turn.now ? Date.parse(turn.now) : r.clock.now() + (index === 0 ? 0 : 60_000));
-  r.script.script(turn.model);
-  const before = r.channel.sent(CHAT).length;
-  const buttons = r.channel.nextButtons().then(() => 'asked' as const);
-  r.core.pipeline.accept(message(turn.user, index, r.clock.now()));
-  if ((await Promise.race([drained(r.core).then(() => 'done' as const), buttons])) === 'asked') {
-    // Nobody will press a button here: end the turn rather than wait for ever.
-    r.core.pipeline.abortAll();
-    await drained(r.core);
-    return [
-      'the turn showed buttons and waited for a press (ask_user): a test cannot answer one; script the steps after the answer instead',
-    ];
+  r.clock.set(turn.now ? Date.parse(turn.now) : r.clock.now() + (plan.index === 0 ? 0 : 60_000));
+  r.script.script(turn.model, plan.waiting);
+  const before = { sent: r.channel.sent(CHAT).length, notices: r.channel.notices().length };
+  const asked = r.channel.nextQuestion().then(() => 'asked' as const);
+  const place = { address: CHAT, turn: plan.index + 1, at: r.clock.now() };
+  try {
+    r.core.pipeline.accept(
+      'press' in turn
+        ? pressEvent(turn.press, r.channel.lastKeyboard(CHAT), place)
+        : messageEvent(turn.user, place),
+    );
+  } catch (error) {
+    // The press found no button: a question left waiting will never be answered.
+    if (plan.waiting) await abandon(r);
+    return { failures: [(error as Error).message], ended: 'stopped' };
   }
-  const failures = unmet(turn.expect, {
-    reply: r.channel.sent(CHAT).slice(before).join('\n'),
+  let ended: Ended = await Promise.race([drained(r.core).then(() => 'done' as const), asked]);
+  const failures: string[] = [];
+  if (ended === 'asked') {
+    await r.core.outbox.idle();
+    if (!plan.pressNext) {
+      // Nobody will press a button here: end the turn rather than wait for ever.
+      await abandon(r);
+      ended = 'done';
+      failures.push(
+        'the turn asked a question (ask_user) and waits for a press: add a `press:` turn after it, whose `model` holds the steps after the answer',
+      );
+    }
+  }
+  failures.push(...unmet(turn.expect, outcome(r, pack, before)));
+  const unused = r.script.unused();
+  if (unused > 0)
+    failures.push(
+      `model: the turn ended with ${unused} scripted step(s) unused${ended === 'asked' ? " (it waits for a press: the steps after the answer go in the press turn's model)" : ''}`,
+    );
+  return { failures, ended };
+}
+
+/** What the turn left behind: what the user was shown since `before`, the calls, the pack's data. */
+function outcome(
+  r: Rig,
+  { packName, timezone }: { packName: string; timezone: string },
+  before: { sent: number; notices: number },
+): TurnOutcome {
+  const shown = [
+    ...r.channel.sent(CHAT).slice(before.sent),
+    ...r.channel.notices().slice(before.notices),
+  ];
+  return {
+    reply: shown.join('\n'),
     calls: r.script.calls(),
     seen: r.script.seen(),
-    query: (sql, params) => readOnly(r.core.packs.storage(packName).dbFile, sql, params),
+    newest: r.script.newest(),
+    query: (sql, params) =>
+      readOnly(r.core.packs.storage(packName).dbFile, sql, params, dateParams(r.clock, timezone)),
     jobs: () =>
       r.core.store.db
         .select({ n: count() })
         .from(jobs)
         .where(and(eq(jobs.pack, packName), eq(jobs.source, 'tool')))
         .get()?.n ?? 0,
-  });
-  const unused = r.script.unused();
-  if (unused > 0) failures.push(`model: the turn ended with ${unused} scripted step(s) unused`);
-  return failures;
+  };
 }
 
-/** `/name args` at the start of a message, as the terminal reads a command. */
-const COMMAND = /^\/([A-Za-z0-9_]+)(?:@\w+)?(?:\s+([\s\S]*))?$/;
-
-/** The user's message: a command (`/review`) as a command, like the bot's edges send it. */
-function message(text: string, index: number, at: number): InboundEvent {
-  const command = COMMAND.exec(text.trim());
-  return {
-    origin: { platform: PLATFORM, keys: [`turn-${index + 1}`] },
-    address: CHAT,
-    chatType: 'private',
-    senderId: '1',
-    receivedAt: at,
-    ...(command
-      ? { kind: 'command' as const, command: command[1]!.toLowerCase(), args: command[2] ?? '' }
-      : { kind: 'text' as const, text }),
-  };
+/** Ends a turn that waits for a press nobody will make. */
+async function abandon(r: Rig): Promise<void> {
+  r.core.pipeline.abortAll();
+  await drained(r.core);
 }
 
 /** Lets the pipeline take what was accepted, then waits until the turn and its sends are done. */
@@ -156,14 +217,18 @@ async function drained(core: Core): Promise<void> {
   await core.outbox.idle();
 }
 
+/** An `expect.db` query, with the date parameters at the turn's time, as db_query has them. */
 function readOnly(
   file: string,
   sql: string,
   params: readonly unknown[],
+  dates: DateParams,
 ): Record<string, unknown>[] {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    return db.prepare(sql).all(...params) as Record<string, unknown>[];
+    return db.prepare(sql).all(...params, { ...dates }) as Record<string, unknown>[];
+  } catch (error) {
+    throw new Error(explainQueryError((error as Error).message), { cause: error });
   } finally {
     db.close();
   }

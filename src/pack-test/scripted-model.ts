@@ -17,12 +17,14 @@ export function createScriptedModel() {
   let steps: Step[] = [];
   let calls: ScriptedCall[] = [];
   let seen: string[] = [];
+  let newest: string[] = [];
   let next = 1;
 
   const model: ChatModel = {
     info: { provider: 'openai', model: 'pack-test-script', acceptsImages: false },
     async complete(request, { onText }) {
       seen.push(request.messages.map((m) => m.content).join('\n'));
+      newest.push(request.messages.findLast((m) => m.role === 'user')?.content ?? '');
       for (const message of request.messages) {
         const call = calls.find((c) => c.id === message.toolCallId);
         if (message.role === 'tool' && call) call.result = message.content;
@@ -43,16 +45,25 @@ export function createScriptedModel() {
 
   return {
     model,
-    /** Starts a turn: these steps, no calls yet. */
-    script(turnSteps: readonly Step[]): void {
+    /**
+     * Starts a turn: these steps, no requests yet, and no calls but, when `keepWaiting`, the
+     * earlier ones still waiting for their result (the `ask_user` a press answers).
+     */
+    script(turnSteps: readonly Step[], keepWaiting = false): void {
       steps = [...turnSteps];
-      calls = [];
+      calls = keepWaiting ? calls.filter((c) => c.result === undefined) : [];
       seen = [];
+      newest = [];
     },
-    /** The calls made in this turn. */
+    /** The calls made in this turn (and those it carried over). */
     calls: (): readonly ScriptedCall[] => calls,
-    /** The text of every message of each request in this turn (system prompt included). */
+    /**
+     * The text of every message of each request in this turn (the clock line after the
+     * conversation included; the system prompt before it is not).
+     */
     seen: (): readonly string[] => seen,
+    /** The newest user message of each request in this turn. */
+    newest: (): readonly string[] => newest,
     /** Steps the turn ended without using. */
     unused: (): number => steps.length,
   };

@@ -49,20 +49,56 @@ const expectation = z
       .nonnegative()
       .optional()
       .describe("The number of jobs the pack's tools scheduled (manifest cron jobs not counted)"),
+    max_model_calls: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        "The most model calls this turn may make: the scripted model's requests in it (0 for a press that needs no words)",
+      ),
   })
   .strict();
 
-const turn = z
+const steps = (description: string) =>
+  z
+    .array(z.union([toolStep, answerStep]))
+    .default([])
+    .describe(description);
+const turnTime = instant.optional();
+
+const userTurn = z
   .object({
     user: z.string().min(1).describe('The text the user sends'),
-    now: instant.optional().describe("When this turn's message is sent (default: the file's now)"),
-    model: z
-      .array(z.union([toolStep, answerStep]))
-      .default([])
-      .describe("The scripted model's steps, in order: tool calls, then an answer"),
+    now: turnTime.describe("When this turn's message is sent (default: a minute after the last)"),
+    model: steps(
+      "The scripted model's steps, in order: tool calls, then an answer (or up to an ask_user question, whose answer a press: turn gives)",
+    ),
     expect: expectation.default({}).describe('What must hold after the turn'),
   })
   .strict();
+
+const pressTurn = z
+  .object({
+    press: z
+      .string()
+      .min(1)
+      .describe(
+        'The label of a button on the last message with buttons (an ask_user choice, an action), pressed by the user',
+      ),
+    now: turnTime.describe('When the button is pressed (default: a minute after the last turn)'),
+    model: steps(
+      "The scripted model's steps after the press, in order (an ask_user's answer goes back to the turn that asked)",
+    ),
+    expect: expectation.default({}).describe('What must hold after the press'),
+  })
+  .strict();
+
+/** A turn: a message the user sends, or a button the user presses. */
+const turn = z.union([userTurn, pressTurn], {
+  error:
+    'a turn has either user (a message) or press (a button label), and may have now, model and expect',
+});
 
 /** A pack's `tests/*.yml` (SPEC §15): scripted conversations and what they must leave behind. */
 export const testFileSchema = z
@@ -71,7 +107,9 @@ export const testFileSchema = z
     timezone: z
       .string()
       .default('UTC')
-      .describe("The user's time zone (SATCHEL_TIMEZONE), as the Sent line shows it"),
+      .describe(
+        "The user's time zone (SATCHEL_TIMEZONE): of the Sent and Now lines and the date parameters",
+      ),
     tests: z
       .array(
         z

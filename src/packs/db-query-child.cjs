@@ -6,7 +6,7 @@
  * under tsx, vitest and production alike, with no loader in the child.
  *
  * argv[2] is JSON: { modulePath, dbFile, hide: string[], maxRssBytes }.
- * Parent → child: { id, sql, params, maxRows, maxCellChars, maxOutputChars }.
+ * Parent → child: { id, sql, params, named, maxRows, maxCellChars, maxOutputChars }.
  * Child → parent: { type: 'ready' } once, or { type: 'fatal', error } and exit;
  * then per query { type: 'result', id, columns, rows, truncated, cellsCut } or
  * { type: 'error', id, error }.
@@ -106,7 +106,9 @@ function run(request) {
     const rest = text.length - request.maxCellChars;
     return `${text.slice(0, request.maxCellChars)}… [${rest} more characters]`;
   };
-  for (const raw of stmt.iterate(...request.params.map(bindable))) {
+  // The named values go last, as one object: better-sqlite3 binds `:name` from it and
+  // ignores the names the statement does not use.
+  for (const raw of stmt.iterate(...request.params.map(bindable), request.named)) {
     if (rows.length >= request.maxRows) {
       truncated = true;
       break;

@@ -6,6 +6,8 @@ import { ToolError } from '../core/errors.ts';
 export interface QueryRequest {
   sql: string;
   params: (string | number | null)[];
+  /** Values for the statement's named parameters (`:today`), by name; unused ones are ignored. */
+  named: Record<string, string>;
   maxRows: number;
   maxCellChars: number;
   maxOutputChars: number;

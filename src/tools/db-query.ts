@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type DateSource, dateParams, explainQueryError } from '../packs/date-params.ts';
 import type { PackStorage } from '../packs/storage.ts';
 import { defineTool, type Tool, ToolError } from './tool.ts';
 
@@ -37,27 +38,34 @@ export interface DbQueryOptions {
  * writes); it is stopped after `timeoutMs` (waiting for a free slot included) or when the
  * turn is aborted. The model never sees a host path: pragma functions that list files are
  * refused, and the child replaces the pack folder's path in every value it returns.
+ * `:now`, `:today` and the other date parameters (date-params.ts) are filled in from `dates`
+ * at the call; a named parameter that is not one of them is an error that lists them.
  */
-export function createDbQueryTool(storage: PackStorage, options: DbQueryOptions = {}): Tool {
+export function createDbQueryTool(
+  storage: PackStorage,
+  dates: DateSource,
+  options: DbQueryOptions = {},
+): Tool {
   const maxRows = options.maxRows ?? DEFAULT_MAX_ROWS;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return defineTool({
     name: 'db_query',
-    description: `Run ONE read-only SQL query (SELECT, WITH or VALUES) on this pack's own SQLite database and get JSON {columns, rows, rowCount, truncated}. Use ? placeholders with "params". At most ${maxRows} rows; long text is cut to ${MAX_CELL_CHARS} characters. List the tables with: SELECT name, sql FROM sqlite_master WHERE type = 'table'. Use db_write to change data.`,
+    description: `Run ONE read-only SQL query (SELECT, WITH or VALUES) on this pack's own SQLite database and get JSON {columns, rows, rowCount, truncated}. Use ? placeholders with "params". :today, :yesterday, :week_start (Monday), :week_end (Sunday) and :month_start are the user's local dates (YYYY-MM-DD), :now the time (UTC ISO 8601), filled in for you. At most ${maxRows} rows; long text is cut to ${MAX_CELL_CHARS} characters. List the tables with: SELECT name, sql FROM sqlite_master WHERE type = 'table'. Use db_write to change data.`,
     schema,
     effect: 'read',
     async run({ sql, params }, signal) {
       checkSql(sql);
-      const result = await storage.queries.run(
-        {
-          sql,
-          params: (params ?? []).map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p)),
-          maxRows,
-          maxCellChars: MAX_CELL_CHARS,
-          maxOutputChars: MAX_OUTPUT_CHARS,
-        },
-        { timeoutMs, signal },
-      );
+      const request = {
+        sql,
+        params: (params ?? []).map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p)),
+        named: { ...dateParams(dates.clock, dates.timezone) },
+        maxRows,
+        maxCellChars: MAX_CELL_CHARS,
+        maxOutputChars: MAX_OUTPUT_CHARS,
+      };
+      const result = await storage.queries.run(request, { timeoutMs, signal }).catch((error) => {
+        throw error instanceof ToolError ? new ToolError(explainQueryError(error.message)) : error;
+      });
       const notes: string[] = [];
       if (result.truncated)
         notes.push(

@@ -1,5 +1,13 @@
 import { z } from 'zod';
 import { type Changed, changed } from '../core/changes.ts';
+import {
+  DATE_PARAM_LIST,
+  DATE_PARAM_NAMES,
+  type DateParamName,
+  type DateParams,
+  type DateSource,
+  dateParams,
+} from '../packs/date-params.ts';
 import type { PackStorage } from '../packs/storage.ts';
 import type { Database } from '../store/sqlite.ts';
 import { defineTool, type Tool, ToolError } from './tool.ts';
@@ -21,12 +29,19 @@ const schema = z.object({
  * The table must be listed in `owned_tables` and exist; every column must exist; names are
  * then quoted and every value is bound as a parameter. Update and delete need a `where`
  * (equalities joined with AND), so a whole table cannot be changed or wiped at once.
+ * A value (in `values` or `where`) that is exactly a date parameter's name, `:today`, is
+ * that date (date-params.ts, from `dates` at the call); one that looks like another
+ * parameter (`:tomorrow`) is refused, as the model meant a value it did not get.
  */
-export function createDbWriteTool(storage: PackStorage, ownedTables: readonly string[]): Tool {
+export function createDbWriteTool(
+  storage: PackStorage,
+  ownedTables: readonly string[],
+  dates: DateSource,
+): Tool {
   const owned = ownedTables.length > 0 ? ownedTables.join(', ') : '(none)';
   return defineTool({
     name: 'db_write',
-    description: `Change rows in this pack's tables (${owned}). action "insert" needs "values" ({column: value}); "update" needs "values" and "where"; "delete" needs "where". "where" matches rows whose columns equal all the given values (null matches NULL). Use db_query to read.`,
+    description: `Change rows in this pack's tables (${owned}). action "insert" needs "values" ({column: value}); "update" needs "values" and "where"; "delete" needs "where". "where" matches rows whose columns equal all the given values (null matches NULL). A value that is exactly :today, :yesterday, :week_start, :week_end or :month_start is that local date (YYYY-MM-DD), :now the time (UTC ISO 8601). Use db_query to read.`,
     schema,
     effect: 'write',
     async run({ action, table, values, where }) {
@@ -38,8 +53,9 @@ export function createDbWriteTool(storage: PackStorage, ownedTables: readonly st
             : 'this pack has no writable tables',
         );
       const affinities = columnAffinities(db, table);
-      const set = Object.entries(values ?? {});
-      const match = Object.entries(where ?? {});
+      const now = dateParams(dates.clock, dates.timezone);
+      const set = withDates(Object.entries(values ?? {}), now);
+      const match = withDates(Object.entries(where ?? {}), now);
       const columns = [...affinities.keys()];
       const unknown = [...set, ...match]
         .map(([column]) => column)
@@ -66,6 +82,24 @@ export function createDbWriteTool(storage: PackStorage, ownedTables: readonly st
         throw error;
       }
     },
+  });
+}
+
+/** A value that is exactly `:name`: a date parameter, or a value the model did not get. */
+const NAMED = /^:([A-Za-z_][A-Za-z0-9_]*)$/;
+const isDateParam = (name: string): name is DateParamName =>
+  (DATE_PARAM_NAMES as readonly string[]).includes(name);
+
+/** The entries with each `:today` (and the other date parameters) replaced by its date. */
+function withDates(entries: Entry[], dates: DateParams): Entry[] {
+  return entries.map(([column, v]) => {
+    const name = typeof v === 'string' ? NAMED.exec(v)?.[1] : undefined;
+    if (name === undefined) return [column, v];
+    if (!isDateParam(name))
+      throw new ToolError(
+        `the value of "${column}" is :${name}, which is not a date parameter: a value that is exactly one of ${DATE_PARAM_LIST} is replaced by it; compute other dates with db_query (SELECT date(:today, '+1 day')) and write the result`,
+      );
+    return [column, dates[name]];
   });
 }
 

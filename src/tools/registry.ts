@@ -22,8 +22,8 @@ export function packTools(ctx: TurnToolContext): Tool[] {
   const factories: Record<CoreTool, () => Tool> = {
     memory: () => createMemoryTool(ctx),
     skill_view: () => createSkillViewTool(ctx),
-    db_query: () => createDbQueryTool(ctx.storage),
-    db_write: () => createDbWriteTool(ctx.storage, ctx.pack.manifest.schema.owned_tables),
+    db_query: () => createDbQueryTool(ctx.storage, ctx),
+    db_write: () => createDbWriteTool(ctx.storage, ctx.pack.manifest.schema.owned_tables, ctx),
     send_message: () => createSendMessageTool(ctx),
     ask_user: () => createAskUserTool(ctx),
     schedule: () => createScheduleTool(ctx),

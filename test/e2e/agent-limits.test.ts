@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { systemText } from '../fakes/model-server.ts';
+import { conversation, systemText } from '../fakes/model-server.ts';
 import { compactingTurns, isFlush, isSummary } from '../support/compaction.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 
@@ -164,8 +164,8 @@ describe('history', () => {
     expect(after.length).toBeGreaterThan(0);
     for (const request of after) {
       expect(systemText(request)).toContain('SUMMARY-OF-EARLIER');
-      // What was kept, without the time line each turn carries.
-      const kept = JSON.stringify(request.body.messages.slice(1)).replaceAll(SENT_JSON, '');
+      // What was kept, without the time line each turn carries (nor the request's clock line).
+      const kept = JSON.stringify(conversation(request).slice(1)).replaceAll(SENT_JSON, '');
       const size = kept.length / 4;
       expect(size).toBeLessThan(400 * 1.5);
     }

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { unwrapped } from '../fakes/model-requests.ts';
+import { clockLine, conversation, unwrapped } from '../fakes/model-requests.ts';
 import { imagesOf, lastUserText, type RecordedRequest, userTexts } from '../fakes/model-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 import { fixtureEntry } from '../support/mcp-packs.ts';
@@ -85,7 +85,7 @@ describe('MCP tools in a turn', () => {
     // only; the history keeps the note.
     const note =
       '[The images the tools returned (fx__image: 1 image), shown to you in this turn only.]';
-    expect(second!.body.messages.at(-1).role).toBe('user');
+    expect(conversation(second!).at(-1)?.role).toBe('user');
     expect(lastUserText(second!)).toBe(note);
     expect(imagesOf(second!)).toEqual([{ mimeType: 'image/png', data: PNG_1X1 }]);
     expect(imagesOf(first!)).toEqual([]);
@@ -122,11 +122,17 @@ describe('MCP tools in a turn', () => {
     expect(JSON.stringify(declarations)).not.toContain('$schema');
     const last = second!.body.contents.at(-1);
     expect(last.role).toBe('user');
+    // Gemini has no system role after the conversation: the clock line is its last text.
     expect(last.parts.map((p: object) => Object.keys(p)[0])).toEqual([
       'functionResponse',
       'text',
       'inlineData',
+      'text',
     ]);
+    expect(last.parts.at(-1).text).toBe(clockLine(second!));
+    expect(clockLine(second!)).toMatch(
+      /^\[Now: \d{4}-\d{2}-\d{2} [A-Z][a-z]+day \d{2}:\d{2} UTC\]$/,
+    );
     expect(imagesOf(second!)).toEqual([{ mimeType: 'image/png', data: PNG_1X1 }]);
     expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('A red dot.');
   });

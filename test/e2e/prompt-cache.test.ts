@@ -1,11 +1,17 @@
 /**
  * Prompts a provider's cache can serve (SPEC §14): from one request of a conversation to the
  * next, the body changes only at its end — tools, the system prompt, the conversation so
- * far, byte for byte, then what is new. The date and time travel with each user message.
+ * far, byte for byte, then what is new. The date and time travel with each user message,
+ * and the request's own in the system prompt's clock line after the conversation.
  * Turns 5 minutes apart on the app's clock (JumpClock), across midnight.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { type RecordedRequest, rawUserTexts, systemText } from '../fakes/model-server.ts';
+import {
+  conversation,
+  type RecordedRequest,
+  rawUserTexts,
+  systemText,
+} from '../fakes/model-server.ts';
 import { compactingTurns } from '../support/compaction.ts';
 import { fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
@@ -14,11 +20,15 @@ import { fixtureEntry } from '../support/mcp-packs.ts';
 const MINUTE = 60_000;
 const h = harnessPerTest();
 
-/** The body as sent, up to the end of its last message (what the next request must repeat). */
+/**
+ * The body as sent, up to the end of its conversation: what the next request must repeat
+ * (all of it but the clock line, which each request has its own of, last).
+ */
 function head(request: RecordedRequest): string {
   const body = JSON.stringify(request.body);
   const messages = JSON.stringify(request.body.messages);
-  return body.slice(0, body.indexOf(messages) + messages.length - 1);
+  const said = JSON.stringify(conversation(request));
+  return body.slice(0, body.indexOf(messages) + said.length - 1);
 }
 
 /** Waits until `count` job runs were delivered. */
@@ -62,10 +72,22 @@ describe('prompt layout for provider caches', () => {
     expect(requests).toHaveLength(6);
     for (let i = 1; i < requests.length; i++)
       expect(JSON.stringify(requests[i]!.body).startsWith(head(requests[i - 1]!))).toBe(true);
-    // The system prompt is the same in every request and holds no clock.
+    // The system prompt is the same in every request and holds no clock: the clock line
+    // after the conversation, the last message of each request, states the request's local
+    // date, weekday and time.
     const systems = new Set(requests.map(systemText));
     expect(systems.size).toBe(1);
-    expect([...systems][0]).not.toMatch(/Now:|2026-11-2[34]/);
+    expect([...systems][0]).not.toMatch(/Now: 2|2026-11-2[34]/);
+    expect(requests.map((r) => r.body.messages.at(-1))).toEqual(
+      [
+        '2026-11-23 Monday 23:50',
+        '2026-11-23 Monday 23:55',
+        '2026-11-23 Monday 23:55',
+        '2026-11-24 Tuesday 00:00',
+        '2026-11-24 Tuesday 00:05',
+        '2026-11-24 Tuesday 00:10',
+      ].map((at) => ({ role: 'system', content: `[Now: ${at} Europe/Berlin]` })),
+    );
 
     // Each turn's message carries its local date and time; the skill command's instructions
     // come with its message.

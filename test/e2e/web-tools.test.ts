@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toolResults, unwrapped } from '../fakes/model-requests.ts';
+import { conversation, toolResults, unwrapped } from '../fakes/model-requests.ts';
 import { lastUserText, type RecordedRequest } from '../fakes/model-server.ts';
 import { FakeSearch } from '../fakes/search-server.ts';
 import { reply } from '../fakes/web-server.ts';
@@ -115,8 +115,7 @@ describe('web_fetch on a hostile page', () => {
     let otherAnsweredFirst: boolean | undefined;
     let ticksWhileReading = 0;
     h.model.setDefault((req) => {
-      const messages = req.body.messages as { role: string }[];
-      if (messages.at(-1)?.role === 'tool') {
+      if (conversation(req).at(-1)?.role === 'tool') {
         clearInterval(timer);
         ticksWhileReading = ticks;
         otherAnsweredFirst = h.tg.texts(OTHER).includes('pong');

@@ -13,19 +13,48 @@ function partsText(content: unknown): string | undefined {
 /** The time line satchel puts first in each turn's user message (src/agent/time-stamp.ts). */
 export const SENT_LINE = /^\[Sent: \d{4}-\d{2}-\d{2} [A-Za-z]+ \d{2}:\d{2} [^\]]+\]\n/;
 
+/**
+ * The clock line satchel sends after the conversation, as a system message (OpenAI, Groq) or,
+ * on Gemini, which has no system role there, as the last user text part (agent/time-stamp.ts).
+ */
+export const NOW_LINE = /^\[Now: \d{4}-\d{2}-\d{2} [A-Za-z]+ \d{2}:\d{2} [^\]]+\]$/;
+
+type Message = { role?: string; content?: unknown };
+const isClock = (m: Message) => m.role === 'system' && NOW_LINE.test(partsText(m.content) ?? '');
+
+/** A chat request's clock line (`[Now: 2026-11-24 Tuesday 21:05 UTC]`), if it has one. */
+export function clockLine(req: RecordedRequest): string | undefined {
+  if (req.kind !== 'chat') return undefined;
+  if (req.provider === 'gemini') {
+    const parts = ((req.body.contents ?? []) as { parts?: Part[] }[]).flatMap((c) => c.parts ?? []);
+    return parts.map((p) => p.text ?? '').findLast((text) => NOW_LINE.test(text));
+  }
+  const last = (req.body.messages ?? []).at(-1) as Message | undefined;
+  return last && isClock(last) ? partsText(last.content) : undefined;
+}
+
+/** An OpenAI-format request's messages without the clock line after the conversation. */
+export function conversation(req: RecordedRequest): Message[] {
+  const messages = (req.body.messages ?? []) as Message[];
+  const last = messages.at(-1);
+  return last && isClock(last) ? messages.slice(0, -1) : messages;
+}
+
 /** The user messages' texts, each without its `[Sent: …]` line (`rawUserTexts` keeps it). */
 export function userTexts(req: RecordedRequest): string[] {
   return rawUserTexts(req).map((t) => t.replace(SENT_LINE, ''));
 }
 
-/** The user messages' texts as the model got them. */
+/** The user messages' texts as the model got them (on Gemini, without the clock line). */
 export function rawUserTexts(req: RecordedRequest): string[] {
   if (req.kind !== 'chat') return [];
   const out: (string | undefined)[] =
     req.provider === 'gemini'
       ? (req.body.contents ?? [])
           .filter((c: { role?: string }) => (c.role ?? 'user') === 'user')
-          .map((c: { parts?: unknown }) => partsText(c.parts))
+          .map((c: { parts?: Part[] }) =>
+            partsText((c.parts ?? []).filter((p) => !NOW_LINE.test(p.text ?? ''))),
+          )
       : (req.body.messages ?? [])
           .filter((m: { role?: string }) => m.role === 'user')
           .map((m: { content?: unknown }) => partsText(m.content) ?? '');
@@ -73,6 +102,7 @@ export function lastUserText(req: RecordedRequest): string {
   return userTexts(req).at(-1) ?? '';
 }
 
+/** The system prompt: the system messages but the clock line after the conversation. */
 export function systemText(req: RecordedRequest): string {
   if (req.kind !== 'chat') return '';
   if (req.provider === 'gemini') {
@@ -80,7 +110,7 @@ export function systemText(req: RecordedRequest): string {
     if (si === undefined) return '';
     return partsText(typeof si === 'string' || Array.isArray(si) ? si : si.parts) ?? '';
   }
-  return (req.body.messages ?? [])
+  return conversation(req)
     .filter((m: { role?: string }) => m.role === 'system' || m.role === 'developer')
     .map((m: { content?: unknown }) => partsText(m.content) ?? '')
     .join('\n');

@@ -53,8 +53,11 @@ import { WAIT_BUDGET_MS } from './wait-budget.ts';
 
 export type { TranscriptionReply } from './model-replies.ts';
 export {
+  clockLine,
+  conversation,
   imagesOf,
   lastUserText,
+  NOW_LINE,
   type RecordedImage,
   rawUserTexts,
   SENT_LINE,

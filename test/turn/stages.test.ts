@@ -23,8 +23,10 @@ describe('a turn on the in-memory channel', () => {
       'Water it <b>weekly</b>.',
     );
     expect(acked.mem).toEqual(event.origin.keys);
-    const last = requests[0]!.messages.at(-1)!;
-    expect(last.content).toContain('how often do I water the fern?');
+    // The user's message, then the system prompt's clock line: the fake clock's time, in UTC.
+    const [said, clock] = requests[0]!.messages.slice(-2);
+    expect(said!.content).toContain('how often do I water the fern?');
+    expect(clock).toEqual({ role: 'system', content: '[Now: 2026-11-22 Sunday 12:00 UTC]' });
   });
 
   it('a gate that denies sends its reply and nothing reaches the model', async () => {
@@ -85,7 +87,7 @@ describe('a turn on the in-memory channel', () => {
     expect(channels.mem!.transcript(to)).toEqual(['Time to water the fern.']);
     expect(finished).toEqual(['delivered']);
     // Its own session: the job's prompt, not the chat's history.
-    expect(requests[0]!.messages.at(-1)!.content).toContain('remind about the fern');
+    expect(requests[0]!.messages.at(-2)!.content).toContain('remind about the fern');
   });
 
   it('a job whose answer is [SILENT] sends nothing', async () => {

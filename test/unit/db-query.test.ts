@@ -11,6 +11,7 @@ import { loadPack, type Pack } from '../../src/packs/loader.ts';
 import { openPackStorage, type PackStorage } from '../../src/packs/storage.ts';
 import { createDbQueryTool } from '../../src/tools/db-query.ts';
 import { resultText, type Tool, ToolError } from '../../src/tools/tool.ts';
+import { FakeClock } from '../support/fake-clock.ts';
 
 /**
  * db_query's pool of warm children (src/packs/db-query-pool.ts): reuse, time limits, aborts,
@@ -26,6 +27,8 @@ const RUNAWAY =
 const SLOW =
   'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) SELECT count(*) FROM c';
 const idle = new AbortController().signal;
+/** The date parameters' source: these tests do not read them. */
+const dates = { clock: new FakeClock(), timezone: 'UTC' };
 
 let root: string;
 let alpha: Pack;
@@ -84,7 +87,7 @@ describe('db_query pool', () => {
   it('answers from one warm child, reused across queries', async () => {
     const storage = open(alpha);
     storage.db.exec("INSERT INTO plants (name) VALUES ('fern'), ('cactus')");
-    const tool = createDbQueryTool(storage);
+    const tool = createDbQueryTool(storage, dates);
 
     expect(storage.queries.stats()).toMatchObject({ processes: 0, started: 0 });
     expect(await run(tool, 'SELECT name FROM plants ORDER BY id')).toMatchObject({
@@ -95,7 +98,7 @@ describe('db_query pool', () => {
     storage.db.exec("INSERT INTO plants (name) VALUES ('ivy')");
     expect(await run(tool, 'SELECT count(*) FROM plants')).toMatchObject({ rows: [[3]] });
     // A tool built for the next turn uses the same pool.
-    expect(await run(createDbQueryTool(storage), 'SELECT 1')).toMatchObject({ rows: [[1]] });
+    expect(await run(createDbQueryTool(storage, dates), 'SELECT 1')).toMatchObject({ rows: [[1]] });
 
     expect(storage.queries.stats()).toMatchObject({ processes: 1, started: 1, pids: [pid] });
   });
@@ -105,7 +108,7 @@ describe('db_query pool', () => {
     storage.db
       .prepare('INSERT INTO plants (id, name) VALUES (?, ?)')
       .run(9_007_199_254_740_993n, 'big');
-    const tool = createDbQueryTool(storage);
+    const tool = createDbQueryTool(storage, dates);
 
     const out = await run(tool, 'SELECT id, name, 7, 2.5, -9223372036854775808 FROM plants');
     expect(out.rows).toEqual([['9007199254740993', 'big', 7, 2.5, '-9223372036854775808']]);
@@ -119,7 +122,7 @@ describe('db_query pool', () => {
 
   it('never shows the model a host path', async () => {
     const storage = open(alpha);
-    const tool = createDbQueryTool(storage);
+    const tool = createDbQueryTool(storage, dates);
     for (const sql of [
       'SELECT * FROM pragma_database_list',
       'select file from "PRAGMA_DATABASE_LIST"',
@@ -142,8 +145,8 @@ describe('db_query pool', () => {
     const storage = open(alpha);
     // A query's limit counts the start of a new child too (tens of ms on a quiet machine,
     // more on a busy one): only the runaway, on the warm child, gets the short limit.
-    const tool = createDbQueryTool(storage, { timeoutMs: 20_000 });
-    const short = createDbQueryTool(storage, { timeoutMs: 300 });
+    const tool = createDbQueryTool(storage, dates, { timeoutMs: 20_000 });
+    const short = createDbQueryTool(storage, dates, { timeoutMs: 300 });
     await run(tool, 'SELECT 1');
     const [first] = storage.queries.stats().pids;
 
@@ -160,7 +163,7 @@ describe('db_query pool', () => {
 
   it('stops a running query when the turn is aborted', async () => {
     const storage = open(alpha);
-    const tool = createDbQueryTool(storage, { timeoutMs: 60_000 });
+    const tool = createDbQueryTool(storage, dates, { timeoutMs: 60_000 });
     const turn = new AbortController();
     const runaway = failure(run(tool, RUNAWAY, undefined, turn.signal));
     expect(storage.queries.stats().running).toBe(1);
@@ -177,10 +180,15 @@ describe('db_query pool', () => {
     const stuck = new AbortController();
     const order: string[] = [];
     // The runaway's own 10 s limit only ends the test if B were stalled behind it.
-    const runaway = run(createDbQueryTool(a, { timeoutMs: 10_000 }), RUNAWAY, [], stuck.signal)
+    const runaway = run(
+      createDbQueryTool(a, dates, { timeoutMs: 10_000 }),
+      RUNAWAY,
+      [],
+      stuck.signal,
+    )
       .catch(() => undefined)
       .finally(() => order.push('a'));
-    const simple = run(createDbQueryTool(b), 'SELECT 42').finally(() => order.push('b'));
+    const simple = run(createDbQueryTool(b, dates), 'SELECT 42').finally(() => order.push('b'));
 
     expect(await simple).toMatchObject({ rows: [[42]] });
     expect(a.queries.stats().running).toBe(1);
@@ -191,7 +199,7 @@ describe('db_query pool', () => {
 
   it('runs at most maxConcurrent queries of a pack at once; the rest wait', async () => {
     const storage = open(alpha, { maxConcurrent: 2 });
-    const tool = createDbQueryTool(storage, { timeoutMs: 20_000 });
+    const tool = createDbQueryTool(storage, dates, { timeoutMs: 20_000 });
     const queries = Array.from({ length: 5 }, () => run(tool, SLOW));
     expect(storage.queries.stats()).toMatchObject({ running: 2, waiting: 3 });
 
@@ -208,12 +216,14 @@ describe('db_query pool', () => {
     const storage = open(alpha, { maxConcurrent: 1, maxQueued: 2 });
     const stuck = new AbortController();
     const runaway = failure(
-      run(createDbQueryTool(storage, { timeoutMs: 10_000 }), RUNAWAY, [], stuck.signal),
+      run(createDbQueryTool(storage, dates, { timeoutMs: 10_000 }), RUNAWAY, [], stuck.signal),
     );
     const turn = new AbortController();
-    const timesOut = failure(run(createDbQueryTool(storage, { timeoutMs: 200 }), 'SELECT 1'));
-    const aborted = failure(run(createDbQueryTool(storage), 'SELECT 1', [], turn.signal));
-    const refused = await failure(run(createDbQueryTool(storage), 'SELECT 1'));
+    const timesOut = failure(
+      run(createDbQueryTool(storage, dates, { timeoutMs: 200 }), 'SELECT 1'),
+    );
+    const aborted = failure(run(createDbQueryTool(storage, dates), 'SELECT 1', [], turn.signal));
+    const refused = await failure(run(createDbQueryTool(storage, dates), 'SELECT 1'));
     expect(refused.message).toMatch(/2 queries are already waiting/);
 
     turn.abort(new AbortedError());
@@ -228,7 +238,7 @@ describe('db_query pool', () => {
 
   it('stops a query that needs too much memory, and recovers', async () => {
     const storage = open(alpha, { maxRssMb: 160 });
-    const tool = createDbQueryTool(storage, { timeoutMs: 20_000 });
+    const tool = createDbQueryTool(storage, dates, { timeoutMs: 20_000 });
     for (const sql of [
       'SELECT length(randomblob(400000000))',
       'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000) SELECT length(group_concat(hex(randomblob(1000000)))) FROM c',
@@ -242,7 +252,7 @@ describe('db_query pool', () => {
 
   it('replaces a child that died while idle', async () => {
     const storage = open(alpha);
-    const tool = createDbQueryTool(storage);
+    const tool = createDbQueryTool(storage, dates);
     await run(tool, 'SELECT 1');
     const [pid] = storage.queries.stats().pids;
     process.kill(pid!, 'SIGKILL');
@@ -254,10 +264,10 @@ describe('db_query pool', () => {
 
   it('stops every child when the storage closes, and refuses queries after', async () => {
     const storage = open(alpha, { maxConcurrent: 2 });
-    const tool = createDbQueryTool(storage, { timeoutMs: 60_000 });
+    const tool = createDbQueryTool(storage, dates, { timeoutMs: 60_000 });
     await run(tool, 'SELECT 1');
     const running = failure(run(tool, RUNAWAY)); // on the warm child
-    const starting = failure(run(createDbQueryTool(storage), 'SELECT 1')); // on a new one
+    const starting = failure(run(createDbQueryTool(storage, dates), 'SELECT 1')); // on a new one
     const pids = storage.queries.stats().pids;
     expect(pids).toHaveLength(2);
 

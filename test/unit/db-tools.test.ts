@@ -9,6 +9,7 @@ import { Database } from '../../src/store/sqlite.ts';
 import { createDbQueryTool } from '../../src/tools/db-query.ts';
 import { createDbWriteTool } from '../../src/tools/db-write.ts';
 import { resultText, type Tool, ToolError } from '../../src/tools/tool.ts';
+import { FakeClock } from '../support/fake-clock.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL, done INTEGER DEFAULT 0);
@@ -49,6 +50,9 @@ let coreFile: string;
 let query: Tool;
 let write: Tool;
 const signal = new AbortController().signal;
+/** 10:30 on Saturday 31 January 2026 in Auckland (+13): still Friday in UTC. */
+const clock = new FakeClock(Date.UTC(2026, 0, 30, 21, 30, 0));
+const dates = { clock, timezone: 'Pacific/Auckland' };
 
 beforeAll(() => {
   root = mkdtempSync(path.join(tmpdir(), 'satchel-db-tools-'));
@@ -65,8 +69,8 @@ beforeAll(() => {
     "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES ('core user');",
   );
   core.close();
-  query = createDbQueryTool(storage);
-  write = createDbWriteTool(storage, pack.manifest.schema.owned_tables);
+  query = createDbQueryTool(storage, dates);
+  write = createDbWriteTool(storage, pack.manifest.schema.owned_tables, dates);
 });
 
 afterAll(() => {
@@ -243,7 +247,7 @@ describe('db_write', () => {
   });
 
   it('refuses a table that is owned but missing from the database', async () => {
-    const tool = createDbWriteTool(storage, ['notes', 'ghost']);
+    const tool = createDbWriteTool(storage, ['notes', 'ghost'], dates);
     expect(await toolError(tool, { action: 'insert', table: 'ghost', values: { a: 1 } })).toMatch(
       /does not exist/,
     );
@@ -333,7 +337,7 @@ describe('db_query', () => {
   });
 
   it('truncates past maxRows and cuts long cells', async () => {
-    const small = createDbQueryTool(storage, { maxRows: 5 });
+    const small = createDbQueryTool(storage, dates, { maxRows: 5 });
     const out = await run(small, {
       sql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c',
     });
@@ -364,7 +368,7 @@ describe('db_query', () => {
   });
 
   it('stops a runaway query after the timeout', async () => {
-    const quick = createDbQueryTool(storage, { timeoutMs: 300 });
+    const quick = createDbQueryTool(storage, dates, { timeoutMs: 300 });
     const started = Date.now();
     const message = await toolError(quick, {
       sql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000) SELECT count(*) FROM c',
@@ -390,5 +394,94 @@ describe('db_query', () => {
     const aborted = new AbortController();
     aborted.abort();
     await expect(query.run({ sql: 'SELECT 1' }, aborted.signal)).rejects.toBeInstanceOf(Error);
+  });
+});
+
+describe('date parameters (computed in the user time zone, from the injected clock)', () => {
+  // 10:30 on Saturday 31 January in Auckland: Friday 30 January in UTC.
+  const saturday = {
+    now: '2026-01-30T21:30:00.000Z',
+    today: '2026-01-31',
+    yesterday: '2026-01-30',
+    week_start: '2026-01-26',
+    week_end: '2026-02-01',
+    month_start: '2026-01-01',
+  };
+  const ALL =
+    'SELECT :now AS now, :today AS today, :yesterday AS yesterday, :week_start AS week_start, :week_end AS week_end, :month_start AS month_start';
+
+  it('fills :now, :today, :yesterday, :week_start, :week_end and :month_start in db_query', async () => {
+    expect(await run(query, { sql: ALL })).toMatchObject({
+      columns: Object.keys(saturday),
+      rows: [Object.values(saturday)],
+    });
+    // With ? placeholders too, and as the clock moves: Sunday, then Monday of a new month.
+    await run(write, { action: 'insert', table: 'notes', values: { body: 'milk' } });
+    clock.advance(24 * 3_600_000);
+    try {
+      expect(
+        await run(query, {
+          sql: "SELECT body, :today AS today, date(:week_end, '+1 day') AS next_week FROM notes WHERE body = ?",
+          params: ['milk'],
+        }),
+      ).toMatchObject({ rows: [['milk', '2026-02-01', '2026-02-02']] });
+      clock.advance(24 * 3_600_000);
+      expect(await run(query, { sql: ALL })).toMatchObject({
+        rows: [
+          [
+            '2026-02-01T21:30:00.000Z',
+            '2026-02-02',
+            '2026-02-01',
+            '2026-02-02',
+            '2026-02-08',
+            '2026-02-01',
+          ],
+        ],
+      });
+    } finally {
+      clock.advance(-48 * 3_600_000);
+    }
+  });
+
+  it('refuses a named parameter it was not given, naming the ones there are', async () => {
+    expect(await toolError(query, { sql: "SELECT date(:tomorrow, '+1 day')" })).toBe(
+      'the query uses :tomorrow, which has no value: the named parameters are :now, :today, :yesterday, :week_start, :week_end, :month_start (computed in the user\'s time zone); pass other values with ? placeholders and "params"',
+    );
+  });
+
+  it('replaces a db_write value that is exactly a date parameter, in values and where', async () => {
+    await run(write, {
+      action: 'insert',
+      table: 'notes',
+      values: { body: ':today' },
+    });
+    await run(write, { action: 'insert', table: 'notes', values: { body: 'at :today, ok' } });
+    expect(rows('SELECT body FROM notes ORDER BY id')).toEqual([
+      { body: '2026-01-31' },
+      { body: 'at :today, ok' },
+    ]);
+    expect(
+      await run(write, {
+        action: 'update',
+        table: 'notes',
+        values: { body: ':week_start' },
+        where: { body: ':today' },
+      }),
+    ).toEqual({ updated: 1 });
+    await run(write, { action: 'insert', table: 'notes', values: { body: ':now' } });
+    expect(rows('SELECT body FROM notes ORDER BY id')).toEqual([
+      { body: '2026-01-26' },
+      { body: 'at :today, ok' },
+      { body: '2026-01-30T21:30:00.000Z' },
+    ]);
+  });
+
+  it('refuses a db_write value that names another parameter, writing nothing', async () => {
+    expect(
+      await toolError(write, { action: 'insert', table: 'notes', values: { body: ':tomorrow' } }),
+    ).toBe(
+      'the value of "body" is :tomorrow, which is not a date parameter: a value that is exactly one of :now, :today, :yesterday, :week_start, :week_end, :month_start is replaced by it; compute other dates with db_query (SELECT date(:today, \'+1 day\')) and write the result',
+    );
+    expect(rows('SELECT body FROM notes')).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import { loadPack } from '../../src/packs/loader.ts';
 import { openPackStorage, type PackStorage } from '../../src/packs/storage.ts';
 import { createDbWriteTool } from '../../src/tools/db-write.ts';
 import { createToolRunner } from '../../src/tools/registry.ts';
+import { FakeClock } from '../support/fake-clock.ts';
 import { FIXTURE_PACKS } from '../support/harness.ts';
 
 /** One column of each type affinity. */
@@ -35,7 +36,7 @@ afterEach(() => {
 /** Runs db_write on raw JSON arguments, as the model sends them; returns what it reads. */
 function write(json: string): Promise<string> {
   const tools = createToolRunner(
-    [createDbWriteTool(storage, ['contacts'])],
+    [createDbWriteTool(storage, ['contacts'], { clock: new FakeClock(), timezone: 'UTC' })],
     createLogger({ level: 'silent', secrets: [] }),
   );
   return tools.run({ id: 'c', name: 'db_write', arguments: json }, new AbortController().signal);

@@ -12,8 +12,27 @@ describe('the system prompt', () => {
     expect(prompt.startsWith('You are satchel')).toBe(true);
     expect(prompt.endsWith('# USER.md\nName: Ada')).toBe(true);
     expect(prompt).toContain('[Sent: YYYY-MM-DD Weekday HH:MM Zone]');
-    expect(prompt).toContain("its date is today's date");
-    expect(prompt).not.toMatch(/Now:/);
+    // It says where the current date and time are: the clock line after the conversation.
+    expect(prompt).toContain(
+      'The system line `[Now: YYYY-MM-DD Weekday HH:MM Zone]` after the conversation is the current local date, weekday, time and time zone: today is its date.',
+    );
+    expect(prompt).not.toMatch(/Now: \d/);
+  });
+});
+
+describe("the system prompt's clock line", () => {
+  it('is a system message with the local ISO date, weekday, 24-hour time and zone', () => {
+    expect(createSentStamps('Europe/Berlin').now(at('2026-03-29T00:59:59Z'))).toEqual({
+      role: 'system',
+      content: '[Now: 2026-03-29 Sunday 01:59 Europe/Berlin]',
+    });
+    // An hour on, the clocks went forward: 03:00 CEST.
+    expect(createSentStamps('Europe/Berlin').now(at('2026-03-29T01:00:00Z')).content).toBe(
+      '[Now: 2026-03-29 Sunday 03:00 Europe/Berlin]',
+    );
+    expect(createSentStamps('Pacific/Auckland').now(at('2025-12-31T11:00:00Z')).content).toBe(
+      '[Now: 2026-01-01 Thursday 00:00 Pacific/Auckland]',
+    );
   });
 });
 
