@@ -12,7 +12,7 @@ export interface KeyboardRow {
   chatId: string;
   /** '' for a chat without topics, or the General topic. */
   threadId: string;
-  /** JSON: `[{action, params}]`. */
+  /** JSON: `[{label, action, params}]`. */
   buttons: string;
   createdAt: number;
 }

@@ -437,7 +437,7 @@ export const actionKeyboards = sqliteTable(
     platform: text('platform').notNull(),
     chatId: text('chat_id').notNull(),
     threadId: text('thread_id').notNull().default(''),
-    /** JSON: `[{action, params}]`, in the order of the buttons' `n`. */
+    /** JSON: `[{label, action, params}]`, in the order of the buttons' `n`. */
     buttons: text('buttons').notNull(),
     createdAt: integer('created_at').notNull(),
   },

@@ -17,6 +17,12 @@ export interface ChatTurn {
   /** What the user said, one input per message; made from `events` when not given. */
   inputs?: UserInput[];
   pinned?: Skill;
+  /**
+   * The turn is `pack`'s though the conversation may be bound to another (a button of that
+   * pack's action handing over): it runs in `pack`'s own session without rebinding, as a
+   * skill command of another pack does.
+   */
+  visit?: boolean;
   signal: AbortSignal;
   /**
    * A scheduled run: its own session, nothing streamed, `[SILENT]` sends nothing; its calls
