@@ -127,7 +127,7 @@ describe('a review by buttons', () => {
     expect(edits.map((e) => e.params.text)).toEqual([
       '<b>perro</b> = dog',
       '<b>gato</b> = cat',
-      '<b>3 * 4 &lt;i&gt;</b> = doce_x_',
+      '<b>*uno* &lt;i&gt;</b> = _doce_',
       'All done: 3 graded.',
     ]);
     expect(edits[3]!.params.reply_markup).toBeUndefined();

@@ -155,8 +155,8 @@ describe('running an action', () => {
   it('escapes a value for Markdown: its * _ and < show as written', () => {
     const { pack, storage } = cards();
     const outcome = runAction(storage.db, action(pack, 'explain'), [], { card: 3 });
-    expect(outcome.text).toBe('Looking for examples of **3 \\* 4 \\<i\\>**…');
-    expect(outcome.prompt).toBe('Give two short example sentences with "3 * 4 <i>" (doce_x_).');
+    expect(outcome.text).toBe('Looking for examples of **\\*uno\\* \\<i\\>**…');
+    expect(outcome.prompt).toBe('Give two short example sentences with "*uno* <i>" (_doce_).');
   });
 
   it('shows no button whose `if` is not set once every card is done', () => {
