@@ -5,7 +5,7 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ActionError, runAction } from '../../src/packs/action-run.ts';
 import { loadPack, type Pack } from '../../src/packs/loader.ts';
 import { openPackStorage, type PackStorage } from '../../src/packs/storage.ts';
@@ -14,6 +14,16 @@ import { tempDirs } from '../support/temp-dirs.ts';
 
 const CARDS = fileURLToPath(new URL('../fixtures/action-packs/cards', import.meta.url));
 const temp = tempDirs('satchel-actions-unit-');
+/** Pack storages a test opened, closed after it (before its folders go). */
+const opened: PackStorage[] = [];
+afterEach(() => {
+  for (const storage of opened.splice(0)) storage.close();
+});
+const open = (pack: Pack) => {
+  const storage = openPackStorage(temp(), pack);
+  opened.push(storage);
+  return storage;
+};
 
 /** A copy of the cards pack whose `actions:` are `actions` (YAML, indented as under the key). */
 function cardsWith(actions: string): string {
@@ -127,8 +137,7 @@ describe('pack validate: actions', () => {
 describe('running an action', () => {
   function cards(): { pack: Pack; storage: PackStorage } {
     const pack = loadPack(CARDS);
-    const storage = openPackStorage(temp(), pack);
-    return { pack, storage };
+    return { pack, storage: open(pack) };
   }
   const action = (pack: Pack, id: string) => pack.manifest.actions.find((a) => a.id === id)!;
   const rows = (storage: PackStorage, sql: string) => storage.db.prepare(sql).all();
@@ -190,5 +199,59 @@ describe('running an action', () => {
       'The action "grade" failed and changed nothing: a statement writes "grades", which is not in schema.owned_tables',
     );
     expect(rows(storage, 'SELECT count(*) AS n FROM grades')).toEqual([{ n: 0 }]);
+  });
+});
+
+describe("docs/PACKS.md's worked example", () => {
+  const docs = readFileSync(fileURLToPath(new URL('../../docs/PACKS.md', import.meta.url)), 'utf8');
+  const section = docs.slice(docs.indexOf('## Actions: buttons that run SQL'));
+  const block = (lang: string) =>
+    new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(section)![1]!;
+
+  it('validates, and reviews two cards as the docs say', () => {
+    const dir = path.join(temp(), 'cards');
+    cpSync(CARDS, dir, { recursive: true });
+    const head = readFileSync(path.join(CARDS, 'pack.yml'), 'utf8');
+    writeFileSync(
+      path.join(dir, 'pack.yml'),
+      `${head.slice(0, head.indexOf('schema:'))}${block('yaml')}`,
+    );
+    writeFileSync(
+      path.join(dir, 'schema.sql'),
+      `${block('sql')}INSERT INTO cards (front, back) VALUES ('perro', 'dog'), ('gato', 'cat');\n`,
+    );
+    expect(validatePack(dir).problems).toEqual([]);
+    const pack = loadPack(dir);
+    const storage = open(pack);
+    const press = (id: string, params = {}) =>
+      runAction(
+        storage.db,
+        pack.manifest.actions.find((a) => a.id === id)!,
+        pack.manifest.schema.owned_tables,
+        params,
+      );
+    const labels = (outcome: ReturnType<typeof press>) =>
+      outcome.buttons.map((line) => line.map((b) => b.label));
+    const start = press('next');
+    expect([start.text, labels(start)]).toEqual(['**perro** (2 to go)', [['Show answer']]]);
+    const shown = press('show', start.buttons[0]![0]!.params);
+    expect([shown.text, labels(shown)]).toEqual([
+      '**perro** = dog',
+      [['Again', 'Hard', 'Good', 'Easy']],
+    ]);
+    const next = press('grade', shown.buttons[0]![2]!.params);
+    expect(next.text).toBe('**gato** (1 to go)');
+    const easy = press('show', next.buttons[0]![0]!.params).buttons[0]![3]!;
+    expect(press('grade', easy.params)).toEqual({ text: 'All done for today.', buttons: [] });
+    expect(
+      storage.db
+        .prepare(
+          "SELECT front, interval, julianday(due_on) - julianday(date('now')) AS days FROM cards",
+        )
+        .all(),
+    ).toEqual([
+      { front: 'perro', interval: 1, days: 1 },
+      { front: 'gato', interval: 4, days: 4 },
+    ]);
   });
 });
