@@ -115,6 +115,10 @@ export const actionSchema = z
 
 export type ActionSpec = z.infer<typeof actionSchema>;
 
+/** Each entry of a manifest's `actions` that parses on its own, by its place (for a manifest that did not). */
+export const actionsThatParse = (raw: unknown): (ActionSpec | undefined)[] =>
+  (Array.isArray(raw) ? raw : []).map((entry) => actionSchema.safeParse(entry).data);
+
 /** An action's statements, as a list. */
 export const statementsOf = (action: Pick<ActionSpec, 'sql'>): string[] =>
   action.sql === undefined ? [] : typeof action.sql === 'string' ? [action.sql] : action.sql;

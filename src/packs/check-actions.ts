@@ -1,13 +1,41 @@
+import type { YamlSource } from '../core/yaml-source.ts';
 import type { Database } from '../store/sqlite.ts';
 import { actionParams } from './action-run.ts';
 import { type Bound, bindAll, statementProblem } from './action-sql.ts';
 import { templateNames } from './action-template.ts';
 import { type ActionButtonSpec, type ActionSpec, statementsOf } from './actions.ts';
+import { fieldPath } from './manifest.ts';
+import type { PackProblem } from './problems.ts';
 
 /** One problem with an action: where in pack.yml (`['actions', 2, 'sql', 0]`) and what. */
 export interface ActionProblem {
   path: (string | number)[];
   problem: string;
+}
+
+/**
+ * The actions' problems as pack problems of `file` (pack.yml), with their lines: those of
+ * every action that parsed (in a manifest with other problems too), once the owned tables
+ * exist in `db` (else that is the problem to fix first).
+ */
+export function actionProblems(
+  file: string,
+  found: {
+    actions: readonly (ActionSpec | undefined)[];
+    ownedTables: readonly string[] | undefined;
+    source: Pick<YamlSource, 'lineOf'> | undefined;
+  },
+  db: Database,
+  tables: ReadonlySet<string>,
+): PackProblem[] {
+  const owned = found.ownedTables ?? [];
+  if (found.actions.length === 0 || !owned.every((t) => tables.has(t))) return [];
+  return checkActions(db, found.actions, owned).map(({ path, problem }) => ({
+    file,
+    field: fieldPath(path),
+    problem,
+    line: found.source?.lineOf(path),
+  }));
 }
 
 /** Names every template may read besides parameters and columns. */

@@ -2,9 +2,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { readYaml, type YamlSource } from '../core/yaml-source.ts';
-import type { Database } from '../store/sqlite.ts';
-import { type ActionSpec, actionSchema } from './actions.ts';
-import { checkActions } from './check-actions.ts';
+import { type ActionSpec, actionsThatParse } from './actions.ts';
+import { actionProblems } from './check-actions.ts';
 import { checkFreshDatabase } from './check-database.ts';
 import { describeIssue, fieldPath, type Manifest, manifestSchema, SKILL_NAME } from './manifest.ts';
 import { type Migration, readMigrations } from './migrations.ts';
@@ -62,7 +61,7 @@ export function inspectPack(dir: string): PackInspection {
   problems.push(...migrationProblems);
   if (migrationProblems.length === 0) {
     const db = checkFreshDatabase({ dir, schemaSql, migrations }, (scratch, tables) =>
-      actionProblems(dir, found, scratch, tables),
+      actionProblems(path.join(dir, 'pack.yml'), found, scratch, tables),
     );
     problems.push(...db.problems);
     const missing = (found.ownedTables ?? []).filter((t) => !db.tables.has(t));
@@ -161,34 +160,9 @@ function readManifest(dir: string, problems: PackProblem[]): FoundManifest {
     manifest: undefined,
     skills: [...new Set(strings(raw.skills).filter((s) => SKILL_NAME.test(s)))],
     ownedTables: strings(schema?.owned_tables),
-    actions: (Array.isArray(raw.actions) ? raw.actions : []).map(
-      (entry) => actionSchema.safeParse(entry).data,
-    ),
+    actions: actionsThatParse(raw.actions),
     source,
   };
-}
-
-/**
- * The actions' problems, checked against the scratch database (see check-actions.ts): those
- * of every action that parsed (in a manifest with other problems too), once the owned tables
- * exist, so each problem is the action's own.
- */
-function actionProblems(
-  dir: string,
-  found: FoundManifest,
-  db: Database,
-  tables: ReadonlySet<string>,
-): PackProblem[] {
-  const { actions, source } = found;
-  const owned = found.ownedTables ?? [];
-  if (actions.length === 0 || !owned.every((t) => tables.has(t))) return [];
-  const file = path.join(dir, 'pack.yml');
-  return checkActions(db, actions, owned).map(({ path: at, problem }) => ({
-    file,
-    field: fieldPath(at),
-    problem,
-    line: source?.lineOf(at),
-  }));
 }
 
 type Issue = z.core.$ZodIssue;
