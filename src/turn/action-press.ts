@@ -93,6 +93,8 @@ export function createActionPresses(deps: ActionPressDeps) {
    * written in one transaction, then sent. A failed action changed nothing and is told in one
    * sentence; its keyboard stays. A press whose keyboard went while it waited (a second tap)
    * is settled without a word (its presser heard nothing was wrong, and the first tap shows).
+   * The pack's transaction and the core's follow each other with nothing awaited between:
+   * only the process dying between the two could leave a press to run again after a restart.
    */
   async function run(event: Callback, pressed: Pressed, signal: AbortSignal): Promise<void> {
     const hit = found(pressed, event.address);
