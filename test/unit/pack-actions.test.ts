@@ -178,6 +178,30 @@ describe('running an action', () => {
     expect(outcome).toEqual({ text: 'All done: 1 graded.', buttons: [] });
   });
 
+  it('repeats an `each: rows` button per row: a line each on its own, side by side in a line', () => {
+    const pack = loadPack(
+      cardsWith(`  - id: list
+    query: SELECT id, front FROM cards ORDER BY id
+    reply: "{{#rows}}{{front}}, {{/rows}}"
+    buttons:
+      - { label: "{{front}}", action: pick, params: { card: "{{id}}" }, each: rows }
+      - - { label: "#{{id}}", action: pick, params: { card: "{{id}}" }, each: rows }
+        - { label: Done, action: list }
+  - id: pick
+    params: [card]
+    reply: picked
+`),
+    );
+    const outcome = runAction(open(pack).db, action(pack, 'list'), [], {});
+    expect(outcome.text).toBe('perro, gato, \\*uno\\* \\<i\\>, ');
+    expect(outcome.buttons.map((line) => line.map((b) => `${b.label}→${b.params.card}`))).toEqual([
+      ['perro→1'],
+      ['gato→2'],
+      ['*uno* <i>→3'],
+      ['#1→1', '#2→2', '#3→3', 'Done→undefined'],
+    ]);
+  });
+
   it('rolls back every statement when a later one fails, and says why in one sentence', () => {
     const { pack, storage } = cards();
     const run = () =>
