@@ -4,10 +4,12 @@ import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
 import { createChannelCalls } from '../outbound/channel-calls.ts';
 import type { createOutboxes } from '../outbound/outboxes.ts';
+import { createActionKeyboards } from '../packs/action-keyboards.ts';
 import { createJobListing } from '../scheduler/describe.ts';
 import { createAnsweredCheck, createStoredCheck } from '../store/answered.ts';
 import { createChatMoves } from '../store/chat-moves.ts';
 import { createGrantRepo } from '../store/grant-repo.ts';
+import { createKeyboardRepo } from '../store/keyboard-repo.ts';
 import { createMessageSearch } from '../store/message-search.ts';
 import { createAskRegistry } from '../tools/asks.ts';
 import { createSearchProvider } from '../tools/search/providers.ts';
@@ -88,6 +90,7 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
       // Photos go inline only when whoever answers can see them (the fallback too).
       fallbackAcceptsImages: providers.fallback?.info.acceptsImages ?? true,
       asks: createAskRegistry(clock),
+      keyboards: createActionKeyboards({ repo: createKeyboardRepo(db), clock }),
       messages: createMessageSearch(stores.store.sqlite),
       answered: createAnsweredCheck(stores.store.sqlite),
       stored: createStoredCheck(stores.store.sqlite),

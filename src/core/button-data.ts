@@ -6,18 +6,22 @@ import { createHash } from 'node:crypto';
  * - `ask:<question id>:<option>` — an `ask_user` answer;
  * - `say:<label>` — a `send_message` button: pressing it sends its label as if typed;
  * - `model:<provider:model>` — a `/model` pick (`model:default` goes back to the default); a
- *   reference too long for the data goes as `model:#` and a hash of it (see modelData).
+ *   reference too long for the data goes as `model:#` and a hash of it (see modelData);
+ * - `act:<keyboard id>:<button>` — a pack action's button: what it runs is stored under the
+ *   keyboard's id (packs/action-keyboards.ts), so its parameters need not fit here.
  */
 export type ButtonData =
   | { type: 'pack'; pack: string }
   | { type: 'model'; ref: string }
   | { type: 'ask'; question: string; option: number }
-  | { type: 'say'; text: string };
+  | { type: 'say'; text: string }
+  | { type: 'action'; keyboard: string; button: number };
 
 const PACK = 'pack:';
 const ASK = 'ask:';
 const SAY = 'say:';
 const MODEL = 'model:';
+const ACTION = 'act:';
 /** The most button data a channel takes, in UTF-8 bytes. */
 const MAX_DATA_BYTES = 64;
 
@@ -70,6 +74,8 @@ export function encodeButton(button: ButtonData): string {
       return sayData(button.text);
     case 'model':
       return modelData(button.ref);
+    case 'action':
+      return `${ACTION}${button.keyboard}:${button.button}`;
   }
 }
 
@@ -89,10 +95,20 @@ export function decodeButton(data: string): ButtonData | undefined {
   if (data.startsWith(SAY)) return { type: 'say', text: data.slice(SAY.length) };
   if (data.startsWith(MODEL)) return { type: 'model', ref: data.slice(MODEL.length) };
   if (data.startsWith(ASK)) {
-    const [question, option] = data.slice(ASK.length).split(':');
-    const index = Number(option);
-    if (!question || !Number.isInteger(index) || index < 0) return undefined;
-    return { type: 'ask', question, option: index };
+    const [id, index] = idAndIndex(data.slice(ASK.length)) ?? [];
+    return id === undefined ? undefined : { type: 'ask', question: id, option: index! };
+  }
+  if (data.startsWith(ACTION)) {
+    const [id, index] = idAndIndex(data.slice(ACTION.length)) ?? [];
+    return id === undefined ? undefined : { type: 'action', keyboard: id, button: index! };
   }
   return undefined;
+}
+
+/** `<id>:<n>` with a non-empty id and a whole n ≥ 0, or undefined. */
+function idAndIndex(rest: string): [string, number] | undefined {
+  const [id, n] = rest.split(':');
+  const index = Number(n);
+  if (!id || n === '' || !Number.isInteger(index) || index < 0) return undefined;
+  return [id, index];
 }

@@ -8,16 +8,22 @@ const AGAIN =
 /**
  * Starts the pack twice on a fresh scratch database, as satchel would: schema.sql and every
  * migration, then schema.sql again. Returns the problems, and the tables that exist at the
- * end (for the `owned_tables` check).
+ * end (for the `owned_tables` check); once both starts worked, `inspect` may read the
+ * database as a start leaves it (the actions' statements are prepared against it).
  */
-export function checkFreshDatabase(plan: DatabasePlan): {
+export function checkFreshDatabase(
+  plan: DatabasePlan,
+  inspect?: (db: Database, tables: Set<string>) => PackProblem[],
+): {
   problems: PackProblem[];
   tables: Set<string>;
 } {
   const db = new Database(':memory:');
   try {
     const problems = startTwice(db, plan);
-    return { problems, tables: tablesOf(db) };
+    const tables = tablesOf(db);
+    if (problems.length === 0 && inspect) problems.push(...inspect(db, tables));
+    return { problems, tables };
   } finally {
     db.close();
   }

@@ -2,6 +2,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { readYaml, type YamlSource } from '../core/yaml-source.ts';
+import { type ActionSpec, actionsThatParse } from './actions.ts';
+import { actionProblems } from './check-actions.ts';
 import { checkFreshDatabase } from './check-database.ts';
 import { describeIssue, fieldPath, type Manifest, manifestSchema, SKILL_NAME } from './manifest.ts';
 import { type Migration, readMigrations } from './migrations.ts';
@@ -58,7 +60,9 @@ export function inspectPack(dir: string): PackInspection {
   const { migrations, problems: migrationProblems } = readMigrations(dir);
   problems.push(...migrationProblems);
   if (migrationProblems.length === 0) {
-    const db = checkFreshDatabase({ dir, schemaSql, migrations });
+    const db = checkFreshDatabase({ dir, schemaSql, migrations }, (scratch, tables) =>
+      actionProblems(path.join(dir, 'pack.yml'), found, scratch, tables),
+    );
     problems.push(...db.problems);
     const missing = (found.ownedTables ?? []).filter((t) => !db.tables.has(t));
     if (db.problems.length === 0 && missing.length > 0)
@@ -102,6 +106,8 @@ interface FoundManifest {
   /** The skills to check: the manifest's, or the well-formed names of a broken one. */
   skills: string[];
   ownedTables: string[] | undefined;
+  /** The actions to check against the database: each one that parsed, by its place. */
+  actions: (ActionSpec | undefined)[];
   source: YamlSource | undefined;
 }
 
@@ -109,7 +115,13 @@ interface FoundManifest {
 function readManifest(dir: string, problems: PackProblem[]): FoundManifest {
   const file = path.join(dir, 'pack.yml');
   const text = readPackFile(dir, file, problems);
-  const none = { manifest: undefined, skills: [], ownedTables: undefined, source: undefined };
+  const none = {
+    manifest: undefined,
+    skills: [],
+    ownedTables: undefined,
+    actions: [],
+    source: undefined,
+  };
   if (text === undefined) {
     if (!problems.some((p) => p.file === file))
       problems.push({ file, field: '(file)', problem: 'pack.yml is missing' });
@@ -140,6 +152,7 @@ function readManifest(dir: string, problems: PackProblem[]): FoundManifest {
       manifest: parsed.data,
       skills: parsed.data.skills,
       ownedTables: parsed.data.schema.owned_tables,
+      actions: parsed.data.actions,
       source,
     };
   const schema = raw.schema as Record<string, unknown> | undefined;
@@ -147,6 +160,7 @@ function readManifest(dir: string, problems: PackProblem[]): FoundManifest {
     manifest: undefined,
     skills: [...new Set(strings(raw.skills).filter((s) => SKILL_NAME.test(s)))],
     ownedTables: strings(schema?.owned_tables),
+    actions: actionsThatParse(raw.actions),
     source,
   };
 }
@@ -160,6 +174,8 @@ function issueProblems(
   raw: unknown,
   source: YamlSource,
 ): PackProblem[] {
+  const meant = unionIssues(issue);
+  if (meant) return meant.flatMap((inner) => issueProblems(file, inner, raw, source));
   if (issue.code === 'unrecognized_keys') {
     const known = Object.keys(manifestSchema.shape);
     return issue.keys.map((key) => ({
@@ -173,6 +189,20 @@ function issueProblems(
     }));
   }
   return [{ file, ...describeIssue(issue, raw), line: source.lineOf(issue.path) }];
+}
+
+/**
+ * A value that fits none of a union's shapes (an action's button, or a line of buttons): the
+ * issues of the one shape it was meant as, the only one that did not refuse its type outright,
+ * so a misspelt field in a button reads "unknown field" rather than "Invalid input".
+ */
+function unionIssues(issue: Issue): Issue[] | undefined {
+  if (issue.code !== 'invalid_union') return undefined;
+  const meant = issue.errors.filter(
+    (issues) => !issues.some((i) => i.code === 'invalid_type' && i.path.length === 0),
+  );
+  if (meant.length !== 1) return undefined;
+  return meant[0]!.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }) as Issue);
 }
 
 /** Two skills whose commands would be the same (`my-skill` and `my_skill`). */

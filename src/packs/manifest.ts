@@ -1,5 +1,6 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { actionSchema, checkActionEntries } from './actions.ts';
 import { checkMcpEntries, mcpServerSchema } from './manifest-mcp.ts';
 import { VERSION } from './semver.ts';
 import { didYouMean } from './suggest.ts';
@@ -176,6 +177,13 @@ export const manifestSchema = z
     model: modelRef
       .optional()
       .describe('Answer this pack\'s turns with another model: "model" or "provider:model".'),
+    actions: z
+      .array(actionSchema)
+      .max(100)
+      .default([])
+      .describe(
+        'Buttons that run the pack\'s SQL and show a template, with no model call (docs/PACKS.md, "Actions"); a skill shows them with send_message.',
+      ),
   })
   .strict()
   .superRefine((m, ctx) => {
@@ -210,6 +218,7 @@ export const manifestSchema = z
         });
     });
     checkMcpEntries(m.mcp, m.settings, ctx);
+    checkActionEntries(m.actions, ctx);
     m.skills.forEach((name, i) => {
       if (m.skills.indexOf(name) !== i)
         ctx.addIssue({ code: 'custom', path: ['skills', i], message: `duplicate skill "${name}"` });

@@ -128,6 +128,7 @@ export function validationReport(v: Validation): { ok: boolean; text: string } {
     `  schedules: ${manifest.cron.map((c) => `${c.id} (${c.schedule})`).join(', ') || 'none'}${manifest.jobs_may_schedule ? '; jobs may create jobs' : ''}`,
     `  mcp servers: ${manifest.mcp.map((s) => `${s.name} (${s.url ? `http ${s.url}` : `stdio ${s.command}`})`).join(', ') || 'none'}`,
     `  migrations: ${pack.migrations.map((m) => path.basename(m.file)).join(', ') || 'none'}`,
+    `  actions: ${manifest.actions.map((a) => `${a.id}(${a.params.join(', ')})`).join(', ') || 'none'}`,
   ];
   const e = v.existing;
   if (e)

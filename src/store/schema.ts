@@ -430,3 +430,26 @@ export const chatHomes = sqliteTable(
   },
   (t) => [uniqueIndex('chat_homes_key').on(t.platform, t.chatId, t.threadId)],
 );
+
+/**
+ * The keyboards of pack actions (SPEC §3), one row per message's keyboard: a button's data
+ * (`act:<id>:<n>`) names the row and its `n`th button, whose action and parameters are kept
+ * here, so they need not fit Telegram's 64 bytes and a press works after a restart. The pack
+ * and home it acts on, and the chat (and topic, '' for none) where it may be pressed. A row
+ * goes when a press replaces its message's keyboard, or after 90 days.
+ */
+export const actionKeyboards = sqliteTable(
+  'action_keyboards',
+  {
+    id: text('id').primaryKey(),
+    pack: text('pack').notNull(),
+    home: text('home').notNull(),
+    platform: text('platform').notNull(),
+    chatId: text('chat_id').notNull(),
+    threadId: text('thread_id').notNull().default(''),
+    /** JSON: `[{label, action, params}]`, in the order of the buttons' `n`. */
+    buttons: text('buttons').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('action_keyboards_created').on(t.createdAt)],
+);

@@ -1,6 +1,7 @@
 import type { Clock } from '../core/clock.ts';
 import type { Address } from '../core/types.ts';
 import type { Outbox } from '../outbound/outboxes.ts';
+import type { ActionKeyboards } from '../packs/action-keyboards.ts';
 import type { Pack } from '../packs/loader.ts';
 import type { PackStorage } from '../packs/storage.ts';
 import type { JobRepo } from '../store/job-repo.ts';
@@ -42,6 +43,8 @@ export interface ToolTurn {
 export interface ToolServices {
   outbox: Outbox;
   asks: AskRegistry;
+  /** Where `send_message` keeps the buttons of pack actions it shows (SPEC §3). */
+  keyboards: ActionKeyboards;
   jobs: JobRepo;
   clock: Clock;
   /** SATCHEL_TIMEZONE: cron schedules are read, and times are shown, in it. */

@@ -2,10 +2,23 @@ import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { encodeButton } from '../core/button-data.ts';
-import type { MediaSource } from '../core/ports.ts';
+import { homeKey } from '../core/home.ts';
+import type { InlineButton, MediaSource } from '../core/ports.ts';
 import type { OutboundPayload } from '../outbound/degrade.ts';
+import { type ActionSpec, buttonProblems } from '../packs/actions.ts';
 import type { TurnToolContext } from './context.ts';
 import { defineTool, ToolError } from './tool.ts';
+
+const actionButton = z
+  .object({
+    label: z.string().min(1).max(40),
+    action: z.string().min(1),
+    params: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+      .optional(),
+  })
+  .strict();
+type ActionButtonArgs = z.infer<typeof actionButton>;
 
 const schema = z.object({
   kind: z.enum(['text', 'photo', 'audio', 'voice', 'document', 'keyboard', 'chat_action']),
@@ -13,10 +26,18 @@ const schema = z.object({
   url: z.string().url().optional(),
   path: z.string().optional(),
   caption: z.string().optional(),
-  buttons: z.array(z.string().min(1).max(40)).max(12).optional(),
+  buttons: z
+    .array(z.union([z.string().min(1).max(40), actionButton]))
+    .max(12)
+    .optional(),
   action: z.enum(['typing', 'upload_photo', 'upload_document', 'record_voice']).optional(),
 });
 type Args = z.infer<typeof schema>;
+
+type SendContext = Pick<
+  TurnToolContext,
+  'outbox' | 'address' | 'storage' | 'channelName' | 'pack' | 'keyboards'
+>;
 
 /**
  * `send_message`: an extra message to the current chat, through the outbox like everything
@@ -25,18 +46,18 @@ type Args = z.infer<typeof schema>;
  * is queued. The
  * result says what the channel could not send as asked.
  */
-export function createSendMessageTool(
-  ctx: Pick<TurnToolContext, 'outbox' | 'address' | 'storage' | 'channelName'>,
-) {
+export function createSendMessageTool(ctx: SendContext) {
+  const { actions } = ctx.pack.manifest;
   return defineTool({
     name: 'send_message',
-    description:
-      'Send an extra message to this chat: text (Markdown), a photo/audio/voice/document (url, or path inside the pack workspace), a keyboard (text + buttons the user can press), or a chat action.',
+    description: `Send an extra message to this chat: text (Markdown), a photo/audio/voice/document (url, or path inside the pack workspace), a keyboard (text + buttons the user can press: a label, sent as if typed${actions.length ? ", or {label, action, params} running one of this pack's actions at once" : ''}), or a chat action.${actions.length ? ` Actions: ${actions.map(signature).join(', ')}.` : ''}`,
     schema,
     // A file goes by URL or from the workspace: it can carry data out. Text stays here.
     effect: (args) => (args.url !== undefined || args.path !== undefined ? 'external' : 'read'),
     async run(args) {
-      const payload = await toPayload(args, ctx.storage.filesDir);
+      const payload = await toPayload(args, ctx.storage.filesDir, (buttons) =>
+        keyboardOf(ctx, buttons),
+      );
       const { ids, note } = ctx.outbox.writePayload(ctx.address, payload);
       if (!(await ctx.outbox.dispatch(ids)))
         throw new ToolError(`${ctx.channelName} did not accept the message, so it was not sent`);
@@ -45,7 +66,43 @@ export function createSendMessageTool(
   });
 }
 
-async function toPayload(args: Args, filesDir: string): Promise<OutboundPayload> {
+/** `grade(card, grade)`: how the description names an action for the model. */
+const signature = (action: Pick<ActionSpec, 'id' | 'params'>) =>
+  `${action.id}(${action.params.join(', ')})`;
+
+/**
+ * The keyboard, a button a line: a label is sent back as if typed; an action's button is
+ * checked against the pack's actions and stored (see action-keyboards.ts), its press running
+ * that action on this chat's home.
+ */
+function keyboardOf(ctx: SendContext, buttons: Args['buttons'] & {}): InlineButton[][] {
+  const byId = new Map(ctx.pack.manifest.actions.map((a) => [a.id, a]));
+  const pressed = buttons.filter((b): b is ActionButtonArgs => typeof b !== 'string');
+  const problems = pressed.flatMap((b) =>
+    buttonProblems(b, byId).map((p) => `button "${b.label}": ${p.path.join('.')} ${p.text}`),
+  );
+  if (problems.length > 0) throw new ToolError(problems.join('; '));
+  const place = { pack: ctx.pack.name, home: homeKey(ctx.storage.home), address: ctx.address };
+  const minted =
+    pressed.length === 0
+      ? []
+      : ctx.keyboards.mint(
+          place,
+          pressed.map((b) => [{ label: b.label, action: b.action, params: b.params ?? {} }]),
+        );
+  let next = 0;
+  return buttons.map((b) =>
+    typeof b === 'string'
+      ? [{ text: b, data: encodeButton({ type: 'say', text: b }) }]
+      : minted[next++]!,
+  );
+}
+
+async function toPayload(
+  args: Args,
+  filesDir: string,
+  keyboard: (buttons: Args['buttons'] & {}) => InlineButton[][],
+): Promise<OutboundPayload> {
   switch (args.kind) {
     case 'chat_action':
       return { kind: 'action', action: args.action ?? 'typing' };
@@ -59,13 +116,7 @@ async function toPayload(args: Args, filesDir: string): Promise<OutboundPayload>
         kind: 'text',
         text: args.text,
         format: 'markdown',
-        ...(buttons.length
-          ? {
-              keyboard: buttons.map((b) => [
-                { text: b, data: encodeButton({ type: 'say', text: b }) },
-              ]),
-            }
-          : {}),
+        ...(buttons.length ? { keyboard: keyboard(buttons) } : {}),
       };
     }
     default:

@@ -188,16 +188,15 @@ function belonging(
 }
 
 /**
- * The session the turn runs in: a job's own; for a reply to a job's message, or a skill
- * command, of a pack other than the bound one, that pack's session (the conversation stays
- * with its pack); else the route's.
+ * The session the turn runs in: a job's own; for a skill command, a reply to a job's message
+ * or an action's hand-over of a pack other than the bound one, that pack's session (the
+ * conversation stays with its pack); else the route's.
  */
 function sessionOf(services: { conversing: Pick<Conversing, 'router'> }, turn: ChatTurn): Route {
   const { router } = services.conversing;
   const { address } = turn.events[0]!;
   if (turn.job) return { pack: turn.pack, session: turn.job.session };
-  if (turn.visit) return router.visit(address, turn.pack);
-  const bound = turn.pinned ? router.boundPack(address) : undefined;
+  const bound = turn.pinned || turn.visit ? router.boundPack(address) : undefined;
   return bound !== undefined && bound !== turn.pack
     ? router.visit(address, turn.pack)
     : router.resolve(address, turn.pack);

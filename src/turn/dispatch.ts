@@ -6,6 +6,7 @@ import { type Address, addressKey, type InboundEvent } from '../core/types.ts';
 import type { PackRegistry } from '../packs/registry.ts';
 import type { Router } from '../routing/router.ts';
 import type { AskRegistry } from '../tools/asks.ts';
+import type { ActionPresses } from './action-press.ts';
 import type { Conversations } from './conversations.ts';
 import type { Replies } from './replies.ts';
 
@@ -16,6 +17,8 @@ export interface DispatchDeps {
   conversations: Pick<Conversations, 'submit' | 'push' | 'note' | 'stop'>;
   replies: Pick<Replies, 'reply' | 'settle'>;
   asks: Pick<AskRegistry, 'answer'>;
+  /** Whether a pack action's button may be pressed by its presser (SPEC §3, §19). */
+  actions: Pick<ActionPresses, 'refusal'>;
   router: Pick<Router, 'boundPack' | 'resolve' | 'unbind'>;
   packs: Pick<PackRegistry, 'byLabel'>;
   /** Answers a pressed button (stops its spinner), with a short notice when given. */
@@ -67,11 +70,24 @@ export function createDispatch(deps: DispatchDeps) {
 
   /**
    * An `ask_user` answer goes straight to the waiting turn (it runs in the lane this press
-   * would wait in); a `send_message` button is taken as if the user typed its label; a
-   * pack pick runs in the conversation's lane.
+   * would wait in); a `send_message` button is taken as if the user typed its label; a pack
+   * action's button, when its presser may press it, and a pack pick run in the conversation's
+   * lane.
    */
   function pressed(event: Callback): void {
     const button = decodeButton(event.data);
+    if (button?.type === 'action') {
+      // Refused (someone else's home, or gone): the presser hears why, and nothing runs.
+      const notice = deps.actions.refusal(button, event);
+      background(
+        log,
+        'callback_answer_failed',
+        deps.answerButton(event.address, event.callbackId, notice),
+      );
+      if (notice === undefined) conversations.submit([event]);
+      else replies.settle([event.origin]);
+      return;
+    }
     if (button?.type === 'ask') {
       // Answers only where it was asked, by whom it was asked; anyone else gets a notice.
       const notice = deps.asks.answer(button, { address: event.address, userId: event.senderId });

@@ -1,5 +1,6 @@
 import type { Verdict } from '../core/edge.ts';
 import type { InboundEvent } from '../core/types.ts';
+import { createActionPresses } from './action-press.ts';
 import { createChatChanges } from './chat-changes.ts';
 import { runChatTurn } from './chat-turn.ts';
 import { createCommands } from './commands.ts';
@@ -10,6 +11,7 @@ import { createReplies } from './replies.ts';
 import { createRunEvents } from './run-events.ts';
 import type { Conversing, Delivery, Reports, Runtime, Turns } from './services.ts';
 import type { QueueMode } from './steering.ts';
+import type { ChatTurn } from './turn-parts.ts';
 import { trustGate } from './turn-trust.ts';
 
 export interface PipelineServices {
@@ -71,6 +73,24 @@ export function createPipeline(services: PipelineServices) {
         log.child({ pack: pack.name }),
       ),
   });
+  const chatTurn = (turn: ChatTurn) =>
+    runChatTurn({ runtime, conversing, delivery, turns, replies }, turn);
+  const { people } = conversing;
+  const actions = createActionPresses({
+    log,
+    clock,
+    transaction,
+    packs,
+    keyboards: turns.keyboards,
+    outbox: delivery.outbox,
+    replies,
+    // As approvals are asked (turn-trust.ts): a person's home is theirs; any other, the owner's.
+    presser: (home, to) =>
+      home.kind === 'person'
+        ? { id: people.senderOn(home.person, to.platform) ?? '', name: people.nameOf(home.person) }
+        : { id: turns.trust.owner(to), name: 'the owner' },
+    chatTurn,
+  });
   const { runEvents, runJob } = createRunEvents({
     log,
     router,
@@ -78,10 +98,11 @@ export function createPipeline(services: PipelineServices) {
     outbox: delivery.outbox,
     replies,
     commands,
+    actions,
     conversations: () => conversations,
     transaction,
     answered: turns.answered,
-    chatTurn: (turn) => runChatTurn({ runtime, conversing, delivery, turns, replies }, turn),
+    chatTurn,
     jobStarted: (job) =>
       turns.events.emit({ type: 'job_started', jobId: job.id, dueAt: job.dueAt }),
     jobSession: (job, address, pack) =>
@@ -106,6 +127,7 @@ export function createPipeline(services: PipelineServices) {
     conversations,
     replies,
     asks: turns.asks,
+    actions,
     router,
     packs,
     answerButton: delivery.answerButton,

@@ -15,6 +15,7 @@ import { pickerMessage } from '../routing/picker.ts';
 import type { Router } from '../routing/router.ts';
 import type { SessionRow } from '../store/session-repo.ts';
 import { QuotaExceededError } from '../usage/quota.ts';
+import type { ActionPresses } from './action-press.ts';
 import type { Commands } from './commands.ts';
 import type { Conversations } from './conversations.ts';
 import { failureOutcome } from './failure.ts';
@@ -34,6 +35,8 @@ export interface RunEventsDeps {
   outbox: Pick<Outbox, 'send' | 'writeEdit' | 'write' | 'dispatch' | 'renderFor' | 'jobPackOf'>;
   replies: Replies;
   commands: Pick<Commands, 'run' | 'modelPressed'>;
+  /** Runs a pack action's pressed button (SPEC §3). */
+  actions: Pick<ActionPresses, 'run'>;
   conversations: () => Pick<Conversations, 'park' | 'unpark' | 'takeNotes'>;
   transaction: <T>(fn: () => T) => T;
   /** A job's turn starts (from now on a crash counts as an attempt of that run). */
@@ -182,9 +185,13 @@ export function createRunEvents(deps: RunEventsDeps) {
       await deps.outbox.send(events[0]!.address, pickerMessage(packs.list()));
   }
 
-  /** A pack picked from the picker: bind it, confirm, and answer what was parked. */
+  /**
+   * A button run in the lane: a pack action's, a `/model` pick, or a pack picked from the
+   * picker (bind it, confirm, and answer what was parked).
+   */
   async function picked(event: Callback, signal: AbortSignal): Promise<void> {
     const button = decodeButton(event.data);
+    if (button?.type === 'action') return await deps.actions.run(event, button, signal);
     if (button?.type === 'model') return await modelPicked(event, button.ref);
     const pack = button?.type === 'pack' ? packs.get(button.pack) : undefined;
     if (!pack) {

@@ -10,6 +10,7 @@ import type { Pairing } from '../inbound/pairing.ts';
 import type { McpHub, McpServerConfig } from '../mcp/types.ts';
 import type { Outbox } from '../outbound/outboxes.ts';
 import type { StreamMode } from '../outbound/stream.ts';
+import type { ActionKeyboards } from '../packs/action-keyboards.ts';
 import type { PackRegistry } from '../packs/registry.ts';
 import type { People } from '../people/people.ts';
 import type { ModelChoice } from '../providers/model-choice.ts';
@@ -95,6 +96,8 @@ export interface Turns {
   /** Whether the fallback model (if any) takes images too. */
   fallbackAcceptsImages: boolean;
   asks: AskRegistry;
+  /** The keyboards of pack actions: what each button runs (SPEC §3). */
+  keyboards: ActionKeyboards;
   jobs: JobRepo;
   /** When a person last wrote, and the jobs paused while nobody did (SPEC §8). */
   idleJobs?: Pick<IdleJobs, 'personWrote'>;

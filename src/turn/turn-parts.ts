@@ -17,6 +17,12 @@ export interface ChatTurn {
   /** What the user said, one input per message; made from `events` when not given. */
   inputs?: UserInput[];
   pinned?: Skill;
+  /**
+   * The turn is `pack`'s though the conversation may be bound to another: a reply to a job's
+   * message of that pack (SPEC §8), or a button of its action handing over. It runs in
+   * `pack`'s own chat session without rebinding, as a skill command of another pack does.
+   */
+  visit?: boolean;
   signal: AbortSignal;
   /**
    * A scheduled run: its own session, nothing streamed, `[SILENT]` sends nothing; its calls
@@ -31,11 +37,6 @@ export interface ChatTurn {
     /** Who created it (`people.id`): its runs are booked to them (SPEC §19). */
     person?: string | undefined;
   };
-  /**
-   * The turn runs in its pack's chat session without making it the conversation's pack: a
-   * reply to a job's message of a pack other than the active one (SPEC §8).
-   */
-  visit?: boolean;
   /** What happened since the last turn (reactions): inputs before the messages. */
   notes?: Note[];
   /** Queue mode `steer`: the person's texts sent while the turn runs, taken in as it goes. */

@@ -15,7 +15,7 @@ export interface ToolsServices {
   runtime: Pick<Runtime, 'clock' | 'timezone' | 'log'>;
   turns: Pick<
     Turns,
-    'asks' | 'jobs' | 'web' | 'messages' | 'mcp' | 'trust' | 'fallbackAcceptsImages'
+    'asks' | 'keyboards' | 'jobs' | 'web' | 'messages' | 'mcp' | 'trust' | 'fallbackAcceptsImages'
   >;
 }
 
@@ -58,6 +58,7 @@ export async function toolsFor(
     inJobRun: turn.job !== undefined,
     outbox: services.delivery.outbox,
     asks: services.turns.asks,
+    keyboards: services.turns.keyboards,
     jobs: services.turns.jobs,
     clock: services.runtime.clock,
     timezone: services.runtime.timezone,

@@ -18,3 +18,13 @@ describe('model buttons', () => {
     expect(encodeButton({ type: 'model', ref: `${long}x` })).not.toBe(data);
   });
 });
+
+describe('action buttons', () => {
+  it('carry a keyboard id and the button, and nothing else', () => {
+    const data = encodeButton({ type: 'action', keyboard: 'AbC-_123', button: 3 });
+    expect(data).toBe('act:AbC-_123:3');
+    expect(decodeButton(data)).toEqual({ type: 'action', keyboard: 'AbC-_123', button: 3 });
+    for (const bad of ['act:', 'act:abc', 'act:abc:', 'act::1', 'act:abc:-1', 'act:abc:1.5'])
+      expect(decodeButton(bad)).toBeUndefined();
+  });
+});

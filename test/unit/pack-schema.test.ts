@@ -27,6 +27,16 @@ describe('pack.schema.json', () => {
     expect(result.error?.issues ?? []).toEqual([]);
   });
 
+  it('validates a manifest with actions, buttons alone and side by side', () => {
+    const cards = readFileSync(
+      path.join(REPO, 'test', 'fixtures', 'action-packs', 'cards', 'pack.yml'),
+      'utf8',
+    );
+    expect(fromJson.safeParse(parseYaml(cards)).error?.issues ?? []).toEqual([]);
+    const misspelt = { ...parseYaml(cards), actions: [{ id: 'a', reply: 'x', replies: 'y' }] };
+    expect(fromJson.safeParse(misspelt).success).toBe(false);
+  });
+
   it('accepts jobs_may_schedule: true', () => {
     const manifest = { ...parseYaml(manifestOf('vocab')), jobs_may_schedule: true };
     expect(fromJson.safeParse(manifest).error?.issues ?? []).toEqual([]);

@@ -16,10 +16,12 @@ import type { Address } from '../../src/core/types.ts';
 import { createLogger } from '../../src/logging/logger.ts';
 import type { OutboundPayload } from '../../src/outbound/degrade.ts';
 import type { Outbox } from '../../src/outbound/outboxes.ts';
+import { createActionKeyboards } from '../../src/packs/action-keyboards.ts';
 import { loadPack, type Pack } from '../../src/packs/loader.ts';
 import { openPackStorage, type PackStorage } from '../../src/packs/storage.ts';
 import { type CoreStore, openCoreStore } from '../../src/store/client.ts';
 import { createJobRepo } from '../../src/store/job-repo.ts';
+import { createKeyboardRepo } from '../../src/store/keyboard-repo.ts';
 import { createAskRegistry } from '../../src/tools/asks.ts';
 import { createToolRunner, packTools } from '../../src/tools/registry.ts';
 import { defineTool, ToolError } from '../../src/tools/tool.ts';
@@ -74,6 +76,7 @@ function runner(
     inJobRun: options.inJobRun ?? false,
     outbox: options.refused ? { ...outbox, dispatch: async () => false } : outbox,
     asks: createAskRegistry(systemClock),
+    keyboards: createActionKeyboards({ repo: createKeyboardRepo(core.db), clock }),
     jobs: createJobRepo(core.db, {
       timezone: 'Europe/Berlin',
       ...(options.maxJobs ? { maxJobs: options.maxJobs } : {}),
