@@ -16,6 +16,7 @@ import {
   type Params,
   statementsOf,
 } from './actions.ts';
+import type { DateParams } from './date-params.ts';
 
 /** A button as a press made it: its label and what it runs, parameters filled. */
 export interface ActionButton {
@@ -47,12 +48,12 @@ export const MAX_BUTTONS = 40;
 const MAX_LABEL = 64;
 
 /**
- * The parameters an action's statements get: the pressed button's. The one place they are
- * put together: the named parameters every pack query may use (SPEC §3, `:today` and the
- * like) join them here, and `pack validate` binds what this returns too.
+ * The parameters an action's statements get: the pressed button's and the dates every pack
+ * query may use (SPEC §3: `:today` and the like, date-params.ts), which a button cannot
+ * override. The one place they are put together: `pack validate` binds what this returns too.
  */
-export function actionParams(button: Params): Params {
-  return { ...button };
+export function actionParams(button: Params, dates: DateParams): Params {
+  return { ...button, ...dates };
 }
 
 /**
@@ -66,8 +67,9 @@ export function runAction(
   action: ActionSpec,
   owned: readonly string[],
   params: Params,
+  dates: DateParams,
 ): ActionOutcome {
-  const given = actionParams(params);
+  const given = actionParams(params, dates);
   const view = db.transaction(() => {
     const bound = bindAll(given);
     const rules = { owned: new Set(owned) };

@@ -4,6 +4,7 @@ import { actionParams } from './action-run.ts';
 import { type Bound, bindAll, statementProblem } from './action-sql.ts';
 import { templateNames } from './action-template.ts';
 import { type ActionButtonSpec, type ActionSpec, statementsOf } from './actions.ts';
+import { dateParams } from './date-params.ts';
 import { fieldPath } from './manifest.ts';
 import type { PackProblem } from './problems.ts';
 
@@ -66,10 +67,12 @@ function checkAction(
   at: (string | number)[],
 ): ActionProblem[] {
   const problems: ActionProblem[] = [];
-  const given = actionParams(Object.fromEntries(action.params.map((name) => [name, null])));
+  const button = Object.fromEntries(action.params.map((name) => [name, null]));
+  const dates = dateParams(0, 'UTC');
+  const given = actionParams(button, dates);
   const bound = bindAll(given);
   const rules = { owned: new Set(owned) };
-  const known = new Set([...Object.keys(given), ...ALWAYS]);
+  const known = new Set([...Object.keys(button), ...ALWAYS]);
   const list = typeof action.sql === 'string' ? undefined : action.sql;
   statementsOf(action).forEach((sql, j) => {
     const path = list ? [...at, 'sql', j] : [...at, 'sql'];
@@ -82,6 +85,8 @@ function checkAction(
     if (problem) problems.push({ path: [...at, 'query'], problem: `the query ${problem}` });
     else for (const name of columnsOf(db, action.query, bound)) known.add(name);
   }
+  // The dates last: a name that is not known lists the action's own names first.
+  for (const name of Object.keys(dates)) known.add(name);
   // A name is unknown only once the statements that would give it are known to be right.
   const names = problems.length === 0 ? known : undefined;
   problems.push(...templateProblems(action.reply, [...at, 'reply'], names));

@@ -7,6 +7,7 @@ import type { Outbox } from '../outbound/outboxes.ts';
 import type { ActionKeyboards, StoredKeyboard } from '../packs/action-keyboards.ts';
 import { ActionError, type ActionOutcome, runAction } from '../packs/action-run.ts';
 import type { ActionSpec } from '../packs/actions.ts';
+import { dateParams } from '../packs/date-params.ts';
 import type { Pack } from '../packs/loader.ts';
 import type { PackRegistry } from '../packs/registry.ts';
 import { sourceKey } from './inputs.ts';
@@ -23,6 +24,8 @@ export const ACTION_GONE = 'This button no longer works: its pack no longer has 
 export interface ActionPressDeps {
   log: Logger;
   clock: Clock;
+  /** SATCHEL_TIMEZONE: an action's `:today` and the other dates are the person's. */
+  timezone: string;
   transaction: <T>(fn: () => T) => T;
   packs: Pick<PackRegistry, 'get' | 'storage'>;
   keyboards: ActionKeyboards;
@@ -115,7 +118,9 @@ export function createActionPresses(deps: ActionPressDeps) {
     let outcome: ActionOutcome;
     try {
       const storage = deps.packs.storage(pack.name, homeOfKey(keyboard.home));
-      outcome = runAction(storage.db, action, pack.manifest.schema.owned_tables, button.params);
+      const dates = dateParams(deps.clock, deps.timezone);
+      const owned = pack.manifest.schema.owned_tables;
+      outcome = runAction(storage.db, action, owned, button.params, dates);
     } catch (error) {
       logRun('failed', { ...at, ms: deps.clock.now() - started, err: error });
       if (!(error instanceof ActionError)) throw error;

@@ -79,6 +79,7 @@ export function createPipeline(services: PipelineServices) {
   const actions = createActionPresses({
     log,
     clock,
+    timezone: runtime.timezone,
     transaction,
     packs,
     keyboards: turns.keyboards,

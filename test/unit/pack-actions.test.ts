@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ActionError, runAction } from '../../src/packs/action-run.ts';
+import { dateParams } from '../../src/packs/date-params.ts';
 import { loadPack, type Pack } from '../../src/packs/loader.ts';
 import { openPackStorage, type PackStorage } from '../../src/packs/storage.ts';
 import { validatePack, validationReport } from '../../src/packs/validate.ts';
@@ -14,6 +15,8 @@ import { tempDirs } from '../support/temp-dirs.ts';
 
 const CARDS = fileURLToPath(new URL('../fixtures/action-packs/cards', import.meta.url));
 const temp = tempDirs('satchel-actions-unit-');
+/** The dates of a Wednesday morning in Berlin (the week from Monday 2026-01-05). */
+const DATES = dateParams(Date.UTC(2026, 0, 7, 8, 30), 'Europe/Berlin');
 /** Pack storages a test opened, closed after it (before its folders go). */
 const opened: PackStorage[] = [];
 afterEach(() => {
@@ -128,8 +131,8 @@ describe('pack validate: actions', () => {
       - { label: "{{id}}", action: one, if: frnt }
 `),
     ).toEqual([
-      '`pack.yml` line 12: `actions[0].reply` — "back" is neither a parameter nor a column of the statements or the query (it has: rows, changes, id, front)',
-      '`pack.yml` line 14: `actions[0].buttons[0].if` — "frnt" is neither a parameter nor a column of the statements or the query (it has: rows, changes, id, front)',
+      '`pack.yml` line 12: `actions[0].reply` — "back" is neither a parameter nor a column of the statements or the query (it has: rows, changes, id, front, now, today, yesterday, week_start, week_end, month_start)',
+      '`pack.yml` line 14: `actions[0].buttons[0].if` — "frnt" is neither a parameter nor a column of the statements or the query (it has: rows, changes, id, front, now, today, yesterday, week_start, week_end, month_start)',
     ]);
   });
 });
@@ -145,7 +148,13 @@ describe('running an action', () => {
   it('writes in one transaction, a trigger keeps the derived columns, and the reply shows the next card', () => {
     const { pack, storage } = cards();
     const owned = pack.manifest.schema.owned_tables;
-    const outcome = runAction(storage.db, action(pack, 'grade'), owned, { card: 1, grade: 4 });
+    const outcome = runAction(
+      storage.db,
+      action(pack, 'grade'),
+      owned,
+      { card: 1, grade: 4 },
+      DATES,
+    );
     expect(rows(storage, 'SELECT id, reviews, score, last_grade FROM cards WHERE id = 1')).toEqual([
       { id: 1, reviews: 1, score: 4, last_grade: 4 },
     ]);
@@ -163,7 +172,7 @@ describe('running an action', () => {
 
   it('escapes a value for Markdown: its * _ and < show as written', () => {
     const { pack, storage } = cards();
-    const outcome = runAction(storage.db, action(pack, 'explain'), [], { card: 3 });
+    const outcome = runAction(storage.db, action(pack, 'explain'), [], { card: 3 }, DATES);
     expect(outcome.text).toBe('Looking for examples of **\\*uno\\* \\<i\\>**…');
     expect(outcome.prompt).toBe('Give two short example sentences with "*uno* <i>" (_doce_).');
   });
@@ -171,11 +180,31 @@ describe('running an action', () => {
   it('shows no button whose `if` is not set once every card is done', () => {
     const { pack, storage } = cards();
     storage.db.exec('UPDATE cards SET reviews = 1 WHERE id IN (2, 3)');
-    const outcome = runAction(storage.db, action(pack, 'grade'), ['cards', 'grades'], {
-      card: 1,
-      grade: 1,
-    });
+    const outcome = runAction(
+      storage.db,
+      action(pack, 'grade'),
+      ['cards', 'grades'],
+      {
+        card: 1,
+        grade: 1,
+      },
+      DATES,
+    );
     expect(outcome).toEqual({ text: 'All done: 1 graded.', buttons: [] });
+  });
+
+  it("fills the date parameters in the person's zone; a button cannot override them", () => {
+    const pack = loadPack(
+      cardsWith(`  - id: week
+    params: [today]
+    query: SELECT :today AS today, :yesterday AS yesterday, :week_start AS monday, :week_end AS sunday, :month_start AS first
+    reply: "{{{today}}} {{{yesterday}}} {{{monday}}}–{{{sunday}}} {{{first}}}"
+`),
+    );
+    // 23:30 UTC on Sunday 2026-01-11 is already Monday the 12th in Berlin.
+    const late = dateParams(Date.UTC(2026, 0, 11, 23, 30), 'Europe/Berlin');
+    const outcome = runAction(open(pack).db, action(pack, 'week'), [], { today: 'x' }, late);
+    expect(outcome.text).toBe('2026-01-12 2026-01-11 2026-01-12–2026-01-18 2026-01-01');
   });
 
   it('repeats an `each: rows` button per row: a line each on its own, side by side in a line', () => {
@@ -192,7 +221,7 @@ describe('running an action', () => {
     reply: picked
 `),
     );
-    const outcome = runAction(open(pack).db, action(pack, 'list'), [], {});
+    const outcome = runAction(open(pack).db, action(pack, 'list'), [], {}, DATES);
     expect(outcome.text).toBe('perro, gato, \\*uno\\* \\<i\\>, ');
     expect(outcome.buttons.map((line) => line.map((b) => `${b.label}→${b.params.card}`))).toEqual([
       ['perro→1'],
@@ -205,7 +234,13 @@ describe('running an action', () => {
   it('rolls back every statement when a later one fails, and says why in one sentence', () => {
     const { pack, storage } = cards();
     const run = () =>
-      runAction(storage.db, action(pack, 'grade'), ['cards', 'grades'], { card: 1, grade: 9 });
+      runAction(
+        storage.db,
+        action(pack, 'grade'),
+        ['cards', 'grades'],
+        { card: 1, grade: 9 },
+        DATES,
+      );
     expect(run).toThrow(ActionError);
     expect(run).toThrow(
       'The action "grade" failed and changed nothing: CHECK constraint failed: last_grade BETWEEN 0 AND 5',
@@ -218,7 +253,7 @@ describe('running an action', () => {
   it('refuses at run time a write to a table the pack does not own (its owned tables changed)', () => {
     const { pack, storage } = cards();
     const run = () =>
-      runAction(storage.db, action(pack, 'grade'), ['cards'], { card: 1, grade: 4 });
+      runAction(storage.db, action(pack, 'grade'), ['cards'], { card: 1, grade: 4 }, DATES);
     expect(run).toThrow(
       'The action "grade" failed and changed nothing: a statement writes "grades", which is not in schema.owned_tables',
     );
@@ -253,6 +288,7 @@ describe("docs/PACKS.md's worked example", () => {
         pack.manifest.actions.find((a) => a.id === id)!,
         pack.manifest.schema.owned_tables,
         params,
+        DATES,
       );
     const labels = (outcome: ReturnType<typeof press>) =>
       outcome.buttons.map((line) => line.map((b) => b.label));
