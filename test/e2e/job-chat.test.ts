@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { type RecordedRequest, systemText, userTexts } from '../fakes/model-server.ts';
+import type { ApiCall } from '../fakes/telegram-server.ts';
 import { reply } from '../fakes/web-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
@@ -53,6 +54,12 @@ async function handled(updateId: number): Promise<void> {
     },
     { timeout: 10_000, interval: 25 },
   );
+}
+
+/** The person replies `text` to the bot's message `to`; the model request that answered it. */
+async function replyTo(to: ApiCall, text: string) {
+  await handled(h.tg.text({ userId: ALLOWED_USER, text, replyToMessageId: to.result.message_id }));
+  return h.model.chatRequests().at(-1)!;
 }
 
 /** `/pack` and a press of `pack`'s button, in chat `chatId`. */
@@ -163,14 +170,7 @@ describe('jobs in the chat (SPEC §8)', () => {
     const job = await morningJob();
 
     h.model.enqueue({ text: 'Well done.' });
-    await handled(
-      h.tg.text({
-        userId: ALLOWED_USER,
-        text: 'Done, it is watered',
-        replyToMessageId: job.result.message_id,
-      }),
-    );
-    const answer = h.model.chatRequests().at(-1)!;
+    const answer = await replyTo(job, 'Done, it is watered');
     expect(systemText(answer)).toContain('ALPHA-PERSONA');
     expect(systemText(answer)).not.toContain('BETA-PERSONA');
     // The question is in the history, as what alpha said, right before the reply.
@@ -271,14 +271,7 @@ describe('jobs in the chat (SPEC §8)', () => {
 
     expect(alphaJob()).toMatchObject([{ id: job!.id, last_outcome: 'delivered' }]);
     h.model.enqueue({ text: 'Noted.' });
-    await handled(
-      h.tg.text({
-        userId: ALLOWED_USER,
-        text: 'watered',
-        replyToMessageId: tuesday.result.message_id,
-      }),
-    );
-    const answer = h.model.chatRequests().at(-1)!;
+    const answer = await replyTo(tuesday, 'watered');
     expect(systemText(answer)).toContain('ALPHA-PERSONA');
     expect(history(answer).slice(-2, -1)).toEqual(['assistant: Tuesday: water the fern.']);
     expect(activePack()).toEqual([{ active_pack: 'beta' }]);

@@ -82,6 +82,16 @@ const labels = (call: ApiCall | undefined) =>
     line.map((b) => b.text),
   );
 
+/** The cards pack running, its keyboard shown by /review and Start pressed: the first card. */
+async function reviewStarted(): Promise<void> {
+  await start();
+  showKeyboard();
+  h.say('/review');
+  await settled(h, 1);
+  press('Start');
+  await settled(h, 2);
+}
+
 /** Rows of the cards pack's database in a home (the owner's unless `home` names another). */
 function packRows(sql: string, ...home: string[]): unknown[] {
   const db = new Database(path.join(h.home, 'packs', 'cards', ...home, 'pack.db'), {
@@ -154,12 +164,7 @@ describe('a review by buttons', () => {
   });
 
   it("runs in the chat's lane: a press during a turn waits for it", async () => {
-    await start();
-    showKeyboard();
-    h.say('/review');
-    await settled(h, 1);
-    press('Start');
-    await settled(h, 2);
+    await reviewStarted();
     let release = () => {};
     h.model.enqueue({ text: 'Sure.', until: new Promise<void>((r) => (release = r)) });
     h.say('how many are left?');
@@ -181,12 +186,7 @@ describe('a review by buttons', () => {
   });
 
   it('a second tap on a keyboard a press replaced hears it expired, and writes nothing', async () => {
-    await start();
-    showKeyboard();
-    h.say('/review');
-    await settled(h, 1);
-    press('Start');
-    await settled(h, 2);
+    await reviewStarted();
     const first = lastKeyboard();
     press('Good');
     await settled(h, 3);
@@ -272,12 +272,7 @@ describe('a failing action', () => {
 
 describe('durable buttons', () => {
   it('a keyboard shown before a restart works after it', async () => {
-    await start();
-    showKeyboard();
-    h.say('/review');
-    await settled(h, 1);
-    press('Start');
-    await settled(h, 2);
+    await reviewStarted();
     await h.restart();
     press('Good');
     await settled(h, 3);
@@ -288,12 +283,7 @@ describe('durable buttons', () => {
 
 describe('then: ask', () => {
   it('shows its reply, then the model answers, told what was pressed and what it showed', async () => {
-    await start();
-    showKeyboard();
-    h.say('/review');
-    await settled(h, 1);
-    press('Start');
-    await settled(h, 2);
+    await reviewStarted();
     const calls = h.model.chatRequests().length;
     h.model.enqueue({ text: 'El perro come. Mi perro duerme.' });
     press('Examples');
