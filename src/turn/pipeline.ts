@@ -90,6 +90,7 @@ export function createPipeline(services: PipelineServices) {
       home.kind === 'person'
         ? { id: people.senderOn(home.person, to.platform) ?? '', name: people.nameOf(home.person) }
         : { id: turns.trust.owner(to), name: 'the owner' },
+    homeOf: (event) => people.belonging(event).home,
     chatTurn,
   });
   const { runEvents, runJob } = createRunEvents({
