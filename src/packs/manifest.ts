@@ -242,7 +242,7 @@ export const skillFrontmatterSchema = z.looseObject({
   description: z.string().trim().min(1).max(1024),
   command: z.boolean().default(false),
   // The command opens an app-like flow at once: the pack action runs, no model call (SPEC §3).
-  action: z.string().regex(ACTION_ID, 'must name one of the pack\'s actions').optional(),
+  action: z.string().regex(ACTION_ID, 'must be an action id, [a-z][a-z0-9_-]*').optional(),
   license: z.string().optional(),
   compatibility: z.string().max(500).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),

@@ -52,6 +52,16 @@ export interface Pressed {
 
 type Outcome = 'ok' | 'failed' | 'refused' | 'expired';
 
+/** What runs: an action with its parameters, on a pack and home, pressed or commanded. */
+interface Execution {
+  place: { pack: string; home: string };
+  button: { action: string; params: Params };
+  /** How a hand-over names it: `the button "Good"`, `the command /review`. */
+  what: string;
+  /** The keyboard pressed, which an edit of its message replaces. */
+  pressed?: StoredKeyboard;
+}
+
 /**
  * Presses of pack actions' buttons (SPEC §3): `refusal` is asked when the press arrives
  * (before the conversation's lane), `run` runs it in the lane, so it never races a turn.
@@ -106,8 +116,12 @@ export function createActionPresses(deps: ActionPressDeps) {
       return;
     }
     const { keyboard, button } = hit;
-    const what = `the button "${button.label}"`;
-    await execute(event, { pack: keyboard.pack, home: keyboard.home }, button, what, signal, keyboard);
+    const place = { pack: keyboard.pack, home: keyboard.home };
+    await execute(
+      event,
+      { place, button, what: `the button "${button.label}"`, pressed: keyboard },
+      signal,
+    );
   }
 
   /**
@@ -127,25 +141,22 @@ export function createActionPresses(deps: ActionPressDeps) {
       return await deps.replies.reply(event.address, plain(onlyFor(who.name)), [event.origin]);
     }
     const place = { pack: target.pack, home: homeKey(home) };
-    const what = `the command /${event.command}`;
-    await execute(event, place, { action: target.action, params: {} }, what, signal);
+    const button = { action: target.action, params: {} };
+    await execute(event, { place, button, what: `the command /${event.command}` }, signal);
   }
 
   /**
-   * Runs `button`'s action on `place`'s pack and home. The reply, its new keyboard, the
-   * removal of the `pressed` one (when the reply replaces its message) and the event's
-   * acknowledgement are written in one transaction, then sent. A failed action changed nothing
+   * Runs `button`'s action on `place`'s pack and home (`what` names it to a hand-over). The
+   * reply, its new keyboard, the removal of the `pressed` one (when the reply replaces its
+   * message) and the event's acknowledgement are written in one transaction, then sent. A failed action changed nothing
    * and is told in one sentence; its keyboard stays. The pack's transaction and the core's
    * follow each other with nothing awaited between: only the process dying between the two
    * could leave a press to run again after a restart.
    */
   async function execute(
     event: Callback | Command,
-    place: { pack: string; home: string },
-    button: { action: string; params: Params },
-    what: string,
+    { place, button, what, pressed }: Execution,
     signal: AbortSignal,
-    pressed?: StoredKeyboard,
   ): Promise<void> {
     const pack = deps.packs.get(place.pack);
     const action = pack?.manifest.actions.find((a) => a.id === button.action);
