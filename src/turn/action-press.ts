@@ -38,6 +38,8 @@ export interface ActionPressDeps {
   presser(home: Home, to: Address): { id: string | undefined; name: string };
   /** Whose home a person's message uses (a command that runs an action acts on it). */
   homeOf(event: Command): Home;
+  /** A command's pack enters the conversation, as a skill command's turn would bind it. */
+  enter(address: Address, pack: string): void;
   /** A model turn, for an action that hands over (`then: ask`). */
   chatTurn(turn: ChatTurn): Promise<unknown>;
 }
@@ -127,7 +129,8 @@ export function createActionPresses(deps: ActionPressDeps) {
   /**
    * A skill command that runs an action (`action:` in its SKILL.md): the action runs at once,
    * with no model call, on the home the message uses, for the person whose home it is (anyone
-   * else hears who may, and nothing runs); its reply is a new message with its keyboard.
+   * else hears who may, and nothing runs); its reply is a new message with its keyboard. The
+   * pack is bound to the conversation as by a model turn, so its jobs run there.
    */
   async function start(
     event: Command,
@@ -140,6 +143,7 @@ export function createActionPresses(deps: ActionPressDeps) {
       logRun('refused', target);
       return await deps.replies.reply(event.address, plain(onlyFor(who.name)), [event.origin]);
     }
+    deps.enter(event.address, target.pack);
     const place = { pack: target.pack, home: homeKey(home) };
     const button = { action: target.action, params: {} };
     await execute(event, { place, button, what: `the command /${event.command}` }, signal);
