@@ -206,7 +206,6 @@ function unionIssues(issue: Issue): Issue[] | undefined {
   return meant[0]!.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }) as Issue);
 }
 
-/** Two skills whose commands would be the same (`my-skill` and `my_skill`). */
 /**
  * A skill command that runs an action (`action:` in its frontmatter) names one of the pack's
  * actions, and one without params: a command gives none.
@@ -229,6 +228,7 @@ function commandActions(
   });
 }
 
+/** Two skills whose commands would be the same (`my-skill` and `my_skill`). */
 function commandClashes(dir: string, skills: readonly Skill[]): PackProblem[] {
   const seen = new Map<string, string>();
   const problems: PackProblem[] = [];

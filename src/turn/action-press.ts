@@ -152,10 +152,10 @@ export function createActionPresses(deps: ActionPressDeps) {
   /**
    * Runs `button`'s action on `place`'s pack and home (`what` names it to a hand-over). The
    * reply, its new keyboard, the removal of the `pressed` one (when the reply replaces its
-   * message) and the event's acknowledgement are written in one transaction, then sent. A failed action changed nothing
-   * and is told in one sentence; its keyboard stays. The pack's transaction and the core's
-   * follow each other with nothing awaited between: only the process dying between the two
-   * could leave a press to run again after a restart.
+   * message) and the event's acknowledgement are written in one transaction, then sent. A
+   * failed action changed nothing and is told in one sentence; its keyboard stays. The pack's
+   * transaction and the core's follow each other with nothing awaited between: only the
+   * process dying between the two could leave a press to run again after a restart.
    */
   async function execute(
     event: Callback | Command,
