@@ -53,6 +53,7 @@ export function inspectPack(dir: string): PackInspection {
     problems.push(...loaded.problems);
   }
   problems.push(...commandClashes(dir, skills));
+  if (found.manifest) problems.push(...commandActions(dir, skills, found.manifest.actions));
 
   const schemaSql = read('schema.sql');
   const soul = read('SOUL.md');
@@ -203,6 +204,28 @@ function unionIssues(issue: Issue): Issue[] | undefined {
   );
   if (meant.length !== 1) return undefined;
   return meant[0]!.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }) as Issue);
+}
+
+/**
+ * A skill command that runs an action (`action:` in its frontmatter) names one of the pack's
+ * actions, and one without params: a command gives none.
+ */
+function commandActions(
+  dir: string,
+  skills: readonly Skill[],
+  actions: readonly ActionSpec[],
+): PackProblem[] {
+  return skills.flatMap((skill) => {
+    if (skill.action === undefined) return [];
+    const action = actions.find((a) => a.id === skill.action);
+    const problem = !action
+      ? `"${skill.action}" is not one of this pack's actions${actions.length ? ` (${actions.map((a) => a.id).join(', ')})` : ''}`
+      : action.params.length > 0
+        ? `action "${action.id}" takes params (${action.params.join(', ')}), which a command cannot give`
+        : undefined;
+    const file = path.join(dir, 'skills', skill.name, 'SKILL.md');
+    return problem ? [{ file, field: 'action', problem }] : [];
+  });
 }
 
 /** Two skills whose commands would be the same (`my-skill` and `my_skill`). */

@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
-import { actionSchema, checkActionEntries } from './actions.ts';
+import { ACTION_ID, actionSchema, checkActionEntries } from './actions.ts';
 import { checkMcpEntries, mcpServerSchema } from './manifest-mcp.ts';
 import { VERSION } from './semver.ts';
 import { didYouMean } from './suggest.ts';
@@ -234,12 +234,15 @@ export type Manifest = z.infer<typeof manifestSchema>;
 /**
  * `skills/<name>/SKILL.md` frontmatter, in the Agent Skills shape (`name`, `description`,
  * and optional `license`, `compatibility`, `metadata`, `allowed-tools`) plus satchel's
- * `command`. Unknown keys are kept, not refused: a skill written for another agent loads.
+ * `command` and `action`. Unknown keys are kept, not refused: a skill written for another
+ * agent loads.
  */
 export const skillFrontmatterSchema = z.looseObject({
   name: skillName,
   description: z.string().trim().min(1).max(1024),
   command: z.boolean().default(false),
+  // The command opens an app-like flow at once: the pack action runs, no model call (SPEC §3).
+  action: z.string().regex(ACTION_ID, 'must be an action id, [a-z][a-z0-9_-]*').optional(),
   license: z.string().optional(),
   compatibility: z.string().max(500).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),

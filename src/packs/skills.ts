@@ -12,6 +12,11 @@ export interface Skill {
   command: boolean;
   /** The Telegram command when `command` is true: the name with `-` as `_` (`/my_skill`). */
   commandName: string;
+  /**
+   * The pack action the command runs at once, with no model call (frontmatter `action`; an
+   * action without params). The body still guides the model when it is asked in words.
+   */
+  action: string | undefined;
   /** The whole frontmatter, unknown keys (license, metadata, allowed-tools…) included. */
   frontmatter: Record<string, unknown>;
   /** The instructions (SKILL.md without its frontmatter). */
@@ -72,6 +77,7 @@ export function loadSkill(
       description: front.description,
       command: front.command,
       commandName: commandName(front.name),
+      action: front.action,
       frontmatter: front,
       body: (match[2] ?? '').trim(),
       files: readdirSync(dir).filter((f) => f !== 'SKILL.md'),
@@ -83,7 +89,7 @@ export function loadSkill(
 function namingProblems(
   file: string,
   folder: string,
-  front: { name: string; command: boolean },
+  front: { name: string; command: boolean; action?: string | undefined },
   source: YamlSource,
 ): PackProblem[] {
   const problems: PackProblem[] = [];
@@ -97,5 +103,12 @@ function namingProblems(
   const unusable = front.command ? commandProblem(front.name) : undefined;
   if (unusable)
     problems.push({ file, field: 'command', problem: unusable, line: source.lineOf(['command']) });
+  if (front.action !== undefined && !front.command)
+    problems.push({
+      file,
+      field: 'action',
+      problem: 'is the action the command runs: it needs command: true',
+      line: source.lineOf(['action']),
+    });
   return problems;
 }

@@ -26,10 +26,14 @@ import type { VoiceReplies } from './voice-reply.ts';
 
 export type CommandEvent = Extract<InboundEvent, { kind: 'command' }>;
 
-/** What a command does: answer, or start a model turn (a skill command). */
+/**
+ * What a command does: answer, start a model turn (a skill command), or run a pack action at
+ * once (a skill command with `action:`, SPEC §3).
+ */
 export type CommandOutcome =
   | { reply: OutboundText }
-  | { turn: { pack: string; text: string; pinned: Skill } };
+  | { turn: { pack: string; text: string; pinned: Skill } }
+  | { action: { pack: string; action: string } };
 
 export interface CommandDeps {
   runtime: Pick<Runtime, 'clock' | 'log' | 'timezone'>;
@@ -349,6 +353,8 @@ export function createCommands(deps: CommandDeps) {
       const handler = handlers[event.command];
       if (handler) return { reply: await handler(event, signal) };
       const skill = skillCommand(event);
+      if (skill?.skill.action !== undefined)
+        return { action: { pack: skill.pack, action: skill.skill.action } };
       if (skill)
         return {
           turn: { pack: skill.pack, text: event.args || `/${event.command}`, pinned: skill.skill },

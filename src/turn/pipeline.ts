@@ -90,6 +90,14 @@ export function createPipeline(services: PipelineServices) {
       home.kind === 'person'
         ? { id: people.senderOn(home.person, to.platform) ?? '', name: people.nameOf(home.person) }
         : { id: turns.trust.owner(to), name: 'the owner' },
+    homeOf: (event) => people.belonging(event).home,
+    // As a skill command's turn does (chat-turn.ts sessionOf): the pack is bound here, so its
+    // jobs run here (SPEC §8); another pack bound already stays the active one.
+    enter: (address, pack) => {
+      const bound = router.boundPack(address);
+      if (bound !== undefined && bound !== pack) router.visit(address, pack);
+      else router.resolve(address, pack);
+    },
     chatTurn,
   });
   const { runEvents, runJob } = createRunEvents({

@@ -35,8 +35,8 @@ export interface RunEventsDeps {
   outbox: Pick<Outbox, 'send' | 'writeEdit' | 'write' | 'dispatch' | 'renderFor' | 'jobPackOf'>;
   replies: Replies;
   commands: Pick<Commands, 'run' | 'modelPressed'>;
-  /** Runs a pack action's pressed button (SPEC §3). */
-  actions: Pick<ActionPresses, 'run'>;
+  /** Runs a pack action's pressed button, or the action a skill command starts (SPEC §3). */
+  actions: Pick<ActionPresses, 'run' | 'start'>;
   conversations: () => Pick<Conversations, 'park' | 'unpark' | 'takeNotes'>;
   transaction: <T>(fn: () => T) => T;
   /** A job's turn starts (from now on a crash counts as an attempt of that run). */
@@ -86,6 +86,12 @@ export function createRunEvents(deps: RunEventsDeps) {
         const resumed = wrote();
         if ('reply' in outcome)
           return await replies.reply(first.address, withNote(outcome.reply, resumed), origins);
+        if ('action' in outcome) {
+          // The action's message is the answer; a note that jobs run again follows it.
+          await deps.actions.start(first, outcome.action, signal);
+          if (resumed !== undefined) await deps.outbox.send(first.address, plain(resumed));
+          return;
+        }
         const { pack, text, pinned } = outcome.turn;
         const inputs = [{ content: text, sourceKey: sourceKey(first) }];
         await deps.chatTurn({

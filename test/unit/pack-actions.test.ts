@@ -137,6 +137,42 @@ describe('pack validate: actions', () => {
   });
 });
 
+describe('pack validate: a skill command that runs an action', () => {
+  /** A copy of the cards pack whose review skill's frontmatter reads `front` after its description. */
+  function reviewWith(front: string): string {
+    const dir = path.join(temp(), 'cards');
+    cpSync(CARDS, dir, { recursive: true });
+    const file = path.join(dir, 'skills', 'review', 'SKILL.md');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('command: true\n', front));
+    return dir;
+  }
+  const problems = (front: string) =>
+    validationReport(validatePack(reviewWith(front)))
+      .text.split('\n')
+      .slice(1);
+
+  it('takes an action without params: the command runs it', () => {
+    const pack = loadPack(reviewWith('command: true\naction: start\n'));
+    expect(pack.skills[0]).toMatchObject({ name: 'review', command: true, action: 'start' });
+  });
+
+  it('refuses an unknown action, one with params, and an action without command: true', () => {
+    expect(problems('command: true\naction: strat\n')).toEqual([
+      expect.stringMatching(
+        /review\/SKILL\.md.*`action` — "strat" is not one of this pack's actions \(start, grade, explain\)$/,
+      ),
+    ]);
+    expect(problems('command: true\naction: grade\n')).toEqual([
+      expect.stringMatching(
+        /`action` — action "grade" takes params \(card, grade\), which a command cannot give$/,
+      ),
+    ]);
+    expect(problems('action: start\n')).toEqual([
+      expect.stringMatching(/`action` — is the action the command runs: it needs command: true$/),
+    ]);
+  });
+});
+
 describe('running an action', () => {
   function cards(): { pack: Pack; storage: PackStorage } {
     const pack = loadPack(CARDS);

@@ -148,7 +148,7 @@ describe('satchel pack list', () => {
     expect(await packListCommand.run([], io)).toBe(0);
     const out = io.out();
     expect(out).toContain('  demo  0.1.0  Demo\n    skills: /notes\n');
-    expect(out).toContain('  vocab  1.0.0  Vocabulary Trainer\n    skills: /add_words, /review');
+    expect(out).toContain('  vocab  1.1.0  Vocabulary Trainer\n    skills: /add_words, /review');
     expect(out).toMatch(
       / {2}broken {2}BROKEN\n {4}`pack\.yml` line \d+: `tools\[0\]` — unknown tool `shell` .+\n/,
     );
