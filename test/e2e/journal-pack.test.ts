@@ -3,10 +3,9 @@
  * go: its jobs firing on the clock in Europe/Berlin. The evening question enters the chat, so
  * the reply to it is read with it; its mood buttons save a check-in with no model call, after
  * midnight for the evening before; on Sunday the review runs after the evening question and
- * reads Sunday; an upgrade from 1.0.0 frees the Sunday an early review had silenced. And the
- * SQL its skills tell the model to run is the SQL its `pack test` files run.
+ * reads Sunday; an upgrade from 1.0.0 frees the Sunday an early review had silenced.
  */
-import { cpSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
@@ -321,23 +320,5 @@ describe('the journal pack on the clock', () => {
     ]);
     expect(journalRows('PRAGMA user_version')).toEqual([{ user_version: 1 }]);
     expect(journalRows('SELECT count(*) AS n FROM clock_readings')).toEqual([{ n: 0 }]);
-  });
-});
-
-describe("the journal's skills and tests", () => {
-  it('every query a skill spells out is run, as written, by a pack test', () => {
-    const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
-    const tests = readdirSync(path.join(JOURNAL, 'tests'))
-      .map((file) => readFileSync(path.join(JOURNAL, 'tests', file), 'utf8'))
-      .join('\n');
-    const ran = squash(tests.replace(/\s#.*$/gm, ''));
-    const queries = readdirSync(path.join(JOURNAL, 'skills')).flatMap((skill) =>
-      // A block with a slot to fill (`<date clause>`) is a pattern, not a query.
-      skillSql(skill)
-        .filter((sql) => !/<[a-z ]+>/.test(sql))
-        .map((sql) => ({ skill, sql: squash(sql.replace(/--.*$/gm, '')) })),
-    );
-    expect(queries.length).toBeGreaterThanOrEqual(7);
-    expect(queries.filter((q) => !ran.includes(q.sql))).toEqual([]);
   });
 });
