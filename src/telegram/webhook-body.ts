@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Update } from 'grammy/types';
+import { closeAfterAnswer } from '../core/close-after-answer.ts';
 
 /** Telegram's updates are a few KB; a file never comes inside one. */
 export const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
@@ -51,7 +52,8 @@ export function limitedHttpAdapter(limit = MAX_WEBHOOK_BODY_BYTES) {
 
 /**
  * Answers `status` at once. A body not read yet is not waited for (it may be huge, or a
- * stranger's): the connection is closed once the answer is out.
+ * stranger's): the connection is closed once the answer is out, what still arrives read and
+ * dropped for a few seconds at most.
  */
 export function answer(
   req: IncomingMessage,
@@ -60,10 +62,10 @@ export function answer(
   text: string,
 ): void {
   if (res.headersSent) return;
-  const complete = req.complete;
-  res.writeHead(status, complete ? {} : { connection: 'close' }).end(text, () => {
-    if (!complete) req.destroy();
-  });
+  // A body refused part-read still arrives: closed at once, the socket would be reset and
+  // the client could lose the answer with it (close-after-answer.ts).
+  if (!req.complete) closeAfterAnswer(res);
+  res.writeHead(status).end(text);
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {

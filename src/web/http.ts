@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { closeAfterAnswer } from '../core/close-after-answer.ts';
 import type { HttpMount as Mount, HttpRoute as Route } from '../core/edge.ts';
 import type { Logger } from '../core/ports.ts';
 import type { WebChannel } from './channel.ts';
-import { closeAfterAnswer } from './close-after-answer.ts';
 import {
   conversationPost,
   listAnswer,

@@ -208,7 +208,7 @@ describe('the bundled packs in one chat (SPEC §8)', () => {
     expect(board?.params.text).toContain('✅ 📖 Read · 🔥 1 day');
     expect(h.model.chatRequests()).toHaveLength(calls);
 
-    // The reply to the evening question goes to the journal, with the question before it.
+    // The reply to the evening question goes to the journal, with the question in its history.
     const question = delivered(QUESTION)!;
     await handled(
       h.tg.text({
@@ -222,7 +222,12 @@ describe('the bundled packs in one chat (SPEC §8)', () => {
     const history = (reply.body.messages as { role: string; content: unknown }[])
       .filter((m) => m.role === 'user' || m.role === 'assistant')
       .map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : ''}`);
-    expect(history.slice(-2, -1)).toEqual([`assistant: ${QUESTION}`]);
+    // Sunday's review (22:00) came after the evening question (21:30): both are in the
+    // journal's session, in that order, right before the reply.
+    expect(history.slice(-3, -1)).toEqual([
+      `assistant: ${QUESTION}`,
+      `assistant: ${jobText(displayOf('journal'), 'weekly_review')}`,
+    ]);
     expect(userTexts(reply).at(-1)).toContain('Fine, mostly tired');
     expectAnsweredBy('journal');
     expect(

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeAfterAnswer } from '../../src/web/close-after-answer.ts';
+import { closeAfterAnswer } from '../../src/core/close-after-answer.ts';
 
 let server: Server | undefined;
 afterEach(async () => {
