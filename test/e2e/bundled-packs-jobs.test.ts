@@ -19,7 +19,7 @@ import {
   userTexts,
 } from '../fakes/model-server.ts';
 import type { ApiCall } from '../fakes/telegram-server.ts';
-import { ALLOWED_USER, harnessPerTest, settled } from '../support/harness.ts';
+import { ALLOWED_USER, handled, harnessPerTest, settled } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
 
 const PACKS = fileURLToPath(new URL('../../packs', import.meta.url));
@@ -65,23 +65,11 @@ function answer(req: RecordedRequest): ScriptedReply {
   return { text: jobText(pack, skill) };
 }
 
-/** Waits until update `updateId` is handled and nothing is left to send. */
-async function handled(updateId: number): Promise<void> {
-  await vi.waitFor(
-    () => {
-      const row = h.rows('SELECT status FROM inbound_updates WHERE update_id = ?', updateId);
-      expect(row).toEqual([{ status: 'done' }]);
-      expect(h.rows("SELECT 1 FROM outbox WHERE status = 'pending'")).toHaveLength(0);
-    },
-    { timeout: 10_000, interval: 25 },
-  );
-}
-
 /** `/pack` and a press of `pack`'s button, then a message that pack answers. */
 async function use(pack: string): Promise<void> {
-  await handled(h.say('/pack'));
-  await handled(h.tg.callback({ userId: ALLOWED_USER, data: `pack:${pack}` }));
-  await handled(h.say(`hello ${pack}`));
+  await handled(h, h.say('/pack'));
+  await handled(h, h.tg.callback({ userId: ALLOWED_USER, data: `pack:${pack}` }));
+  await handled(h, h.say(`hello ${pack}`));
   expectAnsweredBy(pack);
 }
 
@@ -172,8 +160,8 @@ describe('the bundled packs in one chat (SPEC §8)', () => {
     );
     await use('habits');
     // Back to vocab: journal and habits are now packs of this chat that are not active.
-    await handled(h.say('/pack'));
-    await handled(h.tg.callback({ userId: ALLOWED_USER, data: 'pack:vocab' }));
+    await handled(h, h.say('/pack'));
+    await handled(h, h.tg.callback({ userId: ALLOWED_USER, data: 'pack:vocab' }));
     expect(
       h.rows('SELECT active_pack FROM conversation_routes WHERE chat_id = ?', String(ALLOWED_USER)),
     ).toEqual([{ active_pack: 'vocab' }]);
@@ -197,6 +185,7 @@ describe('the bundled packs in one chat (SPEC §8)', () => {
     expect(button?.text).toBe('📖 Read');
     const calls = h.model.chatRequests().length;
     await handled(
+      h,
       h.tg.callback({
         userId: ALLOWED_USER,
         data: button.callback_data,
@@ -211,6 +200,7 @@ describe('the bundled packs in one chat (SPEC §8)', () => {
     // The reply to the evening question goes to the journal, with the question in its history.
     const question = delivered(QUESTION)!;
     await handled(
+      h,
       h.tg.text({
         userId: ALLOWED_USER,
         text: 'Fine, mostly tired',

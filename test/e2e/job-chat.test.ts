@@ -11,7 +11,13 @@ import { describe, expect, it, vi } from 'vitest';
 import { type RecordedRequest, systemText, userTexts } from '../fakes/model-server.ts';
 import type { ApiCall } from '../fakes/telegram-server.ts';
 import { reply } from '../fakes/web-server.ts';
-import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
+import {
+  ALLOWED_USER,
+  fixturePacks,
+  handled,
+  harnessPerTest,
+  settled,
+} from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
 import { pickPackByButton } from '../support/pack-picker.ts';
 import { pressOnLast } from '../support/user-acts.ts';
@@ -41,31 +47,19 @@ async function alphaThenBeta(): Promise<void> {
   await pickPackByButton(h, 'beta', 2);
 }
 
-/**
- * Waits until update `updateId` is handled and nothing is left to send. (Counting done updates
- * does not work across a day: the inbox prunes rows older than 24 h.)
- */
-async function handled(updateId: number): Promise<void> {
-  await vi.waitFor(
-    () => {
-      const row = h.rows('SELECT status FROM inbound_updates WHERE update_id = ?', updateId);
-      expect(row).toEqual([{ status: 'done' }]);
-      expect(h.rows("SELECT 1 FROM outbox WHERE status = 'pending'")).toHaveLength(0);
-    },
-    { timeout: 10_000, interval: 25 },
-  );
-}
-
 /** The person replies `text` to the bot's message `to`; the model request that answered it. */
 async function replyTo(to: ApiCall, text: string) {
-  await handled(h.tg.text({ userId: ALLOWED_USER, text, replyToMessageId: to.result.message_id }));
+  await handled(
+    h,
+    h.tg.text({ userId: ALLOWED_USER, text, replyToMessageId: to.result.message_id }),
+  );
   return h.model.chatRequests().at(-1)!;
 }
 
 /** `/pack` and a press of `pack`'s button, in chat `chatId`. */
 async function switchTo(pack: string, chatId = ALLOWED_USER): Promise<void> {
-  await handled(h.tg.text({ userId: ALLOWED_USER, chatId, text: '/pack' }));
-  await handled(h.tg.callback({ userId: ALLOWED_USER, chatId, data: `pack:${pack}` }));
+  await handled(h, h.tg.text({ userId: ALLOWED_USER, chatId, text: '/pack' }));
+  await handled(h, h.tg.callback({ userId: ALLOWED_USER, chatId, data: `pack:${pack}` }));
 }
 
 /** Moves the clock to the next 08:00 and waits for alpha's job to deliver `text`. */
@@ -131,7 +125,7 @@ describe('jobs in the chat (SPEC §8)', () => {
     expect(systemText(run)).toContain('ALPHA-PERSONA');
     expect(systemText(run)).not.toContain('BETA-PERSONA');
     // /jobs in beta lists it, naming its pack.
-    await handled(h.say('/jobs'));
+    await handled(h, h.say('/jobs'));
     expect(h.tg.texts(ALLOWED_USER).at(-1)).toMatch(
       /^- \w+: "0 8 \* \* \*" \(pack default\), skill alpha_one \[alpha\] — next tomorrow 08:00/,
     );
@@ -157,7 +151,7 @@ describe('jobs in the chat (SPEC §8)', () => {
 
     await switchTo('alpha');
     h.model.enqueue({ text: 'Good.' });
-    await handled(h.say('I watered it'));
+    await handled(h, h.say('I watered it'));
     const turn = h.model.chatRequests().at(-1)!;
     expect(systemText(turn)).toContain('ALPHA-PERSONA');
     expect(history(turn).slice(-2, -1)).toEqual([`assistant: ${MORNING}`]);
@@ -187,7 +181,7 @@ describe('jobs in the chat (SPEC §8)', () => {
 
     // The next message, a reply to nothing, goes to the active pack.
     h.model.enqueue({ text: 'Read Dune.' });
-    await handled(h.say('what should I read?'));
+    await handled(h, h.say('what should I read?'));
     expect(systemText(h.model.chatRequests().at(-1)!)).toContain('BETA-PERSONA');
     expect(h.tg.texts(ALLOWED_USER).at(-1)).toBe('Read Dune.\n\n— Beta Books');
   });
@@ -331,7 +325,7 @@ describe('jobs in the chat (SPEC §8)', () => {
 
     // What the person sees: /status in alpha says the session is tainted, and by what.
     await switchTo('alpha');
-    await handled(h.say('/status'));
+    await handled(h, h.say('/status'));
     expect(h.tg.texts(ALLOWED_USER).at(-1)).toContain(`tainted since`);
     expect(h.tg.texts(ALLOWED_USER).at(-1)).toContain(`web_fetch ${news.url}/garden`);
   });

@@ -13,7 +13,7 @@ import { Database } from '../../src/store/sqlite.ts';
 import { toolResults, userTexts } from '../fakes/model-requests.ts';
 import type { RecordedRequest } from '../fakes/model-server.ts';
 import type { ApiCall } from '../fakes/telegram-server.ts';
-import { ALLOWED_USER, harnessPerTest } from '../support/harness.ts';
+import { ALLOWED_USER, handled, harnessPerTest } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
 
@@ -48,19 +48,7 @@ async function start(at: number) {
   clock = new JumpClock(at);
   await h.start({ SATCHEL_PACKS: packs, SATCHEL_TIMEZONE: 'Europe/Berlin' }, { app: { clock } });
   h.model.enqueue({ text: 'Hello.' });
-  await handled(h.say('hi'));
-}
-
-/** Waits until update `updateId` is handled and nothing is left to send. */
-async function handled(updateId: number): Promise<void> {
-  await vi.waitFor(
-    () => {
-      const row = h.rows('SELECT status FROM inbound_updates WHERE update_id = ?', updateId);
-      expect(row).toEqual([{ status: 'done' }]);
-      expect(h.rows("SELECT 1 FROM outbox WHERE status = 'pending'")).toHaveLength(0);
-    },
-    { timeout: 10_000, interval: 25 },
-  );
+  await handled(h, h.say('hi'));
 }
 
 const call = (name: string, args: object) => ({ toolCalls: [{ name, arguments: args }] });
@@ -178,7 +166,7 @@ describe('the journal pack on the clock', () => {
 
     // The reply is read with the question right above it, in the journal's chat session.
     h.model.enqueue({ text: 'Moving is a lot. Want to write it down?' });
-    await handled(h.say('Fine, mostly tired — the move.'));
+    await handled(h, h.say('Fine, mostly tired — the move.'));
     const reply = h.model.chatRequests().at(-1)!;
     expect(history(reply).slice(-2, -1)).toEqual([`assistant: ${QUESTION}`]);
     expect(userTexts(reply).at(-1)).toBe('Fine, mostly tired — the move.');
@@ -186,9 +174,9 @@ describe('the journal pack on the clock', () => {
     // 00:40 on Tuesday: a tap on Monday's buttons is Monday's check-in, with no model call.
     const requests = h.model.chatRequests().length;
     clock.advance(Date.UTC(2026, 10, 23, 23, 40) - clock.now());
-    await handled(press('3 😐'));
-    await handled(press('2'));
-    await handled(press('Done'));
+    await handled(h, press('3 😐'));
+    await handled(h, press('2'));
+    await handled(h, press('Done'));
     expect(h.model.chatRequests()).toHaveLength(requests);
     expect(h.tg.calls('editMessageText').map((c) => c.params.text)).toEqual([
       'Mood 3/5 for Monday ✓ — and your energy?',
@@ -215,8 +203,8 @@ describe('the journal pack on the clock', () => {
     eveningRun('2026-11-29');
     await jobsUntil(Date.UTC(2026, 10, 29, 20, 30), 1);
     clock.advance(5 * MINUTE);
-    await handled(press('4 🙂'));
-    await handled(press('Skip'));
+    await handled(h, press('4 🙂'));
+    await handled(h, press('Skip'));
 
     const memoryLine =
       '- Week 2026-11-23 to 2026-11-29: entries 1, check-ins 1, mood 3.0, best Sunday 4.0, worst Monday 2.0';
@@ -275,7 +263,7 @@ describe('the journal pack on the clock', () => {
       }),
       { text: 'Saved.' },
     );
-    await handled(h.say('- unpack the books'));
+    await handled(h, h.say('- unpack the books'));
     const reply = h.model.chatRequests().at(-2)!;
     expect(history(reply).slice(-2, -1)).toEqual([
       'assistant: A week of boxes, lighter by Sunday. What are 1–3 intentions for next week?',

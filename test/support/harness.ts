@@ -195,6 +195,21 @@ export async function settled(harness: Harness, updates: number, timeout = 10_00
   );
 }
 
+/**
+ * Waits until update `updateId` is done and nothing is left to send. (Counting done updates
+ * does not work across a day: the inbox prunes rows older than 24 h.)
+ */
+export async function handled(harness: Harness, updateId: number): Promise<void> {
+  await vi.waitFor(
+    () => {
+      const row = harness.rows('SELECT status FROM inbound_updates WHERE update_id = ?', updateId);
+      expect(row).toEqual([{ status: 'done' }]);
+      expect(harness.rows("SELECT 1 FROM outbox WHERE status = 'pending'")).toHaveLength(0);
+    },
+    { timeout: 10_000, interval: 25 },
+  );
+}
+
 const packDirs: string[] = [];
 afterEach(() => {
   for (const dir of packDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
