@@ -1,8 +1,8 @@
 import { type Check, fail, pass, warn } from '../core/check.ts';
 import type { EdgeChecks } from '../core/edge.ts';
-import type { TelegramConfig as TelegramChecksConfig } from './edge.ts';
 import { probeToken, type TokenProbe } from './probe.ts';
 import { checkAllowlistSecurity, checkWebhook } from './security.ts';
+import type { TelegramConfig as TelegramChecksConfig } from './settings.ts';
 
 /**
  * Telegram's lines of `satchel doctor`: the allowlist with the configuration, then the token

@@ -1,6 +1,6 @@
 import { background } from '../core/background.ts';
 import type { Clock } from '../core/clock.ts';
-import type { EdgeConfig, EdgeFactory, EdgeModule, Ingress, IngressPort } from '../core/edge.ts';
+import type { EdgeFactory, EdgeModule, Ingress, IngressPort } from '../core/edge.ts';
 import type { NumberedInbox } from '../core/inbox.ts';
 import type { Logger } from '../core/ports.ts';
 import { createTelegramAdapter } from './adapter.ts';
@@ -9,14 +9,10 @@ import { createTelegramGate } from './gate.ts';
 import { telegramHealth } from './health.ts';
 import { idOut, TELEGRAM_PLATFORM } from './ids.ts';
 import { createIngress } from './ingress.ts';
-import { TELEGRAM_VARIABLES, type TelegramSettings, telegramSettings } from './settings.ts';
+import { TELEGRAM_VARIABLES, type TelegramConfig, telegramSettings } from './settings.ts';
 import { createWebhookIngress } from './webhook.ts';
 
-/** What the Telegram edge reads: its own settings, and the core's GROUP_REPLY. */
-export interface TelegramConfig {
-  telegram: TelegramSettings;
-  groupReply: EdgeConfig['groupReply'];
-}
+export type { TelegramConfig } from './settings.ts';
 
 /** Telegram in the edge list (src/edges.ts): its variables, and the edge made from them. */
 export const telegram: EdgeModule = {

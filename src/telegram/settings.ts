@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { intFrom, optionalText, url } from '../config/schema.ts';
+import type { EdgeConfig } from '../core/edge.ts';
 import { ConfigError } from '../core/errors.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -164,4 +165,10 @@ function missingWebhookNeeds(env: Env): string[] {
         ]
       : []),
   ];
+}
+
+/** What the Telegram edge reads: its own settings, and the core's GROUP_REPLY. */
+export interface TelegramConfig {
+  telegram: TelegramSettings;
+  groupReply: EdgeConfig['groupReply'];
 }

@@ -215,7 +215,7 @@ describe('satchel setup --out where no file can be written', () => {
       access: { apiKey: TEST_OPENAI_KEY },
       model: 'gpt-4.1-mini',
       telegram: undefined,
-      apiRoot: 'https://api.telegram.org',
+      apiRoot: 'http://127.0.0.1:9',
     };
     const gone = path.join(dir, 'gone', '.env');
     const write = (file: string) => () => writeResult(file, result, false);
