@@ -105,6 +105,24 @@ describe.skipIf(skipped)(
     );
 
     it.skipIf(!haveChromium)(
+      'empties the box as a line leaves and puts a refused line back, with the reason',
+      async () => {
+        const { page } = await web.open();
+        const box = page.getByLabel('Message');
+        const tooLong = 'x'.repeat(16_001);
+        await box.fill(tooLong);
+        await box.press('Enter');
+        await expect
+          .poll(() => page.locator('#notice').textContent(), { timeout: 10_000 })
+          .toBe('A message holds at most 16000 characters.');
+        expect(await box.inputValue()).toBe(tooLong);
+        expect(await page.locator('#working').count()).toBe(0);
+        await page.close();
+      },
+      60_000,
+    );
+
+    it.skipIf(!haveChromium)(
       'stops with Escape',
       async () => {
         const { page } = await web.open();

@@ -225,16 +225,24 @@ async function send() {
     return;
   }
   if (text.trim() === '') return;
+  // The box empties at once, as the message leaves: its answer may arrive before the
+  // POST's. A refused or lost message comes back into it, unless something new was typed.
+  box.value = '';
+  // Working from now, for the same reason: the answer (or its first draft) ends it.
+  const working = !/^\/stop\b/i.test(text.trim());
+  if (working) turn.working();
+  let sent = false;
   try {
-    if (await post('send', { text })) {
-      box.value = '';
-      // Its first line names a new conversation.
-      conversations.refresh();
-      // Working from now: the answer (or its first draft) ends it.
-      if (!/^\/stop\b/i.test(text.trim())) turn.working();
-    }
+    sent = await post('send', { text });
   } catch {
     offline();
+  }
+  if (sent) {
+    // Its first line names a new conversation.
+    conversations.refresh();
+  } else {
+    if (working) turn.answered();
+    if (box.value === '') box.value = text;
   }
   box.focus();
 }
