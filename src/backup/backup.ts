@@ -50,7 +50,8 @@ export async function createBackup(options: {
   const { home, archive } = options;
   if (!(await exists(path.join(home, 'satchel.db'))))
     throw new BackupError(`${home} holds no satchel data (no satchel.db): check SATCHEL_HOME`);
-  await mkdir(path.dirname(archive), { recursive: true });
+  // A folder made here (SATCHEL_HOME/backups) is its owner's alone, as the archive is.
+  await mkdir(path.dirname(archive), { recursive: true, mode: 0o700 });
   const staging = await mkdtemp(path.join(path.dirname(archive), '.satchel-backup-'));
   try {
     const { files, packs } = await stage(home, staging);

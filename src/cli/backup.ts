@@ -1,6 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { BackupError, createBackup } from '../backup/backup.ts';
+import { BACKUPS_FOLDER } from '../backup/backups-folder.ts';
+import { fileStamp } from '../backup/stamp.ts';
 import { satchelHome, withEnvFile } from '../config/env-file.ts';
 import { recordBackup } from '../ops/backup-record.ts';
 import { formatBytes } from '../ops/doctor-local.ts';
@@ -19,7 +21,7 @@ export const backupCommand: CliCommand = {
     const home = satchelHome(env, io.cwd);
     const models = env.SATCHEL_MODELS ? path.resolve(io.cwd, env.SATCHEL_MODELS) : undefined;
     const now = new Date();
-    const archive = archivePath(args[0], io.cwd, now);
+    const archive = archivePath(args[0], { cwd: io.cwd, home }, now);
     try {
       const result = await createBackup({ home, archive, now, ...(models ? { models } : {}) });
       // doctor --security reads it: a backup older than a week is worth a warning.
@@ -43,21 +45,19 @@ export const backupCommand: CliCommand = {
   },
 };
 
-/** The archive to write: `given` (a directory gets the default name inside it), or the default. */
-export function archivePath(given: string | undefined, cwd: string, now: Date): string {
-  const name = `satchel-backup-${stamp(now)}.tar.gz`;
-  if (!given) return path.join(cwd, name);
-  const resolved = path.resolve(cwd, given);
+/**
+ * The archive to write: `given` (a directory gets `satchel-backup-<date>.tar.gz` inside it),
+ * else `SATCHEL_HOME/backups/<date>.tar.gz`, out of the checkout and out of later backups.
+ */
+export function archivePath(
+  given: string | undefined,
+  where: { cwd: string; home: string },
+  now: Date,
+): string {
+  if (!given) return path.join(where.home, BACKUPS_FOLDER, `${fileStamp(now)}.tar.gz`);
+  const name = `satchel-backup-${fileStamp(now)}.tar.gz`;
+  const resolved = path.resolve(where.cwd, given);
   return existsSync(resolved) && statSync(resolved).isDirectory()
     ? path.join(resolved, name)
     : resolved;
-}
-
-/** `20250131-184502`, in UTC so names sort the same on every machine. */
-function stamp(now: Date): string {
-  return now
-    .toISOString()
-    .replace(/\.\d+Z$/, '')
-    .replace(/[-:]/g, '')
-    .replace('T', '-');
 }

@@ -1,7 +1,6 @@
 import {
   accessSync,
   constants,
-  existsSync,
   linkSync,
   lstatSync,
   readlinkSync,
@@ -21,9 +20,7 @@ const PLAIN = /^[\w.:/@%+,=~-]*$/;
  * A value with other characters is single-quoted (Node's `.env` parser keeps it as is).
  */
 export function envText(variables: ReadonlyArray<readonly [string, string]>): string {
-  const lines = variables.map(([name, value]) =>
-    PLAIN.test(value) ? `${name}=${value}` : `${name}='${value}'`,
-  );
+  const lines = variables.map(([name, value]) => envLine(name, value));
   return [
     '# Written by `npx satchel setup`. Every other variable, with what it does: .env.example',
     ...lines,
@@ -31,34 +28,28 @@ export function envText(variables: ReadonlyArray<readonly [string, string]>): st
   ].join('\n');
 }
 
+/** One `NAME=value` line; a value with other characters than PLAIN's is single-quoted. */
+export const envLine = (name: string, value: string): string =>
+  PLAIN.test(value) ? `${name}=${value}` : `${name}='${value}'`;
+
 /** A value setup cannot write on one line (a newline or a single quote in a pasted key). */
 export const unwritable = (value: string): boolean => /[\r\n']/.test(value);
 
 /**
  * Writes `text` to `file`, readable by its owner only (0600, also under a loose umask). A
  * new file is linked into place only if the name is still free, so a file that appeared
- * meanwhile is never replaced; with `replace`, the old file is renamed to the first free
- * `<file>.bak[.N]` first and that name is returned.
+ * meanwhile is never replaced; with `replace`, the new text takes the old file's place in
+ * one step (the caller kept a copy of the old one first, env-backup.ts).
  */
-export function writeEnvFile(file: string, text: string, replace: boolean): string | undefined {
+export function writeEnvFile(file: string, text: string, replace: boolean): void {
   const temp = `${file}.setup-${process.pid}`;
   writeFileSync(temp, text, { mode: 0o600, flag: 'wx' });
   try {
-    let backup: string | undefined;
-    if (replace && existsSync(file)) {
-      backup = freeName(`${file}.bak`);
-      renameSync(file, backup);
-    }
-    linkSync(temp, file);
-    return backup;
+    if (replace) renameSync(temp, file);
+    else linkSync(temp, file);
   } finally {
     rmSync(temp, { force: true });
   }
-}
-
-function freeName(base: string): string {
-  if (!existsSync(base)) return base;
-  for (let n = 2; ; n++) if (!existsSync(`${base}.${n}`)) return `${base}.${n}`;
 }
 
 /**

@@ -8,7 +8,8 @@ export interface ModelOption {
 }
 
 /** Names that are plainly not chat models (embeddings, speech, images, moderation). */
-const NOT_CHAT = /embed|tts|whisper|transcribe|dall-e|image|moderation|audio|realtime|rerank/i;
+export const NOT_CHAT =
+  /embed|tts|whisper|transcribe|dall-e|image|moderation|audio|realtime|rerank/i;
 
 /**
  * The models a key can use, in the order setup offers them (SPEC §1): priced ones first —

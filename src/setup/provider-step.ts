@@ -24,18 +24,25 @@ export interface ProviderAnswers {
 
 /**
  * The provider's key (and base URL), checked with one model-list request: asked again after
- * a refusal when there is someone to ask, else a SetupFailed naming what failed. Resolves
- * with the access that worked and the models it lists.
+ * a refusal when there is someone to ask, else a SetupFailed naming what failed. `current`
+ * holds what `.env` has: offered as the default (Enter keeps it), and under `--yes` used
+ * where no flag is given. Resolves with the access that worked and the models it lists.
  */
 export async function connectProvider(
   provider: Provider,
   given: ProviderAnswers,
   ui: SetupUi,
+  current: ProviderAnswers = {},
 ): Promise<{ access: ProviderAccess; models: string[] }> {
   const { apiKey: keyVar } = specOf(provider).env;
-  let baseUrl = given.baseUrl ?? (await askBaseUrl(provider, ui));
+  let kept = { ...current };
+  const baseUrlOf = async () =>
+    given.baseUrl ?? (ui.prompter ? await askBaseUrl(provider, ui, kept.baseUrl) : kept.baseUrl);
+  let baseUrl = await baseUrlOf();
   for (;;) {
-    const apiKey = given.apiKey ?? (await askKey(provider, keyVar, baseUrl, ui));
+    const apiKey =
+      given.apiKey ??
+      (ui.prompter ? await askKey(provider, keyVar, baseUrl, ui, kept.apiKey) : kept.apiKey);
     const problem = accessProblem(provider, keyVar, apiKey, baseUrl);
     const access = { apiKey: apiKey || undefined, baseUrl: baseUrl || undefined };
     const result = problem
@@ -54,17 +61,26 @@ export async function connectProvider(
     ui.say(
       `✗ ${result.check.title}\n    fix: ${result.check.fix ?? ''}\nTry again (Ctrl-C stops).`,
     );
-    if (!result.keyRefused) baseUrl = given.baseUrl ?? (await askBaseUrl(provider, ui));
+    // What failed is not offered again as the default.
+    kept = result.keyRefused ? { ...kept, apiKey: undefined } : {};
+    if (!result.keyRefused) baseUrl = await baseUrlOf();
   }
 }
 
-async function askBaseUrl(provider: Provider, ui: SetupUi): Promise<string | undefined> {
+async function askBaseUrl(
+  provider: Provider,
+  ui: SetupUi,
+  current: string | undefined,
+): Promise<string | undefined> {
   // Only OpenAI's API has compatible servers worth asking about (Ollama, LM Studio, routers).
-  if (!ui.prompter || provider !== 'openai') return undefined;
+  if (!ui.prompter || provider !== 'openai') return current;
   const answer = await ui.prompter.ask(
-    'Base URL of an OpenAI-compatible server, including /v1 (Enter: OpenAI itself): ',
+    current
+      ? `Base URL of an OpenAI-compatible server, including /v1 (Enter keeps ${current}; "none": OpenAI itself): `
+      : 'Base URL of an OpenAI-compatible server, including /v1 (Enter: OpenAI itself): ',
   );
-  return answer || undefined;
+  if (answer.toLowerCase() === 'none') return undefined;
+  return answer || current;
 }
 
 async function askKey(
@@ -72,13 +88,18 @@ async function askKey(
   keyVar: string,
   baseUrl: string | undefined,
   ui: SetupUi,
+  current: string | undefined,
 ): Promise<string | undefined> {
   if (!ui.prompter) return undefined;
-  const optional = baseUrl ? ' (Enter if the server needs none)' : '';
+  const optional = current
+    ? ' (Enter keeps the current one)'
+    : baseUrl
+      ? ' (Enter if the server needs none)'
+      : '';
   const answer = await ui.prompter.askSecret(
     `${provider} API key for ${keyVar}${optional}, not shown as you type: `,
   );
-  return answer || undefined;
+  return answer || current;
 }
 
 function accessProblem(
@@ -134,14 +155,14 @@ function isHttpUrl(text: string): boolean {
 
 /**
  * The chat model: `--model` when the key can use it, else picked from the menu (priced
- * first), else — with no one to ask — the provider's default when listed, else the first
- * priced one.
+ * first; `current`, the model `.env` names, is the default when listed), else — with no one
+ * to ask — `current` or the provider's default when listed, else the first priced one.
  */
 export async function chooseModel(
   provider: Provider,
   listed: readonly string[],
   given: string | undefined,
-  deps: { ui: SetupUi; catalog: ModelCatalog },
+  deps: { ui: SetupUi; catalog: ModelCatalog; current?: string | undefined },
 ): Promise<string> {
   const menu = modelMenu(provider, listed, deps.catalog, specOf(provider).defaults.chat);
   if (given !== undefined) {
@@ -163,24 +184,40 @@ export async function chooseModel(
       `${provider} lists no chat model for this key (${listed.length} model(s) in all)`,
       'Name the model with --model, or check that the key (or the server) serves chat models.',
     );
+  const current = deps.current && listed.includes(deps.current) ? deps.current : undefined;
   const prompter = deps.ui.prompter;
-  if (!prompter) return menu[0]!.model;
+  if (!prompter) return current ?? menu[0]!.model;
   const shown = [
     ...menu.filter((o) => o.price),
     ...menu.filter((o) => !o.price).slice(0, OTHERS_SHOWN),
   ];
-  const width = Math.max(...shown.map((o) => o.model.length));
-  deps.ui.say(`\nChat model (USD per million tokens; priced models first):`);
-  shown.forEach((o, i) => {
-    const note = o.price ?? 'no known price (see below)';
-    deps.ui.say(`  ${String(i + 1).padStart(2)}) ${o.model.padEnd(width)}  ${note}`);
-  });
-  const hidden = menu.length - shown.length;
-  if (hidden > 0) deps.ui.say(`  …and ${hidden} more: type a name to pick one of them`);
-  for (;;) {
-    const answer = await prompter.ask(`Number or name [1: ${shown[0]!.model}]: `, '1');
-    const picked = /^\d+$/.test(answer) ? shown[Number(answer) - 1]?.model : answer;
-    if (picked && listed.includes(picked)) return picked;
-    deps.ui.say(`"${answer}" is not one of the models above.`);
-  }
+  if (current && !shown.some((o) => o.model === current))
+    shown.push(menu.find((o) => o.model === current) ?? { model: current, price: undefined });
+  deps.ui.say('\nChat model (USD per million tokens; priced models first):');
+  const unpriced = shown.some((o) => !o.price);
+  const picked = await prompter.choose(
+    'Chat model',
+    shown.map((o) => ({ value: o.model, note: o.price ?? 'no known price (*)' })),
+    {
+      fallback: Math.max(0, current ? shown.findIndex((o) => o.model === current) : 0),
+      // A model left out of the list can still be named.
+      other: (answer) => (listed.includes(answer) ? answer : undefined),
+      ...(unpriced || menu.length > shown.length
+        ? { footer: belowList(menu.length - shown.length, unpriced, deps.catalog.file) }
+        : {}),
+    },
+  );
+  return picked;
+}
+
+/** The lines under the model list: the models not shown, and what "no known price" means. */
+function belowList(hidden: number, unpriced: boolean, file: string): string {
+  const lines: string[] = [];
+  if (hidden > 0) lines.push(`  …and ${hidden} more: type a name to pick one of them`);
+  if (unpriced)
+    lines.push(
+      `  (*) no known price: the bundled packs' daily spend caps refuse such a model until its`,
+      `      price is in ${file} (the checks at the end print the line to add).`,
+    );
+  return lines.join('\n');
 }

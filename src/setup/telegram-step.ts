@@ -12,17 +12,22 @@ export interface TelegramAnswers {
 }
 
 /**
- * The bot token (checked with getMe) and the owner's numeric id: `--owner-id`, else learned
- * from the first private message someone sends the bot (asking "is this you?" when there
- * is someone to ask). Undefined when the person skips Telegram (the web chat runs alone).
+ * The bot token (checked with getMe) and the owner's numeric id: `--owner-id`, else the
+ * owner `.env` names when the token is the one it has (`current`), else learned from the
+ * first private message someone sends the bot (asking "is this you?" when there is someone
+ * to ask). The current token is the default (under `--yes`, kept unless a flag says
+ * otherwise). Undefined when the person skips Telegram, or types "none" to remove it (the
+ * web chat runs alone).
  */
 export async function connectTelegram(
   given: { token?: string | undefined; ownerId?: number | undefined },
   deps: { ui: SetupUi; apiRoot: string; ownerWaitMs: number },
+  current: { token?: string | undefined; ownerId?: number | undefined } = {},
 ): Promise<TelegramAnswers | undefined> {
   const { ui } = deps;
+  let kept = current.token;
   for (;;) {
-    const token = given.token ?? (await askToken(ui));
+    const token = given.token ?? (ui.prompter ? await askToken(ui, kept) : kept);
     if (!token) return undefined;
     const problem = tokenProblem(token);
     const probe = problem
@@ -35,24 +40,28 @@ export async function connectTelegram(
     if (ui.signal.aborted) throw ui.signal.reason;
     if (probe.ok) {
       ui.say(`✓ Telegram: token accepted, the bot is @${probe.username}`);
-      const ownerId = given.ownerId ?? (await learnOwner(token, probe, deps));
+      const known = token === current.token ? current.ownerId : undefined;
+      const ownerId = given.ownerId ?? known ?? (await learnOwner(token, probe, deps));
       return { token, ownerId };
     }
     const failure = new SetupFailed(`Telegram: ${probe.problem}`, probe.fix);
     if (!ui.prompter || given.token !== undefined) throw failure;
+    kept = undefined;
     ui.say(`✗ ${failure.message}\n    ${failure.fix}\nTry again (Ctrl-C stops).`);
   }
 }
 
-async function askToken(ui: SetupUi): Promise<string | undefined> {
+async function askToken(ui: SetupUi, current: string | undefined): Promise<string | undefined> {
   if (!ui.prompter) return undefined;
   ui.say(
     '\nTelegram (optional): create a bot with @BotFather (/newbot) and paste the token it gives.',
   );
-  const answer = await ui.prompter.askSecret(
-    'Bot token, not shown as you type (Enter to skip: the web chat works without it): ',
-  );
-  return answer || undefined;
+  const skip = current
+    ? 'Enter keeps the current bot; "none" removes Telegram'
+    : 'Enter to skip: the web chat works without it';
+  const answer = await ui.prompter.askSecret(`Bot token, not shown as you type (${skip}): `);
+  if (answer.toLowerCase() === 'none') return undefined;
+  return answer || current;
 }
 
 function tokenProblem(token: string): { problem: string; fix: string } | undefined {

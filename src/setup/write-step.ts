@@ -5,7 +5,8 @@ import { type Check, formatChecks } from '../ops/check.ts';
 import { runDoctor } from '../ops/doctor.ts';
 import { type Provider, type ProviderAccess, specOf } from '../providers/registry.ts';
 import { DEFAULT_TELEGRAM_API_ROOT } from '../telegram/settings.ts';
-import { envText, unwritable, writeEnvFile } from './env-output.ts';
+import { type EnvChange, mergeEnv } from './env-merge.ts';
+import { unwritable, writeEnvFile } from './env-output.ts';
 import type { TelegramAnswers } from './telegram-step.ts';
 import { SetupFailed } from './ui.ts';
 
@@ -17,43 +18,50 @@ export interface SetupResult {
   telegram: TelegramAnswers | undefined;
   /** TELEGRAM_API_ROOT from the environment, written along when it is not Telegram's own. */
   apiRoot: string;
+  /** The other answers (the owner list, speech-to-text, web search, the dashboard token). */
+  more?: ReadonlyMap<string, string | undefined>;
 }
 
-/** The `.env` variables, in the order a person reads them. */
-export function envVariables(result: SetupResult): [string, string][] {
+/**
+ * The `.env` answers, in the order a person reads them: a value, or undefined for a
+ * variable setup drops (a base URL given up, a bot removed).
+ */
+export function envVariables(result: SetupResult): Map<string, string | undefined> {
   const { env } = specOf(result.provider);
-  const vars: [string, string][] = [['LLM_PROVIDER', result.provider]];
-  if (result.access.apiKey) vars.push([env.apiKey, result.access.apiKey]);
-  if (result.access.baseUrl) vars.push([env.baseUrl, result.access.baseUrl]);
-  vars.push(['LLM_MODEL', result.model]);
-  if (result.telegram) {
-    vars.push(['TELEGRAM_BOT_TOKEN', result.telegram.token]);
-    if (result.apiRoot !== DEFAULT_TELEGRAM_API_ROOT)
-      vars.push(['TELEGRAM_API_ROOT', result.apiRoot]);
-    vars.push(['ALLOWED_USER_IDS', String(result.telegram.ownerId)]);
-  }
+  const vars = new Map<string, string | undefined>([
+    ['LLM_PROVIDER', result.provider],
+    [env.apiKey, result.access.apiKey],
+    [env.baseUrl, result.access.baseUrl],
+    ['LLM_MODEL', result.model],
+    ['TELEGRAM_BOT_TOKEN', result.telegram?.token],
+  ]);
+  if (result.telegram && result.apiRoot !== DEFAULT_TELEGRAM_API_ROOT)
+    vars.set('TELEGRAM_API_ROOT', result.apiRoot);
+  for (const [name, value] of result.more ?? []) vars.set(name, value);
   return vars;
 }
 
 /**
- * Writes the file (0600; an existing one only when `replace`, kept as a backup) and returns
- * its text and the backup's name.
+ * Writes the file (0600): a new one from the answers, or — `old` being the text of the one
+ * there — that file with the answers merged in (env-merge.ts). Returns the text written
+ * and what changed.
  */
 export function writeResult(
   file: string,
   result: SetupResult,
-  replace: boolean,
-): { text: string; backup: string | undefined } {
-  const vars = envVariables(result);
-  const bad = vars.find(([, value]) => unwritable(value));
+  old: string | undefined,
+): { text: string; changes: EnvChange[]; kept: string[] } {
+  const answers = envVariables(result);
+  const bad = [...answers].find(([, value]) => value !== undefined && unwritable(value));
   if (bad)
     throw new SetupFailed(
       `${bad[0]} holds a line break or a quote, which .env cannot keep on one line`,
       'Give the value without it.',
     );
-  const text = envText(vars);
+  const merged = mergeEnv(old, answers);
   try {
-    return { text, backup: writeEnvFile(file, text, replace) };
+    writeEnvFile(file, merged.text, old !== undefined);
+    return merged;
   } catch (error) {
     // Checked before the questions; what changed since (a folder removed, a file that
     // appeared) is said in one sentence, never as a stack.

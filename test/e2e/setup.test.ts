@@ -79,7 +79,11 @@ describe('satchel setup --yes', () => {
     );
     expect(run.err).toBe('');
     expect(run.code).toBe(0);
-    expect(readFileSync(envFile(), 'utf8')).toBe(
+    const written = readFileSync(envFile(), 'utf8');
+    // A strong dashboard token, made once: the web chat's sign-in survives restarts.
+    const token = /^DASHBOARD_TOKEN=([0-9a-f]{48})$/m.exec(written)?.[1];
+    expect(token).toBeDefined();
+    expect(written).toBe(
       [
         '# Written by `npx satchel setup`. Every other variable, with what it does: .env.example',
         'LLM_PROVIDER=openai',
@@ -89,6 +93,7 @@ describe('satchel setup --yes', () => {
         `TELEGRAM_BOT_TOKEN=${TEST_TOKEN}`,
         `TELEGRAM_API_ROOT=${tg.apiRoot}`,
         `ALLOWED_USER_IDS=${OWNER}`,
+        `DASHBOARD_TOKEN=${token}`,
         '',
       ].join('\n'),
     );
@@ -155,16 +160,6 @@ describe('satchel setup --yes', () => {
     expect(existsSync(envFile())).toBe(false);
   });
 
-  it('never replaces an existing .env, and says how to go on', async () => {
-    writeFileSync(envFile(), 'OPENAI_API_KEY=mine\n');
-    const run = await setup(flags());
-    expect(run.code).toBe(1);
-    expect(run.err).toContain('.env exists, and setup never replaces it without asking');
-    expect(run.err).toContain('--out FILE');
-    expect(readFileSync(envFile(), 'utf8')).toBe('OPENAI_API_KEY=mine\n');
-    expect(model.requests()).toEqual([]);
-  });
-
   it('writes another file with --out', async () => {
     writeFileSync(envFile(), 'OPENAI_API_KEY=mine\n');
     const run = await setup(flags('--out', 'other.env'));
@@ -218,7 +213,7 @@ describe('satchel setup --out where no file can be written', () => {
       apiRoot: 'http://127.0.0.1:9',
     };
     const gone = path.join(dir, 'gone', '.env');
-    const write = (file: string) => () => writeResult(file, result, false);
+    const write = (file: string) => () => writeResult(file, result, undefined);
     expect(write(gone)).toThrow(SetupFailed);
     expect(write(gone)).toThrow(`${gone} could not be written (ENOENT)`);
     writeFileSync(envFile(), 'OPENAI_API_KEY=mine\n');
@@ -288,19 +283,23 @@ describe('satchel setup in a terminal', () => {
   it('asks each question, asks again after a refused key, and learns the owner', async () => {
     const t = terminal();
     const running = setupCommand.run([], t.io);
-    await t.answer('Number or name [1: openai]', '1');
+    await t.answer('Model provider [number or name; Enter: openai]', '1');
     await t.answer('Base URL of an OpenAI-compatible server', `${model.url}/v1`);
     await t.answer('openai API key', 'sk-typo-key-123');
     // Only the key is asked again.
     await waitUntil(() => t.io.out().split('openai API key').length === 3, 'the key again');
     expect(t.io.out().split('Base URL of').length).toBe(2);
     t.io.stdin.write(`${TEST_OPENAI_KEY}\n`);
-    await t.answer('Number or name [1: gpt-4.1-mini]', 'gpt-4o-mini');
+    // The fake server is on this machine: asked whether its models are free.
+    await t.answer('is on this machine. Are its models free', 'n');
+    await t.answer('Chat model [number or name; Enter: gpt-4.1-mini]', 'gpt-4o-mini');
     await t.answer('Bot token', TEST_TOKEN);
     await tg.waitForCall('getUpdates');
     tg.nameUser(OWNER, 'Ann');
     tg.text({ userId: OWNER, text: 'hello' });
     await t.answer(`A message from Ann, id ${OWNER}. Is this you, the owner? [Y/n]`, 'y');
+    await t.answer('Speech-to-text [number or name; Enter: off]', 'off');
+    await t.answer('Search provider [number or name; Enter: none]', '');
     const code = await running;
     expect(t.io.err()).toBe('');
     expect(code).toBe(0);
@@ -308,41 +307,22 @@ describe('satchel setup in a terminal', () => {
     expect(text).toContain(`OPENAI_API_KEY=${TEST_OPENAI_KEY}\n`);
     expect(text).toContain('LLM_MODEL=gpt-4o-mini\n');
     expect(text).toContain(`ALLOWED_USER_IDS=${OWNER}\n`);
+    expect(text).toContain('STT_PROVIDER=off\n');
+    expect(text).not.toContain('WEB_SEARCH_PROVIDER');
     expect(t.io.out()).toContain('✗ openai: the API key was refused (401)');
     // The keys typed never appear in what was printed.
     expect(t.io.out()).not.toContain(TEST_OPENAI_KEY);
     expect(t.io.out()).toContain('All checks passed');
   });
 
-  it('asks before replacing an existing .env: no leaves it, yes keeps the old one as .env.bak', async () => {
+  it('asks before updating an existing .env: no leaves it as it was', async () => {
     writeFileSync(envFile(), 'OPENAI_API_KEY=mine\n');
     const no = terminal();
     const refused = setupCommand.run([], no.io);
-    await no.answer('.env exists. Replace it', 'n');
+    await no.answer('.env exists. Update it?', 'n');
     expect(await refused).toBe(1);
     expect(no.io.out()).toContain('Nothing was written.');
     expect(readFileSync(envFile(), 'utf8')).toBe('OPENAI_API_KEY=mine\n');
     expect(model.requests()).toEqual([]);
-
-    // Flags answer their questions in a terminal too: only the file's question is asked.
-    const yes = terminal();
-    const given = flags(
-      '--model',
-      'gpt-4.1-mini',
-      '--telegram-token',
-      TEST_TOKEN,
-      '--owner-id',
-      String(OWNER),
-    );
-    const replaced = setupCommand.run(
-      given.filter((a) => a !== '--yes'),
-      yes.io,
-    );
-    await yes.answer('.env exists. Replace it', 'y');
-    expect(await replaced).toBe(0);
-    expect(readFileSync(envFile(), 'utf8')).toContain(`ALLOWED_USER_IDS=${OWNER}\n`);
-    expect(readFileSync(`${envFile()}.bak`, 'utf8')).toBe('OPENAI_API_KEY=mine\n');
-    expect(yes.io.out()).toContain('The old one is .env.bak.');
-    expect(yes.io.out()).not.toContain('Number or name');
   });
 });
