@@ -39,3 +39,21 @@ function priceText(tokens: { input: number; output: number }): string {
   const usd = (n: number) => `$${n.toFixed(2)}`;
   return `${usd(tokens.input)} in / ${usd(tokens.output)} out per M tokens`;
 }
+
+/** Names of models that see images, among those a local server lists. */
+const SEES = /llava|vision|[-_.:]vl\b|vl[-_:]|moondream|minicpm-v|gemma3|pixtral/i;
+
+/**
+ * VISION_MODEL to write when the provider's default vision model is not among the models the
+ * server lists (a local server): one whose name says it sees images, else the chat model
+ * (`guessed` then tells the person to check). Undefined when the default is listed.
+ */
+export function visionChoice(
+  listed: readonly string[],
+  chat: string,
+  defaultVision: string | undefined,
+): { model: string; guessed: boolean } | undefined {
+  if (defaultVision === undefined || listed.includes(defaultVision)) return undefined;
+  const seeing = [...listed].sort().find((m) => SEES.test(m));
+  return seeing ? { model: seeing, guessed: false } : { model: chat, guessed: true };
+}

@@ -12,6 +12,7 @@ import { describeChanges } from './env-merge.ts';
 import { FREE_CHAT, FREE_SPEECH, writeFreeModels } from './free-models.ts';
 import { freeCatalog } from './free-step.ts';
 import { localServer } from './local-server.ts';
+import { visionChoice } from './model-menu.ts';
 import type { Prompter } from './prompter.ts';
 import { chooseModel, connectProvider } from './provider-step.ts';
 import { chooseSearch, type SearchGiven } from './search-step.ts';
@@ -114,6 +115,15 @@ export async function converse(
       `! ${model} has no known price: the bundled packs' daily spend caps refuse it until you ` +
         `add its price to ${modelsFile} (the checks below print the line to add).`,
     );
+  const vision = current.VISION_MODEL
+    ? undefined
+    : visionChoice(models, model, specOf(provider).defaults.vision);
+  if (vision)
+    say(
+      vision.guessed
+        ? `! The server lists no model that says it sees images: photos go to ${vision.model} (VISION_MODEL); set VISION_MODEL to one that sees.`
+        : `Photos are described by ${vision.model} (VISION_MODEL).`,
+    );
   const apiRoot = (io.env.TELEGRAM_API_ROOT || DEFAULT_TELEGRAM_API_ROOT).replace(/\/+$/, '');
   const owners = (current.ALLOWED_USER_IDS ?? '')
     .split(',')
@@ -126,6 +136,7 @@ export async function converse(
   );
   const speech = await chooseSpeech(given, current, { provider, access }, ui);
   const more = new Map([...speech.vars, ...(await chooseSearch(given, current, ui))]);
+  if (vision) more.set('VISION_MODEL', vision.model);
   if (telegram && String(telegram.ownerId) !== owners[0])
     more.set(
       'ALLOWED_USER_IDS',

@@ -87,8 +87,12 @@ export async function chooseSpeech(
       `speech-to-text: "${choice}" is none of groq, openai, off, or an http(s) URL`,
       'Give --stt groq, openai, off, or the base URL of a Whisper server (e.g. http://127.0.0.1:8000/v1).',
     );
-  const apiKey = given.sttApiKey ?? (ui.prompter ? await askOptionalKey(ui) : undefined);
-  const model = given.sttModel ?? (await speechModelOf(choice, apiKey, ui.signal));
+  // The chat's own server: its key serves speech too (STT_API_KEY defaults to it).
+  const chatServer = chat.provider === 'openai' && chat.access.baseUrl === choice;
+  const apiKey =
+    given.sttApiKey ?? (ui.prompter && !chatServer ? await askOptionalKey(ui) : undefined);
+  const listKey = apiKey ?? (chatServer ? chat.access.apiKey : undefined);
+  const model = given.sttModel ?? (await speechModelOf(choice, listKey, ui.signal));
   vars.set('STT_BASE_URL', choice);
   vars.set('STT_API_KEY', apiKey);
   vars.set('STT_MODEL', model);

@@ -1,0 +1,332 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { satchel } from '../../src/cli/commands.ts';
+import { setupCommand } from '../../src/cli/setup.ts';
+import { Database } from '../../src/store/sqlite.ts';
+import { FakeModel } from '../fakes/model-server.ts';
+import { FakeSearch } from '../fakes/search-server.ts';
+import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
+import { recordingIo } from '../support/cli-io.ts';
+import { TEST_OPENAI_KEY } from '../support/harness.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const OWNER = 4242;
+let tg: FakeTelegram;
+let model: FakeModel;
+let dir: string;
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  tg = await FakeTelegram.start();
+  model = await FakeModel.start();
+  model.requireKey('openai', TEST_OPENAI_KEY);
+  dir = mkdtempSync(path.join(tmpdir(), 'satchel-setup-merge-'));
+  // What npm start adds from the environment: the fakes, a home of its own, the bundled
+  // packs (each with a daily_usd cap, so the model needs a price).
+  env = {
+    TELEGRAM_API_ROOT: tg.apiRoot,
+    SATCHEL_HOME: path.join(dir, 'data'),
+    SATCHEL_PACKS: path.join(ROOT, 'packs'),
+    DASHBOARD_PORT: '0',
+    // A hand-added GROQ_API_KEY is checked by the closing checklist: on the fake.
+    GROQ_BASE_URL: model.url,
+  };
+});
+
+afterEach(async () => {
+  await tg.stop();
+  await model.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const envFile = () => path.join(dir, '.env');
+const home = () => path.join(dir, 'data');
+const models = () => path.join(home(), 'models.yaml');
+
+async function setup(args: string[]) {
+  const io = recordingIo(env, dir);
+  const code = await setupCommand.run(args, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+const server = (...extra: string[]) => [
+  '--yes',
+  '--provider',
+  'openai',
+  '--api-key',
+  TEST_OPENAI_KEY,
+  '--base-url',
+  `${model.url}/v1`,
+  ...extra,
+];
+
+/** What the owner wrote by hand around what setup wrote the first time. */
+const HAND_WRITTEN = (token: string) =>
+  [
+    '# mine',
+    'LLM_PROVIDER=openai',
+    `OPENAI_API_KEY=${TEST_OPENAI_KEY}`,
+    `OPENAI_BASE_URL=${model.url}/v1`,
+    'LLM_MODEL=gpt-4.1-mini',
+    `DASHBOARD_TOKEN=${token}`,
+    'SATCHEL_TIMEZONE=Europe/Berlin',
+    'GROQ_API_KEY=gsk-hand-added',
+    '',
+  ].join('\n');
+
+describe('satchel setup run again', () => {
+  it('keeps what it does not ask about, changes what it is told, says so, and keeps the old file in SATCHEL_HOME/backups/', async () => {
+    const token = 'a'.repeat(10) + 'b1c2d3e4f5a6b7c8d9e0f1a2b3c4';
+    writeFileSync(envFile(), HAND_WRITTEN(token), { mode: 0o644 });
+    // --yes is the consent to update; no flag but --model: the key and server come from .env.
+    const run = await setup(['--yes', '--model', 'gpt-4o-mini', '--not-free']);
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    expect(readFileSync(envFile(), 'utf8')).toBe(
+      HAND_WRITTEN(token).replace('LLM_MODEL=gpt-4.1-mini', 'LLM_MODEL=gpt-4o-mini'),
+    );
+    expect(statSync(envFile()).mode & 0o777).toBe(0o600);
+    expect(run.out).toContain('Changes to .env:\n  ~ LLM_MODEL=gpt-4o-mini\n');
+    expect(run.out).toContain('kept as they were: DASHBOARD_TOKEN, GROQ_API_KEY, SATCHEL_TIMEZONE');
+    // The old file, whole and 0600, in the home's backups: nothing new beside .env.
+    const [kept, ...more] = readdirSync(path.join(home(), 'backups'));
+    expect(more).toEqual([]);
+    expect(kept).toMatch(/^env-\d{8}-\d{6}$/);
+    const keptFile = path.join(home(), 'backups', kept!);
+    expect(readFileSync(keptFile, 'utf8')).toBe(HAND_WRITTEN(token));
+    expect(statSync(keptFile).mode & 0o777).toBe(0o600);
+    expect(statSync(path.join(home(), 'backups')).mode & 0o777).toBe(0o700);
+    expect(run.out).toContain(`The old one is kept as ${path.join('data', 'backups', kept!)}.`);
+    expect(readdirSync(dir).sort()).toEqual(['.env', 'data']);
+    // The key from .env was the one checked.
+    expect(model.requests({ kind: 'models' })).not.toHaveLength(0);
+  });
+
+  it('writes DASHBOARD_TOKEN only when .env has none, reusing the one kept in SATCHEL_HOME', async () => {
+    mkdirSync(home(), { recursive: true });
+    writeFileSync(path.join(home(), 'dashboard-token'), 'kept-token-0123456789abcdef0123456789\n');
+    expect((await setup(server('--not-free'))).code).toBe(0);
+    expect(readFileSync(envFile(), 'utf8')).toContain(
+      'DASHBOARD_TOKEN=kept-token-0123456789abcdef0123456789\n',
+    );
+    // Run again: the token stays, and is not among the changes.
+    const again = await setup(['--yes', '--model', 'gpt-4.1', '--not-free']);
+    expect(again.code).toBe(0);
+    expect(again.out).not.toMatch(/[+~] DASHBOARD_TOKEN/);
+    expect(readFileSync(envFile(), 'utf8').match(/DASHBOARD_TOKEN=/g)).toHaveLength(1);
+  });
+
+  it('in a terminal offers the current values as defaults: Enter keeps each one', async () => {
+    writeFileSync(envFile(), HAND_WRITTEN('c'.repeat(40)));
+    writeFileSync(
+      envFile(),
+      `${readFileSync(envFile(), 'utf8')}TELEGRAM_BOT_TOKEN=${TEST_TOKEN}\nALLOWED_USER_IDS=${OWNER},77\n`,
+    );
+    const t = terminal();
+    const running = setupCommand.run([], t.io);
+    await t.answer('.env exists. Update it?', '');
+    await t.answer('Model provider [number or name; Enter: openai]', '');
+    await t.answer(`Enter keeps ${model.url}/v1`, '');
+    await t.answer('openai API key for OPENAI_API_KEY (Enter keeps the current one)', '');
+    await t.answer('Are its models free', 'n');
+    await t.answer('Chat model [number or name; Enter: gpt-4.1-mini]', '');
+    // The bot kept, and its owner with it: no wait for a message.
+    await t.answer('Enter keeps the current bot', '');
+    await t.answer('Speech-to-text [number or name; Enter: groq]', '');
+    await t.answer('Search provider [number or name; Enter: none]', '');
+    expect(await running).toBe(0);
+    expect(t.io.err()).toBe('');
+    const text = readFileSync(envFile(), 'utf8');
+    expect(text).toContain(`ALLOWED_USER_IDS=${OWNER},77\n`);
+    expect(text).toContain('STT_PROVIDER=groq\n');
+    expect(t.io.out()).toContain('  + STT_PROVIDER=groq\n');
+    expect(t.io.out()).toContain('  kept as they were: ALLOWED_USER_IDS, DASHBOARD_TOKEN');
+    expect(tg.calls('getUpdates')).toEqual([]);
+    // The checklist names the bot.
+    expect(t.io.out()).toContain('✓ Telegram: token accepted, the bot is @satchel_test_bot');
+  });
+});
+
+describe('satchel setup on a server of your own', () => {
+  beforeEach(() => {
+    model.setModels('openai', ['qwen2.5:7b', 'llama3.2:3b', 'nomic-embed-text']);
+  });
+
+  it('--yes: a server on this machine counts as free, its chat models go into models.yaml at $0, and a bundled pack answers on one', async () => {
+    const run = await setup(server());
+    expect(run.err).toBe('');
+    expect(run.out).toContain('is on this machine: its models count as free');
+    expect(run.out).toContain(
+      `Wrote 2 model(s) at $0 to ${models()}: openai:llama3.2:3b, openai:qwen2.5:7b.`,
+    );
+    expect(run.out).toContain('All checks passed.');
+    expect(run.code).toBe(0);
+    expect(readFileSync(envFile(), 'utf8')).toContain('LLM_MODEL=llama3.2:3b\n');
+    expect(readFileSync(models(), 'utf8')).toContain(
+      'openai:llama3.2:3b: { input: 0, output: 0 }\nopenai:qwen2.5:7b: { input: 0, output: 0 }\n',
+    );
+    expect(statSync(models()).mode & 0o777).toBe(0o600);
+
+    // The bundled vocab pack (daily_usd capped) answers on it, booked at $0.
+    const io = recordingIo(env, dir);
+    const chat = satchel(['chat', '--pack', 'vocab'], io);
+    (io.stdin as PassThrough).end('hello there\n');
+    expect(await chat).toBe(0);
+    expect(model.chatRequests()).toHaveLength(1);
+    expect(model.chatRequests()[0]!.model).toBe('llama3.2:3b');
+    const db = new Database(path.join(home(), 'satchel.db'), { readonly: true });
+    try {
+      expect(db.prepare('SELECT model, cost_usd, ok FROM usage_events').all()).toEqual([
+        { model: 'llama3.2:3b', cost_usd: 0, ok: 1 },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('--not-free writes no catalog, and the checklist says what to add', async () => {
+    const run = await setup(server('--model', 'qwen2.5:7b', '--not-free'));
+    expect(existsSync(models())).toBe(false);
+    expect(run.out).toContain('! qwen2.5:7b has no known price');
+    expect(run.out).toContain('✗ price:');
+    expect(run.code).toBe(1);
+  });
+
+  it('in a terminal: asked, yes by default; the list marks unpriced models and says what that means under it', async () => {
+    const yes = terminal();
+    const running = setupCommand.run(
+      ['--provider', 'openai', '--base-url', `${model.url}/v1`],
+      yes.io,
+    );
+    await yes.answer('openai API key', TEST_OPENAI_KEY);
+    await yes.answer('is on this machine. Are its models free', '');
+    await yes.answer('Chat model', '2');
+    await yes.answer('Bot token', '');
+    await yes.answer('Speech-to-text', 'off');
+    await yes.answer('Search provider', 'none');
+    expect(await running).toBe(0);
+    expect(yes.io.out()).toMatch(/llama3\.2:3b\s+\$0\.00 in \/ \$0\.00 out per M tokens/);
+    expect(readFileSync(envFile(), 'utf8')).toContain('LLM_MODEL=qwen2.5:7b\n');
+
+    rmSync(envFile());
+    rmSync(models());
+    const no = terminal();
+    const refused = setupCommand.run(
+      ['--provider', 'openai', '--base-url', `${model.url}/v1`],
+      no.io,
+    );
+    await no.answer('openai API key', TEST_OPENAI_KEY);
+    await no.answer('Are its models free', 'n');
+    await no.answer('Chat model', '');
+    await no.answer('Bot token', '');
+    await no.answer('Speech-to-text', 'off');
+    await no.answer('Search provider', 'none');
+    expect(await refused).toBe(1);
+    const out = no.io.out();
+    expect(out).toMatch(/llama3\.2:3b\s+no known price \(\*\)/);
+    // "(*)" is explained below the list, before the question.
+    expect(out).toMatch(
+      /\(\*\) no known price: the bundled packs' daily spend caps refuse such a model until its\n\s+price is in .*models\.yaml/,
+    );
+    expect(out.indexOf('(*) no known price:')).toBeLessThan(out.indexOf('Chat model ['));
+  });
+});
+
+describe('satchel setup: speech-to-text and web search', () => {
+  it('--stt URL: a Whisper server of your own, its model from its list, free on this machine; --search searxng with its URL', async () => {
+    model.setModels('openai', ['gpt-4.1-mini', 'whisper-large-v3']);
+    const search = await FakeSearch.start();
+    try {
+      const run = await setup(
+        server('--stt', `${model.url}/v1`, '--search', 'searxng', '--search-url', search.url),
+      );
+      expect(run.err).toBe('');
+      const text = readFileSync(envFile(), 'utf8');
+      expect(text).toContain('STT_PROVIDER=openai\n');
+      expect(text).toContain(`STT_BASE_URL=${model.url}/v1\n`);
+      expect(text).toContain('STT_MODEL=whisper-large-v3\n');
+      expect(text).toContain('WEB_SEARCH_PROVIDER=searxng\n');
+      expect(text).toContain(`SEARXNG_URL=${search.url}\n`);
+      expect(readFileSync(models(), 'utf8')).toContain(
+        'openai:whisper-large-v3: { audio_per_hour: 0 }',
+      );
+      expect(run.out).toContain('✓ web search: searxng: the instance answers');
+      // (The closing checklist's speech-to-text line is the STT runtime's, not setup's.)
+    } finally {
+      await search.stop();
+    }
+  });
+
+  it('--stt groq writes the Groq key beside an OpenAI chat; --stt openai on another server names OpenAI for speech; --search none drops the provider', async () => {
+    const groq = await setup(server('--not-free', '--stt', 'groq', '--stt-api-key', 'gsk-123'));
+    expect(groq.err).toBe('');
+    let text = readFileSync(envFile(), 'utf8');
+    expect(text).toContain('STT_PROVIDER=groq\n');
+    expect(text).toContain('GROQ_API_KEY=gsk-123\n');
+
+    writeFileSync(envFile(), `${text}WEB_SEARCH_PROVIDER=brave\nBRAVE_API_KEY=bk-1\n`);
+    const openai = await setup([
+      '--yes',
+      '--not-free',
+      '--stt',
+      'openai',
+      '--stt-api-key',
+      'sk-speech',
+      '--search',
+      'none',
+    ]);
+    text = readFileSync(envFile(), 'utf8');
+    expect(text).toContain('STT_PROVIDER=openai\n');
+    expect(text).toContain('STT_BASE_URL=https://api.openai.com/v1\n');
+    expect(text).toContain('STT_API_KEY=sk-speech\n');
+    expect(text).not.toContain('WEB_SEARCH_PROVIDER');
+    expect(text).toContain('BRAVE_API_KEY=bk-1\n');
+    expect(openai.out).toContain('  - WEB_SEARCH_PROVIDER (removed)');
+    expect(openai.out).toContain('  + STT_API_KEY=(new value, not shown)');
+    expect(openai.out).not.toContain('sk-speech');
+  });
+
+  it('refuses a search provider without its key, and an --stt that is none of them, writing nothing', async () => {
+    const brave = await setup(server('--not-free', '--search', 'brave'));
+    expect(brave.code).toBe(1);
+    expect(brave.err).toContain('web search: brave needs BRAVE_API_KEY');
+    expect(brave.err).toContain('--search-key');
+    const odd = await setup(server('--not-free', '--stt', 'whisper'));
+    expect(odd.code).toBe(1);
+    expect(odd.err).toContain('"whisper" is none of groq, openai, off, or an http(s) URL');
+    expect(existsSync(envFile())).toBe(false);
+  });
+});
+
+/** A terminal session on injected streams: answers are typed once the question is shown. */
+function terminal() {
+  const base = recordingIo(env, dir);
+  const stdin = Object.assign(base.stdin as PassThrough, { isTTY: true });
+  const io = { ...base, stdin };
+  let asked = 0;
+  return {
+    io,
+    /** Waits until `question` has been printed after the last answer, then types `answer`. */
+    async answer(question: string, answer: string) {
+      await vi.waitFor(() => expect(io.out().slice(asked)).toContain(question), {
+        timeout: 5000,
+        interval: 10,
+      });
+      asked = io.out().length;
+      stdin.write(`${answer}\n`);
+    },
+  };
+}
