@@ -10,6 +10,21 @@ import { openCoreReader } from './store/read-only.ts';
 import { warnUnknownPrices } from './usage/unknown-prices.ts';
 import { WEB_PLATFORM } from './web/channel.ts';
 
+/**
+ * Start-up left no way in (SPEC §16): the web chat could not listen and no other edge
+ * (Telegram) runs. The message names the port and what to do; `npm start` exits 1 with it.
+ */
+export class NoWayIn extends Error {
+  override name = 'NoWayIn';
+  constructor(readonly port: number) {
+    super(
+      `the web chat cannot listen on port ${port} of 127.0.0.1 (see the log: in use, or refused), ` +
+        'and without TELEGRAM_BOT_TOKEN there is no other way in. ' +
+        `Free port ${port} or set DASHBOARD_PORT to another (0 picks a free one), or set TELEGRAM_BOT_TOKEN; then start again.`,
+    );
+  }
+}
+
 export interface AppOptions extends CoreOptions {
   /** Where the dashboard's and the chat's addresses (token included) are printed; stderr. */
   announce?: (line: string) => void;
@@ -57,6 +72,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
     /** Every route of the dashboard's server, the web chat's among them. */
     routes: dashboard.routes,
 
+    /** Rejects with NoWayIn when neither the web chat nor another edge can be reached. */
     async start(): Promise<void> {
       log.info(
         {
@@ -89,12 +105,11 @@ export function createApp(config: Config, options: AppOptions = {}) {
         announce(`satchel dashboard: ${board.url}`);
         announce(`satchel web chat: ${board.urlFor('/chat')}`);
         log.info({ event: 'web_chat_started', url: board.urlFor('/chat') }, 'web chat up');
-      } else if (!elsewhere)
-        log.error(
-          { event: 'web_chat_unavailable' },
-          'the web chat is off (see dashboard_port_in_use), and without TELEGRAM_BOT_TOKEN ' +
-            'there is no other way in: free the port or set DASHBOARD_PORT, then restart',
-        );
+      } else if (!elsewhere) {
+        const stop = new NoWayIn(config.dashboard.port);
+        log.error({ event: 'web_chat_unavailable', port: config.dashboard.port }, stop.message);
+        throw stop;
+      }
       // Every edge's ingress in list order; the scheduler (the job edge) last.
       await ingresses.start();
       log.info({ event: 'satchel_started' }, elsewhere ? 'polling' : 'web chat only');

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createApp } from './app.ts';
+import { createApp, NoWayIn } from './app.ts';
 import { type Config, loadEnv } from './config/config.ts';
 import { formatEnvProblem, lintEnvFile } from './config/env-lint.ts';
 import { systemClock } from './core/clock.ts';
@@ -88,7 +88,14 @@ async function main(): Promise<void> {
       shutdown('parent exited');
     },
   });
-  await app.start();
+  try {
+    await app.start();
+  } catch (error) {
+    // Nothing to serve: say so on the console and exit 1, so a supervisor sees it.
+    if (!(error instanceof NoWayIn)) throw error;
+    process.stderr.write(`satchel: ${error.message}\n`);
+    shutdown('no way in', 1);
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -435,6 +436,23 @@ describe('the real entry point', () => {
         msg: '.env line 2: OPENAI_APIKEY is not a variable satchel reads (did you mean `OPENAI_API_KEY`?)',
       }),
     ]);
+  });
+
+  it('exits 1 naming the port when the web chat cannot listen and there is no bot: no way in is left', async () => {
+    const { tg, model } = await fakes();
+    const home = tempHome();
+    const taken = createServer();
+    await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
+    cleanups.push(() => new Promise<void>((done) => taken.close(() => done())));
+    const port = (taken.address() as { port: number }).port;
+    const { TELEGRAM_BOT_TOKEN: _, ...env } = satchelEnv(tg, model, home);
+    const run = runSatchel({ ...env, DASHBOARD_PORT: String(port) }, home);
+    expect(await run.exited).toBe(1);
+    expect(run.stderr()).toContain(`satchel: the web chat cannot listen on port ${port}`);
+    expect(run.stderr()).toContain('without TELEGRAM_BOT_TOKEN there is no other way in');
+    expect(run.stdout()).toContain('"event":"web_chat_unavailable"');
+    expect(run.stdout()).not.toContain('"event":"satchel_started"');
+    expect(tg.calls()).toEqual([]);
   });
 
   it('refuses to start without the key, and names the .env line that holds it without =', async () => {
