@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -221,6 +221,26 @@ describe('satchel backup and restore', () => {
       'packs/alpha/USER.md',
       'packs/alpha/MEMORY.md',
     ]);
+  });
+
+  it('with no path writes SATCHEL_HOME/backups/<date>.tar.gz, out of the working directory, and the next backup leaves that folder out', async () => {
+    const h = await harness.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    const cwd = tempDir();
+    const first = await run(backupCommand, [], h.env, cwd);
+    expect(first.code).toBe(0);
+    const folder = path.join(h.home, 'backups');
+    const [archive] = readdirSync(folder);
+    expect(archive).toMatch(/^\d{8}-\d{6}\.tar\.gz$/);
+    expect(first.out).toContain(`to ${path.join(folder, archive!)} (`);
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    expect(readdirSync(cwd)).toEqual([]);
+    // What setup keeps there too (an old .env) is never archived.
+    writeFileSync(path.join(folder, 'env-20260101-000000'), 'OPENAI_API_KEY=sk-old\n');
+    const second = path.join(tempDir(), 'second.tar.gz');
+    expect((await run(backupCommand, [second], h.env, cwd)).code).toBe(0);
+    const names = tarNames(gunzipSync(readFileSync(second)));
+    expect(names).toContain('satchel.db');
+    expect(names.filter((n) => n.startsWith('backups'))).toEqual([]);
   });
 
   it('refuses to restore over data, and leaves it as it was', async () => {
