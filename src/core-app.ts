@@ -54,7 +54,10 @@ export function createCore(
     packs: () => packs.packs.list(),
     activePack: (address: Address) => turning.router.activePack(address),
   };
-  const ingresses = openIngresses(edges, ingressPort(pipeline, routing, outbox, options.onFatal));
+  const ingresses = openIngresses(
+    edges,
+    ingressPort(pipeline, routing, outbox, options.onFatal, edges),
+  );
   const stop = buildShutdown({
     clock,
     log,

@@ -8,21 +8,25 @@ import type { CliCommandInfo } from './command.ts';
 
 export const setupInfo: CliCommandInfo = {
   path: ['setup'],
-  summary: 'write .env by asking: model provider and key, model, Telegram bot and owner',
+  summary: 'write .env by asking: provider, key, model, Telegram bot, speech-to-text, web search',
   help: `Usage: npx satchel setup [options]
 
 Writes a working .env by asking, the way a first run needs:
   1. the model provider (openai, groq or gemini; openai also means any OpenAI-compatible
      server, named by its base URL) and its API key, checked with one model-list request
-     (it costs no tokens);
-  2. the chat model, picked from the models the key can use, those with a known price first
-     (the bundled packs' spend caps need a price);
-  3. optionally the Telegram bot token from @BotFather, checked with getMe;
-  4. your numeric Telegram id (ALLOWED_USER_IDS), learned by asking you to send the bot any
-     message: only updates up to that message are acknowledged, later ones stay for the bot.
-It writes the file readable by you only (0600), never replaces an existing one without
-asking (the old one is kept as .bak), and ends with npx satchel doctor's checklist. A
-refused key or token stops it with exit 1 and nothing written.
+     (it costs no tokens); a refused key is asked again;
+  2. for a server on this machine or the local network: are its models free? (yes by
+     default) If so, its chat models are written at $0 into the owner's catalog
+     (SATCHEL_HOME/models.yaml), so the packs' spend caps let them run;
+  3. the chat model, picked from the models the key can use, those with a known price first;
+  4. optionally the Telegram bot token from @BotFather, checked with getMe, and your numeric
+     Telegram id (ALLOWED_USER_IDS), learned by asking you to send the bot any message;
+  5. speech-to-text for voice notes, and a web search provider.
+In a terminal, ↑/↓ and Enter pick a choice (or type its number or name).
+Run again, it updates the file: the current values are the defaults (Enter keeps each), every
+variable it does not ask about stays, it prints what it changes, and the old file is kept in
+SATCHEL_HOME/backups/. It writes the file readable by you only (0600), adds DASHBOARD_TOKEN
+when the file has none, and ends with npx satchel doctor's checklist (exit 0 without a ✗).
 
 Every question has a flag; a question whose flag is given is not asked.
 Options:
@@ -30,14 +34,23 @@ Options:
   --api-key KEY          the provider's key (OPENAI_API_KEY, GROQ_API_KEY or GEMINI_API_KEY)
   --base-url URL         another server: for openai a compatible one, including /v1
                          (e.g. http://127.0.0.1:11434/v1 for Ollama; a key is then optional)
+  --free, --not-free     whether the server's models cost nothing (asked for a local server;
+                         under --yes a local server counts as free)
   --model NAME           the chat model (LLM_MODEL); it must be one the key can use
   --telegram-token TOKEN the bot token (TELEGRAM_BOT_TOKEN)
   --owner-id ID          your numeric Telegram user id, instead of waiting for your message
+  --stt WHO              speech-to-text: groq, openai, off, or the base URL of your own
+                         OpenAI-compatible Whisper server (STT_PROVIDER, STT_BASE_URL)
+  --stt-model NAME       its model (STT_MODEL; default the provider's, or the server's first)
+  --stt-api-key KEY      its key when the chat key does not serve (GROQ_API_KEY, STT_API_KEY)
+  --search WHO           web search: brave, tavily, searxng or none (WEB_SEARCH_PROVIDER)
+  --search-key KEY       the Brave or Tavily key (BRAVE_API_KEY, TAVILY_API_KEY)
+  --search-url URL       your SearXNG instance (SEARXNG_URL)
   --out FILE             the file to write (default: .env in the working directory)
-  --yes                  ask nothing: flags, or defaults (openai, the provider's default
-                         model, no Telegram); runs without a terminal. With
+  --yes                  ask nothing: flags, else the file's current values, else defaults
+                         (openai, the provider's default model, no Telegram); runs without a
+                         terminal, and is the consent to update an existing file. With
                          --telegram-token and no --owner-id it still waits for a message.
-                         An existing file is never replaced under --yes.
 
 Without --yes it needs a terminal: with none it asks nothing and exits 1.
 Example, for a script:
@@ -273,8 +286,8 @@ installed with \`satchel pack add\` (installed-packs/); the owner's model catalo
 (SATCHEL_HOME/models.yaml; a SATCHEL_MODELS file elsewhere is named, not copied); and
 documents kept without a pack (media/files/). Cached photos and logs are left out.
 
-path   the archive to write, or a directory to write it in
-       (default: satchel-backup-<date>-<time>.tar.gz in the current directory)
+path   the archive to write, or a directory to write satchel-backup-<date>-<time>.tar.gz in
+       (default: SATCHEL_HOME/backups/<date>-<time>.tar.gz; a backup leaves that folder out)
 
 The archive holds every conversation: it is written readable by its owner only.
 Restore it with \`npx satchel restore <archive>\`.`,

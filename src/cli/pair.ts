@@ -58,7 +58,11 @@ export function createPairCommand(
         const pairing = createPairing({ repo: createPairingRepo(store.db), clock, log });
         const approval = pairing.approve(code, 'cli');
         if (!approval.ok) {
-          io.stderr.write(`satchel pair: ${approvalText(approval)}\n`);
+          const text =
+            approval.reason === 'unknown'
+              ? await unknownCode(approval.code, { home, env, edges })
+              : approvalText(approval);
+          io.stderr.write(`satchel pair: ${text}\n`);
           return 1;
         }
         io.stdout.write(`${approvalText(approval)}\n`);
@@ -87,15 +91,43 @@ interface TellDeps {
 
 /** The edge a paired person is on, from the edge list (src/edges.ts), made from `env`. */
 async function edgeOf(platform: string, deps: TellDeps): Promise<EdgeFactory | undefined> {
-  // The edges (grammY among them) load only here, once someone is paired.
+  return (await edgesFrom(deps)).find((edge) => edge.platform === platform);
+}
+
+/** The edges made from `env` (src/edges.ts's list, or the one given). */
+async function edgesFrom(deps: Pick<TellDeps, 'home' | 'env' | 'edges'>): Promise<EdgeFactory[]> {
+  // The edges (grammY among them) load only here, once someone is paired or a code is unknown.
   const { edgesOf } = await import('../edges.ts');
   const env = Object.fromEntries(
     Object.entries(deps.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
   );
   // Pairing reads no group setting: GROUP_REPLY is the bot's, not the edges' reach.
-  return edgesOf({ home: deps.home, groupReply: 'mention', env }, deps.edges).find(
-    (edge) => edge.platform === platform,
+  return edgesOf({ home: deps.home, groupReply: 'mention', env }, deps.edges);
+}
+
+/**
+ * What an unknown code is told from here: where the pending codes are listed — `/pair` in
+ * the owner's chat on an edge that gives codes (one that reaches its people) — or, with no
+ * such edge set up (the web chat alone), that there is nobody a code could have come from.
+ */
+async function unknownCode(
+  code: string,
+  deps: Pick<TellDeps, 'home' | 'env' | 'edges'>,
+): Promise<string> {
+  const givers = await edgesFrom(deps).then(
+    (edges) => edges.filter((edge) => edge.reach !== undefined).map((edge) => edge.name),
+    (error: unknown) => {
+      if (error instanceof ConfigError) return [];
+      throw error;
+    },
   );
+  if (givers.length === 0)
+    return (
+      `No pending code ${code}. Codes are given to people who write to your bot, and no bot is ` +
+      'set up here (the web chat is yours alone): there is no code to approve. ' +
+      'Run npx satchel setup to add a Telegram bot.'
+    );
+  return `No pending code ${code}. Check it, or send /pair in your private chat on ${givers.join(' or ')} to list the pending codes.`;
 }
 
 /**

@@ -14,18 +14,23 @@ export function storeInboxes(db: Db): Inboxes {
 
 /**
  * What the core gives each edge's ingress: the pipeline's entry, the menu, the packs and
- * which one answers where, its outbox's nudge.
+ * which one answers where, its outbox's nudge. `/pair` is in the menu only when an edge
+ * gates strangers (SPEC §18): without one nobody can ask for a code (the web chat alone).
  */
 export function ingressPort(
   pipeline: Pick<IngressPort, 'accept' | 'full' | 'menu'>,
   routing: Pick<IngressPort, 'packs' | 'activePack'>,
   outbox: { retryNow(platform: string): void },
   onFatal: ((error: unknown) => void) | undefined,
+  edges: ReadonlyMap<string, Edge> = new Map(),
 ) {
+  const strangers = [...edges.values()].some((edge) => edge.gate !== undefined);
+  const menu = () =>
+    strangers ? pipeline.menu() : pipeline.menu().filter((m) => m.command !== 'pair');
   return (edge: Edge): IngressPort => ({
     accept: (event) => pipeline.accept(event),
     full: (address) => pipeline.full(address),
-    menu: () => pipeline.menu(),
+    menu,
     packs: () => routing.packs(),
     activePack: (address) => routing.activePack(address),
     reachable: () => outbox.retryNow(edge.platform),
