@@ -160,12 +160,19 @@ describe('satchel setup --yes', () => {
     expect(existsSync(envFile())).toBe(false);
   });
 
-  it('writes another file with --out', async () => {
+  it('writes another file with --out; with Telegram, the closing checklist has its line', async () => {
     writeFileSync(envFile(), 'OPENAI_API_KEY=mine\n');
-    const run = await setup(flags('--out', 'other.env'));
+    const run = await setup(
+      flags('--out', 'other.env', '--telegram-token', TEST_TOKEN, '--owner-id', String(OWNER)),
+    );
     expect(run.code).toBe(0);
     expect(readFileSync(path.join(dir, 'other.env'), 'utf8')).toContain('LLM_MODEL=gpt-4.1-mini');
+    expect(readFileSync(envFile(), 'utf8')).toBe('OPENAI_API_KEY=mine\n');
+    const checklist = run.out.slice(run.out.indexOf('Checking it as npx satchel doctor does'));
+    expect(checklist).toContain('✓ Telegram: token accepted, the bot is @satchel_test_bot');
+    expect(checklist).toContain(`✓ allowlist: 1 user (${OWNER})`);
     expect(run.out).toContain('copy other.env there as .env');
+    expect(run.out).toContain('and message your bot on Telegram');
   });
 });
 
