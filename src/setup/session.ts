@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
+import { BACKUPS_FOLDER } from '../backup/backups-folder.ts';
 import type { CliIo } from '../cli/command.ts';
 import { satchelHome } from '../config/env-file.ts';
 import { isProvider, type Provider, specOf } from '../providers/registry.ts';
@@ -44,6 +45,29 @@ const PROVIDER_MENU = [
   { value: 'gemini', note: 'Google Gemini' },
 ];
 
+/** The file setup writes and what is there already. */
+interface Target {
+  /** How the person wrote it (relative to the working directory). */
+  name: string;
+  /** The text of the file there, if any. */
+  old: string | undefined;
+  current: Readonly<Record<string, string | undefined>>;
+  /** SATCHEL_HOME as npm start would see it: the file's under the environment's. */
+  home: string;
+  /** The owner's model catalog (SATCHEL_MODELS, else SATCHEL_HOME/models.yaml). */
+  modelsFile: string;
+}
+
+/** The chat provider, its access and the model, as the first questions settle them. */
+interface Chat {
+  provider: Provider;
+  access: SetupResult['access'];
+  model: string;
+  /** The server's models to write at $0 (none when it is not free). */
+  free: string[];
+  vision: string | undefined;
+}
+
 /**
  * One run of `satchel setup` (SPEC §1) once its target is known to be writable: asks (or
  * takes from flags, or from the `.env` already there) each answer, writes the file — an
@@ -57,124 +81,167 @@ export async function converse(
   ownerWaitMs: number,
 ): Promise<number> {
   const say = (text: string) => io.stdout.write(`${text}\n`);
-  const ui: SetupUi = {
-    prompter,
-    say,
-    signal: prompter?.interrupted ?? new AbortController().signal,
-  };
-  const name = path.relative(io.cwd, given.out) || given.out;
-  const old = existsSync(given.out) ? readFileSync(given.out, 'utf8') : undefined;
+  const signal = prompter?.interrupted ?? new AbortController().signal;
+  const ui: SetupUi = { prompter, say, signal };
+  const target = targetOf(given.out, io);
+  if (prompter && !(await consent(target, io.cwd, prompter, say))) return 1;
+  const chat = await chatStep(given, target, ui);
+  const { current } = target;
+  const apiRoot = (io.env.TELEGRAM_API_ROOT || DEFAULT_TELEGRAM_API_ROOT).replace(/\/+$/, '');
+  const owners = idsOf(current.ALLOWED_USER_IDS);
+  const telegram = await connectTelegram(
+    { token: given.telegramToken, ownerId: given.ownerId },
+    { ui, apiRoot, ownerWaitMs },
+    { token: current.TELEGRAM_BOT_TOKEN, ownerId: owners[0] ? Number(owners[0]) : undefined },
+  );
+  const speech = await chooseSpeech(given, current, chat, ui);
+  const more = new Map([...speech.vars, ...(await chooseSearch(given, current, ui))]);
+  if (chat.vision) more.set('VISION_MODEL', chat.vision);
+  // The owner first, the others listed before kept after.
+  const owner = telegram ? String(telegram.ownerId) : undefined;
+  if (owner && owner !== owners[0])
+    more.set('ALLOWED_USER_IDS', [owner, ...owners.filter((id) => id !== owner)].join(','));
+  // Written only when the file has none, reusing the token kept in SATCHEL_HOME (SPEC §1).
+  if (!current.DASHBOARD_TOKEN)
+    more.set('DASHBOARD_TOKEN', keptDashboardToken(target.home) ?? randomBytes(24).toString('hex'));
+  const result: SetupResult = { ...chat, telegram, apiRoot, more };
+  const text = save(given, target, result, io.cwd, say);
+  const entries: (readonly [string, Record<string, number>])[] = chat.free.map(
+    (m) => [`${chat.provider}:${m}`, FREE_CHAT] as const,
+  );
+  // A speech server of the owner's on this machine or the network is free unless --not-free.
+  if (speech.server && localServer(speech.server.baseUrl) && given.free !== false)
+    entries.push([`openai:${speech.server.model}`, FREE_SPEECH] as const);
+  const added = entries.length > 0 ? writeFreeModels(target.modelsFile, entries) : [];
+  if (added.length > 0)
+    say(`Wrote ${added.length} model(s) at $0 to ${target.modelsFile}: ${added.join(', ')}.`);
+  return check(text, { given, target, result, io, say });
+}
+
+function targetOf(file: string, io: CliIo): Target {
+  const old = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
   const current = old === undefined ? {} : parseEnv(old);
-  // Where npm start would keep its state: the file's SATCHEL_HOME under the environment's.
   const seen = { ...current, ...definedOf(io.env) };
   const home = satchelHome(seen, io.cwd);
-  const backups = path.relative(io.cwd, path.join(home, 'backups')) || home;
-  if (prompter) {
-    say(`satchel setup writes ${name} for npm start. Ctrl-C stops it without writing anything.`);
-    if (old !== undefined) {
-      const update = await prompter.confirm(
-        `${name} exists. Update it? Its values are the defaults, every other variable stays, and the old file is kept in ${backups}/.`,
-        true,
-      );
-      if (!update) {
-        say('Nothing was written. (--out FILE writes another file.)');
-        return 1;
-      }
-    }
-  }
+  return {
+    name: path.relative(io.cwd, file) || file,
+    old,
+    current,
+    home,
+    modelsFile: seen.SATCHEL_MODELS
+      ? path.resolve(io.cwd, seen.SATCHEL_MODELS)
+      : path.join(home, 'models.yaml'),
+  };
+}
+
+/** The first words in a terminal, and the question before an existing file is updated. */
+async function consent(
+  target: Target,
+  cwd: string,
+  prompter: Prompter,
+  say: (text: string) => void,
+): Promise<boolean> {
+  say(
+    `satchel setup writes ${target.name} for npm start. Ctrl-C stops it without writing anything.`,
+  );
+  if (target.old === undefined) return true;
+  const backups = path.relative(cwd, path.join(target.home, BACKUPS_FOLDER));
+  const update = await prompter.confirm(
+    `${target.name} exists. Update it? Its values are the defaults, every other variable stays, and the old file is kept in ${backups}/.`,
+    true,
+  );
+  if (!update) say('Nothing was written. (--out FILE writes another file.)');
+  return update;
+}
+
+/** The provider, its key (checked), whether its server is free, the model and VISION_MODEL. */
+async function chatStep(given: Given, target: Target, ui: SetupUi): Promise<Chat> {
+  const { current } = target;
   const before = isProvider(current.LLM_PROVIDER ?? '')
     ? (current.LLM_PROVIDER as Provider)
     : undefined;
+  const fallback = Math.max(
+    0,
+    PROVIDER_MENU.findIndex((c) => c.value === before),
+  );
   const provider =
     given.provider ??
-    (prompter
-      ? ((await prompter.choose('Model provider', PROVIDER_MENU, {
-          fallback: Math.max(
-            0,
-            PROVIDER_MENU.findIndex((c) => c.value === before),
-          ),
-        })) as Provider)
+    (ui.prompter
+      ? ((await ui.prompter.choose('Model provider', PROVIDER_MENU, { fallback })) as Provider)
       : (before ?? 'openai'));
-  const { env } = specOf(provider);
+  const spec = specOf(provider);
   const { access, models } = await connectProvider(provider, given, ui, {
-    apiKey: current[env.apiKey],
-    baseUrl: current[env.baseUrl],
+    apiKey: current[spec.env.apiKey],
+    baseUrl: current[spec.env.baseUrl],
   });
-  const modelsFile = seen.SATCHEL_MODELS
-    ? path.resolve(io.cwd, seen.SATCHEL_MODELS)
-    : path.join(home, 'models.yaml');
   const server = { provider, baseUrl: access.baseUrl, models };
-  const { catalog, free } = await freeCatalog(server, given.free, { ui, file: modelsFile });
+  const { catalog, free } = await freeCatalog(server, given.free, {
+    ui,
+    file: target.modelsFile,
+  });
   const model = await chooseModel(provider, models, given.model, {
     ui,
     catalog,
     current: provider === before ? current.LLM_MODEL : undefined,
   });
   if (!catalog.priced(provider, model, 'llm'))
-    say(
+    ui.say(
       `! ${model} has no known price: the bundled packs' daily spend caps refuse it until you ` +
-        `add its price to ${modelsFile} (the checks below print the line to add).`,
+        `add its price to ${target.modelsFile} (the checks below print the line to add).`,
     );
   const vision = current.VISION_MODEL
     ? undefined
-    : visionChoice(models, model, specOf(provider).defaults.vision);
+    : visionChoice(models, model, spec.defaults.vision);
   if (vision)
-    say(
+    ui.say(
       vision.guessed
         ? `! The server lists no model that says it sees images: photos go to ${vision.model} (VISION_MODEL); set VISION_MODEL to one that sees.`
         : `Photos are described by ${vision.model} (VISION_MODEL).`,
     );
-  const apiRoot = (io.env.TELEGRAM_API_ROOT || DEFAULT_TELEGRAM_API_ROOT).replace(/\/+$/, '');
-  const owners = (current.ALLOWED_USER_IDS ?? '')
-    .split(',')
-    .map((id) => id.trim())
-    .filter(Boolean);
-  const telegram = await connectTelegram(
-    { token: given.telegramToken, ownerId: given.ownerId },
-    { ui, apiRoot, ownerWaitMs },
-    { token: current.TELEGRAM_BOT_TOKEN, ownerId: owners[0] ? Number(owners[0]) : undefined },
-  );
-  const speech = await chooseSpeech(given, current, { provider, access }, ui);
-  const more = new Map([...speech.vars, ...(await chooseSearch(given, current, ui))]);
-  if (vision) more.set('VISION_MODEL', vision.model);
-  if (telegram && String(telegram.ownerId) !== owners[0])
-    more.set(
-      'ALLOWED_USER_IDS',
-      [String(telegram.ownerId), ...owners.filter((id) => id !== String(telegram.ownerId))].join(
-        ',',
-      ),
-    );
-  // Written only when the file has none, reusing the token kept in SATCHEL_HOME (SPEC §1).
-  if (!current.DASHBOARD_TOKEN)
-    more.set('DASHBOARD_TOKEN', keptDashboardToken(home) ?? randomBytes(24).toString('hex'));
-  const result: SetupResult = { provider, access, model, telegram, apiRoot, more };
-  const kept = old === undefined ? undefined : keepEnvBackup(given.out, home, new Date());
-  const { text, changes, kept: untouched } = writeResult(given.out, result, old);
-  say(
-    `\nWrote ${name} (readable by you only).${kept ? ` The old one is kept as ${path.relative(io.cwd, kept)}.` : ''}`,
-  );
-  if (old !== undefined) say(describeChanges(name, changes, untouched));
-  const entries: (readonly [string, Record<string, number>])[] = free.map(
-    (m) => [`${provider}:${m}`, FREE_CHAT] as const,
-  );
-  // A speech server of the owner's on this machine or the network is free unless --not-free.
-  if (speech.server && localServer(speech.server.baseUrl) && given.free !== false)
-    entries.push([`openai:${speech.server.model}`, FREE_SPEECH] as const);
-  const added = entries.length > 0 ? writeFreeModels(modelsFile, entries) : [];
-  if (added.length > 0)
-    say(`Wrote ${added.length} model(s) at $0 to ${modelsFile}: ${added.join(', ')}.`);
+  return { provider, access, model, free, vision: vision?.model };
+}
+
+/** Keeps the old file in SATCHEL_HOME/backups/, writes the new one, says what changed. */
+function save(
+  given: Given,
+  target: Target,
+  result: SetupResult,
+  cwd: string,
+  say: (text: string) => void,
+): string {
+  const kept =
+    target.old === undefined ? undefined : keepEnvBackup(given.out, target.home, new Date());
+  const { text, changes, kept: untouched } = writeResult(given.out, result, target.old);
+  const where = kept ? ` The old one is kept as ${path.relative(cwd, kept)}.` : '';
+  say(`\nWrote ${target.name} (readable by you only).${where}`);
+  if (target.old !== undefined) say(describeChanges(target.name, changes, untouched));
+  return text;
+}
+
+/** doctor's checklist on what was written, then what to do next: 0, or 1 after a ✗. */
+async function check(
+  text: string,
+  run: { given: Given; target: Target; result: SetupResult; io: CliIo; say: (t: string) => void },
+): Promise<number> {
+  const { io, say } = run;
   say('\nChecking it as npx satchel doctor does:\n');
   const doctor = await doctorOn(text, io.env);
   io.stdout.write(doctor.report);
   if (doctor.failed) {
     say(
-      `\n${name} is written, but a check failed: fix what is marked ✗ above, then run npx satchel doctor.`,
+      `\n${run.target.name} is written, but a check failed: fix what is marked ✗ above, then run npx satchel doctor.`,
     );
     return 1;
   }
-  say(`\n${nextSteps(given.out, io.cwd, result)}`);
+  say(`\n${nextSteps(run.given.out, io.cwd, run.result)}`);
   return 0;
 }
+
+const idsOf = (list: string | undefined): string[] =>
+  (list ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
 
 function definedOf(env: Record<string, string | undefined>): Record<string, string> {
   return Object.fromEntries(
