@@ -89,7 +89,7 @@ const HAND_WRITTEN = (token: string) =>
 
 describe('satchel setup run again', () => {
   it('keeps what it does not ask about, changes what it is told, says so, and keeps the old file in SATCHEL_HOME/backups/', async () => {
-    const token = 'a'.repeat(10) + 'b1c2d3e4f5a6b7c8d9e0f1a2b3c4';
+    const token = 'f0e1d2c3b4a5f6e7d8c9b0a1f2e3d4c5b6a7';
     writeFileSync(envFile(), HAND_WRITTEN(token), { mode: 0o644 });
     // --yes is the consent to update; no flag but --model: the key and server come from .env.
     const run = await setup(['--yes', '--model', 'gpt-4o-mini', '--not-free']);
