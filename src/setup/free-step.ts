@@ -26,10 +26,12 @@ export async function freeCatalog(
 ): Promise<FreeCatalog> {
   const owner = readOwner(deps.file);
   const catalog = createModelCatalog(owner);
+  const models = freeModelsToWrite(server.provider, server.models, catalog);
+  // Nothing unpriced to write: nothing to ask.
+  if (models.length === 0) return { catalog, free: [] };
   const where = localServer(server.baseUrl);
   const free = given ?? (where ? await askFree(server.baseUrl!, where, deps) : false);
   if (!free) return { catalog, free: [] };
-  const models = freeModelsToWrite(server.provider, server.models, catalog);
   const entries = { ...owner.entries };
   for (const model of models)
     entries[`${server.provider}:${model}`] = {

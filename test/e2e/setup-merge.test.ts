@@ -141,7 +141,6 @@ describe('satchel setup run again', () => {
     await t.answer('Model provider [number or name; Enter: openai]', '');
     await t.answer(`Enter keeps ${model.url}/v1`, '');
     await t.answer('openai API key for OPENAI_API_KEY (Enter keeps the current one)', '');
-    await t.answer('Are its models free', 'n');
     await t.answer('Chat model [number or name; Enter: gpt-4.1-mini]', '');
     // The bot kept, and its owner with it: no wait for a message.
     await t.answer('Enter keeps the current bot', '');

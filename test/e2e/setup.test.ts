@@ -297,8 +297,6 @@ describe('satchel setup in a terminal', () => {
     await waitUntil(() => t.io.out().split('openai API key').length === 3, 'the key again');
     expect(t.io.out().split('Base URL of').length).toBe(2);
     t.io.stdin.write(`${TEST_OPENAI_KEY}\n`);
-    // The fake server is on this machine: asked whether its models are free.
-    await t.answer('is on this machine. Are its models free', 'n');
     await t.answer('Chat model [number or name; Enter: gpt-4.1-mini]', 'gpt-4o-mini');
     await t.answer('Bot token', TEST_TOKEN);
     await tg.waitForCall('getUpdates');
@@ -320,6 +318,8 @@ describe('satchel setup in a terminal', () => {
     // The keys typed never appear in what was printed.
     expect(t.io.out()).not.toContain(TEST_OPENAI_KEY);
     expect(t.io.out()).toContain('All checks passed');
+    // A local server whose models all have a price: nothing to write at $0, nothing asked.
+    expect(t.io.out()).not.toContain('Are its models free');
   });
 
   it('asks before updating an existing .env: no leaves it as it was', async () => {
