@@ -47,7 +47,10 @@ export function mergeEnv(
     else if (!written.has(name)) {
       written.add(name);
       const value = answers.get(name);
-      if (value !== undefined) lines.push(envLine(name, value));
+      // An unchanged value keeps its line as the owner wrote it (quotes, `export`).
+      // (Judged on this line's own value: a later line of the same name may differ.)
+      if (value !== undefined)
+        lines.push(parseEnv(line)[name] === value ? line : envLine(name, value));
     }
   }
   for (const [name, value] of answers)
