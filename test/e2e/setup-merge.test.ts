@@ -298,6 +298,29 @@ describe('satchel setup: speech-to-text and web search', () => {
     expect(openai.out).not.toContain('sk-speech');
   });
 
+  it('in a terminal: a Whisper server of your own by its URL (the chat server: its key serves), and SearXNG by its address', async () => {
+    model.setModels('openai', ['gpt-4.1-mini', 'whisper-1']);
+    const t = terminal();
+    const running = setupCommand.run(
+      ['--provider', 'openai', '--base-url', `${model.url}/v1`, '--api-key', TEST_OPENAI_KEY],
+      t.io,
+    );
+    await t.answer('Chat model', '');
+    await t.answer('Bot token', '');
+    await t.answer('Speech-to-text [number or name; Enter: off]', '3');
+    await t.answer('Base URL of the server, including /v1', `${model.url}/v1`);
+    await t.answer('Search provider', 'searxng');
+    await t.answer('SearXNG address', 'http://127.0.0.1:9/');
+    await running;
+    const text = readFileSync(envFile(), 'utf8');
+    expect(text).toContain(`STT_BASE_URL=${model.url}/v1\n`);
+    expect(text).toContain('STT_MODEL=whisper-1\n');
+    expect(text).not.toContain('STT_API_KEY');
+    expect(text).toContain('SEARXNG_URL=http://127.0.0.1:9/\n');
+    expect(t.io.out()).not.toContain("The server's API key");
+    expect(readFileSync(models(), 'utf8')).toContain('openai:whisper-1: { audio_per_hour: 0 }');
+  });
+
   it('refuses a search provider without its key, and an --stt that is none of them, writing nothing', async () => {
     const brave = await setup(server('--not-free', '--search', 'brave'));
     expect(brave.code).toBe(1);
