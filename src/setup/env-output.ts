@@ -4,6 +4,7 @@ import {
   linkSync,
   lstatSync,
   readlinkSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -41,7 +42,9 @@ export const unwritable = (value: string): boolean => /[\r\n']/.test(value);
  * meanwhile is never replaced; with `replace`, the new text takes the old file's place in
  * one step (the caller kept a copy of the old one first, env-backup.ts).
  */
-export function writeEnvFile(file: string, text: string, replace: boolean): void {
+export function writeEnvFile(given: string, text: string, replace: boolean): void {
+  // A `.env` that is a link is updated where it leads: the link stays.
+  const file = replace ? realpathSync(given) : given;
   const temp = `${file}.setup-${process.pid}`;
   writeFileSync(temp, text, { mode: 0o600, flag: 'wx' });
   try {

@@ -1,11 +1,13 @@
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -113,6 +115,17 @@ describe('satchel setup run again', () => {
     expect(readdirSync(dir).sort()).toEqual(['.env', 'data']);
     // The key from .env was the one checked.
     expect(model.requests({ kind: 'models' })).not.toHaveLength(0);
+  });
+
+  it('updates a .env that is a link where it leads, and the link stays', async () => {
+    mkdirSync(path.join(dir, 'secrets'));
+    const real = path.join(dir, 'secrets', 'satchel.env');
+    writeFileSync(real, HAND_WRITTEN('d'.repeat(40)));
+    symlinkSync(real, envFile());
+    expect((await setup(['--yes', '--model', 'gpt-4.1', '--not-free'])).code).toBe(0);
+    expect(lstatSync(envFile()).isSymbolicLink()).toBe(true);
+    expect(readFileSync(real, 'utf8')).toContain('LLM_MODEL=gpt-4.1\n');
+    expect(readdirSync(path.join(dir, 'secrets'))).toEqual(['satchel.env']);
   });
 
   it('writes DASHBOARD_TOKEN only when .env has none, reusing the one kept in SATCHEL_HOME', async () => {
