@@ -67,7 +67,10 @@ export function missingSttNeeds(env: Env): string[] {
   if (provider !== 'groq' && provider !== 'openai') return [];
   const { apiKey, baseUrl } = specOf(provider).env;
   const reachable =
-    !blank(env.STT_API_KEY) || !blank(env.STT_BASE_URL) || !blank(env[apiKey]) || !blank(env[baseUrl]);
+    !blank(env.STT_API_KEY) ||
+    !blank(env.STT_BASE_URL) ||
+    !blank(env[apiKey]) ||
+    !blank(env[baseUrl]);
   return reachable
     ? []
     : [

@@ -2,12 +2,7 @@ import type { ChatModel, Logger, Speaker, Transcriber } from '../core/ports.ts';
 import type { ModelCatalog } from '../usage/catalog.ts';
 import { PROVIDER_CLIENTS } from './clients.ts';
 import { parseModelRef } from './model-ref.ts';
-import {
-  type Provider,
-  type ProviderSettings,
-  providerConfigured,
-  specOf,
-} from './registry.ts';
+import { type Provider, type ProviderSettings, providerConfigured, specOf } from './registry.ts';
 
 /**
  * The chat model for a provider, with the configured keys and base URLs. Whether it takes

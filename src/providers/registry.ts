@@ -98,9 +98,9 @@ export function specOf(provider: Provider): ProviderSpec {
 }
 
 /** The providers that can transcribe voice (STT_PROVIDER's values besides `off`). */
-export const STT_PROVIDERS = PROVIDERS.filter((p: ProviderSpec) => p.defaults.stt !== undefined).map(
-  (p) => p.name,
-);
+export const STT_PROVIDERS = PROVIDERS.filter(
+  (p: ProviderSpec) => p.defaults.stt !== undefined,
+).map((p) => p.name);
 
 /**
  * Who transcribes voice (SPEC §1: STT_PROVIDER, STT_MODEL, STT_BASE_URL, STT_API_KEY): the

@@ -164,12 +164,15 @@ describe.each(PROVIDERS)('the configuration reads the registry: $name', (spec) =
 });
 
 describe('speech to text reads the registry', () => {
-  it.each(STT_PROVIDERS)('%s transcribes with its default model when STT_PROVIDER names it', (name) => {
-    const spec = specOf(name as Provider);
-    const config = configOn(PROVIDERS[0], { STT_PROVIDER: name, [spec.env.apiKey]: 'k' });
-    expect(createTranscriber(config)?.info).toEqual({ provider: name, model: spec.defaults.stt });
-    expect(createTranscriber(configOn(PROVIDERS[0], { STT_PROVIDER: 'off' }))).toBeUndefined();
-  });
+  it.each(STT_PROVIDERS)(
+    '%s transcribes with its default model when STT_PROVIDER names it',
+    (name) => {
+      const spec = specOf(name as Provider);
+      const config = configOn(PROVIDERS[0], { STT_PROVIDER: name, [spec.env.apiKey]: 'k' });
+      expect(createTranscriber(config)?.info).toEqual({ provider: name, model: spec.defaults.stt });
+      expect(createTranscriber(configOn(PROVIDERS[0], { STT_PROVIDER: 'off' }))).toBeUndefined();
+    },
+  );
 
   it('has a transcriber for every provider with a speech-to-text default, and only those', () => {
     for (const spec of PROVIDERS as readonly ProviderSpec[])
