@@ -20,6 +20,7 @@ import type {
 } from '../core/ports.ts';
 import { envelope, neutralise } from '../core/trust.ts';
 import type { FileRef, ImageInput, InboundEvent } from '../core/types.ts';
+import { voiceText } from '../core/voice-label.ts';
 import { describeRequest } from '../providers/vision.ts';
 import { makePrivateDir, PRIVATE_FILE } from '../store/file-modes.ts';
 import { bookedCall, type CallUse } from '../usage/booked-call.ts';
@@ -46,6 +47,8 @@ export interface MediaDeps {
   log: Logger;
   /** Where photos are kept (SATCHEL_HOME/media), so history can refer to them. */
   mediaDir: string;
+  /** A voice message was transcribed: its channel may show the words (Channel.showTranscript). */
+  heard?(event: InboundEvent, transcript: string): void;
 }
 
 /** The turn a media message belongs to. */
@@ -124,8 +127,8 @@ export function createMediaInputs(deps: MediaDeps) {
     }
     const text = result.text.trim();
     if (!text) throw new MediaError('empty transcript', NOTHING_HEARD);
-    const label = '[Voice message, transcribed automatically: some words may be misheard]';
-    return withCaption(`${label}\n${text}`, event.caption);
+    deps.heard?.(event, text);
+    return voiceText(text, event.caption);
   }
 
   /**
