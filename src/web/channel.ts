@@ -233,9 +233,11 @@ export function createWebChannel(
         ...(shown ? { attachment: shown } : {}),
       });
       let id = stored;
-      if (stored === undefined || !transcript.replace(entry(stored)))
-        transcript.add(entry((id = ++lastId)));
-      if (attachment?.kind === 'voice' && source !== undefined) voiceSources.set(source, id!);
+      if (id === undefined || !transcript.replace(entry(id))) {
+        id = ++lastId;
+        transcript.add(entry(id));
+      }
+      if (attachment?.kind === 'voice' && source !== undefined) voiceSources.set(source, id);
     },
 
     // The words of a voice message join its bubble, live and in what a reload is shown.
