@@ -53,6 +53,7 @@ export function createCore(
   const routing = {
     packs: () => packs.packs.list(),
     activePack: (address: Address) => turning.router.activePack(address),
+    transcribes: () => providers.transcriber !== undefined,
   };
   const ingresses = openIngresses(
     edges,

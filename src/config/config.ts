@@ -10,10 +10,12 @@ import {
   PROVIDERS,
   type Provider,
   type ProviderKeys,
+  type SttSettings,
   specOf,
 } from '../providers/registry.ts';
 import type { SearchConfig } from '../tools/search/providers.ts';
 import { envSchema } from './schema.ts';
+import { missingSttNeeds, sttSettings } from './stt.ts';
 
 export type { Provider, ProviderKeys };
 
@@ -35,7 +37,8 @@ export interface CoreConfig {
   providers: ProviderKeys;
   /** How long one turn may take, model calls and tools together. */
   turnTimeoutMs: number;
-  sttModel: string;
+  /** Speech to text (STT_PROVIDER and its variables); undefined when it is off. */
+  stt: SttSettings | undefined;
   visionModel: string | undefined;
   batchWindowMs: number;
   /** GROUP_REPLY: in groups outside pack topics, answer only messages addressed to the bot. */
@@ -114,6 +117,7 @@ export function parseConfig(env: Env): Config {
     ...(result.success ? [] : result.error.issues.map(issueLine)),
     ...missingProviderKeys(env),
     ...missingSearchNeeds(env),
+    ...missingSttNeeds(env),
   ];
   if (problems.length > 0 || !result.success)
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
@@ -123,6 +127,7 @@ export function parseConfig(env: Env): Config {
     const [provider, ...model] = ref.split(':');
     return { provider: provider as Provider, model: model.join(':') };
   };
+  const providers = providerKeys(e);
   const core: CoreConfig = {
     home: path.resolve(e.SATCHEL_HOME),
     // Packs installed by `satchel pack add` are always searched, after SATCHEL_PACKS.
@@ -138,9 +143,9 @@ export function parseConfig(env: Env): Config {
         : undefined,
       timeoutMs: e.LLM_TIMEOUT_MS,
     },
-    providers: providerKeys(e),
+    providers,
     turnTimeoutMs: e.TURN_TIMEOUT_MS,
-    sttModel: e.STT_MODEL,
+    stt: sttSettings(e, providers),
     visionModel: e.VISION_MODEL,
     batchWindowMs: e.BATCH_WINDOW_MS,
     groupReply: e.GROUP_REPLY,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROVIDER_NAMES, PROVIDERS, STT_PROVIDER, specOf } from '../providers/registry.ts';
+import { PROVIDER_NAMES, PROVIDERS, STT_PROVIDERS } from '../providers/registry.ts';
 import { SEARCH_PROVIDERS } from '../tools/search/provider.ts';
 
 /**
@@ -47,7 +47,6 @@ const providerVars: Record<string, typeof optionalText> = Object.fromEntries(
   ]),
 );
 const fallbackRef = new RegExp(`^(${PROVIDER_NAMES.join('|')}):.+$`);
-const defaultSttModel = STT_PROVIDER && specOf(STT_PROVIDER).defaults.stt;
 
 /** What the core reads, in the bot and in `satchel chat`; the edges read their own. */
 const coreVars = {
@@ -66,7 +65,17 @@ const coreVars = {
   LLM_TIMEOUT_MS: intFrom('LLM_TIMEOUT_MS', 1, 120_000),
   TURN_TIMEOUT_MS: intFrom('TURN_TIMEOUT_MS', 1, 300_000),
   ...providerVars,
-  STT_MODEL: optionalText.transform((v) => v ?? defaultSttModel ?? ''),
+  // Speech to text: its defaults come from the provider keys (config/stt.ts).
+  STT_PROVIDER: optionalText.pipe(
+    z
+      .enum([...STT_PROVIDERS, 'off'], {
+        error: `STT_PROVIDER must be ${[...STT_PROVIDERS, 'off'].map((p) => `"${p}"`).join(', ')} (or empty for the default)`,
+      })
+      .optional(),
+  ),
+  STT_MODEL: optionalText,
+  STT_BASE_URL: url('STT_BASE_URL'),
+  STT_API_KEY: optionalText,
   VISION_MODEL: optionalText,
   BATCH_WINDOW_MS: intFrom('BATCH_WINDOW_MS', 0, 800),
   GROUP_REPLY: optionalText

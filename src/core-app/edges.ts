@@ -19,7 +19,7 @@ export function storeInboxes(db: Db): Inboxes {
  */
 export function ingressPort(
   pipeline: Pick<IngressPort, 'accept' | 'full' | 'menu'>,
-  routing: Pick<IngressPort, 'packs' | 'activePack'>,
+  routing: Pick<IngressPort, 'packs' | 'activePack' | 'transcribes'>,
   outbox: { retryNow(platform: string): void },
   onFatal: ((error: unknown) => void) | undefined,
   edges: ReadonlyMap<string, Edge> = new Map(),
@@ -33,6 +33,7 @@ export function ingressPort(
     menu,
     packs: () => routing.packs(),
     activePack: (address) => routing.activePack(address),
+    transcribes: () => routing.transcribes(),
     reachable: () => outbox.retryNow(edge.platform),
     fatal: (error) => onFatal?.(error),
   });

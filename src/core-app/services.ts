@@ -3,6 +3,7 @@ import { createAgent } from '../agent/agent.ts';
 import type { CoreConfig } from '../config/config.ts';
 import type { Clock } from '../core/clock.ts';
 import { createEventBus } from '../core/events.ts';
+import { originKey } from '../core/origin.ts';
 import type { Logger } from '../core/ports.ts';
 import { addressKey } from '../core/types.ts';
 import { createMediaInputs } from '../inbound/media.ts';
@@ -83,6 +84,11 @@ export function buildAgent(
     clock,
     log,
     mediaDir: path.join(config.home, 'media'),
+    // The sender's channel shows the words in the voice message (the web chat's bubble).
+    heard: (event, transcript) =>
+      stores.edges
+        .get(event.address.platform)
+        ?.channel?.showTranscript?.(event.address, originKey(event.origin), transcript),
   });
   const events = createEventBus((error, event) =>
     log.error({ event: 'event_listener_failed', type: event.type, err: error }, 'listener failed'),

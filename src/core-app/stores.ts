@@ -35,9 +35,12 @@ export function buildLogging(
     ...factories.flatMap((f) => f.secrets ?? []),
     ...providerSecrets(config.providers),
     config.dashboard.token,
-    ...[config.web.search?.braveApiKey, config.web.search?.tavilyApiKey].filter(
-      (key): key is string => key !== undefined,
-    ),
+    ...[
+      config.web.search?.braveApiKey,
+      config.web.search?.tavilyApiKey,
+      // STT_API_KEY (the provider's own key is among providerSecrets already).
+      config.stt?.apiKey,
+    ].filter((key): key is string => key !== undefined),
     ...read.settings.secrets,
   ];
   const log: Logger = createLogger({

@@ -238,6 +238,12 @@ export interface Channel {
    * no acknowledgement is shown.
    */
   setReaction?(to: Address, messageId: string, emoji: string | undefined): Promise<void>;
+  /**
+   * Shows what a voice message said, in the message its sender sees (`source`: the message's
+   * origin key, `originKey`), once it is transcribed. Without it the transcript reaches only
+   * the model.
+   */
+  showTranscript?(to: Address, source: string, transcript: string): void;
 }
 
 /** What the user said, one input per message: stored once under `sourceKey`. */

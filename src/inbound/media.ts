@@ -20,7 +20,7 @@ import type {
 } from '../core/ports.ts';
 import { envelope, neutralise } from '../core/trust.ts';
 import type { FileRef, ImageInput, InboundEvent } from '../core/types.ts';
-import { STT_PROVIDER, specOf } from '../providers/registry.ts';
+import { voiceText } from '../core/voice-label.ts';
 import { describeRequest } from '../providers/vision.ts';
 import { makePrivateDir, PRIVATE_FILE } from '../store/file-modes.ts';
 import { bookedCall, type CallUse } from '../usage/booked-call.ts';
@@ -47,6 +47,8 @@ export interface MediaDeps {
   log: Logger;
   /** Where photos are kept (SATCHEL_HOME/media), so history can refer to them. */
   mediaDir: string;
+  /** A voice message was transcribed: its channel may show the words (Channel.showTranscript). */
+  heard?(event: InboundEvent, transcript: string): void;
 }
 
 /** The turn a media message belongs to. */
@@ -62,9 +64,9 @@ export interface MediaTurn {
 
 type Event<K extends InboundEvent['kind']> = Extract<InboundEvent, { kind: K }>;
 
-/** The variable that sets speech to text up: its provider's key (providers/registry.ts). */
-const STT_KEY = STT_PROVIDER ? ` (it needs ${specOf(STT_PROVIDER).env.apiKey})` : '';
-export const NO_STT = `I cannot listen to voice messages here: speech-to-text is not set up${STT_KEY}. Please send it as text.`;
+/** Names the variable that turns speech to text on (SPEC §1: STT_PROVIDER and its defaults). */
+export const NO_STT =
+  'I cannot listen to voice messages here: speech-to-text is off (STT_PROVIDER; a GROQ_API_KEY, or an OPENAI_API_KEY on OpenAI, turns it on). Please send it as text.';
 export const STT_FAILED =
   'I could not transcribe that voice message: the speech-to-text service failed. Please try again in a moment, or send it as text.';
 export const NOTHING_HEARD = 'I could not make out any words in that voice message.';
@@ -125,8 +127,8 @@ export function createMediaInputs(deps: MediaDeps) {
     }
     const text = result.text.trim();
     if (!text) throw new MediaError('empty transcript', NOTHING_HEARD);
-    const label = '[Voice message, transcribed automatically: some words may be misheard]';
-    return withCaption(`${label}\n${text}`, event.caption);
+    deps.heard?.(event, text);
+    return voiceText(text, event.caption);
   }
 
   /**

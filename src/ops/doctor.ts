@@ -12,6 +12,7 @@ import { checkDatabase, checkPacks, checkPort } from './doctor-local.ts';
 import { checkMcpServers } from './doctor-mcp.ts';
 import { checkPrices } from './doctor-prices.ts';
 import { checkProviders, checkSearch } from './doctor-remote.ts';
+import { checkSpeech, providerUses } from './doctor-speech.ts';
 
 export interface DoctorOptions {
   /** The environment, `.env` included. */
@@ -36,7 +37,7 @@ const SUPPORTED_NODE = '^20.19.0 || >=22.12.0';
 /**
  * Everything `satchel doctor` checks, in order: Node, the configuration, each edge's checks of
  * it (Telegram's allowlist), the edges' remote checks (the bot token), each provider and
- * model, prices, the packs and their MCP servers, the database and the dashboard port.
+ * model, who transcribes voice, prices, the packs and their MCP servers, the database and the dashboard port.
  * Changes nothing: no update is fetched, no message sent, no token spent, nothing written
  * (the MCP servers it starts are stopped again).
  * With an invalid configuration only the first two are checked.
@@ -82,9 +83,10 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     catalog,
     packs.packs.map((p) => ({ pack: p.name, model: p.manifest.model })),
   );
-  const [edgeChecks, providers, search, port, mcp] = await Promise.all([
+  const [edgeChecks, providers, speech, search, port, mcp] = await Promise.all([
     Promise.all(edges.map((edge) => edge.doctor?.remote?.(timeoutMs) ?? [])),
-    checkProviders(config, uses, timeoutMs),
+    checkProviders(config, providerUses(uses, config.env), timeoutMs),
+    checkSpeech(config, timeoutMs),
     checkSearch(config, timeoutMs),
     checkPort(config, timeoutMs),
     checkMcpServers(config, packs.packs, options.mcpHub),
@@ -93,6 +95,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   checks.push(
     ...edgeChecks.flat(),
     ...providers,
+    speech,
     ...search,
     ...prices,
     ...packs.checks,

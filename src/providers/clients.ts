@@ -4,6 +4,7 @@ import { createGeminiChatModel, loadGeminiSdk, mapGeminiError } from './gemini.t
 import { createGroqChatModel, loadGroqSdk, mapGroqError } from './groq.ts';
 import { createGroqTranscriber } from './groq-stt.ts';
 import { createOpenAiChatModel, mapOpenAiError } from './openai.ts';
+import { createOpenAiTranscriber } from './openai-stt.ts';
 import { createOpenAiSpeaker, type TtsOptions } from './openai-tts.ts';
 import type { Provider, ProviderAccess } from './registry.ts';
 
@@ -28,7 +29,7 @@ export interface TranscriberOptions extends ProviderAccess {
  */
 export interface ProviderClients {
   chatModel(options: ChatModelOptions): ChatModel;
-  /** Speech to text, for the provider whose spec has an `stt` default. */
+  /** Speech to text, for each provider whose spec has an `stt` default. */
   transcriber?(options: TranscriberOptions): Transcriber;
   /** Text to speech (voice replies, SPEC §18), for a provider with an `/audio/speech` API. */
   speaker?(options: TtsOptions): Speaker;
@@ -43,6 +44,7 @@ const keyOf = (access: ProviderAccess) => access.apiKey ?? 'not-needed';
 
 const openai: ProviderClients = {
   chatModel: (options) => createOpenAiChatModel(options),
+  transcriber: (options) => createOpenAiTranscriber(options),
   speaker: (options) => createOpenAiSpeaker(options),
   async listModels(access, signal) {
     const client = new OpenAI({

@@ -2,13 +2,7 @@ import type { ChatModel, Logger, Speaker, Transcriber } from '../core/ports.ts';
 import type { ModelCatalog } from '../usage/catalog.ts';
 import { PROVIDER_CLIENTS } from './clients.ts';
 import { parseModelRef } from './model-ref.ts';
-import {
-  type Provider,
-  type ProviderSettings,
-  providerConfigured,
-  STT_PROVIDER,
-  specOf,
-} from './registry.ts';
+import { type Provider, type ProviderSettings, providerConfigured, specOf } from './registry.ts';
 
 /**
  * The chat model for a provider, with the configured keys and base URLs. Whether it takes
@@ -58,16 +52,17 @@ export function createModelResolver(
 }
 
 /**
- * The speech-to-text service: the registry's speech-to-text provider with STT_MODEL.
- * Undefined when that provider has neither a key nor a base URL, so voice messages get a
- * clear "not set up" answer.
+ * The speech-to-text service: STT_PROVIDER's transcriber with STT_MODEL, on its key and
+ * server (STT_API_KEY, STT_BASE_URL, else the provider's). Undefined when speech-to-text is
+ * off, so voice messages get a clear "not set up" answer.
  */
 export function createTranscriber(config: ProviderSettings): Transcriber | undefined {
-  const provider = STT_PROVIDER;
-  if (!provider || !providerConfigured(config, provider)) return undefined;
-  return PROVIDER_CLIENTS[provider].transcriber?.({
-    ...config.providers[provider],
-    model: config.sttModel,
+  const stt = config.stt;
+  if (!stt) return undefined;
+  return PROVIDER_CLIENTS[stt.provider].transcriber?.({
+    apiKey: stt.apiKey,
+    baseUrl: stt.baseUrl,
+    model: stt.model,
     timeoutMs: config.llm.timeoutMs,
   });
 }

@@ -2,13 +2,13 @@ import type { ModelCatalog } from '../usage/catalog.ts';
 import type { ModelUse } from '../usage/unknown-prices.ts';
 import { parseModelRef } from './model-ref.ts';
 import type { Provider } from './registry.ts';
-import { type ProviderSettings, providerConfigured, STT_PROVIDER, specOf } from './registry.ts';
+import { type ProviderSettings, providerConfigured, specOf } from './registry.ts';
 import { visionModelRef } from './vision.ts';
 
 /**
  * Every model the configuration will call, with what for: the chat model, LLM_FALLBACK, the
- * vision model (when a chat model cannot see images), speech to text (when its provider is
- * set up), text to speech (when VOICE_REPLY is not off) and each pack's manifest `model` (when its provider is set up; otherwise the chat
+ * vision model (when a chat model cannot see images), speech to text (unless STT_PROVIDER
+ * is off), text to speech (when VOICE_REPLY is not off) and each pack's manifest `model` (when its provider is set up; otherwise the chat
  * model answers). Mirrors how createApp builds them.
  */
 export function modelsInUse(
@@ -29,8 +29,7 @@ export function modelsInUse(
   const vision = visionModelRef(config);
   if (!inline && vision && providerConfigured(config, vision.provider))
     uses.push({ ...vision, use: 'vision' });
-  if (STT_PROVIDER && providerConfigured(config, STT_PROVIDER))
-    uses.push({ provider: STT_PROVIDER, model: config.sttModel, use: 'stt' });
+  if (config.stt) uses.push({ provider: config.stt.provider, model: config.stt.model, use: 'stt' });
   // Voice replies on by default: TTS_MODEL speaks answers (a chat's /voice may still turn
   // them on where the default is off; its calls then pass the same price check).
   const tts = config.voice?.reply !== 'off' ? config.voice?.tts : undefined;

@@ -37,7 +37,11 @@ export const PROVIDERS = [
       baseUrl: 'OPENAI_BASE_URL',
       help: 'OpenAI key, and base URL (including /v1) for a compatible server.',
     },
-    defaults: { chat: 'gpt-4.1-mini', vision: 'gpt-4.1-mini' },
+    defaults: {
+      chat: 'gpt-4.1-mini',
+      vision: 'gpt-4.1-mini',
+      stt: 'gpt-4o-mini-transcribe',
+    },
   },
   {
     name: 'gemini',
@@ -54,8 +58,8 @@ export const PROVIDERS = [
       apiKey: 'GROQ_API_KEY',
       baseUrl: 'GROQ_BASE_URL',
       help:
-        'Groq key: needed for voice messages and audio (Whisper speech-to-text) whatever the ' +
-        'chat provider, and for LLM_PROVIDER=groq. GROQ_BASE_URL is its host root, for a proxy.',
+        'Groq key: for LLM_PROVIDER=groq, and it turns on voice messages (Whisper speech-to-text, ' +
+        'see STT_PROVIDER) whatever the chat provider. GROQ_BASE_URL is its host root, for a proxy.',
     },
     defaults: {
       chat: 'llama-3.3-70b-versatile',
@@ -93,10 +97,20 @@ export function specOf(provider: Provider): ProviderSpec {
   return PROVIDERS.find((p) => p.name === provider)!;
 }
 
-/** The provider that transcribes voice: the first with a speech-to-text default. */
-export const STT_PROVIDER: Provider | undefined = PROVIDERS.find(
+/** The providers that can transcribe voice (STT_PROVIDER's values besides `off`). */
+export const STT_PROVIDERS = PROVIDERS.filter(
   (p: ProviderSpec) => p.defaults.stt !== undefined,
-)?.name;
+).map((p) => p.name);
+
+/**
+ * Who transcribes voice (SPEC §1: STT_PROVIDER, STT_MODEL, STT_BASE_URL, STT_API_KEY): the
+ * provider, its model, and the key and server it is called with — the provider's own unless
+ * STT_API_KEY or STT_BASE_URL name others, so chat and speech-to-text may be different servers.
+ */
+export interface SttSettings extends ProviderAccess {
+  provider: Provider;
+  model: string;
+}
 
 /** Every configured API key: secrets that logs and stored text must never show. */
 export function providerSecrets(keys: ProviderKeys): (string | undefined)[] {
@@ -121,6 +135,7 @@ export interface ProviderSettings {
     timeoutMs: number;
   };
   providers: ProviderKeys;
-  sttModel: string;
+  /** Undefined: speech-to-text is off. */
+  stt: SttSettings | undefined;
   visionModel: string | undefined;
 }

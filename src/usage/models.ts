@@ -65,6 +65,9 @@ export const BUNDLED_MODELS: Readonly<Record<string, ModelEntry>> = {
   'openai:gpt-4o-mini-tts': { images: false, ttsPerMillionChars: 15 },
   // openai.com/api/pricing, 2025-11: $0.003 per minute of audio, $0.18 per hour.
   'openai:gpt-4o-mini-transcribe': { images: false, audioPerHour: 0.18 },
+  // openai.com/api/pricing, 2025-11: $0.006 per minute of audio, $0.36 per hour (each).
+  'openai:gpt-4o-transcribe': { images: false, audioPerHour: 0.36 },
+  'openai:whisper-1': { images: false, audioPerHour: 0.36 },
   // ai.google.dev/gemini-api/docs/pricing, 2025-11 (paid tier, text, prompts ≤ 200k tokens):
   // $1.25 in, $0.31 cached, $10.00 out (thinking tokens included).
   'gemini:gemini-2.5-pro': chat(true, 1_048_576, [1.25, 0.31, 10]),

@@ -3,6 +3,7 @@ import type { StoredLine } from '../core/edge-conversations.ts';
 import { ChannelError, UnreadableFileError } from '../core/errors.ts';
 import type { Channel, InlineButton, MediaMessage, SendTextOptions } from '../core/ports.ts';
 import { type Address, addressKey } from '../core/types.ts';
+import { readVoiceText } from '../core/voice-label.ts';
 import { markupProblem, visibleText } from './markup.ts';
 import { renderWebHtml, webRenderer } from './render.ts';
 import {
@@ -35,8 +36,9 @@ export interface WebChannel extends Channel {
   conversation(to: Address): Transcript;
   /**
    * Shows a line the owner typed, or a file they sent with its caption (before it is
-   * handled, so the page shows it at once). `source`: its origin key, when it is replayed
-   * (not shown again when the stored history shows it already).
+   * handled, so the page shows it at once). `source`: its origin key — a replayed line the
+   * stored history shows already is not shown again; a voice message's transcript finds its
+   * bubble by it (`showTranscript`).
    */
   showTyped(to: Address, text: string, attachment?: Attachment, source?: string): void;
 }
@@ -73,6 +75,8 @@ export function createWebChannel(
   const conversations = new Map<string, Transcript>();
   /** The owner's lines shown from the store, by origin key: their entry's id. */
   const storedSources = new Map<string, number>();
+  /** The owner's voice messages shown this run, by origin key: their entry's id. */
+  const voiceSources = new Map<string, number>();
   let lastId = now();
 
   const conversation = (to: Address): Transcript => {
@@ -90,6 +94,17 @@ export function createWebChannel(
     if (role === 'user') {
       const id = ++lastId;
       if (source) storedSources.set(source, id);
+      // A voice message is stored as its labelled transcript: shown as the recording it was.
+      const voice = readVoiceText(text);
+      if (voice)
+        return [
+          {
+            kind: 'user',
+            id,
+            text: voice.caption,
+            attachment: { kind: 'voice', seconds: 0, transcript: voice.transcript },
+          },
+        ];
       return [{ kind: 'user', id, text }];
     }
     const html = renderWebHtml(text, 'markdown');
@@ -199,16 +214,41 @@ export function createWebChannel(
 
     showTyped(to: Address, text: string, attachment?: Attachment, source?: string) {
       const transcript = conversation(to);
+      // Replayed, and shown from the store already: shown as sent (its file too), in its place.
+      const stored = source === undefined ? undefined : storedSources.get(source);
+      // A recording shown from the store keeps the words it was stored with.
+      const before = stored === undefined ? undefined : transcript.find(stored);
+      const heard =
+        before?.kind === 'user' && before.attachment?.kind === 'voice'
+          ? before.attachment.transcript
+          : undefined;
+      const shown =
+        attachment?.kind === 'voice' && heard !== undefined
+          ? { ...attachment, transcript: heard }
+          : attachment;
       const entry = (id: number): Entry => ({
         kind: 'user',
         id,
         text,
-        ...(attachment ? { attachment } : {}),
+        ...(shown ? { attachment: shown } : {}),
       });
-      // Replayed, and shown from the store already: shown as sent (its file too), in its place.
-      const stored = source === undefined ? undefined : storedSources.get(source);
-      if (stored === undefined || !transcript.replace(entry(stored)))
-        transcript.add(entry(++lastId));
+      let id = stored;
+      if (id === undefined || !transcript.replace(entry(id))) {
+        id = ++lastId;
+        transcript.add(entry(id));
+      }
+      if (attachment?.kind === 'voice' && source !== undefined) voiceSources.set(source, id);
+    },
+
+    // The words of a voice message join its bubble, live and in what a reload is shown.
+    showTranscript(to: Address, source: string, text: string) {
+      const id = voiceSources.get(source);
+      if (id === undefined) return;
+      voiceSources.delete(source);
+      const transcript = conversation(to);
+      const shown = transcript.find(id);
+      if (shown?.kind !== 'user' || shown.attachment?.kind !== 'voice') return;
+      transcript.replace({ ...shown, attachment: { ...shown.attachment, transcript: text } });
     },
   };
   return channel;

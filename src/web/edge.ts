@@ -82,6 +82,7 @@ export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
             assets: loadChatPage(),
             log,
             welcome: (id) => welcomeOf(port.packs(), port.menu(), port.activePack(addressOf(id))),
+            voiceInput: () => port.transcribes(),
           });
           const ready = () => {
             // Uploads live as long as their conversation: those of one gone are removed.

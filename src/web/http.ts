@@ -42,6 +42,8 @@ export interface ChatRoutesDeps {
   log: Logger;
   /** What conversation `id`'s first screen offers (the packs now installed, the commands). */
   welcome(id: string): Welcome;
+  /** Speech to text is set up: the page offers its microphone. */
+  voiceInput?(): boolean;
 }
 
 type Answer = { status: number; body: unknown };
@@ -84,8 +86,10 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
       response.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
     // Reconnect soon after a restart; the snapshot then shows the conversation again.
     response.write('retry: 1000\n\n');
-    // It names the conversation: a page that named none learns which it is shown.
-    send('snapshot', { ...conversation.snapshot(), conversation: id });
+    // It names the conversation: a page that named none learns which it is shown; and says
+    // whether voice can be sent (the microphone is offered only then).
+    const voiceInput = deps.voiceInput?.() ? { voiceInput: true as const } : {};
+    send('snapshot', { ...conversation.snapshot(), conversation: id, ...voiceInput });
     const stop = conversation.subscribe((update) => {
       // A page gone without a close event: throwing unsubscribes it (transcript.ts).
       if (response.writableEnded || response.destroyed) throw new Error('page gone');

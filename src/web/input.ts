@@ -63,8 +63,8 @@ export function createWebInput(deps: WebInputDeps) {
     address: Address,
     payload: InboundPayload,
     extra: { messageId?: string } = {},
+    key = randomUUID(),
   ): void {
-    const key = randomUUID();
     const now = clock.now();
     const event: InboundEvent = {
       origin: { platform: address.platform, keys: [key] },
@@ -116,9 +116,16 @@ export function createWebInput(deps: WebInputDeps) {
      */
     attach(address: Address, payload: Attached): void {
       const { text, attachment } = shownOf(payload);
-      channel.showTyped(address, text, attachment);
+      // Shown under its origin key: a recording's transcript finds its bubble by it.
+      const key = randomUUID();
+      channel.showTyped(
+        address,
+        text,
+        attachment,
+        originKey({ platform: address.platform, keys: [key] }),
+      );
       deps.used?.(address, text);
-      enter(address, payload);
+      enter(address, payload, {}, key);
     },
 
     /**

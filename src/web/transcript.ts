@@ -5,12 +5,13 @@ export type Body = { html: string } | { text: string };
 
 /**
  * A file the owner sent, as the page shows it: a photo by its upload's id (the page loads
- * `/chat/files/<image>`), a document by its name, a voice recording by its length.
+ * `/chat/files/<image>`), a document by its name, a voice recording by its length (0:
+ * unknown) and, once it is transcribed, what it said.
  */
 export type Attachment =
   | { kind: 'photo'; image: string }
   | { kind: 'document'; name: string }
-  | { kind: 'voice'; seconds: number };
+  | { kind: 'voice'; seconds: number; transcript?: string };
 
 /** One line of the conversation: what the owner typed or sent, or what satchel sent. */
 export type Entry =
@@ -42,6 +43,8 @@ export type ChatUpdate =
 export interface Snapshot {
   /** The conversation's id (http.ts adds it). */
   conversation?: string;
+  /** Speech to text is set up: the page offers its microphone (http.ts adds it). */
+  voiceInput?: true;
   entries: Entry[];
   draft?: Body;
   /** A turn said it is working and no message from satchel has come since. */

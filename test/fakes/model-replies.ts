@@ -144,7 +144,11 @@ export interface TranscriptionReply {
   delayMs?: number;
 }
 
-/** Answers a Groq transcription in the response_format it asked for (default json). */
+/**
+ * Answers a transcription in the response_format it asked for (default json). OpenAI's json
+ * carries `usage` as OpenAI reports it: tokens for a gpt-4o model, seconds for whisper-1
+ * (a compatible server's carries none); Groq's carries its request id.
+ */
 export function replyTranscription(
   ctx: Ctx,
   rec: RecordedRequest,
@@ -159,9 +163,26 @@ export function replyTranscription(
     const language = rec.body.fields.language ?? 'en';
     const duration = reply.duration ?? 1;
     sendJson(ctx.res, 200, { task: 'transcribe', language, duration, text, segments: [] });
-  } else {
+  } else if (rec.provider === 'groq') {
     sendJson(ctx.res, 200, { text, x_groq: { id: `req_${seq}` } });
+  } else {
+    sendJson(ctx.res, 200, { text, ...openAiTranscriptionUsage(rec.model, reply.duration ?? 1) });
   }
+}
+
+function openAiTranscriptionUsage(model: string, seconds: number) {
+  if (model === 'whisper-1') return { usage: { type: 'duration', seconds } };
+  if (!model.startsWith('gpt-4o')) return {};
+  const audio = Math.round(seconds * 10);
+  return {
+    usage: {
+      type: 'tokens',
+      input_tokens: audio,
+      input_token_details: { text_tokens: 0, audio_tokens: audio },
+      output_tokens: 8,
+      total_tokens: audio + 8,
+    },
+  };
 }
 
 function usageOf(reply: ScriptedReply) {

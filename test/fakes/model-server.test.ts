@@ -211,6 +211,49 @@ describe('FakeModel text to speech via openai SDK', () => {
   });
 });
 
+describe('FakeModel transcribing via the openai SDK', () => {
+  const ogg = (name = 'voice.ogg') =>
+    new File([new Uint8Array([1, 2, 3, 4])], name, { type: 'audio/ogg' });
+
+  it("transcribes at /v1/audio/transcriptions with OpenAI's usage for each model", async () => {
+    fake.enqueueTranscription({ text: 'one', duration: 2 });
+    fake.enqueueTranscription({ text: 'two', duration: 2 });
+    const mini = await openai.audio.transcriptions.create({
+      model: 'gpt-4o-mini-transcribe',
+      file: ogg(),
+    });
+    expect(mini).toMatchObject({ text: 'one', usage: { type: 'tokens' } });
+    const whisper = await openai.audio.transcriptions.create({ model: 'whisper-1', file: ogg() });
+    expect(whisper).toMatchObject({ text: 'two', usage: { type: 'duration', seconds: 2 } });
+    const [req] = fake.requests({ provider: 'openai', kind: 'transcription' });
+    expect(req?.path).toBe('/v1/audio/transcriptions');
+    expect(req?.body.file).toMatchObject({ filename: 'voice.ogg', contentType: 'audio/ogg' });
+  });
+
+  it('refuses what OpenAI refuses: another model, a .oga name, verbose_json from gpt-4o', async () => {
+    const refused = (body: {
+      model: string;
+      file: File;
+      response_format?: 'json' | 'verbose_json';
+    }) => openai.audio.transcriptions.create({ ...body, stream: false });
+    await expect(refused({ model: 'gpt-4.1-mini', file: ogg() })).rejects.toMatchObject({
+      status: 404,
+      error: { code: 'model_not_found', param: 'model' },
+    });
+    await expect(
+      refused({ model: 'gpt-4o-mini-transcribe', file: ogg('voice.oga') }),
+    ).rejects.toMatchObject({ status: 400, error: { param: 'file' } });
+    await expect(
+      refused({ model: 'gpt-4o-mini-transcribe', file: ogg(), response_format: 'verbose_json' }),
+    ).rejects.toMatchObject({ status: 400, error: { param: 'response_format' } });
+    // A local Whisper server's own model names, once the test says it serves them.
+    fake.setTranscriptionModels('openai', ['Systran/faster-whisper-small']);
+    fake.enqueueTranscription({ text: 'local' });
+    const local = await refused({ model: 'Systran/faster-whisper-small', file: ogg() });
+    expect(local.text).toBe('local');
+  });
+});
+
 describe('FakeModel via groq-sdk', () => {
   it('transcribes and records filename and model', async () => {
     const groq = new Groq({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 });

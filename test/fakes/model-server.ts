@@ -6,6 +6,8 @@
  *   POST /v1/chat/completions                       OpenAI chat (stream or not)
  *   POST /openai/v1/chat/completions                Groq chat (same format)
  *   POST /openai/v1/audio/transcriptions            Groq transcription (multipart)
+ *   POST /v1/audio/transcriptions                   OpenAI transcription (multipart; also a
+ *                                                   local Whisper server's, at STT_BASE_URL)
  *   POST /v1/audio/speech                           OpenAI text to speech (model-speech.ts)
  *   POST /v1beta/models/{model}:generateContent     Gemini (any /vX/ version prefix accepted)
  *   POST /v1beta/models/{model}:streamGenerateContent?alt=sse
@@ -20,8 +22,10 @@
  *
  * Strict: a chat request the real API refuses (a bad function name, an empty tool list, a
  * schema Gemini cannot take; see model-strict.ts) is answered with that API's 400, before any
- * scripted reply or fault is used; so is a transcription of a file whose name Whisper does
- * not take (`.oga`, `.weba`: Groq picks the format by the extension).
+ * scripted reply or fault is used; so is a transcription without a model, with a model the
+ * provider does not transcribe with (`setTranscriptionModels`), of a file whose name Whisper
+ * does not take (`.oga`, `.weba`: it picks the format by the extension), or asking a gpt-4o
+ * model for `verbose_json` (model-strict.ts).
  *
  * Keys: `requireKey(provider, key)` makes every request to that provider with another key fail
  * as the provider fails it (OpenAI and Groq: 401; Gemini: 400 with reason API_KEY_INVALID).
@@ -36,7 +40,7 @@ import {
 } from './model-replies.ts';
 import { lastUserText } from './model-requests.ts';
 import { SPEECH_OGG, type SpeechReply, speechRefusal } from './model-speech.ts';
-import { refusal, transcriptionRefusal } from './model-strict.ts';
+import { refusal, TRANSCRIPTION_MODELS, transcriptionRefusal } from './model-strict.ts';
 import {
   type Ctx,
   modelList,
@@ -163,6 +167,7 @@ export class FakeModel {
   private seq = 0;
   private keys = new Map<Provider, string>();
   private models: Record<Provider, string[]> = structuredClone(DEFAULT_MODELS);
+  private sttModels: Record<'openai' | 'groq', readonly string[]> = { ...TRANSCRIPTION_MODELS };
 
   private constructor(
     private readonly server: Server,
@@ -260,6 +265,11 @@ export class FakeModel {
     this.models[provider] = [...models];
   }
 
+  /** The models `provider`'s transcription route takes (a local Whisper server's names). */
+  setTranscriptionModels(provider: 'openai' | 'groq', models: string[]): void {
+    this.sttModels[provider] = [...models];
+  }
+
   setDefault(reply: DefaultReply): void {
     this.defaultReply = reply;
   }
@@ -282,6 +292,7 @@ export class FakeModel {
     this.defaultReply = echo;
     this.keys.clear();
     this.models = structuredClone(DEFAULT_MODELS);
+    this.sttModels = { ...TRANSCRIPTION_MODELS };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -340,10 +351,11 @@ export class FakeModel {
     const listed = lists[pathname];
     if (listed && req.method === 'GET')
       return { ...base, provider: listed, kind: 'models', model: '', stream: false, body: {} };
-    if (pathname === '/openai/v1/audio/transcriptions') {
+    if (pathname === '/openai/v1/audio/transcriptions' || pathname === '/v1/audio/transcriptions') {
       const body = parseMultipart(raw, String(req.headers['content-type'] ?? ''));
       const model = body.fields.model ?? '';
-      return { ...base, provider: 'groq', kind: 'transcription', model, stream: false, body };
+      const provider = pathname.startsWith('/openai') ? 'groq' : 'openai';
+      return { ...base, provider, kind: 'transcription', model, stream: false, body };
     }
     if (pathname === '/v1/audio/speech') {
       const body = parseJson(raw);
@@ -408,12 +420,13 @@ export class FakeModel {
   }
 
   private async transcribe(ctx: Ctx, rec: RecordedRequest): Promise<void> {
-    const refused = transcriptionRefusal(rec.body.file?.filename);
+    const provider = rec.provider === 'groq' ? 'groq' : 'openai';
+    const refused = transcriptionRefusal(provider, rec.body, this.sttModels[provider]);
     if (refused) return sendJson(ctx.res, refused.status, refused.body);
     const reply = this.transcriptions.shift() ?? {};
     await pause(ctx, reply.delayMs ?? 0);
     if (ctx.closed) return;
-    if (reply.status) return sendError(ctx.res, 'groq', reply.status);
+    if (reply.status) return sendError(ctx.res, provider, reply.status);
     replyTranscription(ctx, rec, reply, ++this.seq);
   }
 

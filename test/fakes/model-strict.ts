@@ -17,7 +17,7 @@
 type Json = any;
 
 export interface Refusal {
-  status: 400;
+  status: 400 | 404;
   body: object;
 }
 
@@ -98,7 +98,7 @@ function* keysIn(value: unknown): Generator<string> {
     }
 }
 
-/** The audio formats Groq's Whisper takes, by the uploaded file's extension (its only test). */
+/** The audio formats Whisper takes, by the uploaded file's extension (its only test). */
 export const WHISPER_FORMATS = [
   'flac',
   'mp3',
@@ -112,22 +112,77 @@ export const WHISPER_FORMATS = [
   'webm',
 ];
 
+/** The models each provider transcribes with, unless a test says otherwise. */
+export const TRANSCRIPTION_MODELS: Record<'openai' | 'groq', readonly string[]> = {
+  openai: ['gpt-4o-mini-transcribe', 'gpt-4o-transcribe', 'whisper-1'],
+  groq: ['whisper-large-v3-turbo', 'whisper-large-v3', 'distil-whisper-large-v3-en'],
+};
+
 /**
- * Why Groq refuses this transcription upload, or undefined when it takes it: a file whose
- * name does not end in one of WHISPER_FORMATS (`.oga`, `.weba`, `.aac`, none) gets Groq's
- * 400 `unsupported_audio_format`, word for word.
+ * Why the provider refuses this transcription upload, or undefined when it takes it:
+ *
+ *   no `model` field            400, as both APIs answer a form without one
+ *   a model it does not serve   404 `model_not_found` (a chat model, another provider's)
+ *   a file whose name does not end in one of WHISPER_FORMATS (`.oga`, `.weba`, none)
+ *                               400: Groq's `unsupported_audio_format`, word for word; on the
+ *                               OpenAI route (OpenAI, or a local Whisper server that picks the
+ *                               format by the name too) `invalid_value` on `file`
+ *   `verbose_json` from a gpt-4o transcription model   400 `unsupported_value`, as OpenAI says
  */
-export function transcriptionRefusal(filename: string | undefined): Refusal | undefined {
-  const ext = /\.([^.]+)$/.exec(filename ?? '')?.[1]?.toLowerCase();
-  if (ext !== undefined && WHISPER_FORMATS.includes(ext)) return undefined;
-  return {
-    status: 400,
-    body: {
-      error: {
-        message: `file must be one of the following types: [${WHISPER_FORMATS.join(' ')}]`,
-        type: 'invalid_request_error',
-        code: 'unsupported_audio_format',
-      },
-    },
-  };
+export function transcriptionRefusal(
+  provider: 'openai' | 'groq',
+  body: { fields: Record<string, string>; file?: { filename?: string } },
+  models: readonly string[],
+): Refusal | undefined {
+  const model = body.fields.model;
+  if (!model)
+    return invalid(provider, 400, 'you must provide a model parameter', 'model', 'missing');
+  if (!models.includes(model))
+    return invalid(
+      provider,
+      404,
+      `The model \`${model}\` does not exist or you do not have access to it.`,
+      'model',
+      'model_not_found',
+    );
+  const ext = /\.([^.]+)$/.exec(body.file?.filename ?? '')?.[1]?.toLowerCase();
+  if (ext === undefined || !WHISPER_FORMATS.includes(ext))
+    return provider === 'groq'
+      ? invalid(
+          provider,
+          400,
+          `file must be one of the following types: [${WHISPER_FORMATS.join(' ')}]`,
+          'file',
+          'unsupported_audio_format',
+        )
+      : invalid(
+          provider,
+          400,
+          `Invalid file format. Supported formats: [${WHISPER_FORMATS.map((f) => `'${f}'`).join(', ')}]`,
+          'file',
+          'invalid_value',
+        );
+  if (body.fields.response_format === 'verbose_json' && model.startsWith('gpt-4o'))
+    return invalid(
+      provider,
+      400,
+      `response_format 'verbose_json' is not compatible with model '${model}'. Use 'json' or 'text' instead.`,
+      'response_format',
+      'unsupported_value',
+    );
+  return undefined;
+}
+
+function invalid(
+  provider: 'openai' | 'groq',
+  status: 400 | 404,
+  message: string,
+  param: string,
+  code: string,
+): Refusal {
+  const error =
+    provider === 'openai'
+      ? { message, type: 'invalid_request_error', param, code }
+      : { message, type: 'invalid_request_error', code };
+  return { status, body: { error } };
 }

@@ -35,7 +35,7 @@ describe('an SDK that takes longer to load than the idle timeout', () => {
     const stt = createGroqTranscriber({
       apiKey: 'gsk',
       baseUrl: fake.url,
-      model: 'whisper-test',
+      model: 'whisper-large-v3',
       timeoutMs: TIMEOUT_MS,
     });
     const voice: AudioInput = {

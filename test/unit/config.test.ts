@@ -40,7 +40,12 @@ describe('configuration', () => {
     expect(config.queueMode).toBe('followup');
     expect(config.jobIdleDays).toBe(14);
     expect(config.llm).toMatchObject({ provider: 'openai', model: undefined, fallback: undefined });
-    expect(config.sttModel).toBe('whisper-large-v3-turbo');
+    // OpenAI's own API with its key: it transcribes too (SPEC §1, STT_PROVIDER).
+    expect(config.stt).toEqual({
+      provider: 'openai',
+      model: 'gpt-4o-mini-transcribe',
+      apiKey: 'sk-test',
+    });
     expect(config.batchWindowMs).toBe(800);
     expect(config.quota).toEqual({ dailyTokens: 2_000_000, sessionTokens: 500_000, dailyUsd: 0 });
     expect(config.dashboard.port).toBe(8787);

@@ -27,4 +27,20 @@ describe('the provider registry', () => {
     expect(createVisionModel(config, bundledCatalog())?.info.provider).toBe('gemini');
     expect(loadedSdks).toEqual({ gemini: false, groq: false });
   });
+
+  it('transcribes on OpenAI without loading the Groq SDK', async () => {
+    const { parseConfig } = await import('../../src/config/config.ts');
+    const { createTranscriber } = await import('../../src/providers/index.ts');
+    const config = parseConfig({
+      TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi',
+      OPENAI_API_KEY: 'sk',
+      GROQ_BASE_URL: 'http://127.0.0.1:9',
+      STT_PROVIDER: 'openai',
+    });
+    expect(createTranscriber(config)?.info).toEqual({
+      provider: 'openai',
+      model: 'gpt-4o-mini-transcribe',
+    });
+    expect(loadedSdks).toEqual({ gemini: false, groq: false });
+  });
 });

@@ -46,6 +46,9 @@ describe('the bundled catalog', () => {
       'openai:o4-mini',
       'openai:gpt-4o-mini-transcribe',
       'openai:gpt-4o-mini-tts',
+      // The other models STT_MODEL names for OpenAI (SPEC §1).
+      'openai:gpt-4o-transcribe',
+      'openai:whisper-1',
       'gemini:gemini-2.5-pro',
       'gemini:gemini-2.5-flash',
       'gemini:gemini-2.5-flash-lite',

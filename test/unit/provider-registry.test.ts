@@ -14,7 +14,7 @@ import {
   type Provider,
   type ProviderSpec,
   providerSecrets,
-  STT_PROVIDER,
+  STT_PROVIDERS,
   specOf,
 } from '../../src/providers/registry.ts';
 import { createVisionModel } from '../../src/providers/vision.ts';
@@ -85,6 +85,7 @@ describe('an entry of the provider registry', () => {
       'clients.chatModel',
       'clients.listModels (probe)',
       'clients.mapError',
+      'defaults.stt and clients.transcriber go together',
     ]);
   });
 
@@ -92,9 +93,8 @@ describe('an entry of the provider registry', () => {
     expect(problemsOf(spec, PROVIDER_CLIENTS[spec.name])).toEqual([]);
   });
 
-  it('has clients for every provider and no others; one provider at most transcribes', () => {
+  it('has clients for every provider and no others', () => {
     expect(Object.keys(PROVIDER_CLIENTS).sort()).toEqual([...PROVIDER_NAMES].sort());
-    expect(PROVIDERS.filter((p: ProviderSpec) => p.defaults.stt).length).toBeLessThanOrEqual(1);
   });
 });
 
@@ -164,13 +164,21 @@ describe.each(PROVIDERS)('the configuration reads the registry: $name', (spec) =
 });
 
 describe('speech to text reads the registry', () => {
-  it('is the transcribing provider, with its default model, once its key is set', () => {
-    const provider = STT_PROVIDER as Provider;
-    const spec = specOf(provider);
-    const config = configOn(PROVIDERS[0], { [spec.env.apiKey]: 'k' });
-    expect(createTranscriber(config)?.info).toEqual({ provider, model: spec.defaults.stt });
-    const other = PROVIDERS.find((p) => p.name !== provider)!;
-    expect(createTranscriber(configOn(other))).toBeUndefined();
+  it.each(STT_PROVIDERS)(
+    '%s transcribes with its default model when STT_PROVIDER names it',
+    (name) => {
+      const spec = specOf(name as Provider);
+      const config = configOn(PROVIDERS[0], { STT_PROVIDER: name, [spec.env.apiKey]: 'k' });
+      expect(createTranscriber(config)?.info).toEqual({ provider: name, model: spec.defaults.stt });
+      expect(createTranscriber(configOn(PROVIDERS[0], { STT_PROVIDER: 'off' }))).toBeUndefined();
+    },
+  );
+
+  it('has a transcriber for every provider with a speech-to-text default, and only those', () => {
+    for (const spec of PROVIDERS as readonly ProviderSpec[])
+      expect(STT_PROVIDERS.includes(spec.name as Provider)).toBe(spec.defaults.stt !== undefined);
+    const other = PROVIDERS.find((p) => !STT_PROVIDERS.includes(p.name));
+    if (other) expect(errorOf({ STT_PROVIDER: other.name })).toContain('STT_PROVIDER must be');
   });
 });
 

@@ -18,7 +18,7 @@ const env = (extra: Record<string, string>) =>
   parseConfig({ TELEGRAM_BOT_TOKEN: '123456:ABC-def_ghi', OPENAI_API_KEY: 'sk', ...extra });
 
 const transcriber = (timeoutMs = 5000) =>
-  createGroqTranscriber({ apiKey: 'gsk', baseUrl: fake.url, model: 'whisper-test', timeoutMs });
+  createGroqTranscriber({ apiKey: 'gsk', baseUrl: fake.url, model: 'whisper-large-v3', timeoutMs });
 
 const signal = () => new AbortController().signal;
 
@@ -32,8 +32,12 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('createTranscriber', () => {
-  it('is undefined without a Groq key or base URL', () => {
-    expect(createTranscriber(env({}))).toBeUndefined();
+  it('is undefined when STT_PROVIDER is off, or by default without a key for it', () => {
+    expect(createTranscriber(env({ STT_PROVIDER: 'off', GROQ_API_KEY: 'gsk' }))).toBeUndefined();
+    // OPENAI_API_KEY on another server does not turn it on: that server may not transcribe.
+    expect(
+      createTranscriber(env({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', GROQ_BASE_URL: fake.url })),
+    ).toBeUndefined();
   });
 
   it('uses STT_MODEL on Groq when a key is set', () => {
@@ -47,7 +51,9 @@ describe('createTranscriber', () => {
 
   it('transcribes through GROQ_BASE_URL', async () => {
     fake.enqueueTranscription({ text: 'hallo', duration: 2 });
-    const stt = createTranscriber(env({ GROQ_BASE_URL: fake.url, STT_MODEL: 'whisper-large-v3' }));
+    const stt = createTranscriber(
+      env({ GROQ_API_KEY: 'gsk', GROQ_BASE_URL: fake.url, STT_MODEL: 'whisper-large-v3' }),
+    );
     if (!stt) throw new Error('expected a transcriber');
     expect(await stt.transcribe(voice, { signal: signal() })).toEqual({
       text: 'hallo',
@@ -68,7 +74,7 @@ describe('Groq transcriber', () => {
     expect(req?.path).toBe('/openai/v1/audio/transcriptions');
     expect(req?.headers.authorization).toBe('Bearer gsk');
     expect(req?.body.fields).toMatchObject({
-      model: 'whisper-test',
+      model: 'whisper-large-v3',
       response_format: 'verbose_json',
     });
     expect(req?.body.file).toMatchObject({ filename: 'voice.ogg', contentType: 'audio/ogg' });

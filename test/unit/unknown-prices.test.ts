@@ -42,7 +42,11 @@ describe('models in use', () => {
     const config = configWith();
     expect(
       modelsInUse(config, catalog, [{ pack: 'journal', model: 'gemini:gemini-2.5-pro' }]),
-    ).toEqual([{ provider: 'openai', model: 'gpt-4.1-mini', use: 'chat' }]);
+    ).toEqual([
+      { provider: 'openai', model: 'gpt-4.1-mini', use: 'chat' },
+      // OpenAI's own API transcribes voice by default (STT_PROVIDER).
+      { provider: 'openai', model: 'gpt-4o-mini-transcribe', use: 'stt' },
+    ]);
   });
 });
 

@@ -37,7 +37,10 @@ async function upload(kind, blob, params) {
   return problem.error ?? `The server answered ${response.status}.`;
 }
 
-/** What a sent file looks like in its bubble: the picture, or the name, or the recording. */
+/**
+ * What a sent file looks like in its bubble: the picture, or the name, or the recording —
+ * with what it said once it is transcribed.
+ */
 export function attachmentView(attachment) {
   if (attachment.kind === 'photo') {
     const image = document.createElement('img');
@@ -54,7 +57,13 @@ export function attachmentView(attachment) {
       ? `Voice message${attachment.seconds ? ` · ${clock(attachment.seconds)}` : ''}`
       : attachment.name,
   );
-  return line;
+  if (attachment.kind !== 'voice' || !attachment.transcript) return line;
+  const view = document.createDocumentFragment();
+  const words = document.createElement('p');
+  words.className = 'transcript';
+  words.textContent = attachment.transcript;
+  view.append(line, words);
+  return view;
 }
 
 /** Outlines of a page and a microphone (24×24), drawn as the buttons' icons are. */
@@ -184,23 +193,32 @@ export function createAttachments({ tray, picker, button, dropZone, box, notify,
 
 /**
  * The microphone button: a press starts recording, the next sends the recording as a voice
- * message. Hidden where the browser cannot record (no MediaRecorder, or a page not served
- * from a secure origin such as 127.0.0.1).
+ * message; Cancel (or Escape) while recording throws it away and sends nothing. Shown only
+ * once the server says speech-to-text is set up (`offer(true)`) and where the browser can
+ * record (MediaRecorder, on a secure origin such as 127.0.0.1).
  */
 export function createRecorder({ button, notify }) {
-  if (!navigator.mediaDevices?.getUserMedia || typeof MediaRecorder === 'undefined') {
-    button.hidden = true;
-    return;
-  }
+  const canRecord = !!navigator.mediaDevices?.getUserMedia && typeof MediaRecorder !== 'undefined';
+  button.hidden = true;
   const label = button.getAttribute('aria-label');
+  const cancel = document.createElement('button');
+  cancel.type = 'button';
+  cancel.id = 'record-cancel';
+  cancel.textContent = 'Cancel';
+  cancel.title = 'Cancel recording (Esc)';
+  cancel.setAttribute('aria-keyshortcuts', 'Escape');
+  cancel.hidden = true;
+  button.after(cancel);
   let recording;
   let starting = false;
 
   function show(active, seconds = 0) {
     button.setAttribute('aria-pressed', String(active));
-    button.setAttribute('aria-label', active ? 'Stop recording and send' : label);
+    // The time shown is part of its name (what is seen is what is said).
+    button.setAttribute('aria-label', active ? `Stop recording and send ${clock(seconds)}` : label);
     button.title = active ? `Recording ${clock(seconds)}: press to send` : label;
     button.querySelector('.elapsed').textContent = active ? clock(seconds) : '';
+    cancel.hidden = !active;
   }
 
   async function start() {
@@ -216,9 +234,13 @@ export function createRecorder({ button, notify }) {
     const chunks = [];
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
+    const timer = setInterval(() => show(true, seconds()), 250);
+    recording = { recorder, timer, cancelled: false };
+    const current = recording;
     recorder.addEventListener('dataavailable', (event) => chunks.push(event.data));
     recorder.addEventListener('stop', async () => {
       for (const track of stream.getTracks()) track.stop();
+      if (current.cancelled) return;
       const blob = new Blob(chunks, { type: recorder.mimeType });
       const refused = await upload('voice', blob, {
         name: 'voice',
@@ -226,10 +248,17 @@ export function createRecorder({ button, notify }) {
       });
       if (refused) notify(refused);
     });
-    const timer = setInterval(() => show(true, seconds()), 250);
-    recording = { recorder, timer };
     recorder.start();
     show(true);
+  }
+
+  /** Ends the recording: sent, or thrown away (`cancelled`). */
+  function finish(cancelled) {
+    clearInterval(recording.timer);
+    recording.cancelled = cancelled;
+    recording.recorder.stop();
+    recording = undefined;
+    show(false);
   }
 
   button.addEventListener('click', () => {
@@ -243,9 +272,31 @@ export function createRecorder({ button, notify }) {
         });
       return;
     }
-    clearInterval(recording.timer);
-    recording.recorder.stop();
-    recording = undefined;
-    show(false);
+    finish(false);
   });
+  cancel.addEventListener('click', () => {
+    if (recording) finish(true);
+    button.focus();
+  });
+  // Before the page's own Escape (which stops a running answer): while recording, Escape
+  // only throws the recording away.
+  window.addEventListener(
+    'keydown',
+    (event) => {
+      if (event.key !== 'Escape' || event.isComposing || !recording) return;
+      event.preventDefault();
+      event.stopPropagation();
+      finish(true);
+      button.focus();
+    },
+    true,
+  );
+
+  return {
+    /** Whether speech-to-text is set up: the microphone is shown only then. */
+    offer(on) {
+      button.hidden = !(on && canRecord);
+      if (button.hidden && recording) finish(true);
+    },
+  };
 }

@@ -122,6 +122,7 @@ const handlers = {
       history.replaceState(null, '', `#${encodeURIComponent(conversation)}`);
       conversations.refresh();
     }
+    recorder.offer(s.voiceInput === true);
     live = undefined;
     log.replaceChildren(...s.entries.map(bubble));
     turn.answered();
@@ -204,7 +205,7 @@ const attachments = createAttachments({
   notify: (text) => handlers.notice({ text }),
   postText: (text) => post('send', { text }),
 });
-createRecorder({
+const recorder = createRecorder({
   button: document.getElementById('record'),
   notify: (text) => handlers.notice({ text }),
 });
