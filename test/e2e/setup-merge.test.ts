@@ -276,7 +276,9 @@ describe('satchel setup: speech-to-text and web search', () => {
         'openai:whisper-large-v3: { audio_per_hour: 0 }',
       );
       expect(run.out).toContain('✓ web search: searxng: the instance answers');
-      // (The closing checklist's speech-to-text line is the STT runtime's, not setup's.)
+      // The closing checklist asks the speech server too, and everything passes.
+      expect(run.out).toMatch(/voice messages: transcribed by openai whisper-large-v3/);
+      expect(run.code).toBe(0);
     } finally {
       await search.stop();
     }
