@@ -19,6 +19,9 @@ export type { Provider, ProviderKeys };
 
 type Env = Record<string, string | undefined>;
 
+/** The pack a new conversation starts with when DEFAULT_PACK is unset (SPEC §1). */
+export const DEFAULT_PACK = 'assistant';
+
 /**
  * The core's configuration: what the stores, packs, providers and the pipeline read.
  * `satchel chat` runs on this alone.
@@ -38,6 +41,12 @@ export interface CoreConfig {
   sttModel: string;
   visionModel: string | undefined;
   batchWindowMs: number;
+  /**
+   * DEFAULT_PACK: the pack a conversation with no binding starts with (SPEC §3); `name` ''
+   * means the picker. `explicit`: the variable was set, so a name of no loaded pack stops
+   * the start (routing/default-pack.ts); the built-in default only warns.
+   */
+  defaultPack: { name: string; explicit: boolean };
   /** GROUP_REPLY: in groups outside pack topics, answer only messages addressed to the bot. */
   groupReply: 'mention' | 'all';
   /** ACK_REACTION: the reaction on a message while its turn runs; '' = none. */
@@ -143,6 +152,10 @@ export function parseConfig(env: Env): Config {
     sttModel: e.STT_MODEL,
     visionModel: e.VISION_MODEL,
     batchWindowMs: e.BATCH_WINDOW_MS,
+    defaultPack:
+      e.DEFAULT_PACK === undefined
+        ? { name: DEFAULT_PACK, explicit: false }
+        : { name: e.DEFAULT_PACK, explicit: true },
     groupReply: e.GROUP_REPLY,
     ackReaction: e.ACK_REACTION,
     quota: {

@@ -18,7 +18,7 @@ export function storeInboxes(db: Db): Inboxes {
  */
 export function ingressPort(
   pipeline: Pick<IngressPort, 'accept' | 'full' | 'menu'>,
-  routing: Pick<IngressPort, 'packs' | 'activePack'>,
+  routing: Pick<IngressPort, 'packs' | 'activePack' | 'defaultPack'>,
   outbox: { retryNow(platform: string): void },
   onFatal: ((error: unknown) => void) | undefined,
 ) {
@@ -28,6 +28,7 @@ export function ingressPort(
     menu: () => pipeline.menu(),
     packs: () => routing.packs(),
     activePack: (address) => routing.activePack(address),
+    defaultPack: () => routing.defaultPack?.(),
     reachable: () => outbox.retryNow(edge.platform),
     fatal: (error) => onFatal?.(error),
   });

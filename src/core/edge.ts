@@ -134,6 +134,8 @@ export interface IngressPort {
   packs(): readonly { name: string; displayName: string; description: string }[];
   /** The pack that answers in `address` now, if one does. */
   activePack(address: Address): string | undefined;
+  /** The pack a conversation with no binding starts with (DEFAULT_PACK), if any. */
+  defaultPack?(): string | undefined;
   /** The platform answers again after an outage: what its outbox held back goes out now. */
   reachable(): void;
   /** The ingress stopped for good (a token refused): the application ends. */

@@ -20,6 +20,7 @@ import { type PairCommandDeps, pairCommand } from './pair-command.ts';
 import { peopleCommand } from './people-command.ts';
 import { queueCommand } from './queue-command.ts';
 import type { Conversing, Delivery, Reports, Runtime } from './services.ts';
+import { startText } from './start-command.ts';
 import type { QueueMode } from './steering.ts';
 import { voiceCommand } from './voice-command.ts';
 import type { VoiceReplies } from './voice-reply.ts';
@@ -115,12 +116,7 @@ export function createCommands(deps: CommandDeps) {
     string,
     (event: CommandEvent, signal: AbortSignal) => Promise<OutboundText> | OutboundText
   > = {
-    start: (event) => {
-      const hello = 'Hi! I am satchel, your personal assistant.';
-      if (packs.list().length >= 2 && !activeOf(event))
-        return pickerMessage(packs.list(), `${hello} Which pack should I use here?`);
-      return plain(`${hello} Send me a message to get started, or /help to see what I can do.`);
-    },
+    start: (event) => startText(packs, activeOf(event)),
     help: (event) => plain(helpText(activeOf(event), event.address)),
     new: (event) => {
       const pack = activeOf(event);
@@ -304,7 +300,7 @@ export function createCommands(deps: CommandDeps) {
     for (const pack of missing) {
       try {
         const { threadId } = await createTopic(pack.displayName);
-        router.resolve({ ...event.address, threadId }, pack.name);
+        router.resolve({ ...event.address, threadId }, pack.name, 'pick');
         // Topics the owner makes use the owner's home (SPEC §19).
         if (deps.conversing.people.isOwner(event.address.platform, event.senderId))
           deps.conversing.people.useOwnerHome(event.address, threadId);

@@ -205,7 +205,7 @@ export function createRunEvents(deps: RunEventsDeps) {
       replies.settle([event.origin]);
       return;
     }
-    router.resolve(event.address, pack.name);
+    router.resolve(event.address, pack.name, 'pick');
     const waiting = deps.conversations().unpark(event.address);
     const ids = deps.transaction(() => {
       const written = event.messageId
