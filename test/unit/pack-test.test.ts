@@ -15,7 +15,7 @@ import { tempDirs } from '../support/temp-dirs.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const PACKS = path.join(REPO, 'packs');
-const BUNDLED = ['habits', 'journal', 'vocab'];
+const BUNDLED = ['assistant', 'habits', 'journal', 'vocab'];
 
 const tempRoot = tempDirs('satchel-pack-test-');
 
