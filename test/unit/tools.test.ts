@@ -196,6 +196,22 @@ describe('send_message', () => {
     expect(sent).toEqual([]);
   });
 
+  it('sends no file at all for a pack that declares send_files: false, and says so; text still goes', async () => {
+    writeFileSync(path.join(storage.filesDir, 'chart.png'), 'png');
+    pack = { ...pack, manifest: { ...pack.manifest, send_files: false } };
+    const tools = runner();
+    expect(tools.specs.find((s) => s.name === 'send_message')?.description).not.toContain('photo');
+    for (const args of [
+      { kind: 'photo', path: 'chart.png' },
+      { kind: 'document', url: 'https://example.com/a.pdf' },
+    ])
+      expect(await use(tools, 'send_message', args)).toBe(
+        'Error: this pack sends text and buttons only (send_files: false in its pack.yml): put the link in the text instead',
+      );
+    expect(sent).toEqual([]);
+    expect(await use(tools, 'send_message', { kind: 'text', text: 'hello' })).toBe('sent');
+  });
+
   it('refuses symlinks that lead out of the workspace, and follows those that stay in it', async () => {
     const tools = runner();
     const files = storage.filesDir;
@@ -562,7 +578,11 @@ describe('the web tools are offered only to a pack that lists them', () => {
     const withWeb = runner(chat, systemClock, { searching: true });
     expect(withWeb.specs.map((s) => s.name).slice(-2)).toEqual(['web_fetch', 'web_search']);
     // Without a search provider web_search is not offered at all (SPEC §13).
-    expect(runner().specs.map((s) => s.name).slice(-2)).toEqual(['schedule', 'web_fetch']);
+    expect(
+      runner()
+        .specs.map((s) => s.name)
+        .slice(-2),
+    ).toEqual(['schedule', 'web_fetch']);
     const added = specBytes(withWeb) - before;
     // What enabling both costs every request of the pack, in bytes of tool specs.
     expect(added).toBeGreaterThan(0);
