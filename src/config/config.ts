@@ -43,8 +43,9 @@ export interface CoreConfig {
   batchWindowMs: number;
   /**
    * DEFAULT_PACK: the pack a conversation with no binding starts with (SPEC §3); `name` ''
-   * means the picker. `explicit`: the variable was set, so a name of no loaded pack stops
-   * the start (routing/default-pack.ts); the built-in default only warns.
+   * means the picker. `explicit`: it names another pack than the built-in `assistant`, so a
+   * name of no loaded pack stops the start (routing/default-pack.ts); the built-in default
+   * only warns.
    */
   defaultPack: { name: string; explicit: boolean };
   /** GROUP_REPLY: in groups outside pack topics, answer only messages addressed to the bot. */
@@ -152,10 +153,11 @@ export function parseConfig(env: Env): Config {
     sttModel: e.STT_MODEL,
     visionModel: e.VISION_MODEL,
     batchWindowMs: e.BATCH_WINDOW_MS,
-    defaultPack:
-      e.DEFAULT_PACK === undefined
-        ? { name: DEFAULT_PACK, explicit: false }
-        : { name: e.DEFAULT_PACK, explicit: true },
+    // `assistant`, unset or written out (as .env.example does), is the built-in default.
+    defaultPack: {
+      name: e.DEFAULT_PACK ?? DEFAULT_PACK,
+      explicit: ![DEFAULT_PACK, ''].includes(e.DEFAULT_PACK ?? DEFAULT_PACK),
+    },
     groupReply: e.GROUP_REPLY,
     ackReaction: e.ACK_REACTION,
     quota: {
