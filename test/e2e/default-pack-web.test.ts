@@ -6,12 +6,14 @@
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createChat } from '../../src/chat-app.ts';
+import { chatCommand } from '../../src/cli/chat.ts';
 import { parseConfig } from '../../src/config/config.ts';
 import { PLAIN_STYLE } from '../../src/terminal/tty.ts';
 import type { Welcome } from '../../src/web/welcome.ts';
 import { systemText } from '../fakes/model-server.ts';
 import { shownText } from '../support/chat-client.ts';
 import { chatEnv } from '../support/chat-env.ts';
+import { recordingIo } from '../support/cli-io.ts';
 import { fixturePacks } from '../support/harness.ts';
 import { webChatPerTest } from '../support/web-chat.ts';
 
@@ -51,6 +53,15 @@ describe('DEFAULT_PACK on the web chat', () => {
 });
 
 describe('DEFAULT_PACK in satchel chat', () => {
+  it('naming no loaded pack, satchel chat stops with exit 1, naming the variable', async () => {
+    const { env, home } = await chatEnv(['alpha', 'beta'], '', (...undo) => cleanups.push(...undo));
+    const io = recordingIo({ ...env, DEFAULT_PACK: 'gamma' }, home);
+    expect(await chatCommand.run([], io)).toBe(1);
+    expect(io.err()).toContain(
+      'satchel chat: Invalid configuration:\n- DEFAULT_PACK names "gamma", which is not a loaded pack (loaded: alpha, beta)',
+    );
+  });
+
   it('starts with the default pack: the banner names it and the first line is answered, no picker', async () => {
     const { model, env } = await chatEnv(['alpha', 'beta'], '', (...undo) =>
       cleanups.push(...undo),

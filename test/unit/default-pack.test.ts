@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.ts';
 import { ConfigError } from '../../src/core/errors.ts';
 import type { Logger } from '../../src/core/ports.ts';
-import { checkDefaultPack } from '../../src/ops/doctor-defaults.ts';
+import { checkDefaultPack, checkSearchNeeded } from '../../src/ops/doctor-defaults.ts';
 import type { Pack } from '../../src/packs/loader.ts';
 import { resolveDefaultPack } from '../../src/routing/default-pack.ts';
 
@@ -73,5 +73,25 @@ describe('DEFAULT_PACK', () => {
       status: 'fail',
       title: expect.stringContaining('DEFAULT_PACK names "habits"'),
     });
+  });
+
+  it('doctor names WEB_SEARCH_PROVIDER when a pack would research without a provider', () => {
+    const searching = [
+      { name: 'assistant', manifest: { tools: ['web_search', 'web_fetch'] } },
+      { name: 'vocab', manifest: { tools: ['web_fetch'] } },
+    ] as unknown as Pack[];
+    expect(checkSearchNeeded(config(), searching)).toEqual([
+      expect.objectContaining({
+        status: 'warn',
+        title: 'web search: off, WEB_SEARCH_PROVIDER is not set: assistant cannot research the web',
+      }),
+    ]);
+    const withSearxng = parseConfig({
+      OPENAI_API_KEY: 'sk-test',
+      WEB_SEARCH_PROVIDER: 'searxng',
+      SEARXNG_URL: 'http://127.0.0.1:8888',
+    });
+    expect(checkSearchNeeded(withSearxng, searching)).toEqual([]);
+    expect(checkSearchNeeded(config(), searching.slice(1))).toEqual([]);
   });
 });
