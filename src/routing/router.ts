@@ -89,6 +89,43 @@ export function createRouter(deps: {
   const boundPack = (address: Address): string | undefined =>
     sessions.route(address)?.activePack ?? undefined;
 
+  /**
+   * The session for `address` with `pack` active, binding the route to it. `how` is
+   * `pick` when a person (or a topic's name) chose the pack, `turn` when a turn resolves
+   * the pack that answers.
+   */
+  function resolve(address: Address, pack: string, how: How = 'turn'): Route {
+    const key = sessionKey(address, pack);
+    const route = sessions.route(address);
+    if (route?.sessionId) {
+      const current = sessions.session(route.sessionId);
+      if (
+        current?.key === key &&
+        current.closedAt === null &&
+        route.activePack === pack &&
+        !(how === 'pick' && route.viaDefault)
+      )
+        return { pack, session: current };
+      if (current?.key !== key) {
+        // A pack switch leaves the route on the previous pack's own session: expected, so
+        // debug. Any other mismatch means the route was corrupted or hand-edited: warn.
+        const switched =
+          route.activePack !== null &&
+          route.activePack !== pack &&
+          current?.key === sessionKey(address, route.activePack);
+        const fields = {
+          event: 'tg_route_session_stale',
+          address: route.address,
+          routeSession: route.sessionId,
+          expectedKey: key,
+        };
+        if (switched) log.debug(fields, 'pack switched; repointing route');
+        else log.warn(fields, 'route pointed at another session; repointing');
+      }
+    }
+    return bind(address, pack, openSession(address, pack), how);
+  }
+
   return {
     boundPack,
 
@@ -117,6 +154,18 @@ export function createRouter(deps: {
       if (all.length === 1) return all[0]!.name;
       const named = topicName ? packs.byLabel(topicName)?.name : undefined;
       return named ?? deps.defaultPack;
+    },
+
+    /**
+     * A forum topic not bound yet whose name (quoted in a message) names a pack is bound to
+     * it as the pack's own, before its turn: it is that pack's workspace, not a conversation
+     * of the default pack (SPEC §2 step 6, §12).
+     */
+    claimTopic(address: Address, topicName: string | undefined): void {
+      if (address.threadId === undefined || topicName === undefined) return;
+      if (boundPack(address) !== undefined) return;
+      const named = packs.byLabel(topicName)?.name;
+      if (named) resolve(address, named, 'pick');
     },
 
     /** The chat model picked with /model for this chat or topic, if any. */
@@ -196,42 +245,7 @@ export function createRouter(deps: {
       sessions.saveRoute(address, { activePack: null, sessionId: null }, clock.now());
     },
 
-    /**
-     * The session for `address` with `pack` active, binding the route to it. `how` is
-     * `pick` when a person (or a topic's name) chose the pack, `turn` when a turn resolves
-     * the pack that answers.
-     */
-    resolve(address: Address, pack: string, how: How = 'turn'): Route {
-      const key = sessionKey(address, pack);
-      const route = sessions.route(address);
-      if (route?.sessionId) {
-        const current = sessions.session(route.sessionId);
-        if (
-          current?.key === key &&
-          current.closedAt === null &&
-          route.activePack === pack &&
-          !(how === 'pick' && route.viaDefault)
-        )
-          return { pack, session: current };
-        if (current?.key !== key) {
-          // A pack switch leaves the route on the previous pack's own session: expected, so
-          // debug. Any other mismatch means the route was corrupted or hand-edited: warn.
-          const switched =
-            route.activePack !== null &&
-            route.activePack !== pack &&
-            current?.key === sessionKey(address, route.activePack);
-          const fields = {
-            event: 'tg_route_session_stale',
-            address: route.address,
-            routeSession: route.sessionId,
-            expectedKey: key,
-          };
-          if (switched) log.debug(fields, 'pack switched; repointing route');
-          else log.warn(fields, 'route pointed at another session; repointing');
-        }
-      }
-      return bind(address, pack, openSession(address, pack), how);
-    },
+    resolve,
 
     /**
      * The session for `address` and `pack` without touching the route: a skill command of

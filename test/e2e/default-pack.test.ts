@@ -117,6 +117,24 @@ describe('DEFAULT_PACK on Telegram', () => {
 });
 
 describe('DEFAULT_PACK in forum topics', () => {
+  it('a topic named after the default pack, its name quoted in a message, is that pack’s workspace', async () => {
+    await h.start({ SATCHEL_PACKS: FIXTURE_PACKS, DEFAULT_PACK: 'beta' });
+    h.model.enqueue({ text: 'Read Dune.' }, { text: 'Then Hyperion.' });
+    h.tg.text({
+      userId: ALLOWED_USER,
+      ...inTopic(30),
+      text: 'what next?',
+      replyTo: { message_id: 30, forum_topic_created: { name: 'Beta Books', icon_color: 1 } },
+    });
+    await settled(h, 1);
+    h.tg.text({ userId: ALLOWED_USER, ...inTopic(30), text: 'and after that?' });
+    await settled(h, 2);
+    expect(h.model.chatRequests()).toHaveLength(2);
+    expect(h.rows('SELECT active_pack, via_default FROM conversation_routes')).toEqual([
+      { active_pack: 'beta', via_default: 0 },
+    ]);
+  });
+
   it('a topic named after a pack binds to it and answers everything; one bound through the default follows GROUP_REPLY', async () => {
     await h.start({ SATCHEL_PACKS: FIXTURE_PACKS, DEFAULT_PACK: 'beta' });
     h.tg.topicCreated({ userId: ALLOWED_USER, chatId: FORUM, threadId: 10, name: 'Alpha Garden' });
