@@ -164,5 +164,19 @@ describe('the assistant pack, bundled and the default', () => {
       rows: [[1, 'Pay rent', '2026-12-01', 0, 0, 0]],
     });
     expect(h.tg.texts(BOB)).toEqual(['Hello Bob.\n\n— Assistant']);
+
+    // Bob turns his own on by asking: the model resumes his chat's job with the schedule tool.
+    const bobs = jobs().find((j) => j.chat_id === String(BOB))!;
+    h.model.enqueue(
+      { toolCalls: [{ name: 'schedule', arguments: { action: 'resume', id: bobs.id } }] },
+      { text: '☀️ Your briefing comes at 07:00 every day, here.' },
+    );
+    h.tg.text({ userId: BOB, text: 'turn on my morning briefing' });
+    await vi.waitFor(() => expect(h.tg.texts(BOB)).toHaveLength(2));
+    expect(h.tg.texts(BOB)[1]).toContain('☀️ Your briefing comes at 07:00 every day, here.');
+    expect(jobs().map((j) => [j.chat_id, j.enabled])).toEqual([
+      [String(ALLOWED_USER), 1],
+      [String(BOB), 1],
+    ]);
   });
 });
