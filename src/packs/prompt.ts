@@ -28,8 +28,10 @@ export const SEARCH_OFF =
   '# Web search is off\nNo web search provider is set up, so you cannot search the web. ' +
   'When asked to look something up, say so: research needs a search provider, which the ' +
   'owner sets in .env (WEB_SEARCH_PROVIDER=brave with BRAVE_API_KEY, tavily with ' +
-  'TAVILY_API_KEY, or searxng with SEARXNG_URL), then restarts satchel. A link the person ' +
-  'sends can still be read (web_fetch).';
+  'TAVILY_API_KEY, or searxng with SEARXNG_URL), then restarts satchel.';
+
+/** Added to SEARCH_OFF for a pack that reads pages. */
+const FETCH_STILL = ' A link the person sends can still be read (web_fetch).';
 
 /**
  * The system-prompt sections of the active pack, and only of it: persona, skill index,
@@ -46,7 +48,9 @@ export function packPromptSections(
 ): string[] {
   const sections = [`# Active pack: ${pack.displayName}\n${pack.description}`];
   if (pack.soul?.trim()) sections.push(`# Persona and rules\n${pack.soul.trim()}`);
-  if (off.search && pack.manifest.tools.includes('web_search')) sections.push(SEARCH_OFF);
+  const { tools } = pack.manifest;
+  if (off.search && tools.includes('web_search'))
+    sections.push(SEARCH_OFF + (tools.includes('web_fetch') ? FETCH_STILL : ''));
   const index = pack.skills.map(
     (s) => `- ${s.name}${s.command ? ` (/${s.commandName})` : ''}: ${s.description}`,
   );
