@@ -69,7 +69,7 @@ export function createChat(config: CoreConfig, options: ChatOptions) {
   function bind(name: string): boolean {
     const pack = core.packs.get(name) ?? core.packs.byLabel(name);
     if (pack) {
-      core.router.resolve(LOCAL_ADDRESS, pack.name);
+      core.router.resolve(LOCAL_ADDRESS, pack.name, 'pick');
       return true;
     }
     const installed = core.packs.list().map((p) => p.name);

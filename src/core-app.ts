@@ -11,6 +11,7 @@ import { buildProviders } from './core-app/providers.ts';
 import { buildAgent, buildOutbox, buildUsage } from './core-app/services.ts';
 import { buildShutdown } from './core-app/shutdown.ts';
 import { buildLogging, buildStores } from './core-app/stores.ts';
+import { resolveDefaultPack } from './routing/default-pack.ts';
 import { loadModelCatalog } from './usage/catalog-file.ts';
 
 export type { CoreOptions } from './core-app/options.ts';
@@ -32,6 +33,12 @@ export function createCore(
   const catalog = options.catalog ?? loadModelCatalog(config);
   const read = readPacks(config);
   const { secrets, redact, log } = buildLogging(config, factories, read, options);
+  // Before anything is opened: a DEFAULT_PACK naming no loaded pack stops the start.
+  const defaultPack = resolveDefaultPack(
+    config.defaultPack,
+    read.settings.packs.map((p) => p.name),
+    log,
+  );
   const stores = buildStores(config, factories, { log, clock, redact });
   const base = { config, clock, log, stores };
   const outbox = buildOutbox(base, redact, options);
@@ -44,7 +51,7 @@ export function createCore(
     mcpHub: options.mcpHub,
   });
   const usage = buildUsage(base, catalog, redact);
-  const turning = buildAgent(base, { providers, packs, usage }, options);
+  const turning = buildAgent(base, { providers, packs, usage, defaultPack }, options);
   const parts = { ...base, outbox, providers, packs, usage, turning };
   const pipeline = buildPipeline(parts, options);
   const jobs = buildJobs({ ...parts, pipeline });
@@ -54,6 +61,7 @@ export function createCore(
     packs: () => packs.packs.list(),
     activePack: (address: Address) => turning.router.activePack(address),
     transcribes: () => providers.transcriber !== undefined,
+    defaultPack: () => defaultPack,
   };
   const ingresses = openIngresses(
     edges,

@@ -43,12 +43,14 @@ async function main(): Promise<void> {
   }
   let stopping = false;
   // Polling that stopped for good leaves nothing to do: exit non-zero so a supervisor sees it.
-  const app = createApp(config, {
-    catalog,
-    edges: () => edges,
-    envFileProblems,
-    onFatal: () => shutdown('polling stopped', 1),
-  });
+  const app = appOrExit(() =>
+    createApp(config, {
+      catalog,
+      edges: () => edges,
+      envFileProblems,
+      onFatal: () => shutdown('polling stopped', 1),
+    }),
+  );
   const shutdown = (reason: string, code = 0) => {
     if (stopping) return;
     stopping = true;
@@ -95,6 +97,20 @@ async function main(): Promise<void> {
     if (!(error instanceof NoWayIn)) throw error;
     process.stderr.write(`satchel: ${error.message}\n`);
     shutdown('no way in', 1);
+  }
+}
+
+/**
+ * The app, or exit 1 with the reason when what the configuration names is not there (a
+ * DEFAULT_PACK of no loaded pack): the problem is the owner's to fix, not a crash.
+ */
+function appOrExit(build: () => ReturnType<typeof createApp>): ReturnType<typeof createApp> {
+  try {
+    return build();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`satchel: ${error.message}\n`);
+    process.exit(1);
   }
 }
 

@@ -51,14 +51,22 @@ export const chatCommand: CliCommand = {
     }
     // The core (models, tools, the database) loads once the configuration holds.
     const { createChat } = await import('../chat-app.ts');
-    const chat = createChat(config, {
-      catalog,
-      input: io.stdin,
-      output: io.stdout,
-      errors: io.stderr,
-      style: styleFor(io.stdout as { isTTY?: boolean }, io.env),
-      ...(values.pack === undefined ? {} : { pack: values.pack }),
-    });
+    let chat: ReturnType<typeof createChat>;
+    try {
+      chat = createChat(config, {
+        catalog,
+        input: io.stdin,
+        output: io.stdout,
+        errors: io.stderr,
+        style: styleFor(io.stdout as { isTTY?: boolean }, io.env),
+        ...(values.pack === undefined ? {} : { pack: values.pack }),
+      });
+    } catch (error) {
+      // A DEFAULT_PACK that names no loaded pack (known once the packs are read).
+      if (!(error instanceof ConfigError)) throw error;
+      io.stderr.write(`satchel chat: ${error.message}\n`);
+      return 1;
+    }
     // Ctrl-C stops the answer, twice leaves; SIGTERM ends the chat gracefully.
     const press = createInterrupts(chat);
     const interrupt = () => press(performance.now());

@@ -21,6 +21,9 @@ export type { Provider, ProviderKeys };
 
 type Env = Record<string, string | undefined>;
 
+/** The pack a new conversation starts with when DEFAULT_PACK is unset (SPEC §1). */
+export const DEFAULT_PACK = 'assistant';
+
 /**
  * The core's configuration: what the stores, packs, providers and the pipeline read.
  * `satchel chat` runs on this alone.
@@ -41,6 +44,13 @@ export interface CoreConfig {
   stt: SttSettings | undefined;
   visionModel: string | undefined;
   batchWindowMs: number;
+  /**
+   * DEFAULT_PACK: the pack a conversation with no binding starts with (SPEC §3); `name` ''
+   * means the picker. `explicit`: it names another pack than the built-in `assistant`, so a
+   * name of no loaded pack stops the start (routing/default-pack.ts); the built-in default
+   * only warns.
+   */
+  defaultPack: { name: string; explicit: boolean };
   /** GROUP_REPLY: in groups outside pack topics, answer only messages addressed to the bot. */
   groupReply: 'mention' | 'all';
   /** ACK_REACTION: the reaction on a message while its turn runs; '' = none. */
@@ -148,6 +158,11 @@ export function parseConfig(env: Env): Config {
     stt: sttSettings(e, providers),
     visionModel: e.VISION_MODEL,
     batchWindowMs: e.BATCH_WINDOW_MS,
+    // `assistant`, unset or written out (as .env.example does), is the built-in default.
+    defaultPack: {
+      name: e.DEFAULT_PACK ?? DEFAULT_PACK,
+      explicit: ![DEFAULT_PACK, ''].includes(e.DEFAULT_PACK ?? DEFAULT_PACK),
+    },
     groupReply: e.GROUP_REPLY,
     ackReaction: e.ACK_REACTION,
     quota: {

@@ -78,6 +78,14 @@ const coreVars = {
   STT_API_KEY: optionalText,
   VISION_MODEL: optionalText,
   BATCH_WINDOW_MS: intFrom('BATCH_WINDOW_MS', 0, 800),
+  // Unset: the bundled `assistant`; set but empty: no default (the picker), so they differ.
+  DEFAULT_PACK: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v.trim()))
+    .refine((v) => v === undefined || v === '' || /^[a-z][a-z0-9-]*$/.test(v), {
+      message: 'DEFAULT_PACK must be a pack name such as "assistant" (or empty for the picker)',
+    }),
   GROUP_REPLY: optionalText
     .pipe(
       z.enum(['mention', 'all'], { error: 'GROUP_REPLY must be "mention" or "all"' }).optional(),

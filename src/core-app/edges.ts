@@ -19,7 +19,7 @@ export function storeInboxes(db: Db): Inboxes {
  */
 export function ingressPort(
   pipeline: Pick<IngressPort, 'accept' | 'full' | 'menu'>,
-  routing: Pick<IngressPort, 'packs' | 'activePack' | 'transcribes'>,
+  routing: Pick<IngressPort, 'packs' | 'activePack' | 'transcribes' | 'defaultPack'>,
   outbox: { retryNow(platform: string): void },
   onFatal: ((error: unknown) => void) | undefined,
   edges: ReadonlyMap<string, Edge> = new Map(),
@@ -34,6 +34,7 @@ export function ingressPort(
     packs: () => routing.packs(),
     activePack: (address) => routing.activePack(address),
     transcribes: () => routing.transcribes(),
+    defaultPack: () => routing.defaultPack?.(),
     reachable: () => outbox.retryNow(edge.platform),
     fatal: (error) => onFatal?.(error),
   });

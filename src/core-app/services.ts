@@ -70,11 +70,11 @@ export type Usage = ReturnType<typeof buildUsage>;
  */
 export function buildAgent(
   base: Base,
-  parts: { providers: Providers; packs: Packs; usage: Usage },
+  parts: { providers: Providers; packs: Packs; usage: Usage; defaultPack: string | undefined },
   options: CoreOptions,
 ) {
   const { config, clock, log, stores } = base;
-  const { providers, packs, usage } = parts;
+  const { providers, packs, usage, defaultPack } = parts;
   const media = createMediaInputs({
     files: (platform) => stores.edges.get(platform)?.files,
     transcriber: providers.transcriber,
@@ -102,6 +102,7 @@ export function buildAgent(
     clock,
     log,
     onBound: (address, pack) => events.emit({ type: 'conversation_bound', address, pack }),
+    defaultPack,
   });
   const agent = createAgent({
     model: providers.model,

@@ -136,6 +136,8 @@ export interface IngressPort {
   activePack(address: Address): string | undefined;
   /** Speech to text is set up (STT_PROVIDER): an edge offers voice input only then. */
   transcribes(): boolean;
+  /** The pack a conversation with no binding starts with (DEFAULT_PACK), if any. */
+  defaultPack?(): string | undefined;
   /** The platform answers again after an outage: what its outbox held back goes out now. */
   reachable(): void;
   /** The ingress stopped for good (a token refused): the application ends. */

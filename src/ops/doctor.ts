@@ -3,11 +3,13 @@ import { type EnvFileProblem, formatEnvProblem } from '../config/env-lint.ts';
 import type { EdgeFactory } from '../core/edge.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { McpHub } from '../mcp/types.ts';
+import { packSettings } from '../packs/settings.ts';
 import { modelsInUse } from '../providers/models-in-use.ts';
 import { type SqliteDriver, sqliteDriver } from '../store/sqlite.ts';
 import { bundledCatalog, type ModelCatalog } from '../usage/catalog.ts';
 import { loadModelCatalog } from '../usage/catalog-file.ts';
 import { type Check, fail, pass, warn } from './check.ts';
+import { checkDefaultPack, checkSearchNeeded } from './doctor-defaults.ts';
 import { checkDatabase, checkPacks, checkPort } from './doctor-local.ts';
 import { checkMcpServers } from './doctor-mcp.ts';
 import { checkPrices } from './doctor-prices.ts';
@@ -76,6 +78,8 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     ...edges.flatMap((edge) => edge.doctor?.local?.() ?? []),
   );
   const packs = checkPacks(config);
+  // The packs that would serve (a pack missing a required setting is skipped at start).
+  const loaded = packSettings(packs.packs, config.packSettings).packs;
   const { catalog, check: catalogCheck } = checkCatalog(config);
   checks.push(catalogCheck);
   const uses = modelsInUse(
@@ -97,8 +101,10 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     ...providers,
     speech,
     ...search,
+    ...checkSearchNeeded(config, loaded),
     ...prices,
     ...packs.checks,
+    checkDefaultPack(config, loaded),
     ...mcp,
     checkDatabase(config),
     port,

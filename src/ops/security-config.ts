@@ -1,7 +1,7 @@
 import type { Config } from '../config/config.ts';
 import { STRONG_SECRET, weakSecret } from '../core/check.ts';
 import { DASHBOARD_HOST } from '../dashboard/server.ts';
-import { CORE_TOOL_EFFECTS } from '../packs/effects.ts';
+import { toolEffect } from '../packs/effects.ts';
 import type { Pack } from '../packs/loader.ts';
 import { lastBackup } from './backup-record.ts';
 import { type Check, fail, pass, warn } from './check.ts';
@@ -41,14 +41,15 @@ export function checkApproval(config: Config): Check {
 const WEB_TOOLS = new Set(['web_fetch', 'web_search']);
 
 /**
- * Packs that read the web and can reach outside (send_message, MCP servers): the pair a
- * prompt injection needs to carry the owner's data out.
+ * Packs that read the web and can reach outside (send_message with files, MCP servers): the
+ * pair a prompt injection needs to carry the owner's data out. A pack that declares
+ * `send_files: false` has no external tool but its MCP servers.
  */
 export function checkWebAndExternal(packs: readonly Pack[]): Check[] {
   const risky = packs.flatMap((pack) => {
     const web = pack.manifest.tools.filter((t) => WEB_TOOLS.has(t));
     const external = [
-      ...pack.manifest.tools.filter((t) => CORE_TOOL_EFFECTS[t] === 'external'),
+      ...pack.manifest.tools.filter((t) => toolEffect(pack.manifest, t) === 'external'),
       ...pack.manifest.mcp.map((server) => `MCP server ${server.name}`),
     ];
     return web.length > 0 && external.length > 0 ? [{ pack, web, external }] : [];
@@ -58,7 +59,7 @@ export function checkWebAndExternal(packs: readonly Pack[]): Check[] {
   return risky.map(({ pack, web, external }) =>
     warn(
       `pack ${pack.name} combines web access (${web.join(', ')}) with external tools (${external.join(', ')}): a page it reads could steer it to send your data out`,
-      'Keep TOOL_APPROVAL at tainted or always, so such calls wait for you; or drop one side from its pack.yml.',
+      'Keep TOOL_APPROVAL at tainted or always, so such calls wait for you; or drop one side from its pack.yml (send_files: false keeps send_message to text and buttons).',
     ),
   );
 }

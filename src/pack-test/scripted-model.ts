@@ -23,7 +23,8 @@ export function createScriptedModel() {
   const model: ChatModel = {
     info: { provider: 'openai', model: 'pack-test-script', acceptsImages: false },
     async complete(request, { onText }) {
-      seen.push(request.messages.map((m) => m.content).join('\n'));
+      // The system prompt too: a pack's persona, notes and the sections the core adds.
+      seen.push([request.system, ...request.messages.map((m) => m.content)].join('\n'));
       newest.push(request.messages.findLast((m) => m.role === 'user')?.content ?? '');
       for (const message of request.messages) {
         const call = calls.find((c) => c.id === message.toolCallId);

@@ -122,6 +122,12 @@ export const manifestSchema = z
       )
       .default([])
       .describe('Jobs delivered to every chat and topic bound to this pack.'),
+    send_files: z
+      .boolean()
+      .default(true)
+      .describe(
+        'false: send_message sends text, keyboards and chat actions only, never a photo, audio, voice or document, so it cannot carry data out: the pack has no external tool, and reading the web is no risk (doctor --security, pack add).',
+      ),
     jobs_may_schedule: z
       .boolean()
       .default(false)

@@ -1,4 +1,4 @@
-import { CORE_TOOL_EFFECTS } from './effects.ts';
+import { toolEffect } from './effects.ts';
 import type { Manifest } from './manifest.ts';
 import { settingVariable } from './settings.ts';
 
@@ -38,14 +38,17 @@ const NOUNS: Record<Kind, string> = {
   tables: 'table',
 };
 
-type PackManifest = Pick<Manifest, 'name' | 'tools' | 'mcp' | 'settings' | 'cron' | 'schema'>;
+type PackManifest = Pick<
+  Manifest,
+  'name' | 'tools' | 'mcp' | 'settings' | 'cron' | 'schema' | 'send_files'
+>;
 
 /** The permissions `manifest` asks for. */
 export function packPermissions(manifest: PackManifest): Permissions {
-  const effects = new Set(manifest.tools.map((tool) => CORE_TOOL_EFFECTS[tool]));
+  const effects = new Set(manifest.tools.map((tool) => toolEffect(manifest, tool)));
   if (manifest.mcp.length > 0) effects.add('external');
   return {
-    tools: manifest.tools.map((tool) => [tool, CORE_TOOL_EFFECTS[tool]]),
+    tools: manifest.tools.map((tool) => [tool, toolEffect(manifest, tool)]),
     effects: (['read', 'write', 'external'] as const).filter((e) => effects.has(e)).map((e) => [e]),
     mcp: manifest.mcp.map((server) => [
       server.name,

@@ -20,6 +20,9 @@ export interface BoundConversation {
   pack: string;
 }
 
+/** Why a route is bound: a person's (or a topic name's) `pick`, or a `turn` answering. */
+type How = 'pick' | 'turn';
+
 export interface Route {
   pack: string;
   session: SessionRow;
@@ -38,14 +41,38 @@ export function createRouter(deps: {
   log: Logger;
   /** A conversation was bound to a pack (the scheduler gives it the pack's jobs). */
   onBound?: (address: Address, pack: string) => void;
+  /**
+   * The pack a conversation with no binding starts with (DEFAULT_PACK, resolved against the
+   * loaded packs: routing/default-pack.ts); undefined: the picker when several are loaded.
+   */
+  defaultPack?: string | undefined;
 }) {
   const { sessions, packs, clock, log } = deps;
 
-  const bind = (address: Address, pack: string, session: SessionRow): Route => {
+  /**
+   * Binds `address` to `pack` and `session`. `how`: a `pick` (the picker, a topic named after
+   * the pack, /topics) makes it the pack's own; a `turn` that binds an unbound conversation
+   * to the default pack (with several loaded) records that it came through the default.
+   */
+  const bind = (address: Address, pack: string, session: SessionRow, how: How): Route => {
     const before = sessions.route(address);
+    const viaDefault =
+      how === 'pick'
+        ? false
+        : before?.activePack === pack
+          ? before.viaDefault
+          : !before?.activePack && pack === deps.defaultPack && packs.list().length >= 2;
     // A route that already says this is not written again (nor its `updated_at` moved).
-    if (before?.activePack !== pack || before.sessionId !== session.id)
-      sessions.saveRoute(address, { activePack: pack, sessionId: session.id }, clock.now());
+    if (
+      before?.activePack !== pack ||
+      before.sessionId !== session.id ||
+      before.viaDefault !== viaDefault
+    )
+      sessions.saveRoute(
+        address,
+        { activePack: pack, sessionId: session.id, viaDefault },
+        clock.now(),
+      );
     if (before?.activePack !== pack) deps.onBound?.(address, pack);
     return { pack, session };
   };
@@ -62,13 +89,62 @@ export function createRouter(deps: {
   const boundPack = (address: Address): string | undefined =>
     sessions.route(address)?.activePack ?? undefined;
 
+  /**
+   * The session for `address` with `pack` active, binding the route to it. `how` is
+   * `pick` when a person (or a topic's name) chose the pack, `turn` when a turn resolves
+   * the pack that answers.
+   */
+  function resolve(address: Address, pack: string, how: How = 'turn'): Route {
+    const key = sessionKey(address, pack);
+    const route = sessions.route(address);
+    if (route?.sessionId) {
+      const current = sessions.session(route.sessionId);
+      if (
+        current?.key === key &&
+        current.closedAt === null &&
+        route.activePack === pack &&
+        !(how === 'pick' && route.viaDefault)
+      )
+        return { pack, session: current };
+      if (current?.key !== key) {
+        // A pack switch leaves the route on the previous pack's own session: expected, so
+        // debug. Any other mismatch means the route was corrupted or hand-edited: warn.
+        const switched =
+          route.activePack !== null &&
+          route.activePack !== pack &&
+          current?.key === sessionKey(address, route.activePack);
+        const fields = {
+          event: 'tg_route_session_stale',
+          address: route.address,
+          routeSession: route.sessionId,
+          expectedKey: key,
+        };
+        if (switched) log.debug(fields, 'pack switched; repointing route');
+        else log.warn(fields, 'route pointed at another session; repointing');
+      }
+    }
+    return bind(address, pack, openSession(address, pack), how);
+  }
+
   return {
     boundPack,
 
+    /** The pack a conversation with no binding starts with; undefined: the picker. */
+    defaultPack: deps.defaultPack,
+
+    /**
+     * The pack bound here as its own (picked, or a topic named after it), not through
+     * DEFAULT_PACK: a forum topic with one is that pack's workspace (SPEC §12).
+     */
+    ownPack(address: Address): string | undefined {
+      const route = sessions.route(address);
+      return route?.activePack && !route.viaDefault ? route.activePack : undefined;
+    },
+
     /**
      * The pack that answers in a conversation: the bound one (while it is installed), the
-     * only installed one, CORE_PACK when none is, else the pack its forum topic is named
-     * after; undefined when the user must pick.
+     * only installed one, CORE_PACK when none is, the pack its forum topic is named after,
+     * else DEFAULT_PACK; undefined when the user must pick.
      */
     activePack(address: Address, topicName?: string): string | undefined {
       const all = packs.list();
@@ -76,7 +152,20 @@ export function createRouter(deps: {
       if (bound && (packs.get(bound) || (bound === CORE_PACK && all.length === 0))) return bound;
       if (all.length === 0) return CORE_PACK;
       if (all.length === 1) return all[0]!.name;
-      return topicName ? packs.byLabel(topicName)?.name : undefined;
+      const named = topicName ? packs.byLabel(topicName)?.name : undefined;
+      return named ?? deps.defaultPack;
+    },
+
+    /**
+     * A forum topic not bound yet whose name (quoted in a message) names a pack is bound to
+     * it as the pack's own, before its turn: it is that pack's workspace, not a conversation
+     * of the default pack (SPEC §2 step 6, §12).
+     */
+    claimTopic(address: Address, topicName: string | undefined): void {
+      if (address.threadId === undefined || topicName === undefined) return;
+      if (boundPack(address) !== undefined) return;
+      const named = packs.byLabel(topicName)?.name;
+      if (named) resolve(address, named, 'pick');
     },
 
     /** The chat model picked with /model for this chat or topic, if any. */
@@ -132,7 +221,9 @@ export function createRouter(deps: {
       return new Set(
         sessions
           .routesInChat(chatId)
-          .flatMap((r) => (r.threadId !== null && r.activePack ? [r.activePack] : [])),
+          .flatMap((r) =>
+            r.threadId !== null && r.activePack && !r.viaDefault ? [r.activePack] : [],
+          ),
       );
     },
 
@@ -154,33 +245,7 @@ export function createRouter(deps: {
       sessions.saveRoute(address, { activePack: null, sessionId: null }, clock.now());
     },
 
-    /** The session for `address` with `pack` active, binding the route to it. */
-    resolve(address: Address, pack: string): Route {
-      const key = sessionKey(address, pack);
-      const route = sessions.route(address);
-      if (route?.sessionId) {
-        const current = sessions.session(route.sessionId);
-        if (current?.key === key && current.closedAt === null && route.activePack === pack)
-          return { pack, session: current };
-        if (current?.key !== key) {
-          // A pack switch leaves the route on the previous pack's own session: expected, so
-          // debug. Any other mismatch means the route was corrupted or hand-edited: warn.
-          const switched =
-            route.activePack !== null &&
-            route.activePack !== pack &&
-            current?.key === sessionKey(address, route.activePack);
-          const fields = {
-            event: 'tg_route_session_stale',
-            address: route.address,
-            routeSession: route.sessionId,
-            expectedKey: key,
-          };
-          if (switched) log.debug(fields, 'pack switched; repointing route');
-          else log.warn(fields, 'route pointed at another session; repointing');
-        }
-      }
-      return bind(address, pack, openSession(address, pack));
-    },
+    resolve,
 
     /**
      * The session for `address` and `pack` without touching the route: a skill command of
@@ -209,7 +274,7 @@ export function createRouter(deps: {
       if (route?.sessionId) sessions.closeSession(route.sessionId, clock.now());
       const key = sessionKey(address, pack);
       const session = sessions.createSession({ key, pack, address, ...carried }, clock.now());
-      return bind(address, pack, session);
+      return bind(address, pack, session, 'turn');
     },
   };
 }

@@ -48,7 +48,9 @@ function describeJob(
       ? 'once'
       : `"${row.schedule}"${row.source === 'manifest' ? ' (pack default)' : ''}`;
   const state = !row.enabled
-    ? pausedState(row.pausedBy, extras.idleDays)
+    ? row.source === 'manifest' && row.pausedBy === null
+      ? `off: /jobs on ${row.id} turns it on here`
+      : pausedState(row.pausedBy, extras.idleDays)
     : row.runningDueAt !== null
       ? 'running now'
       : row.nextRunAt === null
@@ -100,7 +102,7 @@ const clip = (text: string, max: number) =>
  * with `costs`, each with what it cost (`/jobs`).
  */
 export function createJobListing(deps: {
-  jobs: Pick<JobRepo, 'forAddress'>;
+  jobs: Pick<JobRepo, 'forAddress' | 'setEnabled'>;
   clock: { now(): number };
   timezone: string;
   costs?: (ids: readonly string[], now: number) => ReadonlyMap<string, JobCost>;
@@ -124,6 +126,21 @@ export function createJobListing(deps: {
         now,
       );
       return describeJobs(rows, deps.timezone, now, { costs, idleDays: deps.idleDays, active });
+    },
+    /**
+     * `/jobs on ID` and `/jobs off ID`: turns one of this chat's jobs on (a pack's job that
+     * starts off, such as a morning briefing, becomes this chat's) or off. What to say back.
+     */
+    turn(address: Address, id: string, on: boolean): string {
+      const job = deps.jobs.forAddress(address).find((row) => row.id === id);
+      if (!job) return `No job ${id} here. /jobs lists this chat's jobs.`;
+      if (job.enabled === on) return `Job ${id} is ${on ? 'on' : 'off'} already.`;
+      const now = deps.clock.now();
+      deps.jobs.setEnabled(id, job.pack, address, on, now);
+      if (!on) return `Job ${id} is off. /jobs on ${id} turns it on again.`;
+      const after = deps.jobs.forAddress(address).find((row) => row.id === id);
+      const next = after?.nextRunAt ?? null;
+      return `Job ${id} is on here (${job.skill ? `skill ${job.skill}` : 'a reminder'}): next run ${next === null ? 'none' : formatLocal(next, deps.timezone, now)} (${deps.timezone}).`;
     },
   };
 }

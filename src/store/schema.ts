@@ -59,6 +59,11 @@ export const conversationRoutes = sqliteTable('conversation_routes', {
   queueMode: text('queue_mode', { enum: ['steer', 'followup'] }),
   /** When a person (not a job) last wrote here, in ms: jobs pause after JOB_IDLE_DAYS. */
   lastPersonAt: integer('last_person_at'),
+  /**
+   * Bound through DEFAULT_PACK (not picked, nor a topic named after its pack): such a topic
+   * is no pack's workspace and follows GROUP_REPLY (SPEC §12).
+   */
+  viaDefault: integer('via_default', { mode: 'boolean' }).notNull().default(false),
 });
 
 export const sessions = sqliteTable(

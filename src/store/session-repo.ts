@@ -40,7 +40,7 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
 
     saveRoute(
       address: Address,
-      fields: { activePack: string | null; sessionId: string | null },
+      fields: { activePack: string | null; sessionId: string | null; viaDefault?: boolean },
       now: number,
     ): void {
       queries.saveRoute.run({
@@ -48,7 +48,9 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
         platform: address.platform,
         chatId: address.chatId,
         threadId: address.threadId ?? null,
-        ...fields,
+        activePack: fields.activePack,
+        sessionId: fields.sessionId,
+        viaDefault: fields.viaDefault === true ? 1 : 0,
         updatedAt: now,
       });
     },
@@ -335,6 +337,7 @@ function prepareTurnQueries(db: Db) {
         threadId: p('threadId'),
         activePack: p('activePack'),
         sessionId: p('sessionId'),
+        viaDefault: p('viaDefault'),
         updatedAt: p('updatedAt'),
       })
       .onConflictDoUpdate({
@@ -342,6 +345,7 @@ function prepareTurnQueries(db: Db) {
         set: {
           activePack: sql`excluded.active_pack`,
           sessionId: sql`excluded.session_id`,
+          viaDefault: sql`excluded.via_default`,
           updatedAt: sql`excluded.updated_at`,
         },
       })

@@ -17,7 +17,10 @@ import { createTrustGate, type Pause, type TrustGate } from './trust/gate.ts';
 import { createWebFetchTool } from './web-fetch.ts';
 import { createWebSearchTool } from './web-search.ts';
 
-/** The tools the active pack enables (its `tools` allow-list), bound to this turn. */
+/**
+ * The tools the active pack enables (its `tools` allow-list) that can run here, bound to
+ * this turn.
+ */
 export function packTools(ctx: TurnToolContext): Tool[] {
   const factories: Record<CoreTool, () => Tool> = {
     memory: () => createMemoryTool(ctx),
@@ -31,7 +34,11 @@ export function packTools(ctx: TurnToolContext): Tool[] {
     web_search: () => createWebSearchTool(ctx.web.search, ctx.usage),
     memory_search: () => createMemorySearchTool(ctx),
   };
-  return ctx.pack.manifest.tools.map((name) => factories[name]());
+  // Without a search provider web_search is not offered at all (SPEC §13): the pack's
+  // prompt says what research needs instead (packs/prompt.ts).
+  return ctx.pack.manifest.tools
+    .filter((name) => name !== 'web_search' || ctx.web.search.provider !== undefined)
+    .map((name) => factories[name]());
 }
 
 /**

@@ -47,14 +47,20 @@ type SendContext = Pick<
  * result says what the channel could not send as asked.
  */
 export function createSendMessageTool(ctx: SendContext) {
-  const { actions } = ctx.pack.manifest;
+  const { actions, send_files: files } = ctx.pack.manifest;
   return defineTool({
     name: 'send_message',
-    description: `Send an extra message to this chat: text (Markdown), a photo/audio/voice/document (url, or path inside the pack workspace), a keyboard (text + buttons the user can press: a label, sent as if typed${actions.length ? ", or {label, action, params} running one of this pack's actions at once" : ''}), or a chat action.${actions.length ? ` Actions: ${actions.map(signature).join(', ')}.` : ''}`,
+    description: `Send an extra message to this chat: text (Markdown), ${files ? 'a photo/audio/voice/document (url, or path inside the pack workspace), ' : ''}a keyboard (text + buttons the user can press: a label, sent as if typed${actions.length ? ", or {label, action, params} running one of this pack's actions at once" : ''}), or a chat action.${actions.length ? ` Actions: ${actions.map(signature).join(', ')}.` : ''}`,
     schema,
-    // A file goes by URL or from the workspace: it can carry data out. Text stays here.
-    effect: (args) => (args.url !== undefined || args.path !== undefined ? 'external' : 'read'),
+    // A file goes by URL or from the workspace: it can carry data out. Text stays here. A
+    // pack that sends no files (`send_files: false`) is refused one before the gate.
+    effect: (args) =>
+      files && (args.url !== undefined || args.path !== undefined) ? 'external' : 'read',
     async run(args) {
+      if (!files && (args.url !== undefined || args.path !== undefined))
+        throw new ToolError(
+          'this pack sends text and buttons only (send_files: false in its pack.yml): put the link in the text instead',
+        );
       const payload = await toPayload(args, ctx.storage.filesDir, (buttons) =>
         keyboardOf(ctx, buttons),
       );

@@ -244,7 +244,7 @@ function inputsOf(
 
 /** Step 4: the agent's ReAct loop; its text streams to the chat as it is written. */
 async function runAgent(
-  services: { turns: Pick<Turns, 'agent'>; runtime: Pick<Runtime, 'log'> },
+  services: { turns: Pick<Turns, 'agent' | 'web'>; runtime: Pick<Runtime, 'log'> },
   turn: ChatTurn,
   routed: Routed,
   with_: {
@@ -256,8 +256,9 @@ async function runAgent(
 ): Promise<{ input: TurnInput; result: TurnResult }> {
   const { pack, storage, address } = routed;
   const { stream } = with_.live;
+  const off = { search: services.turns.web.search.provider === undefined };
   const sections =
-    pack && storage ? packPromptSections(pack, storage, turn.job && turn.pinned) : [];
+    pack && storage ? packPromptSections(pack, storage, turn.job && turn.pinned, off) : [];
   const input: TurnInput = {
     memory: storage ? memoryNotesOf(storage) : undefined,
     ...(with_.gate && { mayKeep: with_.gate.mayKeep }),

@@ -20,6 +20,7 @@ import { type PairCommandDeps, pairCommand } from './pair-command.ts';
 import { peopleCommand } from './people-command.ts';
 import { queueCommand } from './queue-command.ts';
 import type { Conversing, Delivery, Reports, Runtime } from './services.ts';
+import { startText } from './start-command.ts';
 import type { QueueMode } from './steering.ts';
 import { voiceCommand } from './voice-command.ts';
 import type { VoiceReplies } from './voice-reply.ts';
@@ -71,7 +72,7 @@ export const CORE_COMMANDS: Record<(typeof RESERVED_COMMANDS)[number], string> =
   status: 'Pack, model, session size and queue',
   compact: 'Summarize this session and continue fresh',
   topics: 'Forum groups: one topic per pack',
-  jobs: "This chat's scheduled jobs and when they run next",
+  jobs: "This chat's scheduled jobs; /jobs on ID or /jobs off ID",
   model: 'Choose the chat model for this chat',
   approvals: 'Calls you always allow; /approvals reset removes them',
   queue: 'Messages sent while I work: steer (join it) or followup (wait)',
@@ -115,12 +116,7 @@ export function createCommands(deps: CommandDeps) {
     string,
     (event: CommandEvent, signal: AbortSignal) => Promise<OutboundText> | OutboundText
   > = {
-    start: (event) => {
-      const hello = 'Hi! I am satchel, your personal assistant.';
-      if (packs.list().length >= 2 && !activeOf(event))
-        return pickerMessage(packs.list(), `${hello} Which pack should I use here?`);
-      return plain(`${hello} Send me a message to get started, or /help to see what I can do.`);
-    },
+    start: (event) => startText(packs, activeOf(event)),
     help: (event) => plain(helpText(activeOf(event), event.address)),
     new: (event) => {
       const pack = activeOf(event);
@@ -150,11 +146,7 @@ export function createCommands(deps: CommandDeps) {
     queue: (event) => queueCommand({ router, fallback: deps.queueMode }, event.address, event.args),
     pair: (event) => pairCommand({ ...deps.pair, timezone }, event),
     voice: (event) => voiceCommand({ router, voice: deps.voice }, event.address, event.args),
-    jobs: (event) =>
-      plain(
-        reports.schedule?.describe(event.address, router.boundPack(event.address)) ??
-          'No scheduled jobs here.',
-      ),
+    jobs: (event) => plain(jobsText(event)),
     people: (event) =>
       peopleCommand(
         {
@@ -174,6 +166,18 @@ export function createCommands(deps: CommandDeps) {
     // answers when nothing was running.
     stop: () => plain('Nothing is running right now.'),
   };
+
+  /** `/jobs` lists this chat's jobs; `/jobs on ID` and `/jobs off ID` turn one on or off. */
+  function jobsText(event: CommandEvent): string {
+    const [word, id, ...rest] = event.args.trim().split(/\s+/);
+    if (!word) {
+      const listed = reports.schedule?.describe(event.address, router.boundPack(event.address));
+      return listed ?? 'No scheduled jobs here.';
+    }
+    if ((word !== 'on' && word !== 'off') || !id || rest.length > 0)
+      return "Send /jobs to list this chat's jobs, /jobs on ID or /jobs off ID to turn one on or off.";
+    return reports.schedule?.turn(event.address, id, word === 'on') ?? 'No scheduled jobs here.';
+  }
 
   function usageText(event: CommandEvent): string {
     const active = activeOf(event);
@@ -304,7 +308,7 @@ export function createCommands(deps: CommandDeps) {
     for (const pack of missing) {
       try {
         const { threadId } = await createTopic(pack.displayName);
-        router.resolve({ ...event.address, threadId }, pack.name);
+        router.resolve({ ...event.address, threadId }, pack.name, 'pick');
         // Topics the owner makes use the owner's home (SPEC §19).
         if (deps.conversing.people.isOwner(event.address.platform, event.senderId))
           deps.conversing.people.useOwnerHome(event.address, threadId);

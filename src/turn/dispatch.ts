@@ -19,7 +19,7 @@ export interface DispatchDeps {
   asks: Pick<AskRegistry, 'answer'>;
   /** Whether a pack action's button may be pressed by its presser (SPEC §3, §19). */
   actions: Pick<ActionPresses, 'refusal'>;
-  router: Pick<Router, 'boundPack' | 'resolve' | 'unbind'>;
+  router: Pick<Router, 'boundPack' | 'ownPack' | 'resolve' | 'unbind'>;
   packs: Pick<PackRegistry, 'byLabel'>;
   /** Answers a pressed button (stops its spinner), with a short notice when given. */
   answerButton(to: Address, callbackId: string, notice?: string): Promise<void>;
@@ -123,7 +123,7 @@ export function createDispatch(deps: DispatchDeps) {
       event.address.threadId !== undefined &&
       deps.router.boundPack(event.address) !== pack.name
     ) {
-      deps.router.resolve(event.address, pack.name);
+      deps.router.resolve(event.address, pack.name, 'pick');
       log.info(
         { event: 'topic_bound', address: addressKey(event.address), pack: pack.name },
         'topic bound',
@@ -139,10 +139,11 @@ export function createDispatch(deps: DispatchDeps) {
   function overheard(event: InboundEvent): boolean {
     if (deps.groupReply === 'all' || event.addressed !== false) return false;
     if (event.chatType !== 'group' && event.chatType !== 'supergroup') return false;
-    // A pack's topic: bound to it, or named after it (bound on this first contact).
+    // A pack's topic: bound to it as its own (not through DEFAULT_PACK), or named after it
+    // (bound on this first contact).
     const packTopic =
       event.address.threadId !== undefined &&
-      (deps.router.boundPack(event.address) !== undefined ||
+      (deps.router.ownPack(event.address) !== undefined ||
         (event.topicName !== undefined && deps.packs.byLabel(event.topicName) !== undefined));
     return !packTopic;
   }

@@ -30,7 +30,7 @@ export const cannotTake = (what: string) =>
 
 export interface RunEventsDeps {
   log: Logger;
-  router: Pick<Router, 'activePack' | 'resolve'>;
+  router: Pick<Router, 'activePack' | 'resolve' | 'claimTopic'>;
   packs: Pick<PackRegistry, 'get' | 'list'>;
   outbox: Pick<Outbox, 'send' | 'writeEdit' | 'write' | 'dispatch' | 'renderFor' | 'jobPackOf'>;
   replies: Replies;
@@ -112,6 +112,7 @@ export function createRunEvents(deps: RunEventsDeps) {
         return await replies.reply(first.address, reply, origins);
       }
       if (deps.answered(events.map(sourceKey))) return alreadyAnswered(events);
+      router.claimTopic(first.address, first.topicName);
       const active = router.activePack(first.address, first.topicName);
       const replied = repliedJob(events, active);
       const pack = replied ?? active;
@@ -205,7 +206,7 @@ export function createRunEvents(deps: RunEventsDeps) {
       replies.settle([event.origin]);
       return;
     }
-    router.resolve(event.address, pack.name);
+    router.resolve(event.address, pack.name, 'pick');
     const waiting = deps.conversations().unpark(event.address);
     const ids = deps.transaction(() => {
       const written = event.messageId

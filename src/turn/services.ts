@@ -143,5 +143,7 @@ export interface Reports {
     /** With `active` (the conversation's pack), a job of another pack names its pack. */
     describe(address: Address, active?: string): string;
     next(address: Address): number | undefined;
+    /** `/jobs on|off ID`: what to say back. */
+    turn(address: Address, id: string, on: boolean): string;
   };
 }

@@ -83,4 +83,13 @@ export const BUNDLED_MODELS: Readonly<Record<string, ModelEntry>> = {
   'groq:meta-llama/llama-4-maverick-17b-128e-instruct': chat(true, 131_072, [0.2, 0.1, 0.6]),
   // groq.com/pricing, 2025-11: $0.111 per hour of audio.
   'groq:whisper-large-v3': { images: false, audioPerHour: 0.111 },
+
+  // web_search, one call each (SPEC §13, §14; booked as `<provider>:search`).
+  // brave.com/search/api, 2026-11: the Search plan, $5 per 1,000 requests.
+  'brave:search': { images: false, perCall: 0.005 },
+  // docs.tavily.com/documentation/api-credits, 2026-11: a basic search is 1 credit, $0.008
+  // pay-as-you-go.
+  'tavily:search': { images: false, perCall: 0.008 },
+  // SearXNG is the owner's own instance: nothing to pay per search.
+  'searxng:search': { images: false, perCall: 0 },
 };

@@ -81,7 +81,13 @@ export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
             pending,
             assets: loadChatPage(),
             log,
-            welcome: (id) => welcomeOf(port.packs(), port.menu(), port.activePack(addressOf(id))),
+            welcome: (id) =>
+              welcomeOf(
+                port.packs(),
+                port.menu(),
+                port.activePack(addressOf(id)),
+                port.defaultPack?.(),
+              ),
             voiceInput: () => port.transcribes(),
           });
           const ready = () => {

@@ -8,8 +8,13 @@ export interface WelcomePack {
 /** What an empty conversation shows: the packs to choose from and what can be typed. */
 export interface Welcome {
   packs: WelcomePack[];
-  /** The pack that answers now, when one does (the one bound, or the only one installed). */
+  /**
+   * The pack that answers now, when one does (the one bound, the only one installed, or
+   * DEFAULT_PACK for a conversation with none bound).
+   */
   active?: string;
+  /** DEFAULT_PACK: what typing without choosing goes to (marked on the screen). */
+  default?: string;
   commands: { command: string; description: string }[];
 }
 
@@ -21,16 +26,19 @@ const NOT_HERE = new Set(['topics', 'start']);
 
 /**
  * The first screen's contents from the packs and the command menu Telegram gets: each pack
- * with its title and description, the one `active` now, and the commands that work here.
+ * with its title and description, the one `active` now, the default one, and the commands
+ * that work here.
  */
 export function welcomeOf(
   packs: readonly { name: string; displayName: string; description: string }[],
   menu: readonly { command: string; description: string }[],
   active: string | undefined,
+  defaultPack?: string,
 ): Welcome {
   return {
     packs: packs.map((p) => ({ name: p.name, title: p.displayName, description: p.description })),
     ...(packs.some((p) => p.name === active) ? { active } : {}),
+    ...(packs.some((p) => p.name === defaultPack) ? { default: defaultPack } : {}),
     commands: menu.filter((m) => !NOT_HERE.has(m.command)),
   };
 }

@@ -132,7 +132,8 @@ describe('the bundled packs in one chat (SPEC §8)', () => {
   it("keeps every pack's reminders through /pack switches: each fires with its badge, and a reply to the evening question is the journal's", async () => {
     // 10:00 UTC on Sunday 29 November 2026: the Sunday jobs and the daily ones are all ahead.
     clock = new JumpClock(Date.UTC(2026, 10, 29, 10, 0, 0));
-    await h.start({ SATCHEL_PACKS: PACKS }, { app: { clock } });
+    // The picker is what this test is about: no default pack (DEFAULT_PACK empty).
+    await h.start({ SATCHEL_PACKS: PACKS, DEFAULT_PACK: '' }, { app: { clock } });
     h.model.setDefault(answer);
 
     // Vocab answers the first message (picked), then journal and habits are used in turn:

@@ -99,6 +99,21 @@ describe('the satchel bin', () => {
     expect(run.stderr).toContain('OPENAI_API_KEY is required');
   });
 
+  it('stops the start on a DEFAULT_PACK of no loaded pack, naming the variable, no stack', async () => {
+    const run = await satchel(['start'], {
+      env: {
+        OPENAI_API_KEY: 'sk-test-not-used',
+        SATCHEL_PACKS: FIXTURE_PACKS,
+        DEFAULT_PACK: 'gamma',
+        DASHBOARD_PORT: '0',
+      },
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe(
+      'satchel: Invalid configuration:\n- DEFAULT_PACK names "gamma", which is not a loaded pack (loaded: alpha, beta): set it to one of them, or leave it empty for the pack picker\n',
+    );
+  }, 30_000);
+
   it('refuses an alias bomb or an oversized models.yaml at start in one sentence, no stack', async () => {
     const dir = tempDir();
     const bomb = path.join(dir, 'bomb.yaml');

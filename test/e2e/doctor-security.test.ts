@@ -11,6 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { backupCommand } from '../../src/cli/backup.ts';
 import { doctorCommand } from '../../src/cli/doctor.ts';
@@ -252,6 +253,30 @@ describe('satchel doctor --security', () => {
     expect(marked(done.out, '!')).toEqual([
       '! pack alpha combines web access (web_fetch) with external tools (send_message): a page it reads could steer it to send your data out',
     ]);
+  });
+
+  it('passes the bundled packs without a warning: those that read the web send no files', async () => {
+    const bundled = fileURLToPath(new URL('../../packs', import.meta.url));
+    const w = installation({ SATCHEL_PACKS: bundled });
+    const done = await doctor(w);
+    expect(marked(done.out, '!')).toEqual([]);
+    expect(marked(done.out, '✗')).toEqual([]);
+    expect(done.out).toContain('✓ web and external tools: no pack has both (4 pack(s))\n');
+    expect(done.code).toBe(0);
+  });
+
+  it('passes a pack that reads the web and declares send_files: false', async () => {
+    const w = installation();
+    const src = packSource(w.cwd, 'alpha');
+    const manifest = path.join(src, 'pack.yml');
+    writeFileSync(
+      manifest,
+      `${readFileSync(manifest, 'utf8').replace('tools: [memory,', 'tools: [web_fetch, memory,')}send_files: false\n`,
+    );
+    renameSync(src, path.join(w.packs, 'alpha'));
+    const done = await doctor(w);
+    expect(marked(done.out, '!')).toEqual([]);
+    expect(done.out).toContain('✓ web and external tools: no pack has both (1 pack(s))\n');
   });
 
   it('warns on secret-shaped values stored in satchel.db (not the conversation) and in pack databases, never showing them', async () => {

@@ -164,7 +164,7 @@ describe('web_search through a turn', () => {
     return api;
   }
 
-  it('gives the model the results and books a search row in the ledger (unpriced: cost null)', async () => {
+  it('gives the model the results and books a search row in the ledger, priced per call by the bundled catalog', async () => {
     const api = await start(['web_search']);
     h.model.enqueue(
       { toolCalls: [{ name: 'web_search', arguments: { query: 'apple cider', count: 2 } }] },
@@ -189,8 +189,9 @@ describe('web_search through a turn', () => {
         model: 'search',
         pack: 'alpha',
         ok: 1,
-        cost_usd: null,
-        price_known: 0,
+        // The bundled catalog: Brave's Search plan, $5 per 1,000 requests (SPEC §14).
+        cost_usd: 0.005,
+        price_known: 1,
       },
     ]);
   });

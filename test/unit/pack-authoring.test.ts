@@ -152,7 +152,7 @@ describe('satchel pack list', () => {
     expect(out).toMatch(
       / {2}broken {2}BROKEN\n {4}`pack\.yml` line \d+: `tools\[0\]` — unknown tool `shell` .+\n/,
     );
-    expect(out).toContain('4 pack(s) load, 1 broken');
+    expect(out).toContain('5 pack(s) load, 1 broken');
   });
 });
 

@@ -11,7 +11,7 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const committed = JSON.parse(readFileSync(path.join(REPO, PACK_SCHEMA_FILE), 'utf8'));
 /** The committed JSON Schema read back as a validator: the schema editors use, not zod's. */
 const fromJson = z.fromJSONSchema(committed);
-const BUNDLED = ['habits', 'journal', 'vocab'];
+const BUNDLED = ['assistant', 'habits', 'journal', 'vocab'];
 const manifestOf = (pack: string) =>
   readFileSync(path.join(REPO, 'packs', pack, 'pack.yml'), 'utf8');
 

@@ -15,7 +15,7 @@ import { tempDirs } from '../support/temp-dirs.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const PACKS = path.join(REPO, 'packs');
-const BUNDLED = ['habits', 'journal', 'vocab'];
+const BUNDLED = ['assistant', 'habits', 'journal', 'vocab'];
 
 const tempRoot = tempDirs('satchel-pack-test-');
 
@@ -58,7 +58,7 @@ describe('satchel pack test', () => {
     const [, passed] = run.out.match(/^(\d+) passed, 0 failed$/m) ?? [];
     expect(Number(passed)).toBeGreaterThanOrEqual(15);
     expect(run.code).toBe(0);
-  }, 120_000);
+  }, 300_000);
 
   it.each(BUNDLED)("%s's tests run every SQL block of its skills", (pack) => {
     const normal = (text: string) => text.replace(/\s+/g, ' ').trim();

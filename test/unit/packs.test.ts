@@ -36,7 +36,7 @@ describe('bundled packs', () => {
 
   it('all load, each with a schema, three or more skills, templates and a schedule', () => {
     expect(errors.map((e) => e.message)).toEqual([]);
-    expect(packs.map((p) => p.name).sort()).toEqual(['habits', 'journal', 'vocab']);
+    expect(packs.map((p) => p.name).sort()).toEqual(['assistant', 'habits', 'journal', 'vocab']);
     for (const pack of packs) {
       expect(pack.skills.length, pack.name).toBeGreaterThanOrEqual(3);
       expect(pack.manifest.schema.owned_tables.length, pack.name).toBeGreaterThan(0);
@@ -49,7 +49,7 @@ describe('bundled packs', () => {
     }
   });
 
-  it.each(['habits', 'journal', 'vocab'])(
+  it.each(['assistant', 'habits', 'journal', 'vocab'])(
     '%s: schema.sql applies to a fresh database twice',
     (name) => {
       const sql = readFileSync(path.join(BUNDLED, name, 'schema.sql'), 'utf8');

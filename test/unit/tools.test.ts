@@ -65,8 +65,21 @@ afterEach(() => {
 function runner(
   to: Address = chat,
   clock: Clock = systemClock,
-  options: { inJobRun?: boolean; maxJobs?: number; channelName?: string; refused?: boolean } = {},
+  options: {
+    inJobRun?: boolean;
+    maxJobs?: number;
+    channelName?: string;
+    refused?: boolean;
+    /** A web search provider is set up (one that finds nothing). */
+    searching?: boolean;
+  } = {},
 ) {
+  const web = offlineWeb(clock);
+  if (options.searching)
+    web.web.search = {
+      ...web.web.search,
+      provider: { name: 'searxng', search: async () => [] },
+    };
   const ctx = {
     pack,
     storage,
@@ -83,7 +96,7 @@ function runner(
     }),
     clock,
     timezone: 'Europe/Berlin',
-    ...offlineWeb(clock),
+    ...web,
     sessionKey: 'telegram:1:alpha',
     messages: { search: () => [] },
     taint: () => [],
@@ -181,6 +194,22 @@ describe('send_message', () => {
         'Error: "path" must be a file inside the pack workspace (files/)',
       );
     expect(sent).toEqual([]);
+  });
+
+  it('sends no file at all for a pack that declares send_files: false, and says so; text still goes', async () => {
+    writeFileSync(path.join(storage.filesDir, 'chart.png'), 'png');
+    pack = { ...pack, manifest: { ...pack.manifest, send_files: false } };
+    const tools = runner();
+    expect(tools.specs.find((s) => s.name === 'send_message')?.description).not.toContain('photo');
+    for (const args of [
+      { kind: 'photo', path: 'chart.png' },
+      { kind: 'document', url: 'https://example.com/a.pdf' },
+    ])
+      expect(await use(tools, 'send_message', args)).toBe(
+        'Error: this pack sends text and buttons only (send_files: false in its pack.yml): put the link in the text instead',
+      );
+    expect(sent).toEqual([]);
+    expect(await use(tools, 'send_message', { kind: 'text', text: 'hello' })).toBe('sent');
   });
 
   it('refuses symlinks that lead out of the workspace, and follows those that stay in it', async () => {
@@ -538,7 +567,7 @@ describe('the web tools are offered only to a pack that lists them', () => {
   const specBytes = (tools: ReturnType<typeof runner>) => JSON.stringify(tools.specs).length;
 
   it('a pack without them gets the same tools and request size as before; with them, two specs more', () => {
-    const without = runner();
+    const without = runner(chat, systemClock, { searching: true });
     expect(without.specs.map((s) => s.name)).not.toContain('web_fetch');
     expect(without.specs.map((s) => s.name)).not.toContain('web_search');
     const before = specBytes(without);
@@ -546,19 +575,25 @@ describe('the web tools are offered only to a pack that lists them', () => {
       ...pack,
       manifest: { ...pack.manifest, tools: [...pack.manifest.tools, 'web_fetch', 'web_search'] },
     };
-    const withWeb = runner();
+    const withWeb = runner(chat, systemClock, { searching: true });
     expect(withWeb.specs.map((s) => s.name).slice(-2)).toEqual(['web_fetch', 'web_search']);
+    // Without a search provider web_search is not offered at all (SPEC §13).
+    expect(
+      runner()
+        .specs.map((s) => s.name)
+        .slice(-2),
+    ).toEqual(['schedule', 'web_fetch']);
     const added = specBytes(withWeb) - before;
     // What enabling both costs every request of the pack, in bytes of tool specs.
     expect(added).toBeGreaterThan(0);
     expect(added).toBeLessThan(900);
   });
 
-  it('of the bundled packs only vocab enables one (web_fetch, to look a word up)', () => {
+  it('of the bundled packs the assistant researches and vocab looks a word up (web_fetch)', () => {
     const bundled = path.join(path.dirname(FIXTURE_PACKS), '..', '..', 'packs');
-    const web = ['habits', 'journal', 'vocab'].map((name) =>
+    const web = ['assistant', 'habits', 'journal', 'vocab'].map((name) =>
       loadPack(path.join(bundled, name)).manifest.tools.filter((t) => t.startsWith('web_')),
     );
-    expect(web).toEqual([[], [], ['web_fetch']]);
+    expect(web).toEqual([['web_search', 'web_fetch'], [], [], ['web_fetch']]);
   });
 });

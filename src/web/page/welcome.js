@@ -8,7 +8,7 @@ function heading(text) {
   return element;
 }
 
-function packChoice(pack, active, pick) {
+function packChoice(pack, { active, default: fallback }, pick) {
   const button = document.createElement('button');
   button.type = 'button';
   button.className = 'pack';
@@ -17,10 +17,10 @@ function packChoice(pack, active, pick) {
   const description = document.createElement('span');
   description.textContent = pack.description;
   button.append(title, description);
-  if (pack.name === active) {
-    button.setAttribute('aria-pressed', 'true');
-    title.append(document.createTextNode(' · in use'));
-  }
+  if (pack.name === active) button.setAttribute('aria-pressed', 'true');
+  // The default answers what is typed without a choice; another pack in use says so.
+  if (pack.name === fallback) title.append(document.createTextNode(' · default'));
+  else if (pack.name === active) title.append(document.createTextNode(' · in use'));
   button.addEventListener('click', () => pick(pack.name));
   return button;
 }
@@ -53,7 +53,7 @@ export function welcomeScreen(welcome, { pick, type }) {
     section.append(heading(welcome.active ? 'Packs' : 'Choose a pack'));
     const packs = document.createElement('div');
     packs.className = 'packs';
-    packs.append(...welcome.packs.map((p) => packChoice(p, welcome.active, pick)));
+    packs.append(...welcome.packs.map((p) => packChoice(p, welcome, pick)));
     section.append(packs);
   }
   section.append(heading('Ask anything, or type a command'), commandList(welcome.commands, type));

@@ -1,0 +1,1 @@
+ALTER TABLE `conversation_routes` ADD `via_default` integer DEFAULT false NOT NULL;
