@@ -10,6 +10,8 @@ import { FakeTelegram, TEST_TOKEN } from '../test/fakes/telegram-server.ts';
 const key = process.env.README_KEY ?? 'sk-readme-run-key-0123456789';
 const model = await FakeModel.start();
 model.requireKey('openai', key);
+// A server that offers a priced model and a local one (README: "Ollama, free").
+model.setModels('openai', ['gpt-4.1-mini', 'llama3.2:3b']);
 const telegram = await FakeTelegram.start();
 console.log(
   JSON.stringify({
