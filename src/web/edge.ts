@@ -1,5 +1,7 @@
 import type { Edge, EdgeConfig, EdgeFactory, EdgeModule } from '../core/edge.ts';
 import { createWebChannel, TRANSCRIPT_LIMIT, WEB_PLATFORM } from './channel.ts';
+import { createDeletions } from './conversation-deletion.ts';
+import { createConversationRoutes } from './conversation-routes.ts';
 import { addressOf, createConversations } from './conversations.ts';
 import { createChatRoutes } from './http.ts';
 import { createWebInput } from './input.ts';
@@ -33,7 +35,10 @@ const WEB_SENDER = 'owner';
  * what an earlier run left unanswered. There is no gate: the dashboard's token admits only
  * the owner.
  */
-export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
+export function webEdge(
+  config: Pick<EdgeConfig, 'home'>,
+  options: { undoMs?: number } = {},
+): EdgeFactory {
   return {
     platform: WEB_PLATFORM,
     name: 'the web chat',
@@ -43,6 +48,7 @@ export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
       const conversations = createConversations(store, clock);
       const uploads = createUploadStore(config.home);
       const pending = createPendingUploads(uploads);
+      const deletions = createDeletions({ store, uploads, clock, log, ...options });
       const channel = createWebChannel(() => clock.now(), {
         // Voice notes (spoken answers) are kept beside the uploads: the page plays them there.
         keep: (data, ext) => uploads.save(data, ext),
@@ -75,6 +81,7 @@ export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
           });
           const routes = createChatRoutes({
             conversations,
+            manage: createConversationRoutes({ conversations, deletions, store, clock }),
             channel,
             input,
             uploads,
@@ -91,9 +98,10 @@ export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
                 { event: 'web_uploads_removed', count: removed },
                 'uploads of gone conversations removed',
               );
+            deletions.resume();
             input.replay();
           };
-          return { mounts: [routes], ready };
+          return { mounts: [routes], ready, stop: async () => deletions.stop() };
         },
       };
     },
