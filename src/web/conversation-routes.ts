@@ -59,7 +59,7 @@ export const CONVERSATION_ROUTES = (base: string): Route[] => [
  * `POST /chat/delete` (`{conversation}`: gone from the list, undoable for `undo_ms`),
  * `POST /chat/undo` (`{conversation}`: back, while the undo lasts; 409 after),
  * `GET /chat/deleted?c=` (what emptying it removed: 200 `{messages, uploads, jobs}`, or 202
- * while its undo lasts), `GET /chat/search?q=` (`{found: [{id, title, snippet?}]}`) and
+ * while its undo lasts), `GET /chat/search?q=` (`{found: [{id, title, pinned, snippet?}]}`) and
  * `GET /chat/export?c=&format=md|json` (a download).
  */
 export function createConversationRoutes(deps: ConversationRoutesDeps) {
@@ -118,10 +118,11 @@ export function createConversationRoutes(deps: ConversationRoutesDeps) {
       return conversations.get(id) ? NO_SUCH_CONVERSATION : answer(202, { pending: true });
     },
     '/search': (query) => {
-      const titles = new Map(conversations.list().map((c) => [c.id, c.title]));
-      const found = deps.store
-        .search(query.get('q') ?? '', addressOf, MAX_FOUND)
-        .map((f) => ({ ...f, title: titles.get(f.id) ?? '' }));
+      const listed = new Map(conversations.list().map((c) => [c.id, c]));
+      const found = deps.store.search(query.get('q') ?? '', addressOf, MAX_FOUND).flatMap((f) => {
+        const c = listed.get(f.id);
+        return c ? [{ ...f, title: c.title, pinned: c.pinned }] : [];
+      });
       return answer(200, { found });
     },
     '/export': (query) => {

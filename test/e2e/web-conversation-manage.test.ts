@@ -159,7 +159,7 @@ describe('managing web conversations', () => {
         )
       ).body.found;
 
-    expect(await search('lisbon')).toEqual([{ id: named, title: 'Trip to Lisbon' }]);
+    expect(await search('lisbon')).toEqual([{ id: named, title: 'Trip to Lisbon', pinned: false }]);
     // "echo: tomatoes need sun — Alpha Garden" is the answer: the message is found, its words marked.
     const found = await search('SUN');
     expect(found).toHaveLength(1);
