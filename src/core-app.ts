@@ -11,6 +11,7 @@ import { buildProviders } from './core-app/providers.ts';
 import { buildAgent, buildOutbox, buildUsage } from './core-app/services.ts';
 import { buildShutdown } from './core-app/shutdown.ts';
 import { buildLogging, buildStores } from './core-app/stores.ts';
+import { buildTitles } from './core-app/titles.ts';
 import { loadModelCatalog } from './usage/catalog-file.ts';
 
 export type { CoreOptions } from './core-app/options.ts';
@@ -54,7 +55,20 @@ export function createCore(
     packs: () => packs.packs.list(),
     activePack: (address: Address) => turning.router.activePack(address),
   };
-  const ingresses = openIngresses(edges, ingressPort(pipeline, routing, outbox, options.onFatal));
+  const titles = buildTitles({
+    providers,
+    usage,
+    sessions: stores.sessions,
+    router: turning.router,
+    packModel: (pack) => packs.packs.get(pack)?.manifest.model,
+    events: turning.events,
+    clock,
+    log,
+  });
+  const ingresses = openIngresses(
+    edges,
+    ingressPort(pipeline, routing, outbox, options.onFatal, titles),
+  );
   const stop = buildShutdown({
     clock,
     log,

@@ -122,6 +122,14 @@ export interface Edge {
   ingress?(port: IngressPort): Ingress;
 }
 
+/** A turn a model answered, as an edge hears of it (IngressPort.answered). */
+export interface AnsweredTurn {
+  address: Address;
+  pack: string;
+  sessionId: string;
+  turnId: string;
+}
+
 /** What the core gives an edge's ingress. */
 export interface IngressPort {
   /** The pipeline's entry: takes one event; never throws. */
@@ -134,6 +142,16 @@ export interface IngressPort {
   packs(): readonly { name: string; displayName: string; description: string }[];
   /** The pack that answers in `address` now, if one does. */
   activePack(address: Address): string | undefined;
+  /**
+   * Calls `listener` after each turn a model answered in one of this edge's conversations
+   * (a person's turn, not a job's run).
+   */
+  answered(listener: (turn: AnsweredTurn) => void): void;
+  /**
+   * A title for `turn`'s conversation written by the model from its first exchange: one
+   * short call, booked and gated like any; undefined when there is nothing to name yet.
+   */
+  title(turn: AnsweredTurn, signal: AbortSignal): Promise<string | undefined>;
   /** The platform answers again after an outage: what its outbox held back goes out now. */
   reachable(): void;
   /** The ingress stopped for good (a token refused): the application ends. */

@@ -5,6 +5,7 @@ import { createConversationRoutes } from './conversation-routes.ts';
 import { addressOf, createConversations } from './conversations.ts';
 import { createChatRoutes } from './http.ts';
 import { createWebInput } from './input.ts';
+import { nameByModel } from './model-titles.ts';
 import { loadChatPage } from './page.ts';
 import { acknowledgeUploads, createPendingUploads } from './pending-uploads.ts';
 import { createUploadStore } from './uploads.ts';
@@ -78,6 +79,13 @@ export function webEdge(
             accept: port.accept,
             full: port.full,
             holds: pending.hold,
+          });
+          // The model names a conversation after its first exchange; its pages learn it.
+          nameByModel({
+            port,
+            store,
+            log,
+            titled: (id, title) => channel.conversation(addressOf(id)).titled(title),
           });
           const routes = createChatRoutes({
             conversations,

@@ -150,4 +150,21 @@ describe.skipIf(skipped || !haveChromium)('managing web conversations in a brows
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it('shows the title the model wrote after the first exchange', async () => {
+    const page = await browser!.context.newPage();
+    const problems = watchProblems(page);
+    await page.goto(chatUrl());
+    await expect.poll(() => page.locator('#status').textContent()).toBe('Connected');
+    const list = page.getByRole('navigation', { name: 'Conversations' });
+    await list.getByRole('button', { name: 'New conversation' }).click();
+    h.model.enqueueTitle({ text: 'Lima and the Andes' });
+    await talk(page, /Alpha Garden/, 'what is the capital of Peru?', '— Alpha Garden');
+    // The first line names it at once; the model's title replaces it, without a reload.
+    await expect
+      .poll(() => list.locator('[aria-current]').textContent(), { timeout: 10_000 })
+      .toBe('Lima and the Andes');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });

@@ -147,6 +147,8 @@ const handlers = {
     if (hadFocus) box.focus();
   },
   delete: ({ id }) => byId(id)?.remove(),
+  // The model named the conversation after its first exchange: the list shows it.
+  titled: () => conversations.refresh(),
   draft: (body) => draft(body),
   notice: ({ text }) => {
     notice.textContent = text;
