@@ -57,6 +57,7 @@ export function createCore(
   };
   const titles = buildTitles({
     providers,
+    activePack: routing.activePack,
     usage,
     sessions: stores.sessions,
     router: turning.router,

@@ -32,6 +32,7 @@ export function ingressPort(
     /** Every turn answered, on any edge (`turn_completed`, not a job's run). */
     answered(listener: (turn: AnsweredTurn) => void): void;
     title: IngressPort['title'];
+    models: IngressPort['models'];
   },
 ) {
   return (edge: Edge): IngressPort => ({
@@ -40,6 +41,7 @@ export function ingressPort(
         if (turn.address.platform === edge.platform) listener(turn);
       }),
     title: (turn, signal) => turns.title(turn, signal),
+    models: (address, signal) => turns.models(address, signal),
     accept: (event) => pipeline.accept(event),
     full: (address) => pipeline.full(address),
     menu: () => pipeline.menu(),

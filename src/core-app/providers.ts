@@ -1,7 +1,7 @@
 import type { CoreConfig } from '../config/config.ts';
+import { systemClock } from '../core/clock.ts';
 import type { ChatModel, Logger } from '../core/ports.ts';
 import { createChatModel, createSpeaker, createTranscriber } from '../providers/index.ts';
-import { systemClock } from '../core/clock.ts';
 import { createModelChoice } from '../providers/model-choice.ts';
 import { createOfferedModels } from '../providers/offered-models.ts';
 import { listModels } from '../providers/probe.ts';

@@ -1,7 +1,7 @@
 import { createModelCaller } from '../agent/model-call.ts';
 import { defaultRetryPolicy } from '../agent/retry.ts';
 import type { Clock } from '../core/clock.ts';
-import type { AnsweredTurn } from '../core/edge.ts';
+import type { AnsweredTurn, OfferedModels } from '../core/edge.ts';
 import type { EventBus } from '../core/events.ts';
 import type { Logger } from '../core/ports.ts';
 import type { Address } from '../core/types.ts';
@@ -14,6 +14,7 @@ import type { Providers } from './providers.ts';
 
 export interface TitleParts {
   providers: Providers;
+  activePack(address: Address): string | undefined;
   usage: { ledger: Ledger; quota: QuotaGate };
   sessions: Pick<SessionRepo, 'history'>;
   router: Pick<Router, 'modelPick'>;
@@ -24,8 +25,9 @@ export interface TitleParts {
 }
 
 /**
- * What the edges hear of answered turns, and the model's titles for their conversations
- * (SPEC §16: the web chat names a conversation after its first exchange).
+ * What the edges hear of answered turns, the model's titles for their conversations (SPEC
+ * §16: the web chat names a conversation after its first exchange), and the models a
+ * picker offers (SPEC §14).
  */
 export function buildTitles(parts: TitleParts) {
   const { providers } = parts;
@@ -51,5 +53,19 @@ export function buildTitles(parts: TitleParts) {
       });
     },
     title,
+    async models(address: Address, signal?: AbortSignal): Promise<OfferedModels> {
+      const offered = await providers.models.offered(signal);
+      const pack = parts.activePack(address);
+      const pick = parts.router.modelPick(address);
+      const { model, source } = providers.models.answering(
+        pack ? parts.packModel(pack) : undefined,
+        pick,
+      );
+      return {
+        offered,
+        current: `${model.info.provider}:${model.info.model}`,
+        picked: source === 'chat',
+      };
+    },
   };
 }

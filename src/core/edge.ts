@@ -130,6 +130,14 @@ export interface AnsweredTurn {
   turnId: string;
 }
 
+/** The models a picker offers, and which answers a conversation now (IngressPort.models). */
+export interface OfferedModels {
+  offered: { ref: string; price?: { input: number; output: number } }[];
+  /** `provider:model` of the model answering now; `picked`: chosen for this conversation. */
+  current: string;
+  picked: boolean;
+}
+
 /** What the core gives an edge's ingress. */
 export interface IngressPort {
   /** The pipeline's entry: takes one event; never throws. */
@@ -152,6 +160,11 @@ export interface IngressPort {
    * short call, booked and gated like any; undefined when there is nothing to name yet.
    */
   title(turn: AnsweredTurn, signal: AbortSignal): Promise<string | undefined>;
+  /**
+   * The chat models the configured providers offer (SPEC §14, as `/model` lists them: priced
+   * first, `price` in USD per million tokens when known), and the one answering at `address`.
+   */
+  models(address: Address, signal?: AbortSignal): Promise<OfferedModels>;
   /** The platform answers again after an outage: what its outbox held back goes out now. */
   reachable(): void;
   /** The ingress stopped for good (a token refused): the application ends. */

@@ -1,7 +1,12 @@
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/ports.ts';
 import type { ModelCatalog } from '../usage/catalog.ts';
-import { PROVIDER_NAMES, type Provider, type ProviderSettings, providerConfigured } from './registry.ts';
+import {
+  PROVIDER_NAMES,
+  type Provider,
+  type ProviderSettings,
+  providerConfigured,
+} from './registry.ts';
 
 /** One model `/model` and the web chat's picker offer (SPEC §14). */
 export interface OfferedModel {

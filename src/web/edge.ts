@@ -5,6 +5,7 @@ import { createConversationRoutes } from './conversation-routes.ts';
 import { addressOf, createConversations } from './conversations.ts';
 import { createChatRoutes } from './http.ts';
 import { createWebInput } from './input.ts';
+import { createModelRoutes } from './model-routes.ts';
 import { nameByModel } from './model-titles.ts';
 import { loadChatPage } from './page.ts';
 import { acknowledgeUploads, createPendingUploads } from './pending-uploads.ts';
@@ -90,6 +91,7 @@ export function webEdge(
           const routes = createChatRoutes({
             conversations,
             manage: createConversationRoutes({ conversations, deletions, store, clock }),
+            models: createModelRoutes({ conversations, port, input }),
             channel,
             input,
             uploads,

@@ -12,6 +12,7 @@ import {
 } from './conversation-routes.ts';
 import { addressOf, type Conversations } from './conversations.ts';
 import type { WebInput } from './input.ts';
+import type { ModelRoutes } from './model-routes.ts';
 import type { Asset } from './page.ts';
 import type { PendingUploads } from './pending-uploads.ts';
 import type { ChatUpdate, Snapshot } from './transcript.ts';
@@ -35,6 +36,8 @@ export interface ChatRoutesDeps {
   conversations: Conversations;
   /** The list's own routes: pin, delete and undo, search, export (conversation-routes.ts). */
   manage: ConversationRoutes;
+  /** The header's model picker (model-routes.ts). */
+  models: ModelRoutes;
   channel: WebChannel;
   input: WebInput;
   /** Where sent files are kept, by conversation (uploads.ts). */
@@ -99,6 +102,7 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
   async function post(request: IncomingMessage, path: string): Promise<Answer> {
     const body = await readJson(request);
     if (body === undefined) return answer(400, { error: 'The body must be a JSON object.' });
+    if (path === '/model') return deps.models.post(body);
     const listed = deps.manage.post(path, body);
     if (listed) return listed;
     const id = chosen(body.conversation);
@@ -140,6 +144,16 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const path = url.pathname.slice(CHAT_PATH.length) || '/';
     if (request.method === 'GET' || request.method === 'HEAD') {
+      if (path === '/models') {
+        deps.models.get(url.searchParams).then(
+          (result) => reply(response, result),
+          (error: unknown) => {
+            deps.log.error({ event: 'web_chat_error', err: error }, 'model list failed');
+            reply(response, answer(500, { error: 'Internal error' }));
+          },
+        );
+        return;
+      }
       const managed = deps.manage.get(path, url.searchParams);
       if (managed) return reply(response, managed);
       if (path === '/events' || path === '/welcome') {
@@ -209,6 +223,8 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     { method: 'POST', path: `${CHAT_PATH}/upload` },
     { method: 'GET', path: `${CHAT_PATH}/files/*` },
     ...CONVERSATION_ROUTES(CHAT_PATH),
+    { method: 'GET', path: `${CHAT_PATH}/models` },
+    { method: 'POST', path: `${CHAT_PATH}/model` },
   ];
   return { routes, handle };
 }

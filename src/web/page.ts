@@ -16,6 +16,7 @@ export function loadChatPage(): ReadonlyMap<string, Asset> {
     'welcome.js',
     'conversations.js',
     'conversation-tools.js',
+    'model-picker.js',
     'chat.css',
     'manifest.webmanifest',
     'icon-192.png',

@@ -153,7 +153,8 @@ export class ChatClient {
       | 'rename'
       | 'pin'
       | 'delete'
-      | 'undo',
+      | 'undo'
+      | 'model',
     body: unknown,
     headers: Record<string, string> = {},
   ) {

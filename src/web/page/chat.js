@@ -7,6 +7,7 @@ import { attachmentView, createAttachments, createRecorder } from './attach.js';
 import { createDeleter, searchBox } from './conversation-tools.js';
 import { createConversationList } from './conversations.js';
 import { fromMarkup } from './markup.js';
+import { createModelPicker } from './model-picker.js';
 import { createTurnView } from './turn.js';
 import { welcomeScreen } from './welcome.js';
 
@@ -124,6 +125,7 @@ const handlers = {
       conversations.refresh();
     }
     live = undefined;
+    modelPicker.refresh();
     log.replaceChildren(...s.entries.map(bubble));
     turn.answered();
     if (s.working) turn.working();
@@ -322,6 +324,11 @@ const conversations = createConversationList({
 });
 document.getElementById('new-conversation').addEventListener('click', () => conversations.create());
 searchBox(document.getElementById('search'), conversations);
+const modelPicker = createModelPicker({
+  select: document.getElementById('model'),
+  post,
+  current: () => conversation,
+});
 const deleter = createDeleter({
   bar: document.getElementById('deleted'),
   post,
