@@ -13,7 +13,7 @@
  *
  * Titles: a chat request whose system prompt starts as the web chat's title call does
  * (TITLE_PROMPT_START) is recorded as kind `title`, not `chat`, and answered from its own
- * queue (`enqueueTitle`), else with the exchange's first line: it takes no scripted reply
+ * queue (`enqueueTitle`), else with the last line the owner wrote: it takes no scripted reply
  * meant for a turn, and tests that count chat requests do not count it.
  *
  * Usage numbers follow the providers: `input` is the whole prompt count, `cached` a subset of it.
@@ -421,12 +421,17 @@ export class FakeModel {
     if (ctx.firstContentAt !== undefined) rec.firstContentAt = ctx.firstContentAt;
   }
 
-  /** The queued title, else the first line the owner wrote (`User: …` in the exchange). */
+  /**
+   * The queued title, else the last line of what the owner wrote (`User: …` in the
+   * exchange): a typed line, or a photo's caption under its note.
+   */
   private nextTitle(rec: RecordedRequest): ScriptedReply {
     const queued = this.titles.shift();
     if (queued) return queued;
     const exchange = lastUserText({ ...rec, kind: 'chat' });
-    return { text: /^User: (.*)$/m.exec(exchange)?.[1] ?? 'Untitled' };
+    const said = /^User: ([\s\S]*?)\n\nAssistant: /.exec(exchange)?.[1] ?? '';
+    const last = said.split('\n').findLast((line) => line.trim() !== '');
+    return { text: last?.replace(/^Caption:\s*/, '') ?? 'Untitled' };
   }
 
   /** A pending fault for this request's provider, else the queue, else the default. */

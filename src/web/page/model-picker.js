@@ -35,6 +35,8 @@ export function createModelPicker({ select, post, current }) {
       return option;
     });
     select.replaceChildren(fallback, ...options);
+    // Shown once it has something to offer (an empty box takes the header's room).
+    select.hidden = false;
     select.value = picked ? answering : 'default';
     select.title = `Answered by ${answering}`;
     loaded = select.value;
