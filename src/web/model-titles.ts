@@ -31,6 +31,12 @@ export function nameByModel(deps: ModelTitleDeps): void {
         const stored = deps.store.get(id)?.title ?? title;
         deps.titled(id, stored);
       }
+    } catch (error) {
+      // Expected now and then (a refused call, a cap): one line; the first line stays.
+      deps.log.warn(
+        { event: 'web_title_failed', conversation: id, reason: (error as Error).message },
+        'the model did not title the conversation',
+      );
     } finally {
       asking.delete(id);
     }
