@@ -5,8 +5,10 @@
  * the dashboard's recent turns name the conversation by its title.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { printUsage } from '../../src/cli/usage-report.ts';
 import { systemText, userTexts } from '../fakes/model-requests.ts';
 import { ChatClient } from '../support/chat-client.ts';
+import { recordingIo } from '../support/cli-io.ts';
 import { type Harness, startHarness, TEST_OPENAI_KEY } from '../support/harness.ts';
 
 let h: Harness | undefined;
@@ -63,6 +65,11 @@ describe('titles the model writes', () => {
     const turns = ((await usage.json()) as { recent_turns: { chat: string; calls: number }[] })
       .recent_turns;
     expect(turns).toEqual([expect.objectContaining({ chat: 'Planting in March', calls: 2 })]);
+    // `satchel usage` names it so too.
+    const io = recordingIo({ SATCHEL_HOME: h!.home, SATCHEL_TIMEZONE: 'UTC' }, h!.home);
+    expect(await printUsage(io, { days: 30, json: false, now: Date.now() })).toBe(0);
+    expect(io.out()).toContain('Planting in March');
+    expect(io.out()).not.toContain(listed!.id);
 
     // The next exchange asks no title again.
     await c.send('and in April?');
