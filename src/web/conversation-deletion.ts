@@ -74,6 +74,9 @@ export function createDeletions(deps: DeletionDeps) {
      */
     removed: (id: string): Removed | undefined => done.get(id),
 
+    /** Whether `id` was deleted and can still be brought back. */
+    undoable: (id: string): boolean => timers.has(id),
+
     /** Empties those whose undo a stop cut short (at start); the emptied ones cost a query. */
     resume(): void {
       for (const c of store.unpurged()) if (!timers.has(c.id) && !done.has(c.id)) purge(c.id);

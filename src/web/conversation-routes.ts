@@ -115,7 +115,7 @@ export function createConversationRoutes(deps: ConversationRoutesDeps) {
       const id = query.get('c') ?? '';
       const removed = deletions.removed(id);
       if (removed) return answer(200, removed);
-      return conversations.get(id) ? NO_SUCH_CONVERSATION : answer(202, { pending: true });
+      return deletions.undoable(id) ? answer(202, { pending: true }) : NO_SUCH_CONVERSATION;
     },
     '/search': (query) => {
       const listed = new Map(conversations.list().map((c) => [c.id, c]));

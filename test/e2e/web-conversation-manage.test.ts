@@ -129,7 +129,8 @@ describe('managing web conversations', () => {
     const usage = await fetch(new URL('/api/usage', c.base), { headers: { cookie: c.cookie } });
     const turns = ((await usage.json()) as { recent_turns: { chat: string }[] }).recent_turns;
     expect(turns.map((t) => t.chat)).toContain('my secret garden plans');
-    // Refused everywhere from now on.
+    // Refused everywhere from now on; one never deleted has nothing to report.
+    expect((await c.get(`/chat/deleted?c=w-0000000000000000`)).status).toBe(404);
     expect((await c.get(`/chat/export?c=${id}`)).status).toBe(404);
   });
 
