@@ -71,7 +71,7 @@ export function cleanTitle(text: string): string | undefined {
   const line = text
     .trim()
     .split('\n')[0]!
-    .replace(/^[#*\s"'“”‘’«»]+|[\s"'“”‘’«».]+$/g, '')
+    .replace(/^[#*_\s"'“”‘’«»]+|[*_\s"'“”‘’«».]+$/g, '')
     .replace(/\s+/g, ' ');
   if (line === '') return undefined;
   return line.length > MAX_MODEL_TITLE_CHARS
