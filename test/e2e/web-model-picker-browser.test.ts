@@ -39,6 +39,16 @@ describe.skipIf(skipped)('the model picker in a browser', () => {
     // A reload shows the pick.
     await page.reload();
     await expect.poll(() => picker.inputValue()).toBe('openai:gpt-4.1');
+    // On a phone: the picker and the list's new controls (the drawer open) stay clean too.
+    await page.setViewportSize({ width: 390, height: 800 });
+    expect(await picker.isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Conversations' }).click();
+    await page
+      .getByRole('navigation', { name: 'Conversations' })
+      .locator('summary')
+      .first()
+      .click();
+    expect(grave(await axeViolations(page))).toEqual([]);
     expect(problems).toEqual([]);
     await page.close();
   });
