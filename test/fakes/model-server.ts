@@ -398,7 +398,12 @@ export class FakeModel {
 
     const key = this.keys.get(rec.provider);
     if (key !== undefined && keyOf(rec) !== key) return sendKeyError(res, rec.provider);
-    if (rec.kind === 'models') return sendJson(res, 200, modelList(rec.provider, this.models));
+    if (rec.kind === 'models') {
+      // Strict as the APIs are: OpenAI's and Groq's lists answer only a request with a key.
+      if (rec.provider !== 'gemini' && !rec.headers.authorization)
+        return sendKeyError(res, rec.provider);
+      return sendJson(res, 200, modelList(rec.provider, this.models));
+    }
     if (rec.kind === 'transcription') return this.transcribe(ctx, rec);
     if (rec.kind === 'speech') return this.speak(ctx, rec);
     const refused = refusal(rec.provider, rec.body);
