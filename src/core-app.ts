@@ -12,6 +12,7 @@ import { buildAgent, buildOutbox, buildUsage } from './core-app/services.ts';
 import { buildShutdown } from './core-app/shutdown.ts';
 import { buildLogging, buildStores } from './core-app/stores.ts';
 import { resolveDefaultPack } from './routing/default-pack.ts';
+import { buildTitles } from './core-app/titles.ts';
 import { loadModelCatalog } from './usage/catalog-file.ts';
 
 export type { CoreOptions } from './core-app/options.ts';
@@ -63,9 +64,20 @@ export function createCore(
     transcribes: () => providers.transcriber !== undefined,
     defaultPack: () => defaultPack,
   };
+  const titles = buildTitles({
+    providers,
+    activePack: routing.activePack,
+    usage,
+    sessions: stores.sessions,
+    router: turning.router,
+    packModel: (pack) => packs.packs.get(pack)?.manifest.model,
+    events: turning.events,
+    clock,
+    log,
+  });
   const ingresses = openIngresses(
     edges,
-    ingressPort(pipeline, routing, outbox, options.onFatal, edges),
+    ingressPort(pipeline, routing, outbox, options.onFatal, titles, edges),
   );
   const stop = buildShutdown({
     clock,

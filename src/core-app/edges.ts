@@ -1,4 +1,11 @@
-import type { Edge, EdgeDeps, EdgeFactory, Ingress, IngressPort } from '../core/edge.ts';
+import type {
+  AnsweredTurn,
+  Edge,
+  EdgeDeps,
+  EdgeFactory,
+  Ingress,
+  IngressPort,
+} from '../core/edge.ts';
 import type { Inboxes } from '../core/inbox.ts';
 import type { Db } from '../store/client.ts';
 import { createEdgeInboxRepo } from '../store/edge-inbox-repo.ts';
@@ -22,12 +29,24 @@ export function ingressPort(
   routing: Pick<IngressPort, 'packs' | 'activePack' | 'transcribes' | 'defaultPack'>,
   outbox: { retryNow(platform: string): void },
   onFatal: ((error: unknown) => void) | undefined,
+  turns: {
+    /** Every turn answered, on any edge (`turn_completed`, not a job's run). */
+    answered(listener: (turn: AnsweredTurn) => void): void;
+    title: IngressPort['title'];
+    models: IngressPort['models'];
+  },
   edges: ReadonlyMap<string, Edge> = new Map(),
 ) {
   const strangers = [...edges.values()].some((edge) => edge.gate !== undefined);
   const menu = () =>
     strangers ? pipeline.menu() : pipeline.menu().filter((m) => m.command !== 'pair');
   return (edge: Edge): IngressPort => ({
+    answered: (listener) =>
+      turns.answered((turn) => {
+        if (turn.address.platform === edge.platform) listener(turn);
+      }),
+    title: (turn, signal) => turns.title(turn, signal),
+    models: (address, signal) => turns.models(address, signal),
     accept: (event) => pipeline.accept(event),
     full: (address) => pipeline.full(address),
     menu,

@@ -122,6 +122,22 @@ export interface Edge {
   ingress?(port: IngressPort): Ingress;
 }
 
+/** A turn a model answered, as an edge hears of it (IngressPort.answered). */
+export interface AnsweredTurn {
+  address: Address;
+  pack: string;
+  sessionId: string;
+  turnId: string;
+}
+
+/** The models a picker offers, and which answers a conversation now (IngressPort.models). */
+export interface OfferedModels {
+  offered: { ref: string; price?: { input: number; output: number } }[];
+  /** `provider:model` of the model answering now; `picked`: chosen for this conversation. */
+  current: string;
+  picked: boolean;
+}
+
 /** What the core gives an edge's ingress. */
 export interface IngressPort {
   /** The pipeline's entry: takes one event; never throws. */
@@ -138,6 +154,21 @@ export interface IngressPort {
   transcribes(): boolean;
   /** The pack a conversation with no binding starts with (DEFAULT_PACK), if any. */
   defaultPack?(): string | undefined;
+  /**
+   * Calls `listener` after each turn a model answered in one of this edge's conversations
+   * (a person's turn, not a job's run).
+   */
+  answered(listener: (turn: AnsweredTurn) => void): void;
+  /**
+   * A title for `turn`'s conversation written by the model from its first exchange: one
+   * short call, booked and gated like any; undefined when there is nothing to name yet.
+   */
+  title(turn: AnsweredTurn, signal: AbortSignal): Promise<string | undefined>;
+  /**
+   * The chat models the configured providers offer (SPEC §14, as `/model` lists them: priced
+   * first, `price` in USD per million tokens when known), and the one answering at `address`.
+   */
+  models(address: Address, signal?: AbortSignal): Promise<OfferedModels>;
   /** The platform answers again after an outage: what its outbox held back goes out now. */
   reachable(): void;
   /** The ingress stopped for good (a token refused): the application ends. */

@@ -2,7 +2,8 @@ import type { ChatModel, Logger } from '../core/ports.ts';
 import type { ModelCatalog } from '../usage/catalog.ts';
 import { createModelResolver } from './index.ts';
 import { parseModelRef } from './model-ref.ts';
-import { isProvider, type ProviderSettings, providerConfigured } from './registry.ts';
+import type { OfferedModels } from './offered-models.ts';
+import { type ProviderSettings, providerConfigured } from './registry.ts';
 
 /** Why a model answers a conversation: its `/model` pick, its pack's `model`, or LLM_MODEL. */
 export type ModelSource = 'chat' | 'pack' | 'default';
@@ -10,26 +11,28 @@ export type ModelSource = 'chat' | 'pack' | 'default';
 /**
  * Which chat model answers a conversation (SPEC §14): the model picked with `/model` for the
  * chat or topic, else the pack's manifest `model`, else the default (LLM_MODEL). A pick is
- * one of `choices` — the catalog's chat models whose provider is configured — and is
- * ignored once it is not (its key was removed), so the pack's or the default answers.
+ * one of the offered models (offered-models.ts: the configured providers' model lists)
+ * when it is made, and is ignored once its provider is no longer configured (its key was
+ * removed), so the pack's or the default answers.
  */
 export function createModelChoice(
   config: ProviderSettings,
   catalog: ModelCatalog,
   defaultModel: ChatModel,
+  offered: Pick<OfferedModels, 'offered' | 'known'>,
   log?: Logger,
 ) {
   const resolve = createModelResolver(config, catalog, defaultModel, log);
-  const choices = catalog
-    .chatModels()
-    .filter((e) => isProvider(e.provider) && providerConfigured(config, e.provider))
-    .map((e) => `${e.provider}:${e.model}`)
-    .sort();
+  const configured = (ref: string) =>
+    providerConfigured(config, parseModelRef(ref, config.llm.provider).provider);
   const defaultRef = `${defaultModel.info.provider}:${defaultModel.info.model}`;
 
   return {
-    /** The models `/model` offers, as `provider:model`. */
-    choices: (): readonly string[] => choices,
+    /** The models `/model` offers, as `provider:model`, from the lists read last. */
+    choices: (): readonly string[] => offered.known().map((m) => m.ref),
+
+    /** The models `/model` and the web chat's picker offer, with their prices, read now. */
+    offered: (signal?: AbortSignal) => offered.offered(signal),
 
     /** `provider:model` of the default model (LLM_MODEL). */
     defaultRef,
@@ -39,7 +42,7 @@ export function createModelChoice(
       packModel: string | undefined,
       pick: string | null | undefined,
     ): { model: ChatModel; source: ModelSource } {
-      if (pick && choices.includes(pick)) return { model: resolve(pick), source: 'chat' };
+      if (pick && configured(pick)) return { model: resolve(pick), source: 'chat' };
       if (packModel) {
         const { provider } = parseModelRef(packModel, config.llm.provider);
         if (providerConfigured(config, provider))

@@ -322,7 +322,8 @@ export const mcpToolPins = sqliteTable(
  * The web chat's conversations (SPEC §16), the web edge's own: each is the address
  * `{platform: 'web', chatId: id}`, so it has its own pack, session, history and jobs. The id
  * is the edge's (`w-…`), never the owner's Telegram id, so changing ALLOWED_USER_IDS keeps
- * them. `titled` says the owner named it; until then the first line typed names it.
+ * them. `titled` says the owner named it; until then the first line typed names it, and the
+ * model's title after the first exchange replaces that line (migration 0019).
  */
 export const webConversations = sqliteTable(
   'web_conversations',
@@ -330,6 +331,15 @@ export const webConversations = sqliteTable(
     id: text('id').primaryKey(),
     title: text('title').notNull(),
     titled: integer('titled', { mode: 'boolean' }).notNull().default(false),
+    /** The model wrote its title after the first exchange: it writes none again. */
+    modelTitled: integer('model_titled', { mode: 'boolean' }).notNull().default(false),
+    /** Pinned by the owner: listed before the others. */
+    pinned: integer('pinned', { mode: 'boolean' }).notNull().default(false),
+    /**
+     * When the owner deleted it: hidden at once, emptied once the undo lapsed. The row stays
+     * (title only), so the ledger's rows are still named by it.
+     */
+    deletedAt: integer('deleted_at'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },

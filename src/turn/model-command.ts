@@ -5,6 +5,9 @@ import { type OutboundText, plain } from '../outbound/compose.ts';
 import type { ModelChoice, ModelSource } from '../providers/model-choice.ts';
 import type { Router } from '../routing/router.ts';
 
+/** How a model without a known price is marked in the list (its calls cost an unknown amount). */
+export const UNPRICED = '(no price)';
+
 const refOf = (model: ChatModel) => `${model.info.provider}:${model.info.model}`;
 
 const WHY: Record<ModelSource, string> = {
@@ -35,12 +38,12 @@ export function createModelCommand(deps: ModelCommandDeps) {
     return `${refOf(model)} (${WHY[source]})`;
   }
 
-  function menu(address: Address, packModel: string | undefined): OutboundText {
-    const choices = models.choices();
+  async function menu(address: Address, packModel: string | undefined): Promise<OutboundText> {
+    const offered = await models.offered();
     const now = `This chat is answered by ${describe(address, packModel)}.`;
-    if (choices.length === 0)
+    if (offered.length === 0)
       return plain(
-        `${now} No other model can be picked: the catalog has none for the configured providers.`,
+        `${now} No other model can be picked: the configured providers offer no chat model.`,
       );
     const pick = router.modelPick(address);
     const fallback = models.answering(packModel, undefined).model;
@@ -48,8 +51,12 @@ export function createModelCommand(deps: ModelCommandDeps) {
       text: `${now} Pick a model for this chat:`,
       format: 'plain',
       keyboard: [
-        ...choices.map((ref) => [
-          { text: ref === pick ? `✓ ${ref}` : ref, data: encodeButton({ type: 'model', ref }) },
+        // Priced first; an unpriced one is marked (SPEC §14).
+        ...offered.map(({ ref, price }) => [
+          {
+            text: `${ref === pick ? '✓ ' : ''}${ref}${price ? '' : ` ${UNPRICED}`}`,
+            data: encodeButton({ type: 'model', ref }),
+          },
         ]),
         [
           {
@@ -79,10 +86,16 @@ export function createModelCommand(deps: ModelCommandDeps) {
 
   return {
     describe,
-    /** The `/model` command with its arguments. */
-    command(address: Address, args: string, packModel: string | undefined): OutboundText {
+    /** The `/model` command with its arguments (a name is looked up in the lists read now). */
+    async command(
+      address: Address,
+      args: string,
+      packModel: string | undefined,
+    ): Promise<OutboundText> {
       const ref = args.trim();
-      return ref ? pick(address, ref, packModel) : menu(address, packModel);
+      if (!ref) return menu(address, packModel);
+      await models.offered();
+      return pick(address, ref, packModel);
     },
     /** A `/model` button pressed (its data decoded to `ref`). */
     pressed: pick,

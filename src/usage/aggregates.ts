@@ -1,6 +1,6 @@
 import { and, desc, inArray, isNotNull, lt, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../store/client.ts';
-import { sessions, usageEvents as u } from '../store/schema.ts';
+import { sessions, usageEvents as u, webConversations } from '../store/schema.ts';
 import { createGroupCache } from './group-cache.ts';
 import { jobUsage } from './job-usage.ts';
 import { personUsage } from './person-usage.ts';
@@ -67,7 +67,8 @@ export function createUsageAggregates(db: Db, sourceOf: TurnSourceOf = () => 'ch
           started_at: sql<number>`min(${u.ts} - ${u.latencyMs})`.as('started_at'),
           ended_at: sql<number>`max(${u.ts})`,
           pack: sql<string | null>`max(${u.pack})`,
-          chat: sql<string | null>`max(${u.chatId})`,
+          // A web conversation by its title (SPEC §16), kept after it was deleted; else the id.
+          chat: sql<string | null>`coalesce(max(${webConversations.title}), max(${u.chatId}))`,
           topic: sql<string | null>`max(${u.threadId})`,
           channel: sql<string | null>`max(${u.channel})`,
           person: sql<string | null>`max(${u.person})`,
@@ -80,6 +81,7 @@ export function createUsageAggregates(db: Db, sourceOf: TurnSourceOf = () => 'ch
         })
         .from(u)
         .leftJoin(sessions, sql`${sessions.id} = ${u.sessionId}`)
+        .leftJoin(webConversations, sql`${webConversations.id} = ${u.chatId}`)
         .where(inArray(u.turnId, ids))
         .groupBy(u.turnId)
         .orderBy(sql`started_at desc`)

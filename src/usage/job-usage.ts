@@ -1,6 +1,6 @@
 import { and, eq, gte, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Db } from '../store/client.ts';
-import { jobs, usageEvents as u } from '../store/schema.ts';
+import { jobs, usageEvents as u, webConversations } from '../store/schema.ts';
 import { addSums, sumColumns, type UsageSums, withTokens, zeroSums } from './sums.ts';
 
 /**
@@ -23,7 +23,8 @@ export function jobUsage(db: Db, fromDay: string): JobUsage[] {
     .select({
       job_id: sql<string>`${u.jobId}`,
       pack: sql<string | null>`max(${u.pack})`,
-      chat: sql<string | null>`max(${u.chatId})`,
+      // A web conversation by its title (SPEC §16); any other chat by its id.
+      chat: sql<string | null>`coalesce(max(${webConversations.title}), max(${u.chatId}))`,
       topic: sql<string | null>`max(${u.threadId})`,
       schedule: sql<string | null>`max(${jobs.schedule})`,
       runs: sql<number>`count(distinct ${u.turnId})`,
@@ -31,6 +32,7 @@ export function jobUsage(db: Db, fromDay: string): JobUsage[] {
     })
     .from(u)
     .leftJoin(jobs, eq(jobs.id, u.jobId))
+    .leftJoin(webConversations, eq(webConversations.id, u.chatId))
     .where(and(isNotNull(u.jobId), gte(u.day, fromDay)))
     .groupBy(u.jobId)
     .all()

@@ -18,7 +18,15 @@ export interface ConversationView {
   id: string;
   title: string;
   updatedAt: number;
+  pinned: boolean;
 }
+
+const viewOf = ({ id, title, updatedAt, pinned }: EdgeConversation): ConversationView => ({
+  id,
+  title,
+  updatedAt,
+  pinned,
+});
 
 /** The address of conversation `id`: its own pack, session, history and jobs. */
 export const addressOf = (id: string): Address => ({ platform: WEB_PLATFORM, chatId: id });
@@ -39,6 +47,9 @@ export function createConversations(store: EdgeConversations, clock: Clock) {
       id: `w-${randomBytes(8).toString('hex')}`,
       title: NEW_TITLE,
       titled: false,
+      modelTitled: false,
+      pinned: false,
+      deletedAt: null,
       createdAt: now,
       updatedAt: now,
     };
@@ -58,18 +69,33 @@ export function createConversations(store: EdgeConversations, clock: Clock) {
       made.push(now);
       return create();
     },
-    get: (id: string) => store.get(id),
+    /** The conversation `id`, unless there is none or it was deleted. */
+    get(id: string): EdgeConversation | undefined {
+      const found = store.get(id);
+      return found && found.deletedAt === null ? found : undefined;
+    },
 
-    /** Every conversation, the most recently used first (one is made when there is none). */
+    /**
+     * Every conversation, the pinned first, then the most recently used (one is made when
+     * there is none).
+     */
     list(): ConversationView[] {
       const all = store.list();
-      const shown = all.length > 0 ? all : [create()];
-      return shown.map(({ id, title, updatedAt }) => ({ id, title, updatedAt }));
+      return (all.length > 0 ? all : [create()]).map(viewOf);
     },
+
+    /** Pins or unpins it; false when there is no such one. */
+    pin: (id: string, pinned: boolean) => store.pin(id, pinned),
 
     /** The conversation a page opens without naming one: the most recently used. */
     current(): EdgeConversation {
-      return store.list()[0] ?? create();
+      const all = store.list();
+      // Pinned ones lead the list, but the page opens the one used last.
+      const latest = all.reduce<EdgeConversation | undefined>(
+        (best, c) => (best && best.updatedAt >= c.updatedAt ? best : c),
+        undefined,
+      );
+      return latest ?? create();
     },
 
     /** Names it; false when the title is blank or too long, or there is no such one. */

@@ -1,8 +1,12 @@
 import type { Edge, EdgeConfig, EdgeFactory, EdgeModule } from '../core/edge.ts';
 import { createWebChannel, TRANSCRIPT_LIMIT, WEB_PLATFORM } from './channel.ts';
+import { createDeletions } from './conversation-deletion.ts';
+import { createConversationRoutes } from './conversation-routes.ts';
 import { addressOf, createConversations } from './conversations.ts';
 import { createChatRoutes } from './http.ts';
 import { createWebInput } from './input.ts';
+import { createModelRoutes } from './model-routes.ts';
+import { nameByModel } from './model-titles.ts';
 import { loadChatPage } from './page.ts';
 import { acknowledgeUploads, createPendingUploads } from './pending-uploads.ts';
 import { createUploadStore } from './uploads.ts';
@@ -33,7 +37,10 @@ const WEB_SENDER = 'owner';
  * what an earlier run left unanswered. There is no gate: the dashboard's token admits only
  * the owner.
  */
-export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
+export function webEdge(
+  config: Pick<EdgeConfig, 'home'>,
+  options: { undoMs?: number } = {},
+): EdgeFactory {
   return {
     platform: WEB_PLATFORM,
     name: 'the web chat',
@@ -43,6 +50,7 @@ export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
       const conversations = createConversations(store, clock);
       const uploads = createUploadStore(config.home);
       const pending = createPendingUploads(uploads);
+      const deletions = createDeletions({ store, uploads, clock, log, ...options });
       const channel = createWebChannel(() => clock.now(), {
         // Voice notes (spoken answers) are kept beside the uploads: the page plays them there.
         keep: (data, ext) => uploads.save(data, ext),
@@ -73,8 +81,17 @@ export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
             full: port.full,
             holds: pending.hold,
           });
+          // The model names a conversation after its first exchange; its pages learn it.
+          nameByModel({
+            port,
+            store,
+            log,
+            titled: (id, title) => channel.conversation(addressOf(id)).titled(title),
+          });
           const routes = createChatRoutes({
             conversations,
+            manage: createConversationRoutes({ conversations, deletions, store, clock }),
+            models: createModelRoutes({ conversations, port, input }),
             channel,
             input,
             uploads,
@@ -98,9 +115,10 @@ export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
                 { event: 'web_uploads_removed', count: removed },
                 'uploads of gone conversations removed',
               );
+            deletions.resume();
             input.replay();
           };
-          return { mounts: [routes], ready };
+          return { mounts: [routes], ready, stop: async () => deletions.stop() };
         },
       };
     },

@@ -4,13 +4,15 @@ import type { HttpMount as Mount, HttpRoute as Route } from '../core/edge.ts';
 import type { Logger } from '../core/ports.ts';
 import type { WebChannel } from './channel.ts';
 import {
-  conversationPost,
-  listAnswer,
+  type Answer,
+  CONVERSATION_ROUTES,
+  type ConversationRoutes,
   NO_SUCH_CONVERSATION,
   namedIn,
 } from './conversation-routes.ts';
 import { addressOf, type Conversations } from './conversations.ts';
 import type { WebInput } from './input.ts';
+import type { ModelRoutes } from './model-routes.ts';
 import type { Asset } from './page.ts';
 import type { PendingUploads } from './pending-uploads.ts';
 import type { ChatUpdate, Snapshot } from './transcript.ts';
@@ -32,6 +34,10 @@ const MAX_BODY_BYTES = 64 * 1024;
 export interface ChatRoutesDeps {
   /** The conversations, each its own address (conversations.ts). */
   conversations: Conversations;
+  /** The list's own routes: pin, delete and undo, search, export (conversation-routes.ts). */
+  manage: ConversationRoutes;
+  /** The header's model picker (model-routes.ts). */
+  models: ModelRoutes;
   channel: WebChannel;
   input: WebInput;
   /** Where sent files are kept, by conversation (uploads.ts). */
@@ -46,7 +52,6 @@ export interface ChatRoutesDeps {
   voiceInput?(): boolean;
 }
 
-type Answer = { status: number; body: unknown };
 const answer = (status: number, body: unknown): Answer => ({ status, body });
 
 /**
@@ -64,8 +69,8 @@ const answer = (status: number, body: unknown): Answer => ({ status, body });
  * Each conversation is its own address (conversations.ts): the events, the welcome and an
  * upload name it as `?c=<id>`, every other POST as `conversation` in its body; a request
  * that names none goes to the most recently used, one that names an unknown one gets 404.
- * `GET /chat/conversations` lists them, `POST /chat/conversations` (`{}`) makes a new one
- * and `POST /chat/rename` (`{conversation, title}`) names one.
+ * `GET /chat/conversations` lists them; making, naming, pinning, deleting, searching and
+ * exporting them are conversation-routes.ts's.
  */
 export function createChatRoutes(deps: ChatRoutesDeps): Mount {
   /** The conversation's id a request names, the current one when none; undefined: no such. */
@@ -101,7 +106,8 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
   async function post(request: IncomingMessage, path: string): Promise<Answer> {
     const body = await readJson(request);
     if (body === undefined) return answer(400, { error: 'The body must be a JSON object.' });
-    const listed = conversationPost(path, body, deps.conversations);
+    if (path === '/model') return deps.models.post(body);
+    const listed = deps.manage.post(path, body);
     if (listed) return listed;
     const id = chosen(body.conversation);
     if (id === undefined) return NO_SUCH_CONVERSATION;
@@ -142,7 +148,18 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const path = url.pathname.slice(CHAT_PATH.length) || '/';
     if (request.method === 'GET' || request.method === 'HEAD') {
-      if (path === '/conversations') return reply(response, listAnswer(deps.conversations));
+      if (path === '/models') {
+        deps.models.get(url.searchParams).then(
+          (result) => reply(response, result),
+          (error: unknown) => {
+            deps.log.error({ event: 'web_chat_error', err: error }, 'model list failed');
+            reply(response, answer(500, { error: 'Internal error' }));
+          },
+        );
+        return;
+      }
+      const managed = deps.manage.get(path, url.searchParams);
+      if (managed) return reply(response, managed);
       if (path === '/events' || path === '/welcome') {
         const id = chosen(url.searchParams.get('c') ?? undefined);
         if (id === undefined) return reply(response, NO_SUCH_CONVERSATION);
@@ -209,9 +226,9 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     { method: 'POST', path: `${CHAT_PATH}/stop` },
     { method: 'POST', path: `${CHAT_PATH}/upload` },
     { method: 'GET', path: `${CHAT_PATH}/files/*` },
-    { method: 'GET', path: `${CHAT_PATH}/conversations` },
-    { method: 'POST', path: `${CHAT_PATH}/conversations` },
-    { method: 'POST', path: `${CHAT_PATH}/rename` },
+    ...CONVERSATION_ROUTES(CHAT_PATH),
+    { method: 'GET', path: `${CHAT_PATH}/models` },
+    { method: 'POST', path: `${CHAT_PATH}/model` },
   ];
   return { routes, handle };
 }
@@ -254,8 +271,21 @@ async function readJson(request: IncomingMessage): Promise<Record<string, unknow
   }
 }
 
-function reply(response: ServerResponse, { status, body }: Answer): void {
+function reply(response: ServerResponse, result: Answer): void {
   if (response.headersSent) return;
+  if ('file' in result) {
+    const { name, type, body } = result.file;
+    // The ASCII name for old clients; the exact one (RFC 6266) for the rest.
+    const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+    response.writeHead(200, {
+      'content-type': type,
+      'content-length': Buffer.byteLength(body),
+      'content-disposition': `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+    });
+    response.end(body);
+    return;
+  }
+  const { status, body } = result;
   const json = `${JSON.stringify(body)}\n`;
   response.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',

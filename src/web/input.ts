@@ -145,6 +145,15 @@ export function createWebInput(deps: WebInputDeps) {
       enter(address, { kind: 'callback', callbackId: `pick:${randomUUID()}`, data });
     },
 
+    /**
+     * Picks a chat model from the header's picker: the press of a `/model` button, with no
+     * message to turn into the choice (satchel answers "This chat now uses …").
+     */
+    pickModel(address: Address, ref: string): void {
+      const data = encodeButton({ type: 'model', ref });
+      enter(address, { kind: 'callback', callbackId: `model:${randomUUID()}`, data });
+    },
+
     /** Presses button `data` of message `messageId`; false when the page no longer shows it. */
     press(address: Address, messageId: number, data: string): boolean {
       const shown = channel.conversation(address).find(messageId);

@@ -15,6 +15,8 @@ export function loadChatPage(): ReadonlyMap<string, Asset> {
     'turn.js',
     'welcome.js',
     'conversations.js',
+    'conversation-tools.js',
+    'model-picker.js',
     'chat.css',
     'manifest.webmanifest',
     'icon-192.png',

@@ -33,6 +33,8 @@ export type ChatUpdate =
   | ({ type: 'draft' } & Body)
   /** A short notice (a pressed button's answer). */
   | { type: 'notice'; text: string }
+  /** The conversation has a new title (the model's, after the first exchange). */
+  | { type: 'titled'; title: string }
   /**
    * satchel is working on an answer (the turn's typing action, repeated every few seconds
    * while it runs): the page shows it is busy until a message from satchel arrives.
@@ -121,6 +123,10 @@ export function createTranscript(limit: number, earlier: readonly Entry[] = []) 
 
     notice(text: string): void {
       emit({ type: 'notice', text });
+    },
+
+    titled(title: string): void {
+      emit({ type: 'titled', title });
     },
 
     snapshot(): Snapshot {

@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { FakeModel } from '../fakes/model-server.ts';
 import {
   ALLOWED_USER,
   FIXTURE_PACKS,
@@ -46,12 +47,34 @@ function ownerCatalog(): string {
   return file;
 }
 
+/**
+ * What the fake OpenAI lists at GET /v1/models in these tests: the catalog's chat models, two
+ * the catalog knows are speech models, and one it does not know (a fine-tune).
+ */
+const LISTED = [
+  'gpt-4o-mini-tts',
+  'gpt-4.1',
+  'gpt-4.1-mini',
+  'gpt-4.1-nano',
+  'ft:gpt-4.1-mini:acme',
+  'gpt-4o',
+  'gpt-4o-mini',
+  'gpt-4o-mini-transcribe',
+  'o4-mini',
+];
+const listing = {
+  beforeStart: (_tg: unknown, model: FakeModel) => model.setModels('openai', LISTED),
+};
+
 const lastText = (chatId: number) => h.tg.texts(chatId).at(-1) ?? '';
 const lastModel = () => h.model.chatRequests().at(-1)?.body.model;
 
 describe('/model', () => {
-  it('offers the configured providers’ models; a pick answers this chat until /model default', async () => {
-    await h.start({ SATCHEL_MODELS: ownerCatalog(), SATCHEL_PACKS: fixturePacks(['alpha']) });
+  it('offers the configured providers’ listed chat models; a pick answers this chat until /model default', async () => {
+    await h.start(
+      { SATCHEL_MODELS: ownerCatalog(), SATCHEL_PACKS: fixturePacks(['alpha']) },
+      listing,
+    );
     h.say('/model');
     await settled(h, 1);
     const menu = h.tg.calls('sendMessage').at(-1)!;
@@ -59,7 +82,8 @@ describe('/model', () => {
       'This chat is answered by openai:gpt-4.1-mini (the default). Pick a model for this chat:',
     );
     const offered = buttons(menu).map((b) => b.text);
-    // Only OpenAI has a key here: no Gemini or Groq model is offered, and no speech model.
+    // Only OpenAI has a key here: no Gemini or Groq model is offered; of its list, no speech
+    // model; the priced first, then the one without a price, marked.
     expect(offered).toEqual([
       'openai:gpt-4.1',
       'openai:gpt-4.1-mini',
@@ -67,8 +91,10 @@ describe('/model', () => {
       'openai:gpt-4o',
       'openai:gpt-4o-mini',
       'openai:o4-mini',
+      'openai:ft:gpt-4.1-mini:acme (no price)',
       '✓ Default (openai:gpt-4.1-mini)',
     ]);
+    expect(h.model.requests({ kind: 'models' })).toHaveLength(1);
 
     const pick = buttons(menu).find((b) => b.text === 'openai:gpt-4.1')!;
     h.tg.callback({
@@ -106,10 +132,13 @@ describe('/model', () => {
   });
 
   it("names the pack's model in /status, and it answers until the chat picks another", async () => {
-    await h.start({
-      SATCHEL_MODELS: ownerCatalog(),
-      SATCHEL_PACKS: fixturePacks(['alpha'], 'model: openai:gpt-4o-mini\n'),
-    });
+    await h.start(
+      {
+        SATCHEL_MODELS: ownerCatalog(),
+        SATCHEL_PACKS: fixturePacks(['alpha'], 'model: openai:gpt-4o-mini\n'),
+      },
+      listing,
+    );
     h.say('/status');
     await settled(h, 1);
     expect(lastText(ALLOWED_USER)).toContain("Model: openai:gpt-4o-mini (the pack's model)");
@@ -138,12 +167,15 @@ describe('/model', () => {
   });
 
   it('applies a pick to its forum topic only', async () => {
-    await h.start({
-      // The topics are bound by their first message: every message there is a prompt.
-      GROUP_REPLY: 'all',
-      SATCHEL_MODELS: ownerCatalog(),
-      SATCHEL_PACKS: fixturePacks(['alpha']),
-    });
+    await h.start(
+      {
+        // The topics are bound by their first message: every message there is a prompt.
+        GROUP_REPLY: 'all',
+        SATCHEL_MODELS: ownerCatalog(),
+        SATCHEL_PACKS: fixturePacks(['alpha']),
+      },
+      listing,
+    );
     inTopic(TOPIC, '/model openai:gpt-4o');
     await settled(h, 1);
     expect(h.tg.sent(GROUP).at(-1)!.params).toMatchObject({
@@ -215,12 +247,15 @@ describe('/usage footer', () => {
   });
 
   it('is per forum topic', async () => {
-    await h.start({
-      // The topics are bound by their first message: every message there is a prompt.
-      GROUP_REPLY: 'all',
-      SATCHEL_MODELS: ownerCatalog(),
-      SATCHEL_PACKS: fixturePacks(['alpha']),
-    });
+    await h.start(
+      {
+        // The topics are bound by their first message: every message there is a prompt.
+        GROUP_REPLY: 'all',
+        SATCHEL_MODELS: ownerCatalog(),
+        SATCHEL_PACKS: fixturePacks(['alpha']),
+      },
+      listing,
+    );
     inTopic(TOPIC, '/usage footer on');
     await settled(h, 1);
     h.model.enqueue(

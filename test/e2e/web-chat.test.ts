@@ -47,13 +47,20 @@ describe('the web chat beside the Telegram bot', () => {
     const [{ id }] = ((await listed.json()) as { conversations: { id: string }[] })
       .conversations as [{ id: string }];
     expect(id).toMatch(/^w-[0-9a-f]{16}$/);
-    expect(h!.rows('SELECT kind, chat_id, ok FROM usage_events')).toEqual([
-      { kind: 'llm', chat_id: id, ok: 1 },
-    ]);
+    // The answer, then the title the model wrote after this first exchange (SPEC §16).
+    await expect
+      .poll(() => h!.rows('SELECT kind, chat_id, ok FROM usage_events'))
+      .toEqual([
+        { kind: 'llm', chat_id: id, ok: 1 },
+        { kind: 'llm', chat_id: id, ok: 1 },
+      ]);
     expect(h!.rows('SELECT status FROM edge_inbox')).toEqual([{ status: 'done' }]);
     const usage = await fetch(new URL('/api/usage', c.base), { headers: { cookie: c.cookie } });
     const overview = (await usage.json()) as { recent_turns: { source: string; chat: string }[] };
-    expect(overview.recent_turns).toMatchObject([{ source: 'web', chat: id }]);
+    // Named by its title (the fake model's title is the first line), not by its id.
+    expect(overview.recent_turns).toMatchObject([
+      { source: 'web', chat: 'what is the capital of Peru?' },
+    ]);
     // The log names the turn's source as the dashboard does.
     expect(h!.logs('turn_completed')).toMatchObject([{ source: 'web', address: `web:${id}` }]);
     expect(telegramChatCalls()).toEqual([]);

@@ -169,6 +169,38 @@ describe('FakeModel via openai SDK', () => {
   });
 });
 
+describe('FakeModel model lists and title calls', () => {
+  it('lists models only to a request with a key, as OpenAI does', async () => {
+    const listed = await openai.models.list();
+    expect(listed.data.map((m) => m.id)).toEqual(['gpt-4.1-mini', 'gpt-4.1', 'gpt-4o-mini']);
+    expect((await fetch(`${fake.url}/v1/models`)).status).toBe(401);
+  });
+
+  it('answers a title call from its own queue, recorded apart from chat requests', async () => {
+    fake.enqueue({ text: 'for the turn' });
+    fake.enqueueTitle({ text: 'A title' });
+    const titled = await openai.chat.completions.create({
+      model: 'gpt-4.1-mini',
+      messages: [
+        { role: 'system', content: 'Name this conversation in at most six words.' },
+        { role: 'user', content: 'User: hi\n\nAssistant: hello' },
+      ],
+    });
+    expect(titled.choices[0]?.message.content).toBe('A title');
+    expect(fake.titleRequests()).toHaveLength(1);
+    expect(fake.chatRequests()).toHaveLength(0);
+    // Without a queued title: the owner's line.
+    const again = await openai.chat.completions.create({
+      model: 'gpt-4.1-mini',
+      messages: [
+        { role: 'system', content: 'Name this conversation, please.' },
+        { role: 'user', content: 'User: tomatoes in pots?\n\nAssistant: yes' },
+      ],
+    });
+    expect(again.choices[0]?.message.content).toBe('tomatoes in pots?');
+  });
+});
+
 describe('FakeModel text to speech via openai SDK', () => {
   it('speaks the OGG/Opus fixture and records the request', async () => {
     const response = await openai.audio.speech.create({

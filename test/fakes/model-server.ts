@@ -13,6 +13,11 @@
  *   POST /v1beta/models/{model}:streamGenerateContent?alt=sse
  *   GET  /v1/models, /openai/v1/models, /v1beta/models   model lists (see `setModels`)
  *
+ * Titles: a chat request whose system prompt starts as the web chat's title call does
+ * (TITLE_PROMPT_START) is recorded as kind `title`, not `chat`, and answered from its own
+ * queue (`enqueueTitle`), else with the last line the owner wrote: it takes no scripted reply
+ * meant for a turn, and tests that count chat requests do not count it.
+ *
  * Usage numbers follow the providers: `input` is the whole prompt count, `cached` a subset of it.
  *
  * Faults: a scripted reply can cut its stream short (`truncateAfter`), reset its connection
@@ -32,13 +37,14 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { TITLE_PROMPT_START } from '../../src/turn/conversation-title.ts';
 import {
   replyGemini,
   replyOpenAi,
   replyTranscription,
   type TranscriptionReply,
 } from './model-replies.ts';
-import { lastUserText } from './model-requests.ts';
+import { lastUserText, systemText } from './model-requests.ts';
 import { SPEECH_OGG, type SpeechReply, speechRefusal } from './model-speech.ts';
 import { refusal, TRANSCRIPTION_MODELS, transcriptionRefusal } from './model-strict.ts';
 import {
@@ -115,7 +121,7 @@ export type Fault = Omit<ScriptedReply, 'text' | 'toolCalls' | 'usage'> &
   Partial<Pick<ScriptedReply, 'text'>>;
 
 export type Provider = 'openai' | 'groq' | 'gemini';
-export type Kind = 'chat' | 'transcription' | 'speech' | 'models';
+export type Kind = 'chat' | 'title' | 'transcription' | 'speech' | 'models';
 
 export interface RecordedRequest {
   provider: Provider;
@@ -142,6 +148,11 @@ type DefaultReply = ScriptedReply | ((req: RecordedRequest) => ScriptedReply);
 type Waiter = () => boolean; // returns true once satisfied (and then is removed)
 type PendingFault = { fault: Fault; provider: Provider | undefined };
 
+/** A chat request that is the web chat's title call, recorded as kind `title`. */
+function titled(rec: RecordedRequest): RecordedRequest {
+  return systemText(rec).startsWith(TITLE_PROMPT_START) ? { ...rec, kind: 'title' } : rec;
+}
+
 const echo: DefaultReply = (req) => ({ text: `echo: ${lastUserText(req)}` });
 
 /** What each provider lists at its model-list route unless `setModels` says otherwise. */
@@ -160,6 +171,7 @@ export class FakeModel {
   private faults: PendingFault[] = [];
   private transcriptions: TranscriptionReply[] = [];
   private speeches: SpeechReply[] = [];
+  private titles: ScriptedReply[] = [];
   private defaultReply: DefaultReply = echo;
   private recorded: RecordedRequest[] = [];
   private waiters = new Set<Waiter>();
@@ -274,6 +286,16 @@ export class FakeModel {
     this.defaultReply = reply;
   }
 
+  /** How the next title request is answered (default: the exchange's first line). */
+  enqueueTitle(r: ScriptedReply): void {
+    this.titles.push(r);
+  }
+
+  /** The title requests received (the web chat's title call). */
+  titleRequests(): RecordedRequest[] {
+    return this.requests({ kind: 'title' });
+  }
+
   enqueueTranscription(r: TranscriptionReply): void {
     this.transcriptions.push(r);
   }
@@ -288,6 +310,7 @@ export class FakeModel {
     this.faults = [];
     this.transcriptions = [];
     this.speeches = [];
+    this.titles = [];
     this.recorded = [];
     this.defaultReply = echo;
     this.keys.clear();
@@ -336,12 +359,13 @@ export class FakeModel {
       const body = parseJson(raw);
       const provider = pathname.startsWith('/openai') ? 'groq' : 'openai';
       const model = body.model ?? '';
-      return { ...base, provider, kind: 'chat', model, stream: !!body.stream, body };
+      return titled({ ...base, provider, kind: 'chat', model, stream: !!body.stream, body });
     }
     if (gemini) {
       const stream = gemini[2] === 'streamGenerateContent';
       const model = decodeURIComponent(gemini[1] ?? '');
-      return { ...base, provider: 'gemini', kind: 'chat', model, stream, body: parseJson(raw) };
+      const rec = { ...base, provider: 'gemini' as const, kind: 'chat' as const, model, stream };
+      return titled({ ...rec, body: parseJson(raw) });
     }
     const lists: Record<string, Provider> = {
       '/v1/models': 'openai',
@@ -386,12 +410,17 @@ export class FakeModel {
 
     const key = this.keys.get(rec.provider);
     if (key !== undefined && keyOf(rec) !== key) return sendKeyError(res, rec.provider);
-    if (rec.kind === 'models') return sendJson(res, 200, modelList(rec.provider, this.models));
+    if (rec.kind === 'models') {
+      // Strict as the APIs are: OpenAI's and Groq's lists answer only a request with a key.
+      if (rec.provider !== 'gemini' && !rec.headers.authorization)
+        return sendKeyError(res, rec.provider);
+      return sendJson(res, 200, modelList(rec.provider, this.models));
+    }
     if (rec.kind === 'transcription') return this.transcribe(ctx, rec);
     if (rec.kind === 'speech') return this.speak(ctx, rec);
     const refused = refusal(rec.provider, rec.body);
     if (refused) return sendJson(res, refused.status, refused.body);
-    const reply = this.nextReply(rec);
+    const reply = rec.kind === 'title' ? this.nextTitle(rec) : this.nextReply(rec);
     await pause(ctx, reply.delayMs ?? 0);
     if (reply.until) await Promise.race([reply.until, pause(ctx, Number.POSITIVE_INFINITY)]);
     if (reply.hang && !rec.stream) await pause(ctx, Number.POSITIVE_INFINITY);
@@ -407,6 +436,19 @@ export class FakeModel {
     else await replyOpenAi(ctx, rec, reply, seq);
     rec.endedAt = preciseNow();
     if (ctx.firstContentAt !== undefined) rec.firstContentAt = ctx.firstContentAt;
+  }
+
+  /**
+   * The queued title, else the last line of what the owner wrote (`User: …` in the
+   * exchange): a typed line, or a photo's caption under its note.
+   */
+  private nextTitle(rec: RecordedRequest): ScriptedReply {
+    const queued = this.titles.shift();
+    if (queued) return queued;
+    const exchange = lastUserText({ ...rec, kind: 'chat' });
+    const said = /^User: ([\s\S]*?)\n\nAssistant: /.exec(exchange)?.[1] ?? '';
+    const last = said.split('\n').findLast((line) => line.trim() !== '');
+    return { text: last?.replace(/^Caption:\s*/, '') ?? 'Untitled' };
   }
 
   /** A pending fault for this request's provider, else the queue, else the default. */

@@ -144,7 +144,17 @@ export class ChatClient {
 
   /** Posts as the page does: JSON, with the cookie and the page's origin. */
   post(
-    path: 'send' | 'press' | 'stop' | 'pick' | 'conversations' | 'rename',
+    path:
+      | 'send'
+      | 'press'
+      | 'stop'
+      | 'pick'
+      | 'conversations'
+      | 'rename'
+      | 'pin'
+      | 'delete'
+      | 'undo'
+      | 'model',
     body: unknown,
     headers: Record<string, string> = {},
   ) {

@@ -4,8 +4,10 @@
 // and a pack chosen on the first screen to /chat/pick. Everything is drawn with DOM calls:
 // the server's markup goes through markup.js, plain text is textContent.
 import { attachmentView, createAttachments, createRecorder } from './attach.js';
+import { createDeleter, searchBox } from './conversation-tools.js';
 import { createConversationList } from './conversations.js';
 import { fromMarkup } from './markup.js';
+import { createModelPicker } from './model-picker.js';
 import { createTurnView } from './turn.js';
 import { welcomeScreen } from './welcome.js';
 
@@ -124,6 +126,7 @@ const handlers = {
     }
     recorder.offer(s.voiceInput === true);
     live = undefined;
+    modelPicker.refresh();
     log.replaceChildren(...s.entries.map(bubble));
     turn.answered();
     if (s.working) turn.working();
@@ -147,6 +150,8 @@ const handlers = {
     if (hadFocus) box.focus();
   },
   delete: ({ id }) => byId(id)?.remove(),
+  // The model named the conversation after its first exchange: the list shows it.
+  titled: () => conversations.refresh(),
   draft: (body) => draft(body),
   notice: ({ text }) => {
     notice.textContent = text;
@@ -316,8 +321,29 @@ const conversations = createConversationList({
   post,
   current: () => conversation,
   notify: (text) => handlers.notice({ text }),
+  remove: (c) => deleter.remove(c),
 });
 document.getElementById('new-conversation').addEventListener('click', () => conversations.create());
+searchBox(document.getElementById('search'), conversations);
+const modelPicker = createModelPicker({
+  select: document.getElementById('model'),
+  post,
+  current: () => conversation,
+});
+const deleter = createDeleter({
+  bar: document.getElementById('deleted'),
+  post,
+  /** The list after a deletion (or its undo); the open one gone, the one used last opens. */
+  changed: async (id, back) => {
+    await conversations.refresh(true);
+    if (back) select(id);
+    else if (id === conversation) {
+      conversation = undefined;
+      history.replaceState(null, '', location.pathname);
+      connect();
+    }
+  },
+});
 
 // Without a choice in the address, the most recently used (the list's first).
 // A conversation named in the address opens; else the most recently used, as the server
