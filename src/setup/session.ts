@@ -87,7 +87,12 @@ export async function converse(
   if (prompter && !(await consent(target, io.cwd, prompter, say))) return 1;
   const chat = await chatStep(given, target, ui);
   const { current } = target;
-  const apiRoot = (io.env.TELEGRAM_API_ROOT || DEFAULT_TELEGRAM_API_ROOT).replace(/\/+$/, '');
+  // The environment's, else the one `.env` already names (a self-hosted Bot API server).
+  const apiRoot = (
+    io.env.TELEGRAM_API_ROOT ||
+    current.TELEGRAM_API_ROOT ||
+    DEFAULT_TELEGRAM_API_ROOT
+  ).replace(/\/+$/, '');
   const owners = idsOf(current.ALLOWED_USER_IDS);
   const telegram = await connectTelegram(
     { token: given.telegramToken, ownerId: given.ownerId },

@@ -170,6 +170,20 @@ describe('satchel setup run again', () => {
     // The checklist names the bot.
     expect(t.io.out()).toContain('✓ Telegram: token accepted, the bot is @satchel_test_bot');
   });
+
+  it('checks the bot at the Bot API address .env names when the environment names none', async () => {
+    writeFileSync(
+      envFile(),
+      `${HAND_WRITTEN('d'.repeat(40))}TELEGRAM_BOT_TOKEN=${TEST_TOKEN}\nALLOWED_USER_IDS=${OWNER}\nTELEGRAM_API_ROOT=${tg.apiRoot}\n`,
+    );
+    delete env.TELEGRAM_API_ROOT;
+    const run = await setup(['--yes', '--not-free']);
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    expect(tg.calls('getMe').length).toBeGreaterThan(0);
+    expect(readFileSync(envFile(), 'utf8')).toContain(`TELEGRAM_API_ROOT=${tg.apiRoot}\n`);
+    expect(run.out).toContain('✓ Telegram: token accepted, the bot is @satchel_test_bot');
+  });
 });
 
 describe('satchel setup on a server of your own', () => {
