@@ -195,6 +195,8 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
         method: 'GET' as const,
         path: full,
         ...(OPEN_ASSETS.has(path) ? { open: true } : {}),
+        // The chat's page (and the home-screen app's start): without the token, sign-in.
+        ...(path === '/' ? { page: true } : {}),
       })),
     ),
     { method: 'GET', path: `${CHAT_PATH}/events` },

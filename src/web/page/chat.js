@@ -165,6 +165,7 @@ function connect() {
   );
   for (const [type, handle] of Object.entries(handlers))
     source.addEventListener(type, (event) => show(() => handle(JSON.parse(event.data))));
+  const opened = source;
   source.addEventListener('open', () => {
     status.textContent = 'Connected';
     status.className = '';
@@ -174,7 +175,27 @@ function connect() {
     status.className = 'error';
     // Reconnect to the conversation shown, not whichever is the most recent by then.
     if (!named && conversation !== undefined) setTimeout(connect, 1000);
+    // The browser retries a lost connection (a restart) itself; a refused one it gives up.
+    else if (opened.readyState === EventSource.CLOSED) setTimeout(() => retry(opened), 1000);
   });
+}
+
+/**
+ * After the events were refused: without a valid cookie the page reloads into the sign-in
+ * page; otherwise it connects again (the server may still be starting).
+ */
+async function retry(closed) {
+  if (source !== closed) return;
+  try {
+    const response = await fetch('/chat/conversations');
+    if (response.status === 401) {
+      location.reload();
+      return;
+    }
+  } catch {
+    // Still down: try again below.
+  }
+  connect();
 }
 
 async function post(path, body) {
