@@ -81,12 +81,19 @@ function endDraft() {
   live = undefined;
 }
 
-function draft(body) {
+/** Puts `element` before the entry `before` (when it is shown), else last. */
+function place(element, before) {
+  const next = before === undefined ? undefined : byId(before);
+  if (next) next.before(element);
+  else log.append(element);
+}
+
+function draft(body, before) {
   welcome?.remove();
   if (!live) {
     live = bubble({ kind: 'bot', id: 'draft', ...body });
     live.classList.add('live');
-    log.append(live);
+    place(live, before);
   } else live.querySelector('.text').replaceChildren(content(body));
   turn.drafting(true);
 }
@@ -126,14 +133,15 @@ const handlers = {
     log.replaceChildren(...s.entries.map(bubble));
     turn.answered();
     if (s.working) turn.working();
-    if (s.draft) draft(s.draft);
+    if (s.draft) draft(s.draft, s.draftBefore);
     if (s.entries.length === 0 && !s.draft) showWelcome();
     log.scrollTop = log.scrollHeight;
   },
-  entry: ({ entry }) => {
+  entry: ({ entry, before }) => {
     welcome?.remove();
     if (entry.kind === 'bot') endDraft();
-    log.append(bubble(entry));
+    // An answer takes its draft's place: above what was typed while it was written.
+    place(bubble(entry), before);
     if (entry.kind === 'bot') turn.answered();
     else turn.refresh();
   },
