@@ -39,6 +39,8 @@ export interface WebChannel extends Channel {
    * (not shown again when the stored history shows it already).
    */
   showTyped(to: Address, text: string, attachment?: Attachment, source?: string): void;
+  /** The next text sent to `to` is a failed turn's error line (shown with a Retry). */
+  failing(to: Address): void;
 }
 
 /**
@@ -86,15 +88,19 @@ export function createWebChannel(
   };
 
   /** A stored line as the page shows it; none when an answer renders to nothing. */
-  function earlierEntry({ role, text, source }: StoredLine): Entry[] {
+  function earlierEntry({ role, text, source, at, failed }: StoredLine): Entry[] {
     if (role === 'user') {
       const id = ++lastId;
       if (source) storedSources.set(source, id);
-      return [{ kind: 'user', id, text }];
+      return [{ kind: 'user', id, text, at, ...(source ? { source } : {}) }];
     }
     const html = renderWebHtml(text, 'markdown');
-    return visibleText(html).replace(INVISIBLE, '') === '' ? [] : [botEntry(++lastId, { html })];
+    if (visibleText(html).replace(INVISIBLE, '') === '') return [];
+    return [{ ...botEntry(++lastId, { html }), at, ...(failed ? { failed } : {}) }];
   }
+
+  /** Conversations whose next text is a failure line (`failing`). */
+  const failingAt = new Set<string>();
 
   /** The body of a text, or the ChannelError the channel refuses it with. */
   function bodyOf(method: string, text: string, formatted: boolean): Body {
@@ -115,6 +121,7 @@ export function createWebChannel(
   ): Entry => ({
     kind: 'bot',
     id,
+    at: now(),
     ...body,
     ...(keyboard?.length ? { buttons: keyboard } : {}),
     ...(voice ? { voice } : {}),
@@ -139,7 +146,8 @@ export function createWebChannel(
     async sendText(to: Address, text: string, options: SendTextOptions) {
       const body = bodyOf('sendText', text, options.formatted);
       const messageId = ++lastId;
-      conversation(to).add(botEntry(messageId, body, options.keyboard));
+      const failed = failingAt.delete(addressKey(to)) ? { failed: true as const } : {};
+      conversation(to).add({ ...botEntry(messageId, body, options.keyboard), ...failed });
       return { messageId: String(messageId) };
     },
 
@@ -165,11 +173,10 @@ export function createWebChannel(
       const messageId = Number(id);
       const shown = transcript.find(messageId);
       if (shown?.kind !== 'bot') throw new ChannelError('gone', 'editText', 'no such message');
-      const entry = botEntry(
-        messageId,
-        bodyOf('editText', text, options.formatted),
-        options.keyboard,
-      );
+      const entry = {
+        ...botEntry(messageId, bodyOf('editText', text, options.formatted), options.keyboard),
+        at: shown.at,
+      };
       if (JSON.stringify(entry) === JSON.stringify(shown))
         throw new ChannelError('not_modified', 'editText', 'the message shows this already');
       transcript.replace(entry);
@@ -197,13 +204,19 @@ export function createWebChannel(
 
     conversation,
 
+    failing(to: Address) {
+      failingAt.add(addressKey(to));
+    },
+
     showTyped(to: Address, text: string, attachment?: Attachment, source?: string) {
       const transcript = conversation(to);
       const entry = (id: number): Entry => ({
         kind: 'user',
         id,
         text,
+        at: now(),
         ...(attachment ? { attachment } : {}),
+        ...(source ? { source } : {}),
       });
       // Replayed, and shown from the store already: shown as sent (its file too), in its place.
       const stored = source === undefined ? undefined : storedSources.get(source);

@@ -1,10 +1,13 @@
 import type { Edge, EdgeConfig, EdgeFactory, EdgeModule } from '../core/edge.ts';
+import { originKey } from '../core/origin.ts';
+import type { Address } from '../core/types.ts';
 import { createWebChannel, TRANSCRIPT_LIMIT, WEB_PLATFORM } from './channel.ts';
 import { addressOf, createConversations } from './conversations.ts';
 import { createChatRoutes } from './http.ts';
 import { createWebInput } from './input.ts';
 import { loadChatPage } from './page.ts';
 import { acknowledgeUploads, createPendingUploads } from './pending-uploads.ts';
+import { createRedo } from './redo.ts';
 import { createUploadStore } from './uploads.ts';
 import { welcomeOf } from './welcome.ts';
 
@@ -50,13 +53,35 @@ export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
         stored: (to) => store.history(to, TRANSCRIPT_LIMIT),
       });
       const inbox = inboxes.keyed(WEB_PLATFORM);
+      /** Each input of this run's conversation, until it is answered. */
+      const asked = new Map<string, Address>();
+      const settle = acknowledgeUploads(inbox, pending);
       return {
         platform: WEB_PLATFORM,
         channel,
         // The files the owner sends: the media pipeline fetches them from here.
         files: uploads,
-        // Answered: what it sent waits no more, and what nothing shows is removed.
-        acknowledge: acknowledgeUploads(inbox, pending),
+        // Answered: what it sent waits no more, and what nothing shows is removed. A failed
+        // turn's error line is kept beside the history, after the owner's last message.
+        acknowledge: (keys, now, failure) => {
+          settle(keys, now);
+          const last = new Map<string, { key: string; to: Address }>();
+          for (const key of keys) {
+            const to = asked.get(key);
+            asked.delete(key);
+            if (to) last.set(to.chatId, { key, to });
+          }
+          if (failure === undefined) return;
+          for (const { key, to } of last.values()) {
+            store.failed(
+              to.chatId,
+              originKey({ platform: WEB_PLATFORM, keys: [key] }),
+              failure,
+              now,
+            );
+            channel.failing(to);
+          }
+        },
         ingress: (port) => {
           const input = createWebInput({
             senderId: WEB_SENDER,
@@ -72,6 +97,7 @@ export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
             accept: port.accept,
             full: port.full,
             holds: pending.hold,
+            entered: (key, address) => asked.set(key, address),
           });
           const routes = createChatRoutes({
             conversations,
@@ -82,6 +108,7 @@ export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
             assets: loadChatPage(),
             log,
             welcome: (id) => welcomeOf(port.packs(), port.menu(), port.activePack(addressOf(id))),
+            redo: createRedo({ channel, input, store, now: () => clock.now(), log }),
           });
           const ready = () => {
             // Uploads live as long as their conversation: those of one gone are removed.

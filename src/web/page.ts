@@ -15,6 +15,7 @@ export function loadChatPage(): ReadonlyMap<string, Asset> {
     'turn.js',
     'welcome.js',
     'conversations.js',
+    'message-actions.js',
     'chat.css',
     'manifest.webmanifest',
     'icon-192.png',

@@ -14,13 +14,25 @@ export type Attachment =
 
 /** One line of the conversation: what the owner typed or sent, or what satchel sent. */
 export type Entry =
-  | { kind: 'user'; id: number; text: string; attachment?: Attachment }
+  | {
+      kind: 'user';
+      id: number;
+      text: string;
+      attachment?: Attachment;
+      /** When it was sent or stored (ms): the page shows its time. */
+      at: number;
+      /** Its input's origin key (`web:<key>`): what regenerate and edit take back. */
+      source?: string;
+    }
   | ({
       kind: 'bot';
       id: number;
       buttons?: InlineButton[][];
       /** A voice note (a spoken answer): the page plays `/chat/files/<voice>`. */
       voice?: string;
+      at: number;
+      /** The error line of a failed turn: the page offers Retry on the last one. */
+      failed?: true;
     } & Body);
 
 /** What the page is told, as it happens (one server-sent event each). */

@@ -6,6 +6,7 @@
 import { attachmentView, createAttachments, createRecorder } from './attach.js';
 import { createConversationList } from './conversations.js';
 import { fromMarkup } from './markup.js';
+import { createMessageActions } from './message-actions.js';
 import { createTurnView } from './turn.js';
 import { welcomeScreen } from './welcome.js';
 
@@ -66,6 +67,8 @@ function bubble(entry) {
   text.append(entry.kind === 'user' ? document.createTextNode(entry.text) : content(entry));
   if (entry.html !== undefined || entry.text) element.append(text);
   if (entry.buttons) element.append(buttons(entry));
+  // Its time and actions; a draft has neither until it is the message.
+  if (entry.id !== 'draft') actions.decorate(element, entry);
   return element;
 }
 
@@ -73,6 +76,7 @@ const nearBottom = () => log.scrollHeight - log.scrollTop - log.clientHeight < 8
 function show(change) {
   const follow = nearBottom();
   change();
+  actions.refresh();
   if (follow) log.scrollTop = log.scrollHeight;
 }
 
@@ -219,6 +223,13 @@ async function post(path, body) {
 }
 
 const offline = () => handlers.notice({ text: 'Not sent: offline?' });
+
+const actions = createMessageActions({
+  log,
+  post,
+  notify: (text) => handlers.notice({ text }),
+  box,
+});
 
 function press(message, data) {
   post('press', { message, data }).catch(offline);
