@@ -4,19 +4,21 @@
  * exchange in the session and its search index (the input stored once); copy an answer; a
  * time on each message, live and after a reload. axe-core stays clean on every new control.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { userTexts } from '../fakes/model-requests.ts';
 import { axeViolations, grave } from '../support/axe.ts';
 import { chatInBrowser } from '../support/chat-browser.ts';
 import { haveChromium, skipBrowser } from '../support/chromium.ts';
-import { fixturePacks } from '../support/harness.ts';
+import { fixtureWithTools } from '../support/harness.ts';
 
 const skipped = skipBrowser('web-message-actions-browser', 'actions on web chat messages');
 
 describe.skipIf(skipped)('actions on web chat messages', () => {
   const web = chatInBrowser(
-    { SATCHEL_PACKS: fixturePacks(['alpha']), DEFAULT_PACK: 'alpha' },
+    { SATCHEL_PACKS: fixtureWithTools('alpha', ['memory']), DEFAULT_PACK: 'alpha' },
     { context: { permissions: ['clipboard-read', 'clipboard-write'] } },
   );
   const { h } = web;
@@ -120,6 +122,67 @@ describe.skipIf(skipped)('actions on web chat messages', () => {
       expect(indexed('crimson')).toBe(0);
       expect(indexed('teal')).toBe(1);
       expect(h.logs('web_redo').at(-1)).toMatchObject({ kind: 'regenerate', removed: 2 });
+      await page.close();
+    },
+    60_000,
+  );
+
+  it.skipIf(!haveChromium)(
+    'keeps what the tools of a regenerated answer wrote, and refuses to redo while an answer runs',
+    async () => {
+      const { page } = await fresh();
+      const memory = () => readFileSync(path.join(h.home, 'packs', 'alpha', 'MEMORY.md'), 'utf8');
+      h.model.enqueue(
+        {
+          toolCalls: [
+            {
+              name: 'memory',
+              arguments: { action: 'append', file: 'MEMORY.md', text: 'owner grows sage' },
+            },
+          ],
+        },
+        { text: 'Noted: sage.' },
+      );
+      await say(page, 'remember that I grow sage');
+      await expect
+        .poll(() => shown(page), { timeout: 10_000 })
+        .toEqual(['remember that I grow sage', expect.stringMatching(/^Noted: sage\./)]);
+      expect(memory()).toContain('owner grows sage');
+      expect(h.rows("SELECT 1 FROM messages WHERE role = 'tool'")).toHaveLength(1);
+
+      const calls = h.model.chatRequests().length;
+      h.model.enqueue({ text: 'Sage is in your notes.' });
+      await page.getByRole('button', { name: 'Regenerate' }).click();
+      await expect
+        .poll(() => shown(page), { timeout: 10_000 })
+        .toEqual(['remember that I grow sage', 'Sage is in your notes.']);
+      // The tool's write stays (the model reads it in MEMORY.md); its call left the history.
+      expect(memory().match(/owner grows sage/g)).toHaveLength(1);
+      expect(h.rows("SELECT 1 FROM messages WHERE role = 'tool'")).toEqual([]);
+      const request = JSON.stringify(h.model.chatRequests()[calls]!.body);
+      expect(request).toContain('owner grows sage');
+      expect(request).not.toContain('"tool_calls"');
+
+      // While an answer is written, the last exchange is not taken back.
+      h.model.enqueue({ text: 'one two three four five', trickle: true });
+      await say(page, 'ramble');
+      await expect.poll(() => page.locator('#log .live').count(), { timeout: 10_000 }).toBe(1);
+      expect(await visibleActions(page)).toEqual([]);
+      const refused = await page.evaluate<{ status: number; body: { error: string } }>(`
+        fetch('/chat/regenerate', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ conversation: decodeURIComponent(location.hash.slice(1)) }),
+        }).then(async (r) => ({ status: r.status, body: await r.json() }))`);
+      expect(refused).toEqual({
+        status: 409,
+        body: { error: 'Wait for the answer, or stop it first.' },
+      });
+      await page.getByRole('button', { name: 'Stop' }).click();
+      await expect.poll(() => shown(page), { timeout: 10_000 }).toContain('ramble');
+      await expect
+        .poll(() => visibleActions(page), { timeout: 10_000 })
+        .toEqual(['edit', 'regenerate']);
       await page.close();
     },
     60_000,
