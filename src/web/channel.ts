@@ -39,8 +39,12 @@ export interface WebChannel extends Channel {
    * (not shown again when the stored history shows it already).
    */
   showTyped(to: Address, text: string, attachment?: Attachment, source?: string): void;
-  /** The next text sent to `to` is a failed turn's error line (shown with a Retry). */
-  failing(to: Address): void;
+  /**
+   * The next text sent to `to` is a failed turn's error line (shown with a Retry), the
+   * answer to the owner's message `source`: it goes at the end of that exchange, above a
+   * line typed meanwhile.
+   */
+  failing(to: Address, source: string): void;
 }
 
 /**
@@ -99,8 +103,8 @@ export function createWebChannel(
     return [{ ...botEntry(++lastId, { html }), at, ...(failed ? { failed } : {}) }];
   }
 
-  /** Conversations whose next text is a failure line (`failing`). */
-  const failingAt = new Set<string>();
+  /** Conversations whose next text is a failure line (`failing`): the message it answers. */
+  const failingAt = new Map<string, string>();
 
   /** The body of a text, or the ChannelError the channel refuses it with. */
   function bodyOf(method: string, text: string, formatted: boolean): Body {
@@ -146,8 +150,11 @@ export function createWebChannel(
     async sendText(to: Address, text: string, options: SendTextOptions) {
       const body = bodyOf('sendText', text, options.formatted);
       const messageId = ++lastId;
-      const failed = failingAt.delete(addressKey(to)) ? { failed: true as const } : {};
-      conversation(to).add({ ...botEntry(messageId, body, options.keyboard), ...failed });
+      const answers = failingAt.get(addressKey(to));
+      failingAt.delete(addressKey(to));
+      const entry = botEntry(messageId, body, options.keyboard);
+      if (answers === undefined) conversation(to).add(entry);
+      else conversation(to).add({ ...entry, failed: true } as Entry, answers);
       return { messageId: String(messageId) };
     },
 
@@ -204,8 +211,8 @@ export function createWebChannel(
 
     conversation,
 
-    failing(to: Address) {
-      failingAt.add(addressKey(to));
+    failing(to: Address, source: string) {
+      failingAt.set(addressKey(to), source);
     },
 
     showTyped(to: Address, text: string, attachment?: Attachment, source?: string) {

@@ -73,13 +73,9 @@ export function webEdge(config: Pick<EdgeConfig, 'home'>): EdgeFactory {
           }
           if (failure === undefined) return;
           for (const { key, to } of last.values()) {
-            store.failed(
-              to.chatId,
-              originKey({ platform: WEB_PLATFORM, keys: [key] }),
-              failure,
-              now,
-            );
-            channel.failing(to);
+            const source = originKey({ platform: WEB_PLATFORM, keys: [key] });
+            store.failed(to.chatId, source, failure, now);
+            channel.failing(to, source);
           }
         },
         ingress: (port) => {

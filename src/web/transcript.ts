@@ -94,12 +94,27 @@ export function createTranscript(limit: number, earlier: readonly Entry[] = []) 
     }
   };
   const indexOf = (id: number) => entries.findIndex((e) => e.id === id);
+  /** Where the exchange of the owner's message `source` ends: its next message's place. */
+  const exchangeEnd = (source: string): number | undefined => {
+    const asked = entries.findLastIndex((e) => e.kind === 'user' && e.source === source);
+    const next = entries.findIndex((e, i) => i > asked && e.kind === 'user');
+    return asked < 0 || next < 0 ? undefined : next;
+  };
 
   return {
     find: (id: number): Entry | undefined => entries[indexOf(id)],
 
-    add(entry: Entry): void {
-      const at = entry.kind === 'bot' && draft !== undefined ? draftAt : undefined;
+    /**
+     * Adds an entry: last, or — satchel's — where its draft was; `answers` (a source key):
+     * at the end of the exchange of the owner's message with that key (above later lines).
+     */
+    add(entry: Entry, answers?: string): void {
+      const at =
+        answers !== undefined
+          ? exchangeEnd(answers)
+          : entry.kind === 'bot' && draft !== undefined
+            ? draftAt
+            : undefined;
       const before = at === undefined ? undefined : entries[at]?.id;
       if (before === undefined) entries.push(entry);
       else entries.splice(at!, 0, entry);

@@ -96,6 +96,31 @@ describe.skipIf(skipped)('actions on web chat messages', () => {
   );
 
   it.skipIf(!haveChromium)(
+    'shows a failure with the message it answers, above a line typed meanwhile, live and after a reload',
+    async () => {
+      const { page } = await fresh();
+      h.model.enqueue({ status: 401, delayMs: 1_000 });
+      await say(page, 'first question');
+      await expect.poll(() => page.locator('#working').count()).toBe(1);
+      await say(page, 'second question');
+      const order = [
+        'first question',
+        expect.stringContaining('refused'),
+        'second question',
+        'echo: second question',
+      ];
+      await expect.poll(() => shown(page), { timeout: 10_000 }).toEqual(order);
+      // The last exchange is the second: Retry belongs to no other.
+      await expect.poll(() => visibleActions(page)).toEqual(['edit', 'regenerate']);
+      await page.reload();
+      await expect.poll(() => shown(page), { timeout: 10_000 }).toEqual(order);
+      expect(await page.locator('#log .bubble.failed').count()).toBe(1);
+      await page.close();
+    },
+    60_000,
+  );
+
+  it.skipIf(!haveChromium)(
     'regenerates the last answer: the old one leaves the history and the search index',
     async () => {
       const { page } = await fresh();
