@@ -71,6 +71,23 @@ describe.skipIf(skipped)('staying signed in to the web chat', () => {
   );
 
   it.skipIf(!haveChromium)(
+    'turns an open tab whose cookie is gone into the sign-in page when it reconnects',
+    async () => {
+      const { page } = await web.open();
+      await web.browser.context.clearCookies();
+      await h.restart();
+      // The events are refused now (401): the tab reloads into the sign-in page, not
+      // "Reconnecting…" forever.
+      await expect.poll(() => page.title(), { timeout: 15_000 }).toBe('Sign in · satchel');
+      await page.getByLabel('Token').fill(keptToken());
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => page.locator('#status').textContent()).toBe('Connected');
+      await page.close();
+    },
+    60_000,
+  );
+
+  it.skipIf(!haveChromium)(
     'renews the cookie on use: each signed-in request sets it for 30 days more',
     async () => {
       const cookie = `satchel_dashboard_${port}=${encodeURIComponent(keptToken())}`;
