@@ -1,7 +1,8 @@
 // The web chat: the open conversation (conversations.js lists them all) arrives as server-sent events from /chat/events (a snapshot,
 // then each change), lines go to /chat/send, button presses to /chat/press, files and
 // voice recordings to /chat/upload (attach.js), the Stop button (and Escape) to /chat/stop,
-// and a pack chosen on the first screen to /chat/pick. Everything is drawn with DOM calls:
+// a pack chosen on the first screen to /chat/pick, and the last exchange's Edit, Regenerate
+// and Retry (message-actions.js) to /chat/edit, /chat/regenerate and /chat/retry. Everything is drawn with DOM calls:
 // the server's markup goes through markup.js, plain text is textContent.
 import { attachmentView, createAttachments, createRecorder } from './attach.js';
 import { createConversationList } from './conversations.js';
