@@ -2,6 +2,7 @@ import type { Config } from './config/config.ts';
 import { type EnvFileProblem, formatEnvProblem } from './config/env-lint.ts';
 import { background } from './core/background.ts';
 import { type CoreOptions, createCore } from './core-app.ts';
+import { keptToken } from './dashboard/kept-token.ts';
 import { createDashboard } from './dashboard/server.ts';
 import { edgesOf } from './edges.ts';
 import { health } from './ops/health.ts';
@@ -39,7 +40,10 @@ export interface AppOptions extends CoreOptions {
  * the Telegram bot, with the allowlist and polling in front, when TELEGRAM_BOT_TOKEN is set.
  * Without it nothing calls the Bot API. Nothing runs until `start`.
  */
-export function createApp(config: Config, options: AppOptions = {}) {
+export function createApp(given: Config, options: AppOptions = {}) {
+  // Unset, the token kept in SATCHEL_HOME: a restart keeps every signed-in page signed in.
+  const token = given.dashboard.token ?? keptToken(given.home);
+  const config: Config = { ...given, dashboard: { ...given.dashboard, token } };
   const core = createCore(config, (options.edges ?? edgesOf)(config), options);
   const { clock, log, store, ingresses } = core;
   // Another way in than the web chat (Telegram): the chat alone may not be the only one.
@@ -54,7 +58,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
     catalog: core.catalog,
     config: {
       port: config.dashboard.port,
-      token: config.dashboard.token,
+      token,
       caps: config.quota,
       timezone: config.timezone,
     },

@@ -9,7 +9,7 @@ import type { SessionRepo, SessionRow } from '../store/session-repo.ts';
 import type { Ledger } from '../usage/ledger.ts';
 import type { PackCaps, QuotaGate } from '../usage/quota.ts';
 import { createCacheWatch } from './cache-watch.ts';
-import { cutAnswer } from './cut-answer.ts';
+import { cutAnswer, stoppedAnswer } from './cut-answer.ts';
 import { DEFAULT_TURN_TIMEOUT_MS, type Deadline, deadlineNote, startDeadline } from './deadline.ts';
 import { compactionCut, estimateTokens, repairHistory } from './history.ts';
 import { flushMemory, type MemoryNotes } from './memory-flush.ts';
@@ -237,13 +237,14 @@ export function createAgent(deps: AgentDeps) {
 
   /**
    * The loop itself, under `deadline`. `turn.partial` is the text the current model call
-   * has streamed, which is what is kept when the deadline cuts the turn short; `turn.images`
+   * has streamed, which is what is kept when the deadline cuts the turn short (or a /stop,
+   * while `turn.streaming`); `turn.images`
    * the images tools returned, which go with the rest of the turn's requests.
    */
   async function loop(
     input: TurnInput,
     deadline: Deadline,
-    turn: { calls: number; partial: string; images: Map<string, ImageInput[]> },
+    turn: { calls: number; partial: string; streaming: boolean; images: Map<string, ImageInput[]> },
   ): Promise<string> {
     const tools = input.tools?.specs.length ? input.tools : undefined;
     for (const { content, taint } of input.inputs) tools?.observe?.(content, taint);
@@ -281,7 +282,10 @@ export function createAgent(deps: AgentDeps) {
           nextTask().then(() => cacheWatch.observe(sessionId, request, context)),
         );
       }
+      // While it streams, its text is what a /stop keeps (not once its tools run: stored).
+      turn.streaming = true;
       const response = await callModel(streamedCall(input, deadline.signal, turn, request));
+      turn.streaming = false;
       if (response.toolCalls.length === 0 || !tools || lastCall) {
         deadline.dispose();
         return response.text.trim() || '(no answer)';
@@ -311,12 +315,25 @@ export function createAgent(deps: AgentDeps) {
       for (const { content, sourceKey } of input.inputs)
         store(input, { role: 'user', content, sourceKey });
       const deadline = startDeadline(clock, turnTimeoutMs, input.signal);
-      const turn = { calls: 0, partial: '', images: new Map<string, ImageInput[]>() };
+      const turn = {
+        calls: 0,
+        partial: '',
+        streaming: false,
+        images: new Map<string, ImageInput[]>(),
+      };
       try {
         const answer = await loop(input, deadline, turn);
         return { answer, modelCalls: turn.calls, timedOut: false };
       } catch (error) {
         if (!deadline.expired()) {
+          const stopped = stoppedAnswer(input.signal, turn.streaming ? turn.partial : undefined);
+          if (stopped !== undefined) {
+            log.info(
+              { event: 'answer_stopped', turnId: input.turnId },
+              'stopped; keeping its text',
+            );
+            return { answer: stopped, modelCalls: turn.calls, timedOut: false };
+          }
           const answer = cutAnswer(error, turn.partial);
           if (answer === undefined) throw error;
           log.warn(

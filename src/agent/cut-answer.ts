@@ -1,4 +1,4 @@
-import { ProviderError } from '../core/errors.ts';
+import { ProviderError, STOPPED, StopRequested } from '../core/errors.ts';
 
 /** What ends an answer whose stream broke after part of it had reached the user. */
 export const CUT_NOTE =
@@ -14,4 +14,19 @@ export function cutAnswer(error: unknown, partial: string): string | undefined {
   if (!(error instanceof ProviderError) || !error.transient) return undefined;
   const text = partial.trim();
   return text ? `${text}\n\n${CUT_NOTE}` : undefined;
+}
+
+/**
+ * The answer of a turn the owner stopped while its text streamed (SPEC §2 step 8: text
+ * already delivered stays; §16: it keeps its text, marked as stopped): that text with the
+ * stop marked under it, stored and sent as the answer. Undefined when the stop came before
+ * any text of the current model call (or during a tool): the turn then ends "Stopped.".
+ */
+export function stoppedAnswer(
+  signal: AbortSignal,
+  partial: string | undefined,
+): string | undefined {
+  if (!signal.aborted || !(signal.reason instanceof StopRequested)) return undefined;
+  const text = partial?.trim();
+  return text ? `${text}\n\n_${STOPPED}_` : undefined;
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
@@ -96,7 +95,8 @@ export interface CoreConfig {
     search: SearchConfig | undefined;
   };
   timezone: string;
-  dashboard: { port: number; token: string };
+  /** `token` undefined: the one kept in SATCHEL_HOME is used (dashboard/kept-token.ts). */
+  dashboard: { port: number; token: string | undefined };
   logLevel: string;
   /** `json` or `pretty`; unset: pretty when stdout is a terminal, else JSON. */
   logFormat: 'json' | 'pretty' | undefined;
@@ -189,7 +189,7 @@ export function parseConfig(env: Env): Config {
     timezone: e.SATCHEL_TIMEZONE ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
     dashboard: {
       port: e.DASHBOARD_PORT,
-      token: e.DASHBOARD_TOKEN ?? randomBytes(16).toString('hex'),
+      token: e.DASHBOARD_TOKEN,
     },
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,

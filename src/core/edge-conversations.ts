@@ -27,6 +27,10 @@ export interface StoredLine {
   text: string;
   /** The owner's message's origin key (`originKey`): a replay of it is not shown again. */
   source?: string;
+  /** When it was stored (ms). */
+  at: number;
+  /** An answer that is the error line of a failed turn (`failed`), not the model's words. */
+  failed?: true;
 }
 
 /** A line of a conversation as an export writes it: who, what, and when. */
@@ -78,4 +82,16 @@ export interface EdgeConversations {
    * calls, tool results or empty texts.
    */
   history(address: Address, limit: number): StoredLine[];
+  /**
+   * The turn of input `source` (its origin key) in conversation `id` failed with `text` (the
+   * error line it answered): kept beside the history, never in the session.
+   */
+  failed(id: string, source: string, text: string, at: number): void;
+  /**
+   * Takes back the last exchange at `address` from the owner's message `source` on: that
+   * message and everything its session stored after it (the answer, tool calls and results;
+   * the memory search index follows the rows) and its failure line. What its tools wrote
+   * elsewhere stays, and so does the ledger. Returns how many messages went.
+   */
+  unsay(address: Address, source: string): number;
 }

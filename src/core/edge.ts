@@ -197,6 +197,8 @@ export interface HttpRoute {
   readonly path: string;
   /** Served without the token: nothing in it is private (`/healthz`, the web app manifest). */
   readonly open?: boolean;
+  /** A page a person opens (`/chat`): without the token it shows the sign-in page, not a 401 text. */
+  readonly page?: boolean;
 }
 
 /** How a request's token came: a cookie (a browser: check for forged requests) or Bearer. */

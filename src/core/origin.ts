@@ -24,17 +24,21 @@ export function mergeOrigins(a: Origin, b: Origin): Origin {
   return a.platform === b.platform ? { platform: a.platform, keys: [...a.keys, ...b.keys] } : a;
 }
 
-/** How an edge settles its origins' keys (inside the reply's transaction). */
-export type Acknowledge = (keys: readonly string[], now: number) => void;
+/**
+ * How an edge settles its origins' keys (inside the reply's transaction). `failure`: the
+ * turn failed, and this is the error line it answers with (an edge may keep it to show).
+ */
+export type Acknowledge = (keys: readonly string[], now: number, failure?: string) => void;
 
 /** Settles every origin through its edge; an edge without acknowledgement needs none. */
 export function acknowledge(
   acks: (platform: string) => Acknowledge | undefined,
   origins: readonly Origin[],
   now: number,
+  failure?: string,
 ): void {
   const keys = new Map<string, string[]>();
   for (const origin of origins)
     keys.set(origin.platform, [...(keys.get(origin.platform) ?? []), ...origin.keys]);
-  for (const [platform, settled] of keys) acks(platform)?.(settled, now);
+  for (const [platform, settled] of keys) acks(platform)?.(settled, now, failure);
 }

@@ -27,9 +27,15 @@ export function tokenChecker(token: string): (candidate: string | undefined) => 
  */
 export const cookieName = (port: number) => `satchel_dashboard_${port}`;
 
-/** The cookie set after a valid `?token=`: script cannot read it, no other site sends it. */
+/** How long the cookie lasts after its last use (SPEC §16: 30 days, renewed on use). */
+export const COOKIE_MAX_AGE_S = 30 * 24 * 60 * 60;
+
+/**
+ * The cookie set after a valid `?token=`, and again on each request it signs in (so it lasts
+ * 30 days after the last use): script cannot read it, no other site sends it.
+ */
 export const sessionCookie = (name: string, token: string) =>
-  `${name}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
+  `${name}=${encodeURIComponent(token)}; Max-Age=${COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Strict; Path=/`;
 
 /** The token a request presents: an `Authorization: Bearer` header, else the cookie. */
 export function presentedToken(request: IncomingMessage, cookie: string): string | undefined {

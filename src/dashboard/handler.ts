@@ -5,6 +5,7 @@ import { MAX_DAYS } from '../usage/days.ts';
 import type { UsageOverview } from '../usage/overview.ts';
 import { cookieName, crossSite, loopbackHost, presentedToken, sessionCookie } from './auth.ts';
 import type { Asset } from './page.ts';
+import { signInPage } from './sign-in.ts';
 
 /** One route the server answers (core/edge.ts: an edge's mount lists its own). */
 export type Route = HttpRoute;
@@ -34,6 +35,12 @@ interface Reply {
   headers?: Record<string, string>;
 }
 
+/**
+ * What the sign-in page needs, served without the token: nothing in them is private
+ * (base.css is the dashboard's and the chat's shared style).
+ */
+const OPEN_ASSETS = new Set(['/base.css', '/sign-in.js', '/sign-in.css']);
+
 /** Nothing from elsewhere: the page runs on its own script, style and `/api/usage`. */
 const SECURITY_HEADERS = {
   'content-security-policy':
@@ -52,6 +59,11 @@ const text = (status: number, body: string, headers?: Record<string, string>): R
   type: TEXT,
   body: `${body}\n`,
   ...(headers ? { headers } : {}),
+});
+const html = (status: number, body: string): Reply => ({
+  status,
+  type: 'text/html; charset=utf-8',
+  body,
 });
 const json = (body: unknown, status = 200): Reply => ({
   status,
@@ -78,7 +90,9 @@ export function createHandler(deps: HandlerDeps) {
   const table: Entry[] = [
     ...(deps.health ? [{ route: { method: 'GET', path: '/healthz', open: true } as const }] : []),
     { route: { method: 'GET', path: '/api/usage' } },
-    ...[...deps.assets.keys()].map((path) => ({ route: { method: 'GET', path } as const })),
+    ...[...deps.assets.keys()].map((path) => ({
+      route: { method: 'GET', path, ...(OPEN_ASSETS.has(path) ? { open: true } : {}) } as const,
+    })),
     ...(deps.mounts ?? []).flatMap((mount) => mount.routes.map((route) => ({ route, mount }))),
   ];
   const handler = (request: IncomingMessage, response: ServerResponse): void => {
@@ -133,9 +147,16 @@ function route(
   if (forged) return text(403, forged);
   const found = table.filter((entry) => matches(entry.route, url.pathname));
   const entry = found.find((e) => e.route.method === (read ? 'GET' : request.method));
+  /** The cookie again, when it signed this request in: it lasts 30 days from now. */
+  let renew: string | undefined;
 
   if (!entry?.route.open) {
-    const denied = authenticate(deps, request, url);
+    const checked = authenticate(deps, request, url);
+    const denied = checked && 'status' in checked ? checked : undefined;
+    if (checked && 'renew' in checked) renew = checked.renew;
+    // A page a person opens shows how to sign in; anything else gets the 401 text.
+    if (denied?.status === 401 && entry?.route.page)
+      return html(401, signInPage(url.searchParams.has('token')));
     if (denied) return denied;
   }
   if (!entry) {
@@ -144,7 +165,17 @@ function route(
     return text(405, 'Method not allowed', { allow: [...methods].join(', ') });
   }
   const { mount } = entry;
-  if (mount) return (response) => mount.handle(request, response, via);
+  if (mount)
+    return (response) => {
+      if (renew) response.setHeader('set-cookie', renew);
+      mount.handle(request, response, via);
+    };
+  const reply = ownRoute(deps, url);
+  return renew ? { ...reply, headers: { ...reply.headers, 'set-cookie': renew } } : reply;
+}
+
+/** The dashboard's own routes, once the request is let in. */
+function ownRoute(deps: HandlerDeps, url: URL): Reply {
   if (url.pathname === '/healthz' && deps.health) {
     // A supervisor reads the status: 503 when something is wrong.
     const body = deps.health() as { ok?: unknown };
@@ -156,10 +187,15 @@ function route(
 }
 
 /**
- * Undefined when the request carries the token; else a redirect that trades `?token=` for
- * the cookie, or 401.
+ * Undefined when the request carries the token in a Bearer header, `{renew}` (the cookie to
+ * set again) when it came in its cookie; else a redirect that trades `?token=` for the
+ * cookie, or 401.
  */
-function authenticate(deps: HandlerDeps, request: IncomingMessage, url: URL): Reply | undefined {
+function authenticate(
+  deps: HandlerDeps,
+  request: IncomingMessage,
+  url: URL,
+): Reply | { renew: string } | undefined {
   const cookie = cookieName(request.socket.localPort ?? 0);
   const queryToken =
     request.method === 'GET' || request.method === 'HEAD' ? url.searchParams.get('token') : null;
@@ -171,7 +207,11 @@ function authenticate(deps: HandlerDeps, request: IncomingMessage, url: URL): Re
       location: `${url.pathname}${url.search}`,
     });
   }
-  return deps.check(presentedToken(request, cookie)) ? undefined : UNAUTHORIZED;
+  if (!deps.check(presentedToken(request, cookie))) return UNAUTHORIZED;
+  // Signed in by the cookie: it lasts another 30 days from now (renewed on use).
+  if (request.headers.authorization === undefined)
+    return { renew: sessionCookie(cookie, presentedToken(request, cookie)!) };
+  return undefined;
 }
 
 function usage(deps: HandlerDeps, url: URL): Reply {

@@ -15,5 +15,7 @@ export function loadPage(): ReadonlyMap<string, Asset> {
     'tables.js',
     'base.css',
     'app.css',
+    'sign-in.js',
+    'sign-in.css',
   ]);
 }

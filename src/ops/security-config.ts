@@ -16,13 +16,14 @@ export function checkDashboard(config: Config, tokenSet: boolean): Check[] {
         'Bind it to 127.0.0.1 and reach it through an SSH tunnel.',
       );
   const { token } = config.dashboard;
-  if (!tokenSet) return [bound, pass('dashboard token: random at each start')];
+  if (!tokenSet || token === undefined)
+    return [bound, pass('dashboard token: random, kept in SATCHEL_HOME (0600)')];
   if (weakSecret(token))
     return [
       bound,
       warn(
         `dashboard token: DASHBOARD_TOKEN is weak (${token.length} characters, ${new Set(token).size} different): anyone on this machine who guesses it reads every conversation`,
-        `Leave DASHBOARD_TOKEN empty (a random token at each start) or set it to ${STRONG_SECRET}.`,
+        `Leave DASHBOARD_TOKEN empty (a random token, kept in SATCHEL_HOME) or set it to ${STRONG_SECRET}.`,
       ),
     ];
   return [bound, pass('dashboard token: DASHBOARD_TOKEN is long and varied')];

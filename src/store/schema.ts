@@ -347,6 +347,23 @@ export const webConversations = sqliteTable(
 );
 
 /**
+ * The web chat's failed answers (SPEC §16): the error line a turn answered instead, kept so a
+ * reload shows it (with its Retry) where it was. The session keeps no trace of it: the model
+ * never reads an apology as its own words. `source`: the failed input's origin key.
+ */
+export const webFailures = sqliteTable(
+  'web_failures',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    conversation: text('conversation').notNull(),
+    source: text('source').notNull(),
+    text: text('text').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('web_failures_conversation').on(t.conversation, t.createdAt)],
+);
+
+/**
  * Pairing codes given to strangers in private chats (SPEC §18): the owner's `/pair CODE` or
  * `satchel pair CODE` lets the stranger in. A code is valid for an hour; at most 3 pending
  * per stranger and 20 in all.

@@ -203,8 +203,11 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
      * Read through `recent`: a session read before costs only the rows added since.
      */
     history(sessionId: string, afterId?: number | null): StoredMessage[] {
-      return recent.read(sessionId, afterId ?? 0, (after) =>
-        queries.history.all({ sessionId, afterId: after }).map(toStored),
+      return recent.read(
+        sessionId,
+        afterId ?? 0,
+        (after) => queries.history.all({ sessionId, afterId: after }).map(toStored),
+        (id) => queries.messageExists.get({ id }) !== undefined,
       );
     },
 
@@ -280,10 +283,12 @@ function toStored(row: MessageRow): StoredMessage {
 const RECENT_SESSIONS = 32;
 
 /**
- * The histories of the sessions read last. Messages are only ever added, with ids that grow
- * (AUTOINCREMENT: never reused), and never changed or deleted, so a history read before is
- * brought up to date by reading the rows after its last id — also rows another process
- * wrote. A turn's history read went from every message of the session (0.6 ms at 60, more
+ * The histories of the sessions read last. Messages are added with ids that grow
+ * (AUTOINCREMENT: never reused) and never changed; only a session's last exchange may be
+ * taken back (the web chat's regenerate, edit and Retry: its tail deleted). So a history
+ * read before whose last message is still there is brought up to date by reading the rows
+ * after its last id — also rows another process wrote — and one whose last message is gone
+ * is read again whole. A turn's history read went from every message of the session (0.6 ms at 60, more
  * as a session grows) to the one or two added since the last turn. Messages are frozen:
  * they are shared by every reader.
  */
@@ -297,9 +302,11 @@ function createRecentHistories() {
       sessionId: string,
       afterId: number,
       rowsAfter: (id: number) => StoredMessage[],
+      exists: (id: number) => boolean,
     ): StoredMessage[] {
       const known = kept.get(sessionId);
-      if (known?.afterId === afterId) {
+      const last = known?.messages.at(-1);
+      if (known?.afterId === afterId && (last === undefined || exists(last.id))) {
         known.messages.push(...rowsAfter(known.messages.at(-1)?.id ?? afterId));
         return [...known.messages];
       }
@@ -326,6 +333,12 @@ function prepareTurnQueries(db: Db) {
       .select()
       .from(sessions)
       .where(eq(sessions.id, p('id')))
+      .prepare(),
+    /** Whether a message is still stored (a taken-back exchange's is not). */
+    messageExists: db
+      .select({ id: messages.id })
+      .from(messages)
+      .where(eq(messages.id, p('id')))
       .prepare(),
     /** A conversation bound to a pack and session (made when it has no route yet). */
     saveRoute: db

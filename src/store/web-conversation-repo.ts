@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNotNull, isNull, ne } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, ne } from 'drizzle-orm';
 import type {
   EdgeConversation,
   EdgeConversations,
@@ -9,7 +9,14 @@ import { redactSecretShapes } from '../core/redact.ts';
 import { type Address, addressKey } from '../core/types.ts';
 import type { Db } from './client.ts';
 import { ftsExpressions } from './message-search.ts';
-import { conversationRoutes, jobs, messages, sessions, webConversations } from './schema.ts';
+import {
+  conversationRoutes,
+  jobs,
+  messages,
+  sessions,
+  webConversations,
+  webFailures,
+} from './schema.ts';
 
 /**
  * The web chat's conversations in `web_conversations` (migration 0012). A title is stored
@@ -93,7 +100,7 @@ export function createWebConversationRepo(
       db.update(webConversations).set({ deletedAt: at }).where(eq(webConversations.id, id)).run()
         .changes === 1,
 
-    purge(_id, address) {
+    purge(id, address) {
       const key = addressKey(address);
       return db.transaction((tx) => {
         const gone = tx
@@ -113,6 +120,7 @@ export function createWebConversationRepo(
         if (gone.length > 0) tx.delete(messages).where(inArray(messages.sessionId, gone)).run();
         tx.delete(sessions).where(eq(sessions.address, key)).run();
         tx.delete(conversationRoutes).where(eq(conversationRoutes.address, key)).run();
+        tx.delete(webFailures).where(eq(webFailures.conversation, id)).run();
         const dropped = tx
           .delete(jobs)
           .where(and(eq(jobs.platform, address.platform), eq(jobs.chatId, address.chatId)))
@@ -164,10 +172,16 @@ export function createWebConversationRepo(
         .orderBy(asc(messages.id))
         .all() as ExportedLine[],
 
-    // Newest first to take the last `limit`, then turned back into reading order.
-    history: (address, limit) =>
-      db
-        .select({ role: messages.role, text: messages.content, source: messages.sourceKey })
+    // Newest first to take the last `limit`, then turned back into reading order; the failure
+    // lines of that stretch go after the owner's message they answered (else by time).
+    history(address, limit) {
+      const lines = db
+        .select({
+          role: messages.role,
+          text: messages.content,
+          source: messages.sourceKey,
+          at: messages.createdAt,
+        })
         .from(messages)
         .innerJoin(sessions, eq(sessions.id, messages.sessionId))
         .where(chatLines(address))
@@ -175,6 +189,59 @@ export function createWebConversationRepo(
         .limit(limit)
         .all()
         .reverse()
-        .map(({ source, ...line }) => (source ? { ...line, source } : line) as StoredLine),
+        .map(({ source, ...line }) => (source ? { ...line, source } : line) as StoredLine);
+      return withFailures(lines, failuresSince(address.chatId, lines[0]?.at ?? 0)).slice(-limit);
+    },
+
+    failed(id, source, text, at) {
+      db.insert(webFailures).values({ conversation: id, source, text, createdAt: at }).run();
+    },
+
+    unsay(address, source) {
+      const from = db
+        .select({ id: messages.id, sessionId: messages.sessionId })
+        .from(messages)
+        .innerJoin(sessions, eq(sessions.id, messages.sessionId))
+        .where(and(eq(sessions.address, addressKey(address)), eq(messages.sourceKey, source)))
+        .get();
+      return db.transaction((tx) => {
+        tx.delete(webFailures)
+          .where(and(eq(webFailures.conversation, address.chatId), eq(webFailures.source, source)))
+          .run();
+        if (!from) return 0;
+        return tx
+          .delete(messages)
+          .where(and(eq(messages.sessionId, from.sessionId), gte(messages.id, from.id)))
+          .run().changes;
+      });
+    },
   };
+
+  function failuresSince(id: string, since: number): StoredLine[] {
+    return db
+      .select({ text: webFailures.text, source: webFailures.source, at: webFailures.createdAt })
+      .from(webFailures)
+      .where(and(eq(webFailures.conversation, id), gte(webFailures.createdAt, since)))
+      .orderBy(webFailures.id)
+      .all()
+      .map((f) => ({ role: 'assistant', text: f.text, at: f.at, failed: true, source: f.source }));
+  }
+}
+
+/**
+ * `failures` placed among `lines`: each at the end of the exchange of the owner's message it
+ * answered (before the owner's next message), else where its time falls.
+ */
+function withFailures(lines: StoredLine[], failures: StoredLine[]): StoredLine[] {
+  const merged = [...lines];
+  for (const failure of failures) {
+    const { source, ...line } = failure;
+    const asked = merged.findLastIndex((l) => l.role === 'user' && l.source === source);
+    const at =
+      asked >= 0
+        ? merged.findIndex((l, i) => i > asked && l.role === 'user')
+        : merged.findIndex((l) => l.at > failure.at);
+    merged.splice(at < 0 ? merged.length : at, 0, line);
+  }
+  return merged;
 }

@@ -35,6 +35,19 @@ export function createReplies(deps: RepliesDeps) {
       await outbox.dispatch(ids, options);
     },
 
+    /**
+     * A failed turn's error line: written and `origins` settled as `reply` does, the edges
+     * told it is a failure (the web chat keeps it, with a Retry).
+     */
+    async fail(to: Address, message: OutboundText, origins: readonly Origin[]): Promise<void> {
+      const ids = deps.transaction(() => {
+        const written = outbox.write(to, message);
+        acknowledge(deps.acks, origins, clock.now(), message.text);
+        return written;
+      });
+      await outbox.dispatch(ids);
+    },
+
     /** Settles origins that need no reply. */
     settle(origins: readonly Origin[]): void {
       deps.transaction(() => acknowledge(deps.acks, origins, clock.now()));

@@ -149,7 +149,8 @@ export function createRunEvents(deps: RunEventsDeps) {
       // Markdown, as the answers are: a command in it (`npx satchel doctor`) shows as code.
       // The messages the turn took in while it ran are settled with it.
       const taken = (steer?.absorbed() ?? []).map((e) => e.origin);
-      await replies.reply(first.address, markdown(outcome.reply), [...origins, ...taken]);
+      const settle = outcome.kind === 'failed' ? replies.fail : replies.reply;
+      await settle(first.address, markdown(outcome.reply), [...origins, ...taken]);
     }
   }
 

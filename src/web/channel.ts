@@ -41,6 +41,12 @@ export interface WebChannel extends Channel {
    * bubble by it (`showTranscript`).
    */
   showTyped(to: Address, text: string, attachment?: Attachment, source?: string): void;
+  /**
+   * The next text sent to `to` is a failed turn's error line (shown with a Retry), the
+   * answer to the owner's message `source`: it goes at the end of that exchange, above a
+   * line typed meanwhile.
+   */
+  failing(to: Address, source: string): void;
 }
 
 /**
@@ -90,7 +96,7 @@ export function createWebChannel(
   };
 
   /** A stored line as the page shows it; none when an answer renders to nothing. */
-  function earlierEntry({ role, text, source }: StoredLine): Entry[] {
+  function earlierEntry({ role, text, source, at, failed }: StoredLine): Entry[] {
     if (role === 'user') {
       const id = ++lastId;
       if (source) storedSources.set(source, id);
@@ -102,14 +108,20 @@ export function createWebChannel(
             kind: 'user',
             id,
             text: voice.caption,
+            at,
+            ...(source ? { source } : {}),
             attachment: { kind: 'voice', seconds: 0, transcript: voice.transcript },
           },
         ];
-      return [{ kind: 'user', id, text }];
+      return [{ kind: 'user', id, text, at, ...(source ? { source } : {}) }];
     }
     const html = renderWebHtml(text, 'markdown');
-    return visibleText(html).replace(INVISIBLE, '') === '' ? [] : [botEntry(++lastId, { html })];
+    if (visibleText(html).replace(INVISIBLE, '') === '') return [];
+    return [{ ...botEntry(++lastId, { html }), at, ...(failed ? { failed } : {}) }];
   }
+
+  /** Conversations whose next text is a failure line (`failing`): the message it answers. */
+  const failingAt = new Map<string, string>();
 
   /** The body of a text, or the ChannelError the channel refuses it with. */
   function bodyOf(method: string, text: string, formatted: boolean): Body {
@@ -130,6 +142,7 @@ export function createWebChannel(
   ): Entry => ({
     kind: 'bot',
     id,
+    at: now(),
     ...body,
     ...(keyboard?.length ? { buttons: keyboard } : {}),
     ...(voice ? { voice } : {}),
@@ -154,7 +167,11 @@ export function createWebChannel(
     async sendText(to: Address, text: string, options: SendTextOptions) {
       const body = bodyOf('sendText', text, options.formatted);
       const messageId = ++lastId;
-      conversation(to).add(botEntry(messageId, body, options.keyboard));
+      const answers = failingAt.get(addressKey(to));
+      failingAt.delete(addressKey(to));
+      const entry = botEntry(messageId, body, options.keyboard);
+      if (answers === undefined) conversation(to).add(entry);
+      else conversation(to).add({ ...entry, failed: true } as Entry, answers);
       return { messageId: String(messageId) };
     },
 
@@ -180,11 +197,10 @@ export function createWebChannel(
       const messageId = Number(id);
       const shown = transcript.find(messageId);
       if (shown?.kind !== 'bot') throw new ChannelError('gone', 'editText', 'no such message');
-      const entry = botEntry(
-        messageId,
-        bodyOf('editText', text, options.formatted),
-        options.keyboard,
-      );
+      const entry = {
+        ...botEntry(messageId, bodyOf('editText', text, options.formatted), options.keyboard),
+        at: shown.at,
+      };
       if (JSON.stringify(entry) === JSON.stringify(shown))
         throw new ChannelError('not_modified', 'editText', 'the message shows this already');
       transcript.replace(entry);
@@ -212,6 +228,10 @@ export function createWebChannel(
 
     conversation,
 
+    failing(to: Address, source: string) {
+      failingAt.set(addressKey(to), source);
+    },
+
     showTyped(to: Address, text: string, attachment?: Attachment, source?: string) {
       const transcript = conversation(to);
       // Replayed, and shown from the store already: shown as sent (its file too), in its place.
@@ -230,7 +250,9 @@ export function createWebChannel(
         kind: 'user',
         id,
         text,
+        at: now(),
         ...(shown ? { attachment: shown } : {}),
+        ...(source ? { source } : {}),
       });
       let id = stored;
       if (id === undefined || !transcript.replace(entry(id))) {

@@ -1,4 +1,6 @@
 import type { Edge, EdgeConfig, EdgeFactory, EdgeModule } from '../core/edge.ts';
+import { originKey } from '../core/origin.ts';
+import type { Address } from '../core/types.ts';
 import { createWebChannel, TRANSCRIPT_LIMIT, WEB_PLATFORM } from './channel.ts';
 import { createDeletions } from './conversation-deletion.ts';
 import { createConversationRoutes } from './conversation-routes.ts';
@@ -9,6 +11,7 @@ import { createModelRoutes } from './model-routes.ts';
 import { nameByModel } from './model-titles.ts';
 import { loadChatPage } from './page.ts';
 import { acknowledgeUploads, createPendingUploads } from './pending-uploads.ts';
+import { createRedo } from './redo.ts';
 import { createUploadStore } from './uploads.ts';
 import { welcomeOf } from './welcome.ts';
 
@@ -58,13 +61,31 @@ export function webEdge(
         stored: (to) => store.history(to, TRANSCRIPT_LIMIT),
       });
       const inbox = inboxes.keyed(WEB_PLATFORM);
+      /** Each input of this run's conversation, until it is answered. */
+      const asked = new Map<string, Address>();
+      const settle = acknowledgeUploads(inbox, pending);
       return {
         platform: WEB_PLATFORM,
         channel,
         // The files the owner sends: the media pipeline fetches them from here.
         files: uploads,
-        // Answered: what it sent waits no more, and what nothing shows is removed.
-        acknowledge: acknowledgeUploads(inbox, pending),
+        // Answered: what it sent waits no more, and what nothing shows is removed. A failed
+        // turn's error line is kept beside the history, after the owner's last message.
+        acknowledge: (keys, now, failure) => {
+          settle(keys, now);
+          const last = new Map<string, { key: string; to: Address }>();
+          for (const key of keys) {
+            const to = asked.get(key);
+            asked.delete(key);
+            if (to) last.set(to.chatId, { key, to });
+          }
+          if (failure === undefined) return;
+          for (const { key, to } of last.values()) {
+            const source = originKey({ platform: WEB_PLATFORM, keys: [key] });
+            store.failed(to.chatId, source, failure, now);
+            channel.failing(to, source);
+          }
+        },
         ingress: (port) => {
           const input = createWebInput({
             senderId: WEB_SENDER,
@@ -80,6 +101,7 @@ export function webEdge(
             accept: port.accept,
             full: port.full,
             holds: pending.hold,
+            entered: (key, address) => asked.set(key, address),
           });
           // The model names a conversation after its first exchange; its pages learn it.
           nameByModel({
@@ -106,6 +128,7 @@ export function webEdge(
                 port.defaultPack?.(),
               ),
             voiceInput: () => port.transcribes(),
+            redo: createRedo({ channel, input, store, now: () => clock.now(), log }),
           });
           const ready = () => {
             // Uploads live as long as their conversation: those of one gone are removed.

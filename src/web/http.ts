@@ -15,6 +15,7 @@ import type { WebInput } from './input.ts';
 import type { ModelRoutes } from './model-routes.ts';
 import type { Asset } from './page.ts';
 import type { PendingUploads } from './pending-uploads.ts';
+import type { Redo, RedoKind } from './redo.ts';
 import type { ChatUpdate, Snapshot } from './transcript.ts';
 import { receiveUpload } from './upload-route.ts';
 import type { UploadStore } from './uploads.ts';
@@ -50,6 +51,8 @@ export interface ChatRoutesDeps {
   welcome(id: string): Welcome;
   /** Speech to text is set up: the page offers its microphone. */
   voiceInput?(): boolean;
+  /** Regenerate, edit and resend, Retry: the last exchange again (redo.ts). */
+  redo: Redo;
 }
 
 const answer = (status: number, body: unknown): Answer => ({ status, body });
@@ -60,8 +63,9 @@ const answer = (status: number, body: unknown): Answer => ({ status, body });
  * (a snapshot, then each message, edit, deletion, draft, notice and sign of work as it
  * happens), `GET /chat/welcome` — the first screen's packs and commands — and
  * `POST /chat/send` (`{text}`), `POST /chat/press` (`{message, data}`), `POST /chat/pick`
- * (`{pack}`: a pack chosen on the first screen) and `POST /chat/stop` (`{}`: the Stop
- * button, as `/stop`). A POST must be JSON; the router refused it already unless it came
+ * (`{pack}`: a pack chosen on the first screen), `POST /chat/stop` (`{}`: the Stop
+ * button, as `/stop`), and `POST /chat/regenerate`, `/chat/retry` (`{}`) and `/chat/edit`
+ * (`{text}`): the last exchange again (redo.ts). A POST must be JSON; the router refused it already unless it came
  * from the page's own origin (dashboard/auth.ts `crossSite`). `POST /chat/upload` takes a
  * file as its body instead (upload-route.ts), and `GET /chat/files/<id>` shows a sent
  * picture again or plays a spoken answer. The web app manifest and its icons need no token.
@@ -121,6 +125,14 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
       if (deps.input.line(address, text) === 'busy')
         return answer(429, { error: BUSY, busy: true });
       return answer(202, { ok: true });
+    }
+    if (path === '/regenerate' || path === '/retry')
+      return deps.redo(address, path.slice(1) as RedoKind);
+    if (path === '/edit') {
+      const text = typeof body.text === 'string' ? body.text : '';
+      if (text.length > MAX_MESSAGE_CHARS)
+        return answer(413, { error: `A message holds at most ${MAX_MESSAGE_CHARS} characters.` });
+      return deps.redo(address, 'edit', text);
     }
     if (path === '/stop') {
       deps.input.stop(address);
@@ -216,6 +228,8 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
         method: 'GET' as const,
         path: full,
         ...(OPEN_ASSETS.has(path) ? { open: true } : {}),
+        // The chat's page (and the home-screen app's start): without the token, sign-in.
+        ...(path === '/' ? { page: true } : {}),
       })),
     ),
     { method: 'GET', path: `${CHAT_PATH}/events` },
@@ -224,6 +238,9 @@ export function createChatRoutes(deps: ChatRoutesDeps): Mount {
     { method: 'POST', path: `${CHAT_PATH}/press` },
     { method: 'POST', path: `${CHAT_PATH}/pick` },
     { method: 'POST', path: `${CHAT_PATH}/stop` },
+    { method: 'POST', path: `${CHAT_PATH}/regenerate` },
+    { method: 'POST', path: `${CHAT_PATH}/edit` },
+    { method: 'POST', path: `${CHAT_PATH}/retry` },
     { method: 'POST', path: `${CHAT_PATH}/upload` },
     { method: 'GET', path: `${CHAT_PATH}/files/*` },
     ...CONVERSATION_ROUTES(CHAT_PATH),

@@ -41,6 +41,8 @@ export interface WebInputDeps {
    * (pending-uploads.ts).
    */
   holds?(key: string, ids: readonly string[]): void;
+  /** Input `key` (stored now, or replayed) is for `address`: its acknowledgement finds it. */
+  entered?(key: string, address: Address): void;
 }
 
 /** What became of a typed line. */
@@ -63,7 +65,7 @@ export function createWebInput(deps: WebInputDeps) {
     address: Address,
     payload: InboundPayload,
     extra: { messageId?: string } = {},
-    key = randomUUID(),
+    key: string = randomUUID(),
   ): void {
     const now = clock.now();
     const event: InboundEvent = {
@@ -77,8 +79,17 @@ export function createWebInput(deps: WebInputDeps) {
     };
     inbox.record({ key, payload: event, receivedAt: now });
     deps.holds?.(key, uploadsOf(event));
+    deps.entered?.(key, address);
     deps.accept(event);
   }
+
+  /** A typed line as the pipeline's event: a command, or text. */
+  const typedPayload = (typed: string): InboundPayload => {
+    const command = COMMAND.exec(typed);
+    return command
+      ? { kind: 'command', command: command[1]!.toLowerCase(), args: command[2] ?? '' }
+      : { kind: 'text', text: typed };
+  };
 
   return {
     /**
@@ -98,16 +109,21 @@ export function createWebInput(deps: WebInputDeps) {
         );
         return 'busy';
       }
-      channel.showTyped(address, typed);
+      const key = randomUUID();
+      channel.showTyped(address, typed, undefined, sourceOf(address, key));
       deps.used?.(address, typed);
-      if (command)
-        enter(address, {
-          kind: 'command',
-          command: command[1]!.toLowerCase(),
-          args: command[2] ?? '',
-        });
-      else enter(address, { kind: 'text', text: typed });
+      enter(address, typedPayload(typed), {}, key);
       return 'taken';
+    },
+
+    /**
+     * Hands on `text` again, as the owner's line shown already (regenerate, edit and resend,
+     * Retry): not shown a second time. Returns its new origin key.
+     */
+    again(address: Address, text: string): string {
+      const key = randomUUID();
+      enter(address, typedPayload(text.trim()), {}, key);
+      return sourceOf(address, key);
     },
 
     /**
@@ -184,6 +200,7 @@ export function createWebInput(deps: WebInputDeps) {
         const address = deps.resolve(stored.address);
         const event: InboundEvent = { ...stored, address, senderId: deps.senderId };
         deps.holds?.(item.key, uploadsOf(event));
+        deps.entered?.(item.key, address);
         if (event.kind !== 'callback') {
           const { text, attachment } = shownOf(event);
           channel.showTyped(address, text, attachment, originKey(event.origin));
@@ -198,6 +215,10 @@ export function createWebInput(deps: WebInputDeps) {
 }
 
 export type WebInput = ReturnType<typeof createWebInput>;
+
+/** The origin key (`originKey`) of input `key` at `address`: how the session stores it. */
+const sourceOf = (address: Address, key: string) =>
+  originKey({ platform: address.platform, keys: [key] });
 
 /** A stored event of this edge, or undefined when the row is not one (it is then dropped). */
 function readStored(payload: unknown, key: string): InboundEvent | undefined {

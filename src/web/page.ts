@@ -17,6 +17,7 @@ export function loadChatPage(): ReadonlyMap<string, Asset> {
     'conversations.js',
     'conversation-tools.js',
     'model-picker.js',
+    'message-actions.js',
     'chat.css',
     'manifest.webmanifest',
     'icon-192.png',

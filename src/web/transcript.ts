@@ -15,18 +15,31 @@ export type Attachment =
 
 /** One line of the conversation: what the owner typed or sent, or what satchel sent. */
 export type Entry =
-  | { kind: 'user'; id: number; text: string; attachment?: Attachment }
+  | {
+      kind: 'user';
+      id: number;
+      text: string;
+      attachment?: Attachment;
+      /** When it was sent or stored (ms): the page shows its time. */
+      at: number;
+      /** Its input's origin key (`web:<key>`): what regenerate and edit take back. */
+      source?: string;
+    }
   | ({
       kind: 'bot';
       id: number;
       buttons?: InlineButton[][];
       /** A voice note (a spoken answer): the page plays `/chat/files/<voice>`. */
       voice?: string;
+      at: number;
+      /** The error line of a failed turn: the page offers Retry on the last one. */
+      failed?: true;
     } & Body);
 
 /** What the page is told, as it happens (one server-sent event each). */
 export type ChatUpdate =
-  | { type: 'entry'; entry: Entry }
+  /** `before`: the entry it goes before (an answer takes its draft's place), else last. */
+  | { type: 'entry'; entry: Entry; before?: number }
   | { type: 'edit'; entry: Entry }
   | { type: 'delete'; id: number }
   /** The reply being written: replaces the live bubble until a message takes its place. */
@@ -49,6 +62,8 @@ export interface Snapshot {
   voiceInput?: true;
   entries: Entry[];
   draft?: Body;
+  /** The entry the draft shows before (lines typed while it was written), else it is last. */
+  draftBefore?: number;
   /** A turn said it is working and no message from satchel has come since. */
   working?: true;
 }
@@ -66,6 +81,11 @@ export function createTranscript(limit: number, earlier: readonly Entry[] = []) 
   const entries: Entry[] = earlier.slice(-limit);
   const listeners = new Set<Listener>();
   let draft: Body | undefined;
+  /**
+   * Where the draft's answer goes: the entries there when its first draft came. A line typed
+   * while it is written goes after it, so the answer (a stopped one too) stays above it.
+   */
+  let draftAt: number | undefined;
   let working = false;
 
   // A page that went away must not fail the message for the others (or for the outbox).
@@ -79,18 +99,38 @@ export function createTranscript(limit: number, earlier: readonly Entry[] = []) 
     }
   };
   const indexOf = (id: number) => entries.findIndex((e) => e.id === id);
+  /** Where the exchange of the owner's message `source` ends: its next message's place. */
+  const exchangeEnd = (source: string): number | undefined => {
+    const asked = entries.findLastIndex((e) => e.kind === 'user' && e.source === source);
+    const next = entries.findIndex((e, i) => i > asked && e.kind === 'user');
+    return asked < 0 || next < 0 ? undefined : next;
+  };
 
   return {
     find: (id: number): Entry | undefined => entries[indexOf(id)],
 
-    add(entry: Entry): void {
-      entries.push(entry);
-      if (entries.length > limit) entries.splice(0, entries.length - limit);
+    /**
+     * Adds an entry: last, or — satchel's — where its draft was; `answers` (a source key):
+     * at the end of the exchange of the owner's message with that key (above later lines).
+     */
+    add(entry: Entry, answers?: string): void {
+      const at =
+        answers !== undefined
+          ? exchangeEnd(answers)
+          : entry.kind === 'bot' && draft !== undefined
+            ? draftAt
+            : undefined;
+      const before = at === undefined ? undefined : entries[at]?.id;
+      if (before === undefined) entries.push(entry);
+      else entries.splice(at!, 0, entry);
+      const over = entries.length - limit;
+      if (over > 0) entries.splice(0, over);
       if (entry.kind === 'bot') {
         draft = undefined;
+        draftAt = undefined;
         working = false;
-      }
-      emit({ type: 'entry', entry });
+      } else if (draftAt !== undefined && over > 0) draftAt = Math.max(0, draftAt - over);
+      emit({ type: 'entry', entry, ...(before === undefined ? {} : { before }) });
     },
 
     /** Replaces an entry; false when it is not (or no longer) shown. */
@@ -107,11 +147,13 @@ export function createTranscript(limit: number, earlier: readonly Entry[] = []) 
       const at = indexOf(id);
       if (at < 0) return false;
       entries.splice(at, 1);
+      if (draftAt !== undefined && at < draftAt) draftAt--;
       emit({ type: 'delete', id });
       return true;
     },
 
     draft(body: Body): void {
+      if (draft === undefined) draftAt = entries.length;
       draft = body;
       emit({ type: 'draft', ...body });
     },
@@ -133,6 +175,9 @@ export function createTranscript(limit: number, earlier: readonly Entry[] = []) 
       return {
         entries: [...entries],
         ...(draft ? { draft } : {}),
+        ...(draft && draftAt !== undefined && entries[draftAt]
+          ? { draftBefore: entries[draftAt]!.id }
+          : {}),
         ...(working ? { working: true as const } : {}),
       };
     },

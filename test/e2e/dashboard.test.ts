@@ -311,13 +311,15 @@ describe('dashboard auth', () => {
     }
   });
 
-  it('takes ?token= once, then an HttpOnly SameSite=Strict cookie', async () => {
+  it('takes ?token= once, then an HttpOnly SameSite=Strict cookie for 30 days', async () => {
     const { url, base, port } = await serve(seededHome());
     const signIn = await get(url);
     expect(signIn.status).toBe(303);
     expect(signIn.headers.get('location')).toBe('/');
     const cookie = signIn.headers.get('set-cookie')!;
-    expect(cookie).toBe(`satchel_dashboard_${port}=${TOKEN}; HttpOnly; SameSite=Strict; Path=/`);
+    expect(cookie).toBe(
+      `satchel_dashboard_${port}=${TOKEN}; Max-Age=2592000; HttpOnly; SameSite=Strict; Path=/`,
+    );
     const jar = { cookie: cookie.split(';')[0]! };
 
     const page = await get(base, jar);

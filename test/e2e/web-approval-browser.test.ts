@@ -49,7 +49,9 @@ describe.skipIf(skipped)('an approval in the web chat, in a real browser', () =>
     await type(line);
     const question = log.locator('.bubble.bot').filter({ hasText: 'Allow memory?' }).last();
     await expect
-      .poll(() => question.getByRole('button').allTextContents(), { timeout: 10_000 })
+      .poll(() => question.locator('.buttons').getByRole('button').allTextContents(), {
+        timeout: 10_000,
+      })
       .toEqual(['Allow once', ALWAYS, 'Deny']);
     return question;
   }
@@ -97,7 +99,8 @@ describe.skipIf(skipped)('an approval in the web chat, in a real browser', () =>
       // The question shows the answer in place of its buttons, and the keyboard is back
       // in the message box (not lost with the buttons that went).
       await expect.poll(() => question.textContent()).toContain('→ Deny');
-      expect(await question.getByRole('button').count()).toBe(0);
+      // (The message's own actions, such as Copy, stay: they are not the question's.)
+      expect(await question.locator('.buttons').getByRole('button').count()).toBe(0);
       expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe('message');
     },
     60_000,
@@ -130,7 +133,7 @@ describe.skipIf(skipped)('an approval in the web chat, in a real browser', () =>
       await answered('Kept the palm.');
       expect(memoryFile()).toContain('owner has a palm');
       expect(h.logs('approval_requested')).toHaveLength(asked);
-      expect(await log.getByRole('button').count()).toBe(0);
+      expect(await log.locator('.buttons').getByRole('button').count()).toBe(0);
 
       await type('/approvals');
       await answered('memory in Alpha Garden');

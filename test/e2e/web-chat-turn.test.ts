@@ -34,7 +34,7 @@ describe('the web chat while a turn runs', () => {
     expect(types.indexOf('working')).toBeLessThan(types.lastIndexOf('entry'));
   });
 
-  it('stops the running turn from the Stop button, as /stop does, and answers what waited behind it', async () => {
+  it('stops the running turn from the Stop button, as /stop does, keeps its text, and answers what waited behind it', async () => {
     const c = await start({ BATCH_WINDOW_MS: '0' });
     h!.model.enqueue({ text: 'one two three four five six', trickle: true, chunkDelayMs: 150 });
     await c.send('tell me everything');
@@ -46,7 +46,16 @@ describe('the web chat while a turn runs', () => {
     const aborted = await h!.model.waitForAbort();
     expect(aborted.aborted).toBe(true);
     const answers = await c.waitForBot(2);
-    expect(answers.map(shownText)).toEqual(['Stopped.', 'echo: and then this']);
+    // The stopped answer keeps what it had streamed, marked as stopped.
+    expect(answers.map(shownText)).toEqual([
+      expect.stringMatching(/^one two( \w+)*\n\nStopped\.$/),
+      'echo: and then this',
+    ]);
+    // It is stored as the answer: the model reads it in the next turn's history.
+    const stored = h!.rows<{ content: string }>(
+      "SELECT content FROM messages WHERE role = 'assistant' ORDER BY id",
+    );
+    expect(stored[0]!.content).toMatch(/^one two( \w+)*\n\n_Stopped\._$/);
     expect(h!.logs('turn_stop')).toMatchObject([{ stopped: true }]);
     // The Stop button is not a typed line: the page shows only what the owner typed.
     const typed = c.entries().filter((e) => e.kind === 'user');

@@ -109,7 +109,12 @@ describe('the web chat beside the Telegram bot', () => {
     const [, answer] = await c.waitForBot(2);
     expect(shownText(answer!)).toBe('echo: hello there\n\n— Beta Books');
     const edit = c.events.find((e) => e.type === 'edit')?.data.entry;
-    expect(edit).toEqual({ kind: 'bot', id: picker!.id, html: 'Pack: <b>Beta Books</b>' });
+    expect(edit).toEqual({
+      kind: 'bot',
+      id: picker!.id,
+      at: picker!.at,
+      html: 'Pack: <b>Beta Books</b>',
+    });
 
     await c.send('/help');
     const [help] = (await c.waitForBot(3)).slice(2);

@@ -85,8 +85,8 @@ describe.skipIf(skipped || !haveChromium)('web conversations in a real browser',
     expect(problems).toEqual([]);
     await page.close();
 
-    // After a restart, each answers with its own pack. The port and token are new (port 0,
-    // no DASHBOARD_TOKEN): the owner opens the address printed now, naming the conversation.
+    // After a restart, each answers with its own pack. The port is new (port 0; the token is
+    // kept): the owner opens the address printed now, naming the conversation.
     await h.restart();
     const after = await browser!.context.newPage();
     const afterProblems = watchProblems(after);

@@ -15,6 +15,10 @@ export interface ChatEntry {
   buttons?: { text: string; data: string }[][];
   /** A file the owner sent: a photo's upload id, a document's name, a recording's length. */
   attachment?: { kind: 'photo' | 'document' | 'voice'; image?: string; name?: string };
+  /** When it was sent or stored (ms). */
+  at?: number;
+  /** A failed turn's error line. */
+  failed?: true;
 }
 
 /** A file as the page uploads it: what it is, its name and type, and its bytes. */

@@ -49,7 +49,7 @@ describe('configuration', () => {
     expect(config.batchWindowMs).toBe(800);
     expect(config.quota).toEqual({ dailyTokens: 2_000_000, sessionTokens: 500_000, dailyUsd: 0 });
     expect(config.dashboard.port).toBe(8787);
-    expect(config.dashboard.token).toMatch(/^[0-9a-f]{32}$/);
+    expect(config.dashboard.token).toBeUndefined();
     expect(config.logLevel).toBe('info');
     expect(config.turnTimeoutMs).toBe(300_000);
     expect(config.maxJobs).toBe(50);

@@ -1,13 +1,15 @@
 // The web chat: the open conversation (conversations.js lists them all) arrives as server-sent events from /chat/events (a snapshot,
 // then each change), lines go to /chat/send, button presses to /chat/press, files and
 // voice recordings to /chat/upload (attach.js), the Stop button (and Escape) to /chat/stop,
-// and a pack chosen on the first screen to /chat/pick. Everything is drawn with DOM calls:
+// a pack chosen on the first screen to /chat/pick, and the last exchange's Edit, Regenerate
+// and Retry (message-actions.js) to /chat/edit, /chat/regenerate and /chat/retry. Everything is drawn with DOM calls:
 // the server's markup goes through markup.js, plain text is textContent.
 import { attachmentView, createAttachments, createRecorder } from './attach.js';
 import { createDeleter, searchBox } from './conversation-tools.js';
 import { createConversationList } from './conversations.js';
 import { fromMarkup } from './markup.js';
 import { createModelPicker } from './model-picker.js';
+import { createMessageActions } from './message-actions.js';
 import { createTurnView } from './turn.js';
 import { welcomeScreen } from './welcome.js';
 
@@ -68,6 +70,8 @@ function bubble(entry) {
   text.append(entry.kind === 'user' ? document.createTextNode(entry.text) : content(entry));
   if (entry.html !== undefined || entry.text) element.append(text);
   if (entry.buttons) element.append(buttons(entry));
+  // Its time and actions; a draft has neither until it is the message.
+  if (entry.id !== 'draft') actions.decorate(element, entry);
   return element;
 }
 
@@ -75,6 +79,7 @@ const nearBottom = () => log.scrollHeight - log.scrollTop - log.clientHeight < 8
 function show(change) {
   const follow = nearBottom();
   change();
+  actions.refresh();
   if (follow) log.scrollTop = log.scrollHeight;
 }
 
@@ -83,12 +88,19 @@ function endDraft() {
   live = undefined;
 }
 
-function draft(body) {
+/** Puts `element` before the entry `before` (when it is shown), else last. */
+function place(element, before) {
+  const next = before === undefined ? undefined : byId(before);
+  if (next) next.before(element);
+  else log.append(element);
+}
+
+function draft(body, before) {
   welcome?.remove();
   if (!live) {
     live = bubble({ kind: 'bot', id: 'draft', ...body });
     live.classList.add('live');
-    log.append(live);
+    place(live, before);
   } else live.querySelector('.text').replaceChildren(content(body));
   turn.drafting(true);
 }
@@ -130,14 +142,15 @@ const handlers = {
     log.replaceChildren(...s.entries.map(bubble));
     turn.answered();
     if (s.working) turn.working();
-    if (s.draft) draft(s.draft);
+    if (s.draft) draft(s.draft, s.draftBefore);
     if (s.entries.length === 0 && !s.draft) showWelcome();
     log.scrollTop = log.scrollHeight;
   },
-  entry: ({ entry }) => {
+  entry: ({ entry, before }) => {
     welcome?.remove();
     if (entry.kind === 'bot') endDraft();
-    log.append(bubble(entry));
+    // An answer takes its draft's place: above what was typed while it was written.
+    place(bubble(entry), before);
     if (entry.kind === 'bot') turn.answered();
     else turn.refresh();
   },
@@ -171,6 +184,7 @@ function connect() {
   );
   for (const [type, handle] of Object.entries(handlers))
     source.addEventListener(type, (event) => show(() => handle(JSON.parse(event.data))));
+  const opened = source;
   source.addEventListener('open', () => {
     status.textContent = 'Connected';
     status.className = '';
@@ -180,7 +194,27 @@ function connect() {
     status.className = 'error';
     // Reconnect to the conversation shown, not whichever is the most recent by then.
     if (!named && conversation !== undefined) setTimeout(connect, 1000);
+    // The browser retries a lost connection (a restart) itself; a refused one it gives up.
+    else if (opened.readyState === EventSource.CLOSED) setTimeout(() => retry(opened), 1000);
   });
+}
+
+/**
+ * After the events were refused: without a valid cookie the page reloads into the sign-in
+ * page; otherwise it connects again (the server may still be starting).
+ */
+async function retry(closed) {
+  if (source !== closed) return;
+  try {
+    const response = await fetch('/chat/conversations');
+    if (response.status === 401) {
+      location.reload();
+      return;
+    }
+  } catch {
+    // Still down: try again below.
+  }
+  connect();
 }
 
 async function post(path, body) {
@@ -196,6 +230,13 @@ async function post(path, body) {
 }
 
 const offline = () => handlers.notice({ text: 'Not sent: offline?' });
+
+const actions = createMessageActions({
+  log,
+  post,
+  notify: (text) => handlers.notice({ text }),
+  box,
+});
 
 function press(message, data) {
   post('press', { message, data }).catch(offline);
