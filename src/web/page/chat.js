@@ -5,6 +5,7 @@
 // the server's markup goes through markup.js, plain text is textContent.
 import { attachmentView, createAttachments, createRecorder } from './attach.js';
 import { createConversationList } from './conversations.js';
+import { enrichSoon } from './enrich.js';
 import { fromMarkup } from './markup.js';
 import { createTurnView } from './turn.js';
 import { welcomeScreen } from './welcome.js';
@@ -65,6 +66,7 @@ function bubble(entry) {
   text.className = 'text';
   text.append(entry.kind === 'user' ? document.createTextNode(entry.text) : content(entry));
   if (entry.html !== undefined || entry.text) element.append(text);
+  if (entry.html !== undefined) enrichSoon(text);
   if (entry.buttons) element.append(buttons(entry));
   return element;
 }
@@ -87,7 +89,11 @@ function draft(body) {
     live = bubble({ kind: 'bot', id: 'draft', ...body });
     live.classList.add('live');
     log.append(live);
-  } else live.querySelector('.text').replaceChildren(content(body));
+  } else {
+    const text = live.querySelector('.text');
+    text.replaceChildren(content(body));
+    if (body.html !== undefined) enrichSoon(text);
+  }
   turn.drafting(true);
 }
 
