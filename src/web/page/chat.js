@@ -6,7 +6,12 @@
 import { attachmentView, createAttachments, createRecorder } from './attach.js';
 import { createConversationList } from './conversations.js';
 import { enrichSoon } from './enrich.js';
+import { createFollow } from './follow.js';
+import { growWithText } from './grow.js';
+import { createHeading } from './heading.js';
 import { fromMarkup } from './markup.js';
+import { createNotifier } from './notify.js';
+import { bindShortcuts } from './shortcuts.js';
 import { createTurnView } from './turn.js';
 import { welcomeScreen } from './welcome.js';
 
@@ -17,6 +22,9 @@ const form = document.getElementById('composer');
 const box = document.getElementById('message');
 const stopButton = document.getElementById('stop');
 const turn = createTurnView(log, stopButton);
+const follow = createFollow(log, document.getElementById('jump'));
+const heading = createHeading(document.getElementById('where'), () => conversation);
+const notifier = createNotifier(document.getElementById('notifications'), () => document.title);
 let live;
 let noticeTimer;
 /** The conversation open now (the address says it as `#<id>`, so a reload keeps it). */
@@ -69,13 +77,6 @@ function bubble(entry) {
   if (entry.html !== undefined) enrichSoon(text);
   if (entry.buttons) element.append(buttons(entry));
   return element;
-}
-
-const nearBottom = () => log.scrollHeight - log.scrollTop - log.clientHeight < 80;
-function show(change) {
-  const follow = nearBottom();
-  change();
-  if (follow) log.scrollTop = log.scrollHeight;
 }
 
 function endDraft() {
@@ -134,16 +135,28 @@ const handlers = {
     if (s.working) turn.working();
     if (s.draft) draft(s.draft);
     if (s.entries.length === 0 && !s.draft) showWelcome();
-    log.scrollTop = log.scrollHeight;
+    follow.follow();
+    heading.refresh();
   },
   entry: ({ entry }) => {
     welcome?.remove();
     if (entry.kind === 'bot') endDraft();
-    log.append(bubble(entry));
-    if (entry.kind === 'bot') turn.answered();
-    else turn.refresh();
+    const shown = bubble(entry);
+    log.append(shown);
+    if (entry.kind === 'bot') {
+      turn.answered();
+      notifier.message(shown.querySelector('.text')?.textContent ?? '');
+      // An answer may come from a pack just chosen.
+      heading.refresh();
+    } else {
+      notifier.turnSign();
+      turn.refresh();
+    }
   },
-  working: () => turn.working(),
+  working: () => {
+    notifier.turnSign();
+    turn.working();
+  },
   edit: ({ entry }) => {
     const shown = byId(entry.id);
     // A pressed button goes with its message: the keyboard goes back to the box, not the page.
@@ -152,7 +165,10 @@ const handlers = {
     if (hadFocus) box.focus();
   },
   delete: ({ id }) => byId(id)?.remove(),
-  draft: (body) => draft(body),
+  draft: (body) => {
+    notifier.turnSign();
+    draft(body);
+  },
   notice: ({ text }) => {
     notice.textContent = text;
     notice.hidden = false;
@@ -170,7 +186,7 @@ function connect() {
     named ? `/chat/events?c=${encodeURIComponent(conversation)}` : '/chat/events',
   );
   for (const [type, handle] of Object.entries(handlers))
-    source.addEventListener(type, (event) => show(() => handle(JSON.parse(event.data))));
+    source.addEventListener(type, (event) => handle(JSON.parse(event.data)));
   source.addEventListener('open', () => {
     status.textContent = 'Connected';
     status.className = '';
@@ -198,6 +214,7 @@ async function post(path, body) {
 const offline = () => handlers.notice({ text: 'Not sent: offline?' });
 
 function press(message, data) {
+  notifier.turnSign();
   post('press', { message, data }).catch(offline);
 }
 
@@ -217,6 +234,9 @@ createRecorder({
 
 async function send() {
   const text = box.value;
+  // What the owner sends, and its answer, are what they want to see next.
+  follow.follow();
+  notifier.turnSign();
   if (attachments.count() > 0) {
     try {
       if (await attachments.send(text)) {
@@ -322,7 +342,14 @@ const conversations = createConversationList({
   current: () => conversation,
   notify: (text) => handlers.notice({ text }),
 });
-document.getElementById('new-conversation').addEventListener('click', () => conversations.create());
+const newConversation = document.getElementById('new-conversation');
+newConversation.addEventListener('click', () => conversations.create());
+bindShortcuts(newConversation);
+growWithText(box);
+// The list is redrawn when a conversation is made, named or opened: the header follows it.
+new MutationObserver(() => heading.refresh()).observe(document.getElementById('conversations'), {
+  childList: true,
+});
 
 // Without a choice in the address, the most recently used (the list's first).
 // A conversation named in the address opens; else the most recently used, as the server
