@@ -9,11 +9,12 @@ export interface MathToken extends Tokens.Generic {
 }
 
 /**
- * `$…$` or `$$…$$` within a line: no space inside either end (so "$5 and $10" stays text), and
- * a space, a punctuation mark or the end of the line right after it (the rules of
- * marked-katex-extension, without its KaTeX: the channel typesets the TeX itself).
+ * `$…$` or `$$…$$` within a line: no space inside either end and no unescaped `$` inside (so
+ * "$5 and $10" stays text), and a space, a punctuation mark or the end of the line right
+ * after it (marked-katex-extension's rules, a little stricter, without its KaTeX: the channel
+ * typesets the TeX itself).
  */
-const INLINE = /^(\${1,2})(?!\$)((?:\\.|[^\\\n])*?(?:\\.|[^\\\n$\s]))\1(?=[\s?!.,:;)]|$)/;
+const INLINE = /^(\${1,2})(?![\s$])((?:\\.|[^\\\n$])*?(?:\\.|[^\\\n$\s]))\1(?=[\s?!.,:;)]|$)/;
 /** `$$` alone on a line, the formula's lines, `$$` alone on a line. */
 const BLOCK = /^(\${1,2})\n((?:\\[\s\S]|[^\\])+?)\n\1(?:\n|$)/;
 

@@ -42,6 +42,14 @@ describe("the web chat's markup", () => {
     ]);
     expect(render('so $$x^2$$ here')).toEqual(['so <span data-math="display">x^2</span> here']);
     expect(render('`$a$` and \\$b\\$')).toEqual(['<code>$a$</code> and $b$']);
+    expect(render('```sh\necho $HOME $PATH\n```')).toEqual([
+      '<pre data-lang="sh">echo $HOME $PATH</pre>',
+    ]);
+    // No space inside either end, and not glued to a word before it.
+    expect(render('$ x $ and a$b$ and $x$y')).toEqual(['$ x $ and a$b$ and $x$y']);
+    expect(render('- area: $\\pi r^2$\n- | a | $b$')).toEqual([
+      '• area: <span data-math="inline">\\pi r^2</span>\n• | a | <span data-math="inline">b</span>',
+    ]);
   });
 
   it.each([
