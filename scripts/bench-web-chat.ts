@@ -12,6 +12,9 @@
  *   faster than that (40 pieces, 50 ms apart: 20 a second for 2 s). The figure is the
  *   `draft` events a client received between the first and the last, per second between
  *   them (SPEC §16: at least 4).
+ * - First text in the page: the same, seen by the owner: Chromium types each line into the
+ *   page and records when its streamed answer's first text is in the DOM (after the events,
+ *   the page's own work: markup rebuilt, the log followed). Skipped without Chromium.
  * - Page weight: the bytes a browser fetches from satchel to show `/chat` (its HTML, style
  *   sheets and script modules, scripts/bench/page-weight.ts), and apart from them those it
  *   fetches only when a message first has code or math (the highlighter and Temml).
@@ -27,6 +30,7 @@ import { cpus, loadavg } from 'node:os';
 import { lastUserText } from '../test/fakes/model-server.ts';
 import { ChatClient, type ChatEvent } from '../test/support/chat-client.ts';
 import { spawnBot } from './bench/bot-control.ts';
+import { pageFirstText } from './bench/page-first-text.ts';
 import { kb, pageWeight, total } from './bench/page-weight.ts';
 import { openRig } from './bench/rig.ts';
 import { markdownTable, ms, p50, p95, table, verdict } from './bench/stats.ts';
@@ -68,13 +72,18 @@ async function turn(chat: ChatClient, label: string): Promise<ChatEvent[]> {
   return chat.events.slice(before);
 }
 
-/** First `draft` event − the fake model's first content chunk, per turn (ms). */
-async function firstText(chat: ChatClient, rig: Rig): Promise<number[]> {
+/** The fake model answers each line slowly, its first piece alone. */
+function slowAnswers(rig: Rig): void {
   rig.model.setDefault((req) => ({
     text: `${lastUserText(req)}: ${FILLER}`,
     chunks: CHUNKS,
     chunkDelayMs: CHUNK_DELAY_MS,
   }));
+}
+
+/** First `draft` event − the fake model's first content chunk, per turn (ms). */
+async function firstText(chat: ChatClient, rig: Rig): Promise<number[]> {
+  slowAnswers(rig);
   const figures: number[] = [];
   // One turn first: binding the pack and opening the session happen once.
   for (let n = 0; n <= TURNS; n++) {
@@ -122,6 +131,7 @@ async function main(): Promise<void> {
   let latency: number[];
   let rates: number[];
   let weight: Awaited<ReturnType<typeof pageWeight>>;
+  let shown: number[] | undefined;
   try {
     weight = await pageWeight(async (path) => {
       const response = await fetch(new URL(path, chat.base), { headers: { cookie: chat.cookie } });
@@ -131,6 +141,12 @@ async function main(): Promise<void> {
     await chat.connect();
     latency = await firstText(chat, rig);
     rates = await streamRate(chat, rig);
+    slowAnswers(rig);
+    shown = await pageFirstText(
+      `http://127.0.0.1:${port}/chat?token=${token}`,
+      TURNS,
+      (label) => rig.model.chatRequests().find((r) => lastUserText(r) === label)?.firstContentAt,
+    );
   } finally {
     chat.close();
     await bot.stop();
@@ -145,6 +161,13 @@ async function main(): Promise<void> {
       ms(p95(latency)),
       `≤ ${TARGET_MS} ms`,
       verdict(p95(latency), TARGET_MS),
+    ],
+    [
+      'web chat: first text in the page (Chromium) after the first token',
+      shown ? ms(p50(shown)) : 'no Chromium',
+      shown ? ms(p95(shown)) : '—',
+      `≤ ${TARGET_MS} ms`,
+      shown ? verdict(p95(shown), TARGET_MS) : '—',
     ],
     [
       `web chat: page updates while the model streams ${1000 / RATE_PIECE_MS} pieces/s`,
