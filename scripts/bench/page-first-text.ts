@@ -3,6 +3,9 @@ import { chromium } from 'playwright-core';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
+/** satchel's finished messages (not the live draft, not the "Working…" indicator). */
+const ANSWERS = '#log .bubble.bot:not(.live):not(.working)';
+
 /** Records, in the page, when each live (streaming) bubble first shows text (epoch ms). */
 const WATCH = `(() => {
   window.firstShown = [];
@@ -37,14 +40,10 @@ export async function pageFirstText(
     const figures: number[] = [];
     for (let n = 0; n <= turns; n++) {
       const label = `page-first-${n}`;
-      const answers = await page.locator('#log .bubble.bot:not(.live)').count();
+      const answers = await page.locator(ANSWERS).count();
       await page.locator('#message').fill(label);
       await page.locator('#message').press('Enter');
-      await page.waitForFunction(
-        `document.querySelectorAll('#log .bubble.bot:not(.live)').length > ${answers}`,
-        undefined,
-        { timeout: 30_000 },
-      );
+      await page.locator(ANSWERS).nth(answers).waitFor({ timeout: 30_000 });
       const shown = await page.evaluate<number[]>('window.firstShown');
       const token = firstToken(label);
       if (token === undefined || shown.length === 0) throw new Error(`no first text for ${label}`);

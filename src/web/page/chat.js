@@ -2,7 +2,11 @@
 // then each change), lines go to /chat/send, button presses to /chat/press, files and
 // voice recordings to /chat/upload (attach.js), the Stop button (and Escape) to /chat/stop,
 // and a pack chosen on the first screen to /chat/pick. Everything is drawn with DOM calls:
-// the server's markup goes through markup.js, plain text is textContent.
+// the server's markup goes through markup.js, plain text is textContent. How the page
+// behaves lives in small modules wired here: follow.js (the newest text in view, "Jump to
+// latest"), heading.js (the conversation and pack in the header and title), shortcuts.js,
+// grow.js (the box), notify.js (scheduled messages in a background tab), enrich.js (code
+// and math, through rich.js).
 import { attachmentView, createAttachments, createRecorder } from './attach.js';
 import { createConversationList } from './conversations.js';
 import { enrichSoon } from './enrich.js';

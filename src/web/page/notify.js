@@ -32,6 +32,8 @@ export function createNotifier(button, name) {
     /** A message from satchel, `words` its visible text. */
     message(words) {
       if (!supported() || Notification.permission !== 'granted' || !document.hidden) return;
+      // A spoken answer's player follows its text, which was the news.
+      if (words.trim() === '') return;
       if (Date.now() - lastSign < QUIET_MS) return;
       const body = words.length > MAX_BODY ? `${words.slice(0, MAX_BODY - 1)}…` : words;
       const shown = new Notification(name(), { body });
