@@ -51,10 +51,19 @@ describe.skipIf(skipped)('the web chat page behaves, in a real browser', () => {
       expect(await jump.isHidden()).toBe(true);
 
       // The owner scrolls up to read: the next answer does not pull them down.
+      const composerTop = () =>
+        page
+          .locator('#composer')
+          .evaluate(
+            (e: { getBoundingClientRect(): { top: number } }) => e.getBoundingClientRect().top,
+          );
+      const top = await composerTop();
       await log.evaluate((e: { scrollTop: number }) => {
         e.scrollTop = 200;
       });
       await expect.poll(() => jump.isVisible()).toBe(true);
+      // Over the log: showing it moves nothing else.
+      expect(await composerTop()).toBe(top);
       h.model.enqueue({ text: tall('three'), chunks: 4, chunkDelayMs: 50 });
       await page.evaluate(`fetch('/chat/send', {
         method: 'POST', headers: { 'content-type': 'application/json' },
