@@ -2,7 +2,7 @@
  * Web chat benchmark (not a test). satchel runs as it ships, in its own process
  * (scripts/bench/bot-process.ts) beside its Telegram bot, on the fake Telegram and the fake
  * model; a client of the chat's HTTP endpoints (test/support/chat-client.ts, what the page
- * does) sends each line and reads `/chat/events`. Two figures:
+ * does) sends each line and reads `/chat/events`. Three figures:
  *
  * - First text: how long after the model's first streamed token the page receives its first
  *   text. The fake model streams slowly (`chunkDelayMs`), so its first content chunk stands
@@ -12,6 +12,12 @@
  *   faster than that (40 pieces, 50 ms apart: 20 a second for 2 s). The figure is the
  *   `draft` events a client received between the first and the last, per second between
  *   them (SPEC §16: at least 4).
+ * - First text in the page: the same, seen by the owner: Chromium types each line into the
+ *   page and records when its streamed answer's first text is in the DOM (after the events,
+ *   the page's own work: markup rebuilt, the log followed). Skipped without Chromium.
+ * - Page weight: the bytes a browser fetches from satchel to show `/chat` (its HTML, style
+ *   sheets and script modules, scripts/bench/page-weight.ts), and apart from them those it
+ *   fetches only when a message first has code or math (the highlighter and Temml).
  *
  *   npx tsx scripts/bench-web-chat.ts     (part of: npm run bench)
  *
@@ -24,6 +30,8 @@ import { cpus, loadavg } from 'node:os';
 import { lastUserText } from '../test/fakes/model-server.ts';
 import { ChatClient, type ChatEvent } from '../test/support/chat-client.ts';
 import { spawnBot } from './bench/bot-control.ts';
+import { pageFirstText } from './bench/page-first-text.ts';
+import { kb, pageWeight, total } from './bench/page-weight.ts';
 import { openRig } from './bench/rig.ts';
 import { markdownTable, ms, p50, p95, table, verdict } from './bench/stats.ts';
 
@@ -36,6 +44,8 @@ const TARGET_MS = 100;
 const RATE_PIECES = 40;
 const RATE_PIECE_MS = 50;
 const TARGET_RATE = 4;
+/** The most the page may weigh at load (what it fetches before the first text can show). */
+const TARGET_LOAD_BYTES = 80 * 1024;
 const FILLER =
   'Here is a longer answer that streams in slowly, one piece at a time, so that the draft ' +
   'has something to show while the rest of it is still being written.';
@@ -62,13 +72,18 @@ async function turn(chat: ChatClient, label: string): Promise<ChatEvent[]> {
   return chat.events.slice(before);
 }
 
-/** First `draft` event − the fake model's first content chunk, per turn (ms). */
-async function firstText(chat: ChatClient, rig: Rig): Promise<number[]> {
+/** The fake model answers each line slowly, its first piece alone. */
+function slowAnswers(rig: Rig): void {
   rig.model.setDefault((req) => ({
     text: `${lastUserText(req)}: ${FILLER}`,
     chunks: CHUNKS,
     chunkDelayMs: CHUNK_DELAY_MS,
   }));
+}
+
+/** First `draft` event − the fake model's first content chunk, per turn (ms). */
+async function firstText(chat: ChatClient, rig: Rig): Promise<number[]> {
+  slowAnswers(rig);
   const figures: number[] = [];
   // One turn first: binding the pack and opening the session happen once.
   for (let n = 0; n <= TURNS; n++) {
@@ -115,10 +130,23 @@ async function main(): Promise<void> {
   const chat = await ChatClient.open(`http://127.0.0.1:${port}/chat?token=${token}`);
   let latency: number[];
   let rates: number[];
+  let weight: Awaited<ReturnType<typeof pageWeight>>;
+  let shown: number[] | undefined;
   try {
+    weight = await pageWeight(async (path) => {
+      const response = await fetch(new URL(path, chat.base), { headers: { cookie: chat.cookie } });
+      if (!response.ok) throw new Error(`${path}: ${response.status}`);
+      return Buffer.from(await response.arrayBuffer());
+    });
     await chat.connect();
     latency = await firstText(chat, rig);
     rates = await streamRate(chat, rig);
+    slowAnswers(rig);
+    shown = await pageFirstText(
+      `http://127.0.0.1:${port}/chat?token=${token}`,
+      TURNS,
+      (label) => rig.model.chatRequests().find((r) => lastUserText(r) === label)?.firstContentAt,
+    );
   } finally {
     chat.close();
     await bot.stop();
@@ -135,11 +163,32 @@ async function main(): Promise<void> {
       verdict(p95(latency), TARGET_MS),
     ],
     [
+      'web chat: first text in the page (Chromium) after the first token',
+      shown ? ms(p50(shown)) : 'no Chromium',
+      shown ? ms(p95(shown)) : '—',
+      `≤ ${TARGET_MS} ms`,
+      shown ? verdict(p95(shown), TARGET_MS) : '—',
+    ],
+    [
       `web chat: page updates while the model streams ${1000 / RATE_PIECE_MS} pieces/s`,
       perSecond(p50(rates)),
       perSecond(worst),
       `≥ ${TARGET_RATE}/s`,
       worst >= TARGET_RATE ? 'ok' : 'MISS',
+    ],
+    [
+      `web chat: page weight at load (${weight.atLoad.size} files)`,
+      kb(total(weight.atLoad)),
+      '—',
+      `≤ ${kb(TARGET_LOAD_BYTES)}`,
+      total(weight.atLoad) <= TARGET_LOAD_BYTES ? 'ok' : 'MISS',
+    ],
+    [
+      `web chat: fetched once a message has code or math (${weight.later.size} files)`,
+      kb(total(weight.later)),
+      '—',
+      '—',
+      '',
     ],
   ];
   console.log(`The web chat's page (${TURNS} turns each)`);

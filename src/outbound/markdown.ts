@@ -1,6 +1,7 @@
-import { Lexer, type MarkedToken, type Token, type Tokens } from 'marked';
+import { Lexer, Marked, type MarkedToken, type Token, type Tokens } from 'marked';
 // marked leaves character references in its text tokens: they are decoded before escaping.
 import { decodeEntities } from './html-entities.ts';
+import { mathExtensions, mathOf } from './markdown-math.ts';
 
 /**
  * How a channel marks up rendered Markdown. `escape` makes model text safe to place in the
@@ -21,6 +22,16 @@ export interface Dialect {
   safeHref(href: string): string | undefined;
   /** Whether a quote inside a quote keeps its own mark (Telegram cannot nest them). */
   nestQuotes?: boolean;
+  /**
+   * A table with its cells marked up (escaped); `align` per column. Without it a table is
+   * aligned plain text in `pre`.
+   */
+  table?(header: string[], rows: string[][], align: Tokens.Table['align']): string;
+  /**
+   * A TeX formula (raw; the dialect escapes it), `display` for `$$…$$`. Without it `$…$`
+   * is not read as math at all: the dollars stay text.
+   */
+  math?(tex: string, display: boolean): string;
 }
 
 /**
@@ -47,9 +58,14 @@ export const PLAIN: Dialect = {
  * lexer; nothing here parses Markdown itself.
  */
 export function renderMarkdown(markdown: string, dialect: Dialect): string {
-  const tokens = Lexer.lex(markdown, { gfm: true, breaks: false });
+  const tokens = dialect.math
+    ? withMath.lexer(markdown)
+    : Lexer.lex(markdown, { gfm: true, breaks: false });
   return new Walker(dialect).blocks(tokens, false).trim();
 }
+
+/** The lexer of a dialect that typesets math: `$…$` and `$$…$$` are `math` tokens. */
+const withMath = new Marked({ gfm: true, breaks: false, extensions: mathExtensions });
 
 const HR_LINE = '———';
 
@@ -70,6 +86,8 @@ class Walker {
 
   block(token: MarkedToken, inQuote: boolean): string {
     const { d } = this;
+    const math = mathOf(token);
+    if (math) return d.math ? d.math(math.text, true) : d.escape(math.raw);
     switch (token.type) {
       case 'space':
       case 'def':
@@ -89,7 +107,7 @@ class Walker {
       case 'list':
         return this.list(token, 0, inQuote);
       case 'table':
-        return d.pre(d.escape(tableText(token)));
+        return d.table ? this.table(d.table, token) : d.pre(d.escape(tableText(token)));
       case 'hr':
         return HR_LINE;
       case 'html':
@@ -108,6 +126,11 @@ class Walker {
         .split(/\s+/)[0]
         ?.replace(/[^\w+#.-]/g, '') ?? '';
     return lang ? this.d.pre(text, lang) : this.d.pre(text);
+  }
+
+  table(mark: NonNullable<Dialect['table']>, table: Tokens.Table): string {
+    const cells = (row: Tokens.TableCell[]) => row.map((cell) => this.inline(cell.tokens));
+    return mark(cells(table.header), table.rows.map(cells), table.align);
   }
 
   list(list: Tokens.List, depth: number, inQuote: boolean): string {
@@ -145,6 +168,11 @@ class Walker {
     const { d } = this;
     let out = '';
     for (const token of tokens as MarkedToken[]) {
+      const math = mathOf(token);
+      if (math) {
+        out += d.math ? d.math(math.text, math.display) : d.escape(math.raw);
+        continue;
+      }
       switch (token.type) {
         case 'text':
           out += token.tokens ? this.inline(token.tokens) : d.escape(decodeEntities(token.text));

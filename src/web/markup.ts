@@ -1,17 +1,50 @@
 /**
  * The web chat's markup: a small, safe subset of HTML that the server writes and the page
- * rebuilds element by element (page/markup.js). No attribute but a link's `href` (http,
- * https or mailto), no tag but these, every `<`, `>` and `&` of text escaped: a string that
- * passes `markupProblem` cannot carry a script, an event handler or a style.
+ * rebuilds element by element (page/markup.js). No tag but these, at most one attribute and
+ * only the one its tag may have (ATTRIBUTES: a link's `href` — http, https or mailto —, a
+ * code block's language, a cell's alignment, a formula's kind), every `<`, `>` and `&` of
+ * text escaped: a string that passes `markupProblem` cannot carry a script, an event handler
+ * or a style.
  */
-const TAGS = new Set(['b', 'strong', 'i', 'em', 'u', 's', 'del', 'code', 'pre', 'blockquote', 'a']);
+const TAGS = new Set([
+  'b',
+  'strong',
+  'i',
+  'em',
+  'u',
+  's',
+  'del',
+  'code',
+  'pre',
+  'blockquote',
+  'a',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+  'span',
+]);
+
+/** The one attribute a tag may have, and the values it may take. */
+const ATTRIBUTES: Record<string, { name: string; value: (v: string) => boolean }> = {
+  a: { name: 'href', value: (v) => safeHref(decodeEntities(v)) !== undefined },
+  pre: { name: 'data-lang', value: (v) => /^[\w+#.-]{1,32}$/.test(v) },
+  th: { name: 'align', value: (v) => /^(left|center|right)$/.test(v) },
+  td: { name: 'align', value: (v) => /^(left|center|right)$/.test(v) },
+  span: { name: 'data-math', value: (v) => v === 'inline' || v === 'display' },
+};
+
+/** Tags that must have their attribute (the others may go without). */
+const NEEDS_ATTRIBUTE = new Set(['a', 'span']);
 
 /** Link schemes the page opens; anything else loses its link and keeps its words. */
 const SCHEMES = new Set(['http:', 'https:', 'mailto:']);
 
-/** A tag (with only a link's href), an entity, a stray markup character, or plain text. */
+/** A tag (with at most one attribute), an entity, a stray markup character, or plain text. */
 const TOKEN =
-  /<(\/?)([a-z]+)(?: href="([^"<>]*)")?>|&(?:amp|lt|gt|quot|#\d{1,7}|#x[0-9a-fA-F]{1,6});|[<>&]|[^<>&]+/
+  /<(\/?)([a-z]+)(?: ([a-z-]+)="([^"<>]*)")?>|&(?:amp|lt|gt|quot|#\d{1,7}|#x[0-9a-fA-F]{1,6});|[<>&]|[^<>&]+/
     .source;
 
 export function escapeHtml(text: string): string {
@@ -39,25 +72,34 @@ export function markupProblem(html: string): string | undefined {
     const at = token.lastIndex;
     const match = token.exec(html);
     if (!match) return `unreadable markup at ${at}`;
-    const [text, closing, tag, href] = match;
+    const [text, closing, tag, name, value] = match;
     if (text === '<' || text === '>' || text === '&') return `a bare "${text}" at ${at}`;
     if (tag === undefined) continue;
     if (!TAGS.has(tag)) return `the tag <${tag}> is not allowed`;
     if (closing) {
-      if (href !== undefined) return `a closing </${tag}> with an attribute`;
+      if (name !== undefined) return `a closing </${tag}> with an attribute`;
       if (open.pop() !== tag) return `</${tag}> closes nothing open`;
       continue;
     }
-    if ((tag === 'a') !== (href !== undefined)) return `<${tag}> with the wrong attributes`;
-    if (href !== undefined && !safeHref(decodeEntities(href))) return 'a link that is not allowed';
+    const allowed = ATTRIBUTES[tag];
+    if (name === undefined ? NEEDS_ATTRIBUTE.has(tag) : name !== allowed?.name)
+      return `<${tag}> with the wrong attributes`;
+    if (value !== undefined && !allowed!.value(value))
+      return tag === 'a' ? 'a link that is not allowed' : `<${tag}> with a value not allowed`;
     open.push(tag);
   }
   return open.length > 0 ? `<${open.at(-1)}> is not closed` : undefined;
 }
 
-/** What the page shows of the markup: its words, tags out, entities decoded. */
+/**
+ * What the page shows of the markup: its words, tags out, entities decoded (a table's cells
+ * apart, by " | " and a line a row).
+ */
 export function visibleText(html: string): string {
-  return decodeEntities(html.replace(/<[^>]*>/g, ''));
+  const cells = html
+    .replace(/<\/t[hd]>(?=<t[hd][ >])/g, ' | ')
+    .replace(/<\/tr>(?=(?:<\/thead><tbody>)?<tr>)/g, '\n');
+  return decodeEntities(cells.replace(/<[^>]*>/g, ''));
 }
 
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"' };

@@ -6,9 +6,28 @@ import { escapeHtml, safeHref, visibleText } from './markup.ts';
 /**
  * Markdown as the web chat shows it: the safe HTML of markup.ts. Every piece of model text
  * goes through `escape`; the only tags are the dialect's own. Line breaks stay newlines (the
- * page keeps them, as a chat does).
+ * page keeps them, as a chat does). Unlike Telegram it has real tables, a fenced block's
+ * language (`data-lang`, which the page labels and highlights) and math (`data-math`: the
+ * TeX as text, which the page typesets); page/rich.js does both in the browser.
  */
-const WEB: Dialect = { ...htmlDialect(escapeHtml, safeHref), nestQuotes: true };
+const WEB: Dialect = {
+  ...htmlDialect(escapeHtml, safeHref),
+  nestQuotes: true,
+  pre: (text, lang) =>
+    lang ? `<pre data-lang="${escapeHtml(lang.slice(0, 32))}">${text}</pre>` : `<pre>${text}</pre>`,
+  table: (header, rows, align) => {
+    const cell = (tag: 'th' | 'td', at: number) => (inner: string) => {
+      const side = align[at];
+      return `<${tag}${side ? ` align="${side}"` : ''}>${inner}</${tag}>`;
+    };
+    const row = (tag: 'th' | 'td', cells: string[]) =>
+      `<tr>${cells.map((inner, at) => cell(tag, at)(inner)).join('')}</tr>`;
+    const body = rows.map((r) => row('td', r)).join('');
+    return `<table><thead>${row('th', header)}</thead>${body ? `<tbody>${body}</tbody>` : ''}</table>`;
+  },
+  math: (tex, display) =>
+    `<span data-math="${display ? 'display' : 'inline'}">${escapeHtml(tex)}</span>`,
+};
 
 /** Characters that show nothing: a message of only these is not shown. */
 const INVISIBLE = /[\s\u00a0\u200b-\u200d\u2060\ufeff]/g;

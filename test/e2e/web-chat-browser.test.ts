@@ -52,7 +52,8 @@ describe.skipIf(skipped)('the web chat in a real browser', () => {
       // Markdown is rendered; the markup in it is only text.
       expect(await answer.locator('b').textContent()).toBe('hello');
       expect(await log.locator('script, img').count()).toBe(0);
-      expect(await page.title()).toBe('satchel · chat');
+      // The title names the conversation (its first line) and its pack.
+      await expect.poll(() => page.title()).toBe('hello there · Beta Books · satchel');
       expect(lastUserText(h.model.chatRequests()[0]!)).toBe('hello there');
 
       // Commands work from the box, Enter sends.

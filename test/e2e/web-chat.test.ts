@@ -250,6 +250,7 @@ describe('the web chat page', () => {
       '/chat/icon-192.png',
       '/base.css',
       '/chat/chat.css',
+      '/chat/view.css',
       '/chat/chat.js',
     ]);
     const types: Record<string, string> = {

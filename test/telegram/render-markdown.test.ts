@@ -43,6 +43,12 @@ describe('markdownToTelegramHtml', () => {
     );
   });
 
+  it('leaves TeX as the model wrote it: Telegram cannot typeset math', () => {
+    expect(markdownToTelegramHtml('So $E = mc^2$ and\n\n$$\nx^2\n$$')).toBe(
+      'So $E = mc^2$ and\n\n$$\nx^2\n$$',
+    );
+  });
+
   it('renders headings as bold, with inline formatting inside', () => {
     expect(markdownToTelegramHtml('# Title with *em*\n\ntext')).toBe(
       '<b>Title with <i>em</i></b>\n\ntext',

@@ -2,14 +2,24 @@
 // then each change), lines go to /chat/send, button presses to /chat/press, files and
 // voice recordings to /chat/upload (attach.js), the Stop button (and Escape) to /chat/stop,
 // a pack chosen on the first screen to /chat/pick, and the last exchange's Edit, Regenerate
-// and Retry (message-actions.js) to /chat/edit, /chat/regenerate and /chat/retry. Everything is drawn with DOM calls:
-// the server's markup goes through markup.js, plain text is textContent.
+// and Retry (message-actions.js) to /chat/edit, /chat/regenerate and /chat/retry. Everything
+// is drawn with DOM calls: the server's markup goes through markup.js, plain text is
+// textContent. How the page behaves lives in small modules wired here: follow.js (the newest
+// text in view, "Jump to latest"), heading.js (the conversation and pack in the header and
+// title), shortcuts.js, grow.js (the box), notify.js (scheduled messages in a background
+// tab), enrich.js (code and math, through rich.js).
 import { attachmentView, createAttachments, createRecorder } from './attach.js';
 import { createDeleter, searchBox } from './conversation-tools.js';
 import { createConversationList } from './conversations.js';
+import { enrichSoon } from './enrich.js';
+import { createFollow } from './follow.js';
+import { growWithText } from './grow.js';
+import { createHeading } from './heading.js';
 import { fromMarkup } from './markup.js';
-import { createModelPicker } from './model-picker.js';
 import { createMessageActions } from './message-actions.js';
+import { createModelPicker } from './model-picker.js';
+import { createNotifier } from './notify.js';
+import { bindShortcuts } from './shortcuts.js';
 import { createTurnView } from './turn.js';
 import { welcomeScreen } from './welcome.js';
 
@@ -20,6 +30,9 @@ const form = document.getElementById('composer');
 const box = document.getElementById('message');
 const stopButton = document.getElementById('stop');
 const turn = createTurnView(log, stopButton);
+const follow = createFollow(log, document.getElementById('jump'));
+const heading = createHeading(document.getElementById('where'), () => conversation);
+const notifier = createNotifier(document.getElementById('notifications'), () => document.title);
 let live;
 let noticeTimer;
 /** The conversation open now (the address says it as `#<id>`, so a reload keeps it). */
@@ -69,18 +82,17 @@ function bubble(entry) {
   text.className = 'text';
   text.append(entry.kind === 'user' ? document.createTextNode(entry.text) : content(entry));
   if (entry.html !== undefined || entry.text) element.append(text);
+  if (entry.html !== undefined) enrichSoon(text);
   if (entry.buttons) element.append(buttons(entry));
   // Its time and actions; a draft has neither until it is the message.
   if (entry.id !== 'draft') actions.decorate(element, entry);
   return element;
 }
 
-const nearBottom = () => log.scrollHeight - log.scrollTop - log.clientHeight < 80;
+/** Applies an event's change; the last exchange's actions follow it (follow.js scrolls). */
 function show(change) {
-  const follow = nearBottom();
   change();
   actions.refresh();
-  if (follow) log.scrollTop = log.scrollHeight;
 }
 
 function endDraft() {
@@ -101,7 +113,11 @@ function draft(body, before) {
     live = bubble({ kind: 'bot', id: 'draft', ...body });
     live.classList.add('live');
     place(live, before);
-  } else live.querySelector('.text').replaceChildren(content(body));
+  } else {
+    const text = live.querySelector('.text');
+    text.replaceChildren(content(body));
+    if (body.html !== undefined) enrichSoon(text);
+  }
   turn.drafting(true);
 }
 
@@ -144,17 +160,29 @@ const handlers = {
     if (s.working) turn.working();
     if (s.draft) draft(s.draft, s.draftBefore);
     if (s.entries.length === 0 && !s.draft) showWelcome();
-    log.scrollTop = log.scrollHeight;
+    follow.follow();
+    heading.refresh();
   },
   entry: ({ entry, before }) => {
     welcome?.remove();
     if (entry.kind === 'bot') endDraft();
     // An answer takes its draft's place: above what was typed while it was written.
-    place(bubble(entry), before);
-    if (entry.kind === 'bot') turn.answered();
-    else turn.refresh();
+    const shown = bubble(entry);
+    place(shown, before);
+    if (entry.kind === 'bot') {
+      turn.answered();
+      notifier.message(shown.querySelector('.text')?.textContent ?? '');
+      // An answer may come from a pack just chosen.
+      heading.refresh();
+    } else {
+      notifier.turnSign();
+      turn.refresh();
+    }
   },
-  working: () => turn.working(),
+  working: () => {
+    notifier.turnSign();
+    turn.working();
+  },
   edit: ({ entry }) => {
     const shown = byId(entry.id);
     // A pressed button goes with its message: the keyboard goes back to the box, not the page.
@@ -165,7 +193,10 @@ const handlers = {
   delete: ({ id }) => byId(id)?.remove(),
   // The model named the conversation after its first exchange: the list shows it.
   titled: () => conversations.refresh(),
-  draft: (body) => draft(body),
+  draft: (body) => {
+    notifier.turnSign();
+    draft(body);
+  },
   notice: ({ text }) => {
     notice.textContent = text;
     notice.hidden = false;
@@ -239,6 +270,7 @@ const actions = createMessageActions({
 });
 
 function press(message, data) {
+  notifier.turnSign();
   post('press', { message, data }).catch(offline);
 }
 
@@ -258,6 +290,9 @@ const recorder = createRecorder({
 
 async function send() {
   const text = box.value;
+  // What the owner sends, and its answer, are what they want to see next.
+  follow.follow();
+  notifier.turnSign();
   if (attachments.count() > 0) {
     try {
       if (await attachments.send(text)) {
@@ -364,7 +399,14 @@ const conversations = createConversationList({
   notify: (text) => handlers.notice({ text }),
   remove: (c) => deleter.remove(c),
 });
-document.getElementById('new-conversation').addEventListener('click', () => conversations.create());
+const newConversation = document.getElementById('new-conversation');
+newConversation.addEventListener('click', () => conversations.create());
+bindShortcuts(newConversation);
+growWithText(box);
+// The list is redrawn when a conversation is made, named or opened: the header follows it.
+new MutationObserver(() => heading.refresh()).observe(document.getElementById('conversations'), {
+  childList: true,
+});
 searchBox(document.getElementById('search'), conversations);
 const modelPicker = createModelPicker({
   select: document.getElementById('model'),

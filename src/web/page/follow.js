@@ -1,0 +1,48 @@
+// The conversation follows its newest text: while the owner is at the bottom, whatever grows
+// the log — a message, a draft, a photo that finished loading, code highlighted late — keeps
+// the bottom in view. Once the owner scrolls up it stays where they are, and a "Jump to
+// latest" button offers the way back; reaching the bottom by hand follows again.
+
+/** How near the bottom (px) still counts as at it. */
+const SLACK = 48;
+
+/** `log` is the scrolling conversation, `button` the hidden "Jump to latest" button. */
+export function createFollow(log, button) {
+  let following = true;
+  const atBottom = () => log.scrollHeight - log.scrollTop - log.clientHeight <= SLACK;
+
+  function toBottom() {
+    log.scrollTop = log.scrollHeight;
+  }
+
+  function grew() {
+    if (following) toBottom();
+    button.hidden = following || atBottom();
+  }
+
+  // Only the owner's own scrolling decides whether the log follows: a scroll that keeps the
+  // bottom in view (including the log's own) follows, one away from it stops.
+  log.addEventListener('scroll', () => {
+    following = atBottom();
+    button.hidden = following;
+  });
+  new MutationObserver(grew).observe(log, { childList: true, subtree: true, characterData: true });
+  // A picture's size is known only once it loads, after the message was added; the log
+  // itself shrinks when the box grows or the window does.
+  log.addEventListener('load', grew, true);
+  new ResizeObserver(grew).observe(log);
+  button.addEventListener('click', () => {
+    following = true;
+    toBottom();
+    button.hidden = true;
+  });
+
+  return {
+    /** Follows again from the bottom: a conversation opened, or the owner sent something. */
+    follow() {
+      following = true;
+      toBottom();
+      button.hidden = true;
+    },
+  };
+}

@@ -1,0 +1,58 @@
+// The header and the page's title name the conversation open and the pack that answers in it
+// ("Fern care · Alpha Garden · satchel"), from GET /chat/conversations (its title) and
+// GET /chat/welcome (its pack: the one bound, or the only one installed; none while the
+// owner has still to choose). `refresh()` after anything that may rename either: the
+// conversation opened, the list redrawn (a first line or a rename names it), an answer (a
+// pack chosen). Refreshes coalesce: one runs at a time, and one more after it if asked.
+
+const BRAND = 'satchel';
+
+async function json(path) {
+  const response = await fetch(path);
+  return response.ok ? response.json() : undefined;
+}
+
+/** `where` is the header's element for the names, `current()` the open conversation's id. */
+export function createHeading(where, current) {
+  const title = where.querySelector('.title');
+  const pack = where.querySelector('.pack');
+  let running;
+  let again = false;
+
+  function show(conversation, packTitle) {
+    where.hidden = !conversation;
+    title.textContent = conversation ?? '';
+    pack.textContent = packTitle ?? '';
+    pack.hidden = !packTitle;
+    document.title = [conversation, packTitle, BRAND].filter(Boolean).join(' · ');
+  }
+
+  async function load() {
+    const id = current();
+    if (id === undefined) return;
+    const [list, welcome] = await Promise.all([
+      json('/chat/conversations'),
+      json(`/chat/welcome?c=${encodeURIComponent(id)}`),
+    ]);
+    if (id !== current()) return;
+    const conversation = list?.conversations.find((c) => c.id === id)?.title;
+    const packTitle = welcome?.packs.find((p) => p.name === welcome.active)?.title;
+    show(conversation, packTitle);
+  }
+
+  async function refresh() {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = load().catch(() => undefined);
+    await running;
+    running = undefined;
+    if (again) {
+      again = false;
+      await refresh();
+    }
+  }
+
+  return { refresh };
+}
