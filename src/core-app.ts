@@ -11,8 +11,8 @@ import { buildProviders } from './core-app/providers.ts';
 import { buildAgent, buildOutbox, buildUsage } from './core-app/services.ts';
 import { buildShutdown } from './core-app/shutdown.ts';
 import { buildLogging, buildStores } from './core-app/stores.ts';
-import { resolveDefaultPack } from './routing/default-pack.ts';
 import { buildTitles } from './core-app/titles.ts';
+import { resolveDefaultPack } from './routing/default-pack.ts';
 import { loadModelCatalog } from './usage/catalog-file.ts';
 
 export type { CoreOptions } from './core-app/options.ts';

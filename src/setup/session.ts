@@ -1,13 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { BACKUPS_FOLDER } from '../backup/backups-folder.ts';
 import type { CliIo } from '../cli/command.ts';
 import { satchelHome } from '../config/env-file.ts';
+import { keptToken } from '../dashboard/kept-token.ts';
 import { isProvider, type Provider, specOf } from '../providers/registry.ts';
 import { DEFAULT_TELEGRAM_API_ROOT } from '../telegram/settings.ts';
-import { keptDashboardToken } from './dashboard-token.ts';
 import { keepEnvBackup } from './env-backup.ts';
 import { describeChanges } from './env-merge.ts';
 import { FREE_CHAT, FREE_SPEECH, writeFreeModels } from './free-models.ts';
@@ -107,8 +106,7 @@ export async function converse(
   if (owner && owner !== owners[0])
     more.set('ALLOWED_USER_IDS', [owner, ...owners.filter((id) => id !== owner)].join(','));
   // Written only when the file has none, reusing the token kept in SATCHEL_HOME (SPEC §1).
-  if (!current.DASHBOARD_TOKEN)
-    more.set('DASHBOARD_TOKEN', keptDashboardToken(target.home) ?? randomBytes(24).toString('hex'));
+  if (!current.DASHBOARD_TOKEN) more.set('DASHBOARD_TOKEN', keptToken(target.home));
   const result: SetupResult = { ...chat, telegram, apiRoot, more };
   const text = save(given, target, result, io.cwd, say);
   const entries: (readonly [string, Record<string, number>])[] = chat.free.map(
