@@ -81,7 +81,7 @@ describe('satchel setup --yes', () => {
     expect(run.code).toBe(0);
     const written = readFileSync(envFile(), 'utf8');
     // A strong dashboard token, made once: the web chat's sign-in survives restarts.
-    const token = /^DASHBOARD_TOKEN=([0-9a-f]{48})$/m.exec(written)?.[1];
+    const token = /^DASHBOARD_TOKEN=([A-Za-z0-9_-]{32})$/m.exec(written)?.[1];
     expect(token).toBeDefined();
     expect(written).toBe(
       [

@@ -14,6 +14,7 @@ describe.skipIf(skipped)('the model picker in a browser', () => {
   const chat = chatInBrowser({});
 
   it('lists the offered models with prices, and a pick answers with that model', async () => {
+    // whisper-1 is a speech-to-text model the catalog knows: it is not offered for chat.
     chat.h.model.setModels('openai', ['gpt-4.1-mini', 'whisper-1', 'my-local-model', 'gpt-4.1']);
     const { page, problems, log } = await chat.open();
     const picker = page.getByRole('combobox', { name: 'Model' });
@@ -24,7 +25,6 @@ describe.skipIf(skipped)('the model picker in a browser', () => {
         'openai:gpt-4.1 · $2 in / $8 out per 1M tokens',
         'openai:gpt-4.1-mini · $0.4 in / $1.6 out per 1M tokens',
         'openai:my-local-model · no price',
-        'openai:whisper-1 · no price',
       ]);
     expect(grave(await axeViolations(page))).toEqual([]);
 

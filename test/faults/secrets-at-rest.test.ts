@@ -96,15 +96,22 @@ describe('secrets pasted into the web chat', () => {
     try {
       await chat.connect();
       h.model.enqueue({ text: 'Noted.' });
-      // The first line starts with the key: it names the conversation.
+      // The title the model writes after the first exchange repeats the key.
+      h.model.enqueueTitle({ text: `Setting up ${PASTED.openai}` });
+      // The first line starts with the key: it names the conversation until then.
       const line = `${PASTED.openai} is my key; ${TEXT}`;
       await chat.send(line);
       expect((await chat.waitForBot(1)).map(shownText)).toEqual(['Noted.']);
       expect(h.rows('SELECT status FROM edge_inbox')).toEqual([{ status: 'done' }]);
 
+      // The model's title replaces the first line, stored redacted like it.
+      await expect
+        .poll(async () => (await chat.conversations())[0]!.title)
+        .toBe('Setting up [redacted]');
       const [listed] = await chat.conversations();
-      expect(listed!.title).toBe('[redacted] is my key; set these up please: bot [redacted] o…');
-      expect(h.rows('SELECT title FROM web_conversations')).toEqual([{ title: listed!.title }]);
+      expect(h.rows('SELECT title FROM web_conversations')).toEqual([
+        { title: 'Setting up [redacted]' },
+      ]);
       // A title the owner types is kept redacted too.
       const renamed = await chat.post('rename', {
         conversation: listed!.id,

@@ -59,12 +59,18 @@ describe('the bundled catalog', () => {
       'groq:meta-llama/llama-4-maverick-17b-128e-instruct',
       'groq:whisper-large-v3',
       'groq:whisper-large-v3-turbo',
+      // The search providers, priced per call (SPEC §14).
+      'brave:search',
+      'tavily:search',
+      'searxng:search',
     ];
     const keys = catalog.entries().map((e) => `${e.provider}:${e.model}`);
     expect(new Set(keys)).toEqual(new Set([...defaults, ...named]));
     for (const e of catalog.entries()) {
       expect(e.source).toBe('bundled');
-      expect(e.entry.tokens ?? e.entry.audioPerHour ?? e.entry.ttsPerMillionChars).toBeDefined();
+      expect(
+        e.entry.tokens ?? e.entry.audioPerHour ?? e.entry.ttsPerMillionChars ?? e.entry.perCall,
+      ).toBeDefined();
     }
   });
 

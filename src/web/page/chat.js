@@ -397,7 +397,14 @@ const conversations = createConversationList({
   post,
   current: () => conversation,
   notify: (text) => handlers.notice({ text }),
-  remove: (c) => deleter.remove(c),
+  // The open conversation's events end with it: none may redraw a conversation going away.
+  remove: async (c) => {
+    const open = c.id === conversation;
+    if (open) source?.close();
+    await deleter.remove(c);
+    // Refused: it stays, and is followed again.
+    if (open && conversation === c.id) connect();
+  },
 });
 const newConversation = document.getElementById('new-conversation');
 newConversation.addEventListener('click', () => conversations.create());
