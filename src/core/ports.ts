@@ -127,6 +127,12 @@ export interface SendTextOptions {
   /** The text is in the channel's own format (its `render`); otherwise it is plain text. */
   formatted: boolean;
   keyboard?: InlineButton[][];
+  /**
+   * The message is a scheduled job's delivered answer, and this its pack (the outbox row's
+   * `job_pack`). A channel may show it as such (the web chat notifies a page in the
+   * background of it); one that does not need it ignores it.
+   */
+  job?: string;
 }
 
 /** What a part of the pipeline asks to send: Markdown from the model, or plain text. */
@@ -169,6 +175,8 @@ export interface MediaMessage {
   /** The caption, already rendered by the channel's `render`. */
   caption?: { text: string; formatted: boolean };
   keyboard?: InlineButton[][];
+  /** A scheduled job's, from this pack: as `SendTextOptions.job`. */
+  job?: string;
 }
 
 /**

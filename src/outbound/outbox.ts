@@ -94,7 +94,7 @@ export function createOutbox(deps: OutboxDeps) {
     try {
       const sent = await delivery.required(
         to,
-        () => senders.sendRow(to, JSON.parse(row.payload) as RowPayload),
+        () => senders.sendRow(to, JSON.parse(row.payload) as RowPayload, row.jobPack ?? undefined),
         priority,
       );
       markSent(row.id, sent.messageId);

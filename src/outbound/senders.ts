@@ -24,10 +24,11 @@ export function createSenders(channel: Channel, log: Logger) {
       'markup refused; sent plain',
     );
 
-  const sendPart = (to: Address, part: TextPart) =>
+  /** `job`: the pack whose scheduled job's answer this is (the row's `job_pack`). */
+  const sendPart = (to: Address, part: TextPart, job?: string) =>
     withPlainFallback(
-      () => channel.sendText(to, part.text, { formatted: true, ...keyboardOf(part) }),
-      () => channel.sendText(to, part.plain, { formatted: false, ...keyboardOf(part) }),
+      () => channel.sendText(to, part.text, { formatted: true, ...extrasOf(part, job) }),
+      () => channel.sendText(to, part.plain, { formatted: false, ...extrasOf(part, job) }),
       fellBack(to, 'sendMessage'),
     );
 
@@ -37,11 +38,12 @@ export function createSenders(channel: Channel, log: Logger) {
     to: Address,
     messageId: string,
     part: TextPart,
+    job?: string,
   ): Promise<void> => {
     try {
       await withPlainFallback(
-        () => edit(to, messageId, part.text, { formatted: true, ...keyboardOf(part) }),
-        () => edit(to, messageId, part.plain, { formatted: false, ...keyboardOf(part) }),
+        () => edit(to, messageId, part.text, { formatted: true, ...extrasOf(part, job) }),
+        () => edit(to, messageId, part.plain, { formatted: false, ...extrasOf(part, job) }),
         fellBack(to, 'editMessageText'),
       );
     } catch (error) {
@@ -49,19 +51,26 @@ export function createSenders(channel: Channel, log: Logger) {
     }
   };
 
-  const sendMedia = (to: Address, media: Omit<MediaMessage, 'caption'>, caption?: TextPart) =>
-    withPlainFallback(
+  const sendMedia = (
+    to: Address,
+    stored: Omit<MediaMessage, 'caption'>,
+    caption: TextPart | undefined,
+    job: string | undefined,
+  ) => {
+    const media = { ...stored, ...(job === undefined ? {} : { job }) };
+    return withPlainFallback(
       () => channel.sendMedia(to, { ...media, ...captionOf(caption, true) }),
       () => channel.sendMedia(to, { ...media, ...captionOf(caption, false) }),
       fellBack(to, 'sendMedia'),
     );
+  };
 
   /** An edit row: in place, or as a new message when the shown one is gone (or uneditable). */
-  async function editOrResend(to: Address, messageId: string, part: TextPart) {
+  async function editOrResend(to: Address, messageId: string, part: TextPart, job?: string) {
     const edit = channel.editText?.bind(channel);
-    if (!edit) return sendPart(to, part);
+    if (!edit) return sendPart(to, part, job);
     try {
-      await editPart(edit, to, messageId, part);
+      await editPart(edit, to, messageId, part, job);
       return { messageId };
     } catch (error) {
       if (!isKind(error, 'gone')) throw error;
@@ -69,7 +78,7 @@ export function createSenders(channel: Channel, log: Logger) {
         { event: `${channel.platform}_edit_target_gone`, chatId: to.chatId, messageId },
         'the message to edit is gone; sending the text as a new message',
       );
-      return sendPart(to, part);
+      return sendPart(to, part, job);
     }
   }
 
@@ -94,15 +103,18 @@ export function createSenders(channel: Channel, log: Logger) {
       return true;
     },
 
-    /** Sends one outbox row; resolves with the message it produced or changed. */
-    sendRow(to: Address, payload: RowPayload): Promise<{ messageId: string }> {
+    /**
+     * Sends one outbox row; resolves with the message it produced or changed. `job`: the
+     * row's `job_pack` (a scheduled job's answer), passed on to the channel.
+     */
+    sendRow(to: Address, payload: RowPayload, job?: string): Promise<{ messageId: string }> {
       switch (payload.kind) {
         case 'text':
-          return sendPart(to, payload.part);
+          return sendPart(to, payload.part, job);
         case 'edit':
-          return editOrResend(to, payload.messageId, payload.part);
+          return editOrResend(to, payload.messageId, payload.part, job);
         case 'media':
-          return sendMedia(to, payload.media, payload.caption);
+          return sendMedia(to, payload.media, payload.caption, job);
         case 'delete':
           return deleteMessage(to, payload.messageId);
       }
@@ -116,8 +128,12 @@ function isKind(error: unknown, kind: ChannelErrorKind): boolean {
   return error instanceof ChannelError && error.kind === kind;
 }
 
-function keyboardOf(part: TextPart) {
-  return part.keyboard ? { keyboard: part.keyboard } : {};
+/** A part's keyboard and the job it comes from, as the channel's send options hold them. */
+function extrasOf(part: TextPart, job: string | undefined) {
+  return {
+    ...(part.keyboard ? { keyboard: part.keyboard } : {}),
+    ...(job === undefined ? {} : { job }),
+  };
 }
 
 function captionOf(caption: TextPart | undefined, formatted: boolean) {

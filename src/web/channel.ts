@@ -134,11 +134,11 @@ export function createWebChannel(
     return { html: text };
   }
 
+  /** satchel's message; `job`: the pack whose scheduled job sent it (`SendTextOptions.job`). */
   const botEntry = (
     id: number,
     body: Body,
-    keyboard?: InlineButton[][],
-    voice?: string,
+    { keyboard, voice, job }: { keyboard?: InlineButton[][]; voice?: string; job?: string } = {},
   ): Entry => ({
     kind: 'bot',
     id,
@@ -146,6 +146,7 @@ export function createWebChannel(
     ...body,
     ...(keyboard?.length ? { buttons: keyboard } : {}),
     ...(voice ? { voice } : {}),
+    ...(job ? { job } : {}),
   });
 
   /** A voice note from a file: kept for the page, shown as a player (with its caption). */
@@ -154,7 +155,13 @@ export function createWebChannel(
       throw new ChannelError('refused', 'sendMedia', 'a voice note must be a file');
     const voice = keep!(readVoice(media.source.path), '.ogg');
     const messageId = ++lastId;
-    conversation(to).add(botEntry(messageId, caption ?? { text: '' }, media.keyboard, voice));
+    conversation(to).add(
+      botEntry(messageId, caption ?? { text: '' }, {
+        keyboard: media.keyboard,
+        voice,
+        job: media.job,
+      }),
+    );
     return Promise.resolve({ messageId: String(messageId) });
   }
 
@@ -169,7 +176,7 @@ export function createWebChannel(
       const messageId = ++lastId;
       const answers = failingAt.get(addressKey(to));
       failingAt.delete(addressKey(to));
-      const entry = botEntry(messageId, body, options.keyboard);
+      const entry = botEntry(messageId, body, options);
       if (answers === undefined) conversation(to).add(entry);
       else conversation(to).add({ ...entry, failed: true } as Entry, answers);
       return { messageId: String(messageId) };
@@ -188,7 +195,7 @@ export function createWebChannel(
           ? { html: `${label} ${caption.html}` }
           : { text: caption ? `${label} ${caption.text}` : label };
       const messageId = ++lastId;
-      conversation(to).add(botEntry(messageId, body, media.keyboard));
+      conversation(to).add(botEntry(messageId, body, { keyboard: media.keyboard, job: media.job }));
       return { messageId: String(messageId) };
     },
 
@@ -197,8 +204,10 @@ export function createWebChannel(
       const messageId = Number(id);
       const shown = transcript.find(messageId);
       if (shown?.kind !== 'bot') throw new ChannelError('gone', 'editText', 'no such message');
+      // An edit keeps when the message came and whose job sent it.
+      const job = options.job ?? shown.job;
       const entry = {
-        ...botEntry(messageId, bodyOf('editText', text, options.formatted), options.keyboard),
+        ...botEntry(messageId, bodyOf('editText', text, options.formatted), { ...options, job }),
         at: shown.at,
       };
       if (JSON.stringify(entry) === JSON.stringify(shown))

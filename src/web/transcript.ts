@@ -34,6 +34,11 @@ export type Entry =
       at: number;
       /** The error line of a failed turn: the page offers Retry on the last one. */
       failed?: true;
+      /**
+       * A scheduled job's delivered answer, from this pack (never an answer to the owner):
+       * the page notifies of it while it is in the background.
+       */
+      job?: string;
     } & Body);
 
 /** What the page is told, as it happens (one server-sent event each). */

@@ -33,6 +33,8 @@ export interface OpenChat {
 export interface ChatBrowserOptions {
   context?: ContextOptions;
   args?: readonly string[];
+  /** How the app is started, beyond its environment (a clock the test moves). */
+  app?: Omit<NonNullable<NonNullable<Parameters<typeof startHarness>[1]>['app']>, 'announce'>;
 }
 
 /**
@@ -61,7 +63,9 @@ export function chatInBrowser(
   beforeAll(async () => {
     if (!haveChromium) return;
     const printed: string[] = [];
-    h = await startHarness(env, { app: { announce: (line) => printed.push(line) } });
+    h = await startHarness(env, {
+      app: { ...options.app, announce: (line) => printed.push(line) },
+    });
     browser = await launchChromium(
       {
         viewport: { width: 900, height: 700 },

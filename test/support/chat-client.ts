@@ -19,6 +19,8 @@ export interface ChatEntry {
   at?: number;
   /** A failed turn's error line. */
   failed?: true;
+  /** A scheduled job's message: its pack. */
+  job?: string;
 }
 
 /** A file as the page uploads it: what it is, its name and type, and its bytes. */

@@ -32,7 +32,9 @@ const stopButton = document.getElementById('stop');
 const turn = createTurnView(log, stopButton);
 const follow = createFollow(log, document.getElementById('jump'));
 const heading = createHeading(document.getElementById('where'), () => conversation);
-const notifier = createNotifier(document.getElementById('notifications'), () => document.title);
+const notifier = createNotifier(document.getElementById('notifications'), (entry) =>
+  heading.nameFor(entry.job),
+);
 let live;
 let noticeTimer;
 /** The conversation open now (the address says it as `#<id>`, so a reload keeps it). */
@@ -171,18 +173,12 @@ const handlers = {
     place(shown, before);
     if (entry.kind === 'bot') {
       turn.answered();
-      notifier.message(shown.querySelector('.text')?.textContent ?? '');
+      notifier.message(entry, shown.querySelector('.text')?.textContent ?? '');
       // An answer may come from a pack just chosen.
       heading.refresh();
-    } else {
-      notifier.turnSign();
-      turn.refresh();
-    }
+    } else turn.refresh();
   },
-  working: () => {
-    notifier.turnSign();
-    turn.working();
-  },
+  working: () => turn.working(),
   edit: ({ entry }) => {
     const shown = byId(entry.id);
     // A pressed button goes with its message: the keyboard goes back to the box, not the page.
@@ -193,10 +189,7 @@ const handlers = {
   delete: ({ id }) => byId(id)?.remove(),
   // The model named the conversation after its first exchange: the list shows it.
   titled: () => conversations.refresh(),
-  draft: (body) => {
-    notifier.turnSign();
-    draft(body);
-  },
+  draft: (body) => draft(body),
   notice: ({ text }) => {
     notice.textContent = text;
     notice.hidden = false;
@@ -270,7 +263,6 @@ const actions = createMessageActions({
 });
 
 function press(message, data) {
-  notifier.turnSign();
   post('press', { message, data }).catch(offline);
 }
 
@@ -292,7 +284,6 @@ async function send() {
   const text = box.value;
   // What the owner sends, and its answer, are what they want to see next.
   follow.follow();
-  notifier.turnSign();
   if (attachments.count() > 0) {
     try {
       if (await attachments.send(text)) {

@@ -4,6 +4,7 @@
 // owner has still to choose). `refresh()` after anything that may rename either: the
 // conversation opened, the list redrawn (a first line or a rename names it), an answer (a
 // pack chosen). Refreshes coalesce: one runs at a time, and one more after it if asked.
+// `nameFor(pack)` is the same name with another pack's title (a scheduled job's).
 
 const BRAND = 'satchel';
 
@@ -18,13 +19,18 @@ export function createHeading(where, current) {
   const pack = where.querySelector('.pack');
   let running;
   let again = false;
+  /** What was shown last: the conversation's title and the packs' titles by name. */
+  let shown = { conversation: undefined, packs: new Map() };
+
+  const nameOf = (conversation, packTitle) =>
+    [conversation, packTitle, BRAND].filter(Boolean).join(' · ');
 
   function show(conversation, packTitle) {
     where.hidden = !conversation;
     title.textContent = conversation ?? '';
     pack.textContent = packTitle ?? '';
     pack.hidden = !packTitle;
-    document.title = [conversation, packTitle, BRAND].filter(Boolean).join(' · ');
+    document.title = nameOf(conversation, packTitle);
   }
 
   async function load() {
@@ -36,8 +42,9 @@ export function createHeading(where, current) {
     ]);
     if (id !== current()) return;
     const conversation = list?.conversations.find((c) => c.id === id)?.title;
-    const packTitle = welcome?.packs.find((p) => p.name === welcome.active)?.title;
-    show(conversation, packTitle);
+    const packs = new Map((welcome?.packs ?? []).map((p) => [p.name, p.title]));
+    shown = { conversation, packs };
+    show(conversation, packs.get(welcome?.active));
   }
 
   async function refresh() {
@@ -54,5 +61,9 @@ export function createHeading(where, current) {
     }
   }
 
-  return { refresh };
+  return {
+    refresh,
+    /** The open conversation's name with the title of `pack` (its name when unknown). */
+    nameFor: (pack) => nameOf(shown.conversation, shown.packs.get(pack) ?? pack),
+  };
 }
