@@ -5,8 +5,8 @@
  * starts at 08:05 on a Tuesday in Madrid, driven in Debian's Chromium (CHROMIUM_PATH
  * elsewhere) by playwright-core. A morning: to-dos added and one ticked off with its button, a
  * reminder set, a question researched with sources and a table; a second conversation with a
- * formula and code, pinned; titles written by the model. Then the first screen of a new
- * conversation, and the same day at 390 px (a phone, its list as a drawer). Run after
+ * formula and code, pinned; titles written by the model. Then the pinned one at 390 px (a
+ * phone, its list as a drawer), and the first screen of a new conversation. Run after
  * changing the page: `npx tsx scripts/web-screenshots.ts`; the PNGs are committed, no test
  * writes them.
  */
