@@ -1,11 +1,14 @@
 /**
  * Makes the README's pictures of the web chat (docs/images/web-chat-*.png) from a real run:
- * satchel with the bundled packs, on the fake model server with scripted answers (no key, no
- * network), driven in Debian's Chromium (CHROMIUM_PATH elsewhere) by playwright-core. Three
- * conversations — a journal check-in, a habit logged, and words from a photo of a menu added
- * to the vocabulary deck and quizzed — then the first screen of a new one, at 1280 px and
- * at 390 px (a phone, its list as a drawer). Run after changing the page:
- * `npx tsx scripts/web-screenshots.ts`; the PNGs are committed, no test writes them.
+ * satchel with the bundled packs (the `assistant` the default), on the fake model server with
+ * scripted answers and tool calls and a fake SearXNG (no key, no network), on a clock that
+ * starts at 08:05 on a Tuesday in Madrid, driven in Debian's Chromium (CHROMIUM_PATH
+ * elsewhere) by playwright-core. A morning: to-dos added and one ticked off with its button, a
+ * reminder set, a question researched with sources and a table; a second conversation with a
+ * formula and code, pinned; titles written by the model. Then the pinned one at 390 px (a
+ * phone, its list as a drawer), and the first screen of a new conversation. Run after
+ * changing the page: `npx tsx scripts/web-screenshots.ts`; the PNGs are committed, no test
+ * writes them.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,64 +17,89 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
 import { createApp } from '../src/app.ts';
 import { parseConfig } from '../src/config/config.ts';
-import { FakeModel, lastUserText } from '../test/fakes/model-server.ts';
+import { FakeModel, type ScriptedReply } from '../test/fakes/model-server.ts';
+import { FakeSearch } from '../test/fakes/search-server.ts';
+import { JumpClock } from '../test/support/jump-clock.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = path.join(root, 'docs', 'images');
 
-/** What the owner says, and what the model answers (by the words it was sent). */
-const ANSWERS: { when: string; text: string }[] = [
+/** 08:05 in Madrid on Tuesday 1 December 2026. */
+const MORNING = Date.UTC(2026, 11, 1, 7, 5);
+const REMINDER =
+  'Reminder for the owner: pick up the bike from the repair shop. Send it as one short line starting with 🔔.';
+
+const todo = (title: string, due_on?: string) => ({
+  name: 'db_write',
+  arguments: { action: 'insert', table: 'todos', values: { title, ...(due_on ? { due_on } : {}) } },
+});
+
+/** The model's side of the day, in the order the owner asks. */
+const SCRIPT: ScriptedReply[] = [
   {
-    when: 'garden fence',
+    toolCalls: [
+      todo('Call the plumber about the boiler', '2026-12-01'),
+      todo('Book passport photos', '2026-12-04'),
+      todo('Buy oat milk', '2026-12-01'),
+    ],
+  },
+  { text: 'Added 3 to-dos: the plumber and oat milk today, passport photos by **Friday**.' },
+  {
+    toolCalls: [
+      {
+        name: 'schedule',
+        arguments: { action: 'create', schedule: '2026-12-01T17:30:00+01:00', prompt: REMINDER },
+      },
+    ],
+  },
+  { text: '🔔 I will remind you at **17:30** to pick up the bike.' },
+  { toolCalls: [{ name: 'web_search', arguments: { query: 'e-bike 12 km commute', count: 3 } }] },
+  {
     text:
-      'Saved tonight’s check-in: mood **4/5**, energy *low*.\n\n' +
-      'Finishing something you built with your own hands is a good kind of tired. ' +
-      'What part of the fence are you proudest of?',
+      'For 12 km each way on mostly flat roads, a mid-range city e-bike is plenty:\n\n' +
+      '| | Range | Weight | Price |\n' +
+      '|---|---|---|---|\n' +
+      '| City (hub motor) | 60–80 km | 23 kg | from €1,400 |\n' +
+      '| Trekking (mid motor) | 80–120 km | 25 kg | from €2,300 |\n' +
+      '| Folding | 40–60 km | 18 kg | from €1,600 |\n\n' +
+      'A 400 Wh battery covers a week of commutes on one charge ' +
+      '([ADAC test](https://example.org/adac-ebike-test)); a mid motor matters only on hills ' +
+      '([Cycling UK](https://example.org/cyclinguk-motors)).',
   },
   {
-    when: '20 minute run',
     text:
-      'Logged **Run** for today. Streak: **6 days**, your longest since March.\n\n' +
-      'One more on Sunday closes the week at 5 of 5.',
-  },
-  {
-    when: 'menu',
-    text:
-      'Added **5 cards** to your *Spanish* deck:\n\n' +
-      '- **el menú del día**: set lunch menu\n' +
-      '- **las lentejas**: lentils\n' +
-      '- **la merluza**: hake\n' +
-      '- **a la plancha**: grilled\n' +
-      '- **el flan casero**: homemade caramel custard\n\n' +
-      'Your first review is tomorrow at 8:00. Say *quiz me* to practise now.',
-  },
-  {
-    when: 'quiz me',
-    text:
-      'Three quick ones from today’s menu:\n\n' +
-      '1. How do you say *grilled*?\n' +
-      '2. What is **la merluza**?\n' +
-      '3. Fill the gap: *Hoy el ___ cuesta 12 euros.*\n\n' +
-      'Answer in one line, like `a la plancha, hake, menú del día`.',
+      'With 3% a year, compounded monthly, for 10 years:\n\n' +
+      '$$A = P\\left(1 + \\frac{r}{n}\\right)^{nt}$$\n\n' +
+      'so €5,000 grows to about **€6,747**. In Python:\n\n' +
+      '```python\n' +
+      'def compound(p: float, r: float, n: int, t: int) -> float:\n' +
+      '    """What p grows to at rate r, compounded n times a year for t years."""\n' +
+      '    return p * (1 + r / n) ** (n * t)\n\n' +
+      'print(round(compound(5000, 0.03, 12, 10), 2))  # 6746.77\n' +
+      '```',
   },
 ];
 
-/** A café's chalkboard, drawn here: the photo the owner sends. */
-const MENU = `<body style="margin:0;background:#2d3a33;font:28px/1.45 'DejaVu Serif',serif;color:#f4efe4">
-  <div style="padding:22px 34px;width:412px;height:276px;border:10px solid #8a5a33;box-sizing:border-box">
-    <div style="font-size:30px;font-weight:bold;text-align:center;white-space:nowrap">Menú del día · 12 €</div>
-    <div>Lentejas con chorizo</div><div>Merluza a la plancha</div><div>Flan casero</div>
-    <div style="font-size:22px;text-align:center;opacity:.8">pan, bebida y café incluidos</div>
-  </div></body>`;
-
 const model = await FakeModel.start();
-model.setDefault((request) => {
-  const said = lastUserText(request).toLowerCase();
-  return { text: ANSWERS.find((a) => said.includes(a.when))?.text ?? 'Noted.', chunks: 4 };
-});
+model.setModels('openai', ['gpt-4.1-mini', 'gpt-4.1', 'o4-mini']);
+const search = await FakeSearch.start();
+search.hits = [
+  {
+    title: 'E-bikes tested: range and weight',
+    url: 'https://example.org/adac-ebike-test',
+    snippet: 'A 400 Wh battery gave 70 km of mixed riding',
+  },
+  {
+    title: 'Hub or mid-drive motor?',
+    url: 'https://example.org/cyclinguk-motors',
+    snippet: 'Mid-drive motors climb better',
+  },
+];
+const clock = new JumpClock(MORNING);
+const minutes = (n: number) => clock.advance(n * 60_000);
 const home = mkdtempSync(path.join(tmpdir(), 'satchel-screens-'));
 const packs = path.join(home, 'packs');
-for (const pack of ['vocab', 'journal', 'habits'])
+for (const pack of ['assistant', 'vocab', 'journal', 'habits'])
   cpSync(path.join(root, 'packs', pack), path.join(packs, pack), { recursive: true });
 const printed: string[] = [];
 const app = createApp(
@@ -84,8 +112,14 @@ const app = createApp(
     BATCH_WINDOW_MS: '0',
     DASHBOARD_PORT: '0',
     SATCHEL_TIMEZONE: 'Europe/Madrid',
+    WEB_SEARCH_PROVIDER: 'searxng',
+    SEARXNG_URL: search.url,
   }),
-  { announce: (line) => printed.push(line), logDestination: { write: () => {} } },
+  {
+    announce: (line) => printed.push(line),
+    logDestination: { write: () => {} },
+    clock,
+  },
 );
 await app.start();
 const chatUrl = printed.find((l) => l.startsWith('satchel web chat: '))!.split(': ')[1]!;
@@ -94,32 +128,29 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu'],
 });
 
+/** A browser page as the owner has it: light, English, Madrid time. */
+const open = (viewport: { width: number; height: number }, phone = false) =>
+  browser.newPage({
+    viewport,
+    deviceScaleFactor: 1,
+    colorScheme: 'light',
+    locale: 'en-GB',
+    timezoneId: 'Europe/Madrid',
+    isMobile: phone,
+    hasTouch: phone,
+  });
+
 /** Waits until the conversation shows `text` (an answer is whole once its badge is there). */
 const shows = (page: Page, text: string) =>
   page.getByRole('log').getByText(text, { exact: false }).last().waitFor();
 
-const newConversation = (page: Page) =>
-  page.getByRole('button', { name: 'New conversation', exact: true }).click();
-
-/**
- * A conversation: its first screen, the pack picked there, then `turns`. The first is the
- * one the page opens on (there is always one); the others are made with New conversation.
- */
-async function conversation(page: Page, pack: string, turns: (() => Promise<void>)[]) {
-  if (await page.getByRole('log').locator('.bubble').count()) await newConversation(page);
-  await page
-    .getByRole('log')
-    .getByRole('button', { name: new RegExp(pack) })
-    .click();
-  await shows(page, `Now using ${pack}.`);
-  for (const turn of turns) await turn();
-}
-
-const say = (page: Page, text: string, shown: string) => async () => {
+const say = async (page: Page, text: string, shown: string) => {
   await page.getByLabel('Message').fill(text);
   await page.keyboard.press('Enter');
   await shows(page, shown);
 };
+
+const list = (page: Page) => page.getByRole('navigation', { name: 'Conversations' });
 
 /** Saves a PNG of the page and says how big it is. */
 async function save(page: Page, name: string) {
@@ -130,65 +161,91 @@ async function save(page: Page, name: string) {
 
 try {
   mkdirSync(out, { recursive: true });
-  const desk = await browser.newPage({
-    viewport: { width: 1280, height: 800 },
-    deviceScaleFactor: 1,
-    colorScheme: 'light',
-    locale: 'en-US',
-  });
+  model.enqueue(...SCRIPT);
+  const desk = await open({ width: 1280, height: 800 });
   await desk.goto(chatUrl);
   await desk.locator('#status', { hasText: /^Connected$/ }).waitFor();
 
-  await conversation(desk, 'Journal', [
-    say(desk, 'Tired but happy: we finished the garden fence today', 'What part of the fence'),
-  ]);
-  await conversation(desk, 'Habit Tracker', [say(desk, 'Did my 20 minute run', 'closes the week')]);
+  // The morning: just typing, so the default pack (the assistant) answers.
+  model.enqueueTitle({ text: 'Morning to-dos and errands' });
+  await say(
+    desk,
+    'I need to call the plumber about the boiler and buy oat milk today, and book passport photos by Friday',
+    'passport photos by',
+  );
+  minutes(1);
+  await say(desk, '/todos', 'To-dos');
+  await desk
+    .getByRole('log')
+    .getByRole('button', { name: /Buy oat milk/ })
+    .last()
+    .click();
+  await shows(desk, '1 done today');
+  minutes(3);
+  await say(
+    desk,
+    'remind me at 17:30 to pick up the bike from the repair shop',
+    'pick up the bike.',
+  );
+  minutes(12);
+  await say(
+    desk,
+    'Which kind of e-bike would do for my 12 km commute? Compare them',
+    'a mid motor matters only',
+  );
+  await desk.getByRole('log').locator('table').waitFor();
 
-  const photo = await browser.newPage({ viewport: { width: 412, height: 276 } });
-  await photo.setContent(MENU);
-  const menu = await photo.screenshot({ type: 'png' });
-  await photo.close();
-  await conversation(desk, 'Vocabulary Trainer', [
-    async () => {
-      const chooser = desk.waitForEvent('filechooser');
-      await desk.getByRole('button', { name: 'Attach files' }).click();
-      await (await chooser).setFiles({ name: 'menu.png', mimeType: 'image/png', buffer: menu });
-      await say(desk, 'Add the words on this menu to my Spanish deck', 'Say quiz me')();
-      await desk
-        .getByRole('img', { name: 'Photo you sent' })
-        .evaluate((img: { decode(): Promise<void> }) => img.decode());
-      await save(desk, 'web-chat-conversation-1280.png');
-    },
-    say(desk, 'quiz me', 'Answer in one line'),
-  ]);
-  // The same conversation on the phone: a new browser, so the address with the token.
-  const opened = `${chatUrl}${new URL(desk.url()).hash}`;
+  // A second conversation, pinned: a formula and code.
+  model.enqueueTitle({ text: 'Compound interest in Python' });
+  await list(desk).getByRole('button', { name: 'New conversation' }).click();
+  await desk.getByRole('region', { name: 'Start here' }).waitFor();
+  minutes(13);
+  await say(
+    desk,
+    'How does compound interest work? €5,000 at 3% for 10 years, and how would I compute it in Python?',
+    '6746.77',
+  );
+  await list(desk).getByRole('button', { name: /^Pin / }).first().waitFor();
+  await desk.waitForTimeout(500);
+  await list(desk).getByRole('button', { name: 'Pin “Compound interest in Python”' }).click();
+  const second = new URL(desk.url()).hash;
 
-  // The first screen of a new conversation: the packs to choose from, and the commands.
-  await newConversation(desk);
-  // A laptop's height: the packs and the first commands (more are below, as on any page).
+  // The morning's conversation, with its titles in the list.
+  await list(desk)
+    .getByRole('link', { name: /Morning to-dos/ })
+    .click();
+  await shows(desk, 'a mid motor matters only');
+  await desk.waitForTimeout(300);
+  await save(desk, 'web-chat-conversation-1280.png');
+  // Earlier that morning: the to-do list with its buttons, one ticked off (scrolled up, so
+  // Jump to latest shows).
+  await desk.getByRole('log').getByText('To-dos', { exact: false }).last().scrollIntoViewIfNeeded();
+  await desk.getByRole('log').evaluate((log) => {
+    log.scrollTop -= 60;
+  });
+  await desk.getByRole('button', { name: /Jump to latest/ }).waitFor();
+  await save(desk, 'web-chat-todos-1280.png');
+
+  const phone = await open({ width: 390, height: 844 }, true);
+  await phone.goto(`${chatUrl}${second}`);
+  await phone.locator('#status', { hasText: /^Connected$/ }).waitFor();
+  await shows(phone, '6746.77');
+  await phone.locator('.hljs, math').first().waitFor();
+  await phone.waitForTimeout(300);
+  await save(phone, 'web-chat-conversation-390.png');
+  await phone.getByRole('button', { name: 'Conversations' }).click();
+  await list(phone).waitFor();
+  await save(phone, 'web-chat-conversations-390.png');
+
+  // The first screen of a new conversation: the packs, the assistant marked as the default.
+  await list(desk).getByRole('button', { name: 'New conversation' }).click();
   await desk.setViewportSize({ width: 1280, height: 720 });
   await desk.getByRole('region', { name: 'Start here' }).waitFor();
   await save(desk, 'web-chat-first-screen-1280.png');
-
-  const phone = await browser.newPage({
-    viewport: { width: 390, height: 844 },
-    deviceScaleFactor: 1,
-    colorScheme: 'light',
-    locale: 'en-US',
-    isMobile: true,
-    hasTouch: true,
-  });
-  await phone.goto(opened);
-  await phone.locator('#status', { hasText: /^Connected$/ }).waitFor();
-  await shows(phone, 'Answer in one line');
-  await save(phone, 'web-chat-conversation-390.png');
-  await phone.getByRole('button', { name: 'Conversations' }).click();
-  await phone.getByRole('navigation', { name: 'Conversations' }).waitFor();
-  await save(phone, 'web-chat-conversations-390.png');
 } finally {
   await browser.close();
   await app.stop();
   await model.stop();
+  await search.stop();
   rmSync(home, { recursive: true, force: true });
 }

@@ -225,7 +225,7 @@ describe.skipIf(skipped)(
     );
 
     it.skipIf(!haveChromium)(
-      'keeps the header on one line at 390 px, also while reconnecting',
+      'keeps the header within the screen at 390 px, also while reconnecting: the conversation and the status on one row, the picker and the usage link on the next',
       async () => {
         const page = await web.browser.context.newPage();
         await page.setViewportSize({ width: 390, height: 800 });
@@ -238,24 +238,31 @@ describe.skipIf(skipped)(
           bottoms: number[];
           rights: number[];
           width: number;
+          nav: { top: number; right: number };
           statusCut: boolean;
         }>(`(() => {
-        // What shows: the brand steps aside on a phone (still read out, in a 1 px box).
-        const boxes = [...document.querySelectorAll('body > header > *')]
+        // What shows on the first row: the brand steps aside on a phone (still read out, in a
+        // 1 px box); the picker and the link (the nav) have the second.
+        const boxes = [...document.querySelectorAll('body > header > :not(nav)')]
           .map((c) => c.getBoundingClientRect())
           .filter((b) => b.width > 1);
+        const nav = document.querySelector('body > header > nav').getBoundingClientRect();
         const status = document.getElementById('status');
         return {
           tops: boxes.map((b) => Math.round(b.top)),
           bottoms: boxes.map((b) => Math.round(b.bottom)),
           rights: boxes.map((b) => Math.round(b.right)),
           width: document.documentElement.clientWidth,
+          nav: { top: Math.round(nav.top), right: Math.round(nav.right) },
           statusCut: status.scrollWidth > status.clientWidth,
         };
       })()`);
-        // Side by side: no child starts below another's bottom, none past the screen's edge.
+        // Side by side: no child of the first row starts below another's bottom, none past the
+        // screen's edge; the second row starts below them.
         expect(Math.max(...layout.tops)).toBeLessThan(Math.min(...layout.bottoms));
         expect(Math.max(...layout.rights)).toBeLessThanOrEqual(layout.width);
+        expect(layout.nav.top).toBeGreaterThanOrEqual(Math.max(...layout.bottoms));
+        expect(layout.nav.right).toBeLessThanOrEqual(layout.width);
         expect(layout.statusCut).toBe(false);
         await page.close();
       },

@@ -123,6 +123,29 @@ describe.skipIf(skipped)('the web chat page behaves, in a real browser', () => {
   );
 
   it.skipIf(!haveChromium)(
+    "opens a new conversation's first screen at its top, and follows again once it starts",
+    async () => {
+      const { page, problems, log } = await web.open();
+      await say(page, log, 'first', tall('one'));
+      // Short enough that the first screen (the packs, then the commands) must scroll.
+      await page.setViewportSize({ width: 900, height: 420 });
+      await page.getByRole('button', { name: 'New conversation' }).click();
+      const start = page.getByRole('region', { name: 'Start here' });
+      await start.waitFor();
+      await expect.poll(() => log.evaluate((e: { scrollTop: number }) => e.scrollTop)).toBe(0);
+      expect(await below(log)).toBeGreaterThan(48);
+      expect(await start.getByRole('button', { name: /Alpha Garden/ }).isVisible()).toBe(true);
+      expect(await page.getByRole('button', { name: 'Jump to latest' }).isHidden()).toBe(true);
+
+      await say(page, log, 'second', tall('two'));
+      expect(await below(log)).toBeLessThanOrEqual(48);
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+    60_000,
+  );
+
+  it.skipIf(!haveChromium)(
     'grows the box with its text up to a limit, and back after sending',
     async () => {
       const { page, problems, log } = await web.open();
@@ -171,14 +194,33 @@ describe.skipIf(skipped)('the web chat page behaves, in a real browser', () => {
       await expect.poll(() => page.title()).toBe('Ferns · Alpha Garden · satchel');
       expect(await where.locator('.title').textContent()).toBe('Ferns');
 
-      // On a 390 px phone the header names them too, whole within the screen.
+      // On a 390 px phone the header names them too, whole within the screen, and the model
+      // picker and the usage link get a row of their own under them: nothing overlaps.
+      h.model.setModels('openai', ['gpt-4.1-mini', 'gpt-4.1']);
       await page.setViewportSize({ width: 390, height: 800 });
-      for (const part of [where.locator('.title'), where.locator('.pack')]) {
+      await page.reload();
+      const picker = page.getByRole('combobox', { name: 'Model' });
+      await picker.waitFor();
+      await expect.poll(() => where.locator('.title').textContent()).toBe('Ferns');
+      const boxes = [];
+      for (const part of [
+        where.locator('.title'),
+        where.locator('.pack'),
+        page.locator('#status'),
+        picker,
+        page.getByRole('link', { name: 'Usage & cost' }),
+      ]) {
         expect(await part.isVisible()).toBe(true);
         const box = (await part.boundingBox())!;
-        expect(box.x + box.width).toBeLessThanOrEqual(390);
+        expect(box.x + box.width).toBeLessThanOrEqual(390 - 16);
+        boxes.push(box);
       }
-      expect(await page.locator('#status').isVisible()).toBe(true);
+      const [title, , status, pick, usage] = boxes;
+      expect(title!.width).toBeGreaterThanOrEqual(40);
+      expect(title!.x + title!.width).toBeLessThanOrEqual(status!.x);
+      expect(pick!.y).toBeGreaterThanOrEqual(title!.y + title!.height);
+      expect(pick!.x + pick!.width).toBeLessThanOrEqual(usage!.x);
+      expect(pick!.width).toBeGreaterThanOrEqual(150);
       expect(grave(await axeViolations(page))).toEqual([]);
       await page.setViewportSize({ width: 900, height: 700 });
 

@@ -139,6 +139,7 @@ async function showWelcome() {
       },
     });
     log.prepend(welcome);
+    follow.top(welcome);
   } catch {
     // Offline: the empty log says it for now; the next snapshot tries again.
   }

@@ -9,6 +9,9 @@ const SLACK = 48;
 /** `log` is the scrolling conversation, `button` the hidden "Jump to latest" button. */
 export function createFollow(log, button) {
   let following = true;
+  // A first screen is read from its top: nothing follows while it is shown.
+  let first;
+  let atTop = false;
   const atBottom = () => log.scrollHeight - log.scrollTop - log.clientHeight <= SLACK;
 
   function toBottom() {
@@ -16,15 +19,19 @@ export function createFollow(log, button) {
   }
 
   function grew() {
+    if (atTop && !first.isConnected) {
+      atTop = false;
+      following = true;
+    }
     if (following) toBottom();
-    button.hidden = following || atBottom();
+    button.hidden = following || atTop || atBottom();
   }
 
   // Only the owner's own scrolling decides whether the log follows: a scroll that keeps the
   // bottom in view (including the log's own) follows, one away from it stops.
   log.addEventListener('scroll', () => {
-    following = atBottom();
-    button.hidden = following;
+    following = !atTop && atBottom();
+    button.hidden = following || atTop;
   });
   new MutationObserver(grew).observe(log, { childList: true, subtree: true, characterData: true });
   // A picture's size is known only once it loads, after the message was added; the log
@@ -38,9 +45,18 @@ export function createFollow(log, button) {
   });
 
   return {
+    /** Shows the log from its top while `element` (a first screen) is in it. */
+    top(element) {
+      first = element;
+      following = false;
+      atTop = true;
+      log.scrollTop = 0;
+      button.hidden = true;
+    },
     /** Follows again from the bottom: a conversation opened, or the owner sent something. */
     follow() {
       following = true;
+      atTop = false;
       toBottom();
       button.hidden = true;
     },
