@@ -36,12 +36,15 @@ export function createHeading(where, current) {
   async function load() {
     const id = current();
     if (id === undefined) return;
-    const [list, welcome] = await Promise.all([
-      json('/chat/conversations'),
-      json(`/chat/welcome?c=${encodeURIComponent(id)}`),
-    ]);
-    if (id !== current()) return;
+    // The list first: a conversation no longer in it (deleted, its undo pending) has no pack
+    // to ask for.
+    const list = await json('/chat/conversations');
     const conversation = list?.conversations.find((c) => c.id === id)?.title;
+    const welcome =
+      conversation === undefined
+        ? undefined
+        : await json(`/chat/welcome?c=${encodeURIComponent(id)}`);
+    if (id !== current()) return;
     const packs = new Map((welcome?.packs ?? []).map((p) => [p.name, p.title]));
     shown = { conversation, packs };
     show(conversation, packs.get(welcome?.active));
