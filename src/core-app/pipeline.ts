@@ -146,6 +146,7 @@ export function buildPipeline(parts: PipelineParts, options: CoreOptions) {
     },
     // An edge that talks to strangers gates them; the others' events are the owner's own.
     gate: (event) => edges.get(event.origin.platform)?.gate?.(event) ?? 'allow',
+    strangers: () => [...edges.values()].some((edge) => edge.gate !== undefined),
     batchWindowMs: config.batchWindowMs,
     queueMode: config.queueMode,
   });

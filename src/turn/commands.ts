@@ -44,6 +44,8 @@ export interface CommandDeps {
   agent: Agent;
   /** How to create a forum topic in `to`'s chat; undefined where its channel has no topics. */
   topics: Delivery['topics'];
+  /** Some edge lets strangers ask in: /pair is offered only then (SPEC §16). */
+  strangers(): boolean;
   /** The owner's standing approvals (/approvals). */
   grants: Pick<GrantRepo, 'list' | 'reset'>;
   /** Turns waiting behind the running one in a conversation (for /status). */
@@ -252,9 +254,10 @@ export function createCommands(deps: CommandDeps) {
   }
 
   function helpText(active: string | undefined, address: Address): string {
-    // Only what works here: /topics needs a channel with topics (not the terminal).
+    // Only what works here: /topics needs a channel with topics (not the terminal), /pair
+    // an edge strangers can reach (not the web chat or the terminal alone).
     const shown = Object.entries(CORE_COMMANDS).filter(
-      ([c]) => c !== 'topics' || deps.topics(address),
+      ([c]) => (c !== 'topics' || deps.topics(address)) && (c !== 'pair' || deps.strangers()),
     );
     const lines = ['Commands:', ...shown.map(([c, d]) => `/${c} — ${d}`)];
     const pack = active ? packs.get(active) : undefined;

@@ -22,6 +22,8 @@ export interface PipelineServices {
   reports: Reports;
   /** The event's edge's gate (its allowlist); an edge without one lets all pass. */
   gate(event: InboundEvent): Verdict;
+  /** Some edge lets strangers ask in (pairing, /pair): none does with the web chat alone. */
+  strangers(): boolean;
   batchWindowMs: number;
   /** QUEUE_MODE: what a message sent while a turn runs does where /queue was not used. */
   queueMode: QueueMode;
@@ -51,6 +53,7 @@ export function createPipeline(services: PipelineServices) {
     agent: turns.agent,
     grants: turns.trust.grants,
     topics: delivery.topics,
+    strangers: services.strangers,
     waiting: (address) => conversations.waiting(address),
     queueMode: services.queueMode,
     pair: {

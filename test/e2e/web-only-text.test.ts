@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { satchel } from '../../src/cli/commands.ts';
 import type { Welcome } from '../../src/web/welcome.ts';
-import type { ChatClient } from '../support/chat-client.ts';
+import { type ChatClient, shownText } from '../support/chat-client.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import { webChatPerTest } from '../support/web-chat.ts';
 
@@ -25,10 +25,19 @@ describe('no Telegram-only text where there is no Telegram (SPEC §16)', () => {
     const commands = await commandsOn(alone);
     expect(commands).toEqual(expect.arrayContaining(['help', 'pack', 'new']));
     expect(commands).not.toContain('pair');
+    // Nor does /help.
+    await alone.connect();
+    await alone.send('/help');
+    const [help] = (await alone.waitForBot(1)).map(shownText);
+    expect(help).toContain('/new');
+    expect(help).not.toContain('/pair');
     await web.h.stop();
 
     const withBot = await web.start();
     expect(await commandsOn(withBot)).toContain('pair');
+    await withBot.connect();
+    await withBot.send('/help');
+    expect((await withBot.waitForBot(1)).map(shownText)[0]).toContain('/pair');
   });
 
   it('npx satchel pair CODE without a bot says there is none to give codes; with one it names where codes are listed', async () => {
