@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
-import { systemText, toolResults } from '../fakes/model-requests.ts';
+import { lastUserText, systemText, toolResults } from '../fakes/model-requests.ts';
 import { FakeSearch } from '../fakes/search-server.ts';
 import { ALLOWED_USER, harnessPerTest, settled } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
@@ -54,6 +54,39 @@ describe('the assistant pack, bundled and the default', () => {
     expect(h.rows('SELECT active_pack FROM conversation_routes')).toEqual([
       { active_pack: 'assistant' },
     ]);
+  });
+
+  it('sums up a document and acts on a voice note: their text reaches it with its summarize skill', async () => {
+    await h.start({ SATCHEL_PACKS: PACKS, STT_PROVIDER: 'openai' });
+    const notes = 'Lease renewal.\nThe rent rises to 950 EUR from March 1.\nReply by February 10.';
+    h.tg.addFile('doc1', Buffer.from(notes), 'documents/lease.txt');
+    h.model.enqueue({ text: 'The rent goes up to 950 EUR on March 1; answer by February 10.' });
+    h.tg.document({
+      userId: ALLOWED_USER,
+      fileId: 'doc1',
+      fileName: 'lease.txt',
+      mimeType: 'text/plain',
+    });
+    await settled(h, 1);
+    const [asked] = h.model.chatRequests();
+    expect(systemText(asked!)).toContain('Sum up what the owner sends');
+    expect(lastUserText(asked!)).toContain('The rent rises to 950 EUR from March 1.');
+    // Kept in the pack's files too, as every document is, and the receipt says so.
+    expect(h.tg.texts(ALLOWED_USER)).toEqual([
+      'The rent goes up to 950 EUR on March 1; answer by February 10.\n\n✓ lease.txt saved\n\n— Assistant',
+    ]);
+
+    h.tg.addFile('v1', Buffer.from('OggS'), 'voice/file_2.oga');
+    h.model.enqueueTranscription({ text: 'remind me to call the landlord tomorrow at nine' });
+    h.model.enqueue({ text: 'I will remind you tomorrow at 09:00 to call the landlord.' });
+    h.tg.voice({ userId: ALLOWED_USER, fileId: 'v1' });
+    await settled(h, 2);
+    const heard = lastUserText(h.model.chatRequests()[1]!);
+    expect(heard).toMatch(/voice message, transcribed/i);
+    expect(heard).toContain('remind me to call the landlord tomorrow at nine');
+    // The reminder is the assistant's: the schedule tool is offered with its skill.
+    expect(offered(h.model.chatRequests()[1]!)).toContain('schedule');
+    expect(h.tg.texts(ALLOWED_USER)).toHaveLength(2);
   });
 
   it('with SearXNG, offers web_search, cites what it found and books the search at $0', async () => {
