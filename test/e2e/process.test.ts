@@ -409,7 +409,7 @@ describe('the real entry point', () => {
     await vi.waitFor(
       () => {
         address = /satchel web chat: (\S+)/.exec(run.stderr())?.[1] ?? '';
-        expect(address).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/chat\?token=\w+$/);
+        expect(address).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/chat\?token=[\w-]+$/);
       },
       { timeout: 15_000, interval: 50 },
     );
