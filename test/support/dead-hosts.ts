@@ -31,12 +31,13 @@ export async function silentHost(): Promise<DeadHost> {
 }
 
 /**
- * An API root on 127.0.0.1 where nothing listens: connections are refused. Port 1 (tcpmux)
- * is privileged and unused: a port found free and let go could be handed to the next server
- * the test starts (its own fake model, say), which would then answer.
+ * An API root on 127.0.0.1 where nothing listens: connections are refused. Port 2 is
+ * privileged, unused and not among the ports fetch refuses to try (1 is). A port found free
+ * and let go could be handed to the next server the test starts (its own fake model, say),
+ * which would then answer.
  */
 export async function refusingRoot(): Promise<string> {
-  return 'http://127.0.0.1:1';
+  return 'http://127.0.0.1:2';
 }
 
 /** A port of 127.0.0.1 where nothing listens (yet): for a server the code under test opens. */
