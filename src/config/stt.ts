@@ -15,11 +15,14 @@ export interface SttVariables {
   STT_API_KEY?: string | undefined;
 }
 
-/** OpenAI's own API: OPENAI_BASE_URL unset, or naming api.openai.com. */
+/** Where OpenAI's own API is (what its SDK calls when no base URL is set). */
+export const OPENAI_API_URL = 'https://api.openai.com/v1';
+
+/** OpenAI's own API: OPENAI_BASE_URL unset, or naming its host. */
 export function isOpenAiOwn(baseUrl: string | undefined): boolean {
   if (baseUrl === undefined || baseUrl.trim() === '') return true;
   try {
-    return new URL(baseUrl).hostname === 'api.openai.com';
+    return new URL(baseUrl).hostname === new URL(OPENAI_API_URL).hostname;
   } catch {
     return false;
   }

@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.ts';
+import { OPENAI_API_URL } from '../config/stt.ts';
 import { listModels } from '../providers/probe.ts';
 import type { SttSettings } from '../providers/registry.ts';
 import type { ModelUse } from '../usage/unknown-prices.ts';
@@ -7,7 +8,7 @@ import { providerFailure } from './doctor-remote.ts';
 
 /** Where each provider's API is when no base URL is set (what the SDKs call). */
 const DEFAULT_URLS: Record<string, string> = {
-  openai: 'https://api.openai.com/v1',
+  openai: OPENAI_API_URL,
   groq: 'https://api.groq.com',
 };
 

@@ -6,7 +6,7 @@ import { createGroqTranscriber } from './groq-stt.ts';
 import { createOpenAiChatModel, mapOpenAiError } from './openai.ts';
 import { createOpenAiTranscriber } from './openai-stt.ts';
 import { createOpenAiSpeaker, type TtsOptions } from './openai-tts.ts';
-import type { Provider, ProviderAccess } from './registry.ts';
+import type { Provider, ProviderAccess, TranscriberOptions } from './registry.ts';
 
 /** What a provider's chat model is made with: its key and base URL, and the model's. */
 export interface ChatModelOptions extends ProviderAccess {
@@ -16,11 +16,6 @@ export interface ChatModelOptions extends ProviderAccess {
   acceptsImages: boolean;
   /** Where a tool left out of the requests (its schema cannot be converted) is reported. */
   log?: Logger | undefined;
-}
-
-export interface TranscriberOptions extends ProviderAccess {
-  model: string;
-  timeoutMs: number;
 }
 
 /**

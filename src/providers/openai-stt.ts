@@ -1,9 +1,9 @@
 import { toFile } from 'openai';
 import type { Transcriber } from '../core/ports.ts';
-import type { TranscriberOptions } from './clients.ts';
 import { whisperFileName } from './groq-stt.ts';
 import { withIdleTimeout } from './idle-timeout.ts';
 import { mapOpenAiError, openAiClient } from './openai.ts';
+import type { TranscriberOptions } from './registry.ts';
 
 const PROVIDER = 'openai';
 

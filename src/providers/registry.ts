@@ -80,6 +80,12 @@ export interface ProviderAccess {
   baseUrl?: string | undefined;
 }
 
+/** What a transcriber is made with: the provider's key and base URL, and its model. */
+export interface TranscriberOptions extends ProviderAccess {
+  model: string;
+  timeoutMs: number;
+}
+
 export type ProviderKeys = Readonly<Record<Provider, ProviderAccess>>;
 
 /** Whether `name` is a provider satchel knows. */

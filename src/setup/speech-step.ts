@@ -1,10 +1,10 @@
+import { OPENAI_API_URL } from '../config/stt.ts';
 import { listModels } from '../providers/probe.ts';
 import type { Provider, ProviderAccess, ProviderKeys } from '../providers/registry.ts';
 import type { Choice } from './prompter.ts';
 import { SetupFailed, type SetupUi } from './ui.ts';
 
 /** OpenAI's own API: where `STT_PROVIDER=openai` goes when nothing else is said. */
-const OPENAI_API = 'https://api.openai.com/v1';
 /** How long the speech server's model list may take. */
 const LIST_MS = 5_000;
 /** Model names that transcribe. */
@@ -77,7 +77,7 @@ export async function chooseSpeech(
   if (choice === 'openai') {
     const ownApi = chat.provider === 'openai' && !chat.access.baseUrl;
     if (!ownApi) {
-      vars.set('STT_BASE_URL', OPENAI_API);
+      vars.set('STT_BASE_URL', OPENAI_API_URL);
       vars.set('STT_API_KEY', await keyFor('STT_API_KEY', 'OpenAI', given, current, ui));
     }
     return { vars };
@@ -107,7 +107,7 @@ function currentChoice(
   if (
     current.STT_PROVIDER === 'openai' &&
     current.STT_BASE_URL &&
-    current.STT_BASE_URL !== OPENAI_API
+    current.STT_BASE_URL !== OPENAI_API_URL
   )
     return 'server';
   if (current.STT_PROVIDER) return current.STT_PROVIDER;

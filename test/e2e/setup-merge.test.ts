@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { satchel } from '../../src/cli/commands.ts';
 import { setupCommand } from '../../src/cli/setup.ts';
+import { OPENAI_API_URL } from '../../src/config/stt.ts';
 import { Database } from '../../src/store/sqlite.ts';
 import { FakeModel } from '../fakes/model-server.ts';
 import { FakeSearch } from '../fakes/search-server.ts';
@@ -318,7 +319,7 @@ describe('satchel setup: speech-to-text and web search', () => {
     ]);
     text = readFileSync(envFile(), 'utf8');
     expect(text).toContain('STT_PROVIDER=openai\n');
-    expect(text).toContain('STT_BASE_URL=https://api.openai.com/v1\n');
+    expect(text).toContain(`STT_BASE_URL=${OPENAI_API_URL}\n`);
     expect(text).toContain('STT_API_KEY=sk-speech\n');
     expect(text).not.toContain('WEB_SEARCH_PROVIDER');
     expect(text).toContain('BRAVE_API_KEY=bk-1\n');

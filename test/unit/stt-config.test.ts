@@ -3,6 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.ts';
+import { OPENAI_API_URL } from '../../src/config/stt.ts';
 import { ConfigError } from '../../src/core/errors.ts';
 
 const stt = (env: Record<string, string>) =>
@@ -29,7 +30,7 @@ describe('STT_PROVIDER by default', () => {
 
   it("is openai on OpenAI's own API, with gpt-4o-mini-transcribe", () => {
     expect(stt({})).toEqual({ provider: 'openai', model: 'gpt-4o-mini-transcribe', apiKey: 'sk' });
-    const named = stt({ OPENAI_BASE_URL: 'https://api.openai.com/v1' });
+    const named = stt({ OPENAI_BASE_URL: OPENAI_API_URL });
     expect(named?.provider).toBe('openai');
   });
 
