@@ -14,8 +14,11 @@ export function createFollow(log, button) {
   let atTop = false;
   const atBottom = () => log.scrollHeight - log.scrollTop - log.clientHeight <= SLACK;
 
+  /** Where the log last put itself: a scroll event that finds it there (or lower) is its own. */
+  let placed = 0;
   function toBottom() {
     log.scrollTop = log.scrollHeight;
+    placed = log.scrollTop;
   }
 
   function grew() {
@@ -28,9 +31,12 @@ export function createFollow(log, button) {
   }
 
   // Only the owner's own scrolling decides whether the log follows: a scroll that keeps the
-  // bottom in view (including the log's own) follows, one away from it stops.
+  // bottom in view follows, one up from it stops. The log's own scroll can be reported after
+  // more text came (then not at the bottom any more): one that left it where it put itself
+  // keeps following.
   log.addEventListener('scroll', () => {
-    following = !atTop && atBottom();
+    const own = following && log.scrollTop >= placed - SLACK;
+    following = !atTop && (own || atBottom());
     button.hidden = following || atTop;
   });
   new MutationObserver(grew).observe(log, { childList: true, subtree: true, characterData: true });
