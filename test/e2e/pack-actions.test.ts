@@ -121,6 +121,7 @@ describe('a review by buttons', () => {
     expect(shown).toHaveLength(1);
     expect(shown[0]!.params.text).toBe('<b>perro</b> = dog');
     expect(labels(shown[0])).toEqual([['Again', 'Good'], ['Examples']]);
+    await h.tg.waitForCalls('answerCallbackQuery', 1);
     expect(h.tg.calls('answerCallbackQuery').at(-1)?.params.text).toBeUndefined();
 
     press('Good');
@@ -194,6 +195,8 @@ describe('a review by buttons', () => {
     const again = first.buttons.flat().find((b) => b.text === 'Good')!;
     h.tg.callback({ userId: ALLOWED_USER, messageId: first.messageId, data: again.callback_data });
     await settled(h, 4);
+    // A press is answered apart from its update's settling: wait for the answer itself.
+    await h.tg.waitForCalls('answerCallbackQuery', 3);
     expect(h.tg.calls('answerCallbackQuery').at(-1)?.params.text).toBe(
       'These buttons have expired.',
     );
@@ -212,6 +215,7 @@ describe('who may press', () => {
     await settled(h, 1);
     press('Start', colleague, group);
     await settled(h, 2);
+    await h.tg.waitForCalls('answerCallbackQuery', 1);
     expect(h.tg.calls('answerCallbackQuery').at(-1)?.params.text).toBe(
       'Only the owner can press these buttons.',
     );
@@ -222,6 +226,7 @@ describe('who may press', () => {
     expect(h.tg.calls('editMessageText')).toHaveLength(1);
     press('Good', colleague, group);
     await settled(h, 4);
+    await h.tg.waitForCalls('answerCallbackQuery', 3);
     expect(h.tg.calls('answerCallbackQuery').at(-1)?.params.text).toBe(
       'Only the owner can press these buttons.',
     );
