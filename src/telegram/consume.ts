@@ -43,12 +43,16 @@ export function createConsumer(deps: ConsumerDeps) {
     }
   }
 
+  /** Updates handed over in the current task (a getUpdates answer comes as one burst). */
+  let burst = 0;
+
   return async (update: unknown, updateId: number): Promise<void> => {
-    // Each update of a getUpdates answer starts on a task of its own, all queued at once: in
-    // order, and each turn runs on to its model request before the next one starts. Started
-    // together, the turns would take turns at every await, and every request of the batch
-    // would leave only once all of them were prepared.
-    await nextTask();
+    // Each update of a getUpdates answer starts on a task of its own, in order, and each turn
+    // runs on to its model request before the next one starts. Started together, the turns
+    // would take turns at every await, and every request of the batch would leave only once
+    // all of them were prepared. The first of a burst has nothing to wait for: it starts now.
+    if (burst++ === 0) setImmediate(() => (burst = 0));
+    else await nextTask();
     if (nestedDeeperThan(update, MAX_NESTING)) {
       settleMalformed(updateId, `nested deeper than ${MAX_NESTING} levels`);
       return;

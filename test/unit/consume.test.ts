@@ -37,7 +37,8 @@ describe('the update consumer', () => {
     });
     // The runner hands a getUpdates answer's updates over one after another, without waiting.
     const handled = [consume(text(1, 501), 1), consume(text(2, 502), 2), consume(text(3, 503), 3)];
-    expect(steps).toEqual([]);
+    // The first starts at once (nothing to wait for); the others wait their own task.
+    expect(steps).toEqual(['start 501']);
     await Promise.all(handled);
     await new Promise((resolve) => setImmediate(resolve));
     expect(steps).toEqual([
@@ -48,6 +49,10 @@ describe('the update consumer', () => {
       'start 503',
       'request 503',
     ]);
+    // The next answer's first update starts at once too.
+    const next = consume(text(4, 504), 4);
+    expect(steps.at(-1)).toBe('start 504');
+    await next;
   });
 
   it('settles a malformed update as done without handing it on', async () => {
