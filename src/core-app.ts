@@ -93,6 +93,7 @@ export function createCore(
       close: () => {
         try {
           stores.idleJobs.flush();
+          usage.ledger.flush();
         } finally {
           stores.store.close();
         }

@@ -88,7 +88,8 @@ export function createModelCaller(deps: ModelCallerDeps) {
           onText(delta);
         },
       });
-      deps.ledger.record({
+      // Booked at the end of the task: the answer goes on to its reply first (ledger.ts).
+      deps.ledger.recordSoon({
         ...entry,
         ...response.usage,
         latencyMs: clock.now() - started,

@@ -47,7 +47,9 @@ export function buildOutbox(base: Base, redact: Logging['redact'], options: Core
 export function buildUsage(base: Base, catalog: ModelCatalog, redact: Logging['redact']) {
   const { config, clock, log, stores } = base;
   const calendar = createCalendar(config.timezone);
-  const totals = createTotals(stores.store.db);
+  const ledger = createLedger({ db: stores.store.db, clock, calendar, catalog, redact });
+  // The gate and the footer read the ledger with every row booked so far (recordSoon's too).
+  const totals = createTotals(stores.store.db, { beforeRead: ledger.flush });
   const quota = createQuotaGate({
     caps: config.quota,
     totals,
@@ -58,7 +60,6 @@ export function buildUsage(base: Base, catalog: ModelCatalog, redact: Logging['r
     unknownPrice: config.models.unknownPrice,
     personCaps: (person) => stores.people.capsOf(person, config.personCaps),
   });
-  const ledger = createLedger({ db: stores.store.db, clock, calendar, catalog, redact });
   return { calendar, totals, quota, ledger };
 }
 

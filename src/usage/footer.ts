@@ -27,6 +27,7 @@ export function createUsageFooter(deps: { db: Db; totals: UsageTotals; calendar:
     .prepare();
 
   return (turnId: string, now: number): string => {
+    deps.totals.settle();
     const row = byTurn.get({ turnId });
     const turn = row ? withTokens(row) : undefined;
     const today = deps.totals.day(deps.calendar.dayOf(now));

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Clock } from '../core/clock.ts';
-import type { Db } from '../store/client.ts';
+import { type Db, transactionOf } from '../store/client.ts';
 import { usageEvents } from '../store/schema.ts';
 import type { Calendar } from './calendar.ts';
 import type { ModelCatalog } from './catalog.ts';
@@ -69,46 +69,84 @@ export function createLedger(deps: {
     return tokenCost(entry, tokens);
   }
 
+  /** Rows `recordSoon` took, written at the end of the task (or before any read: `flush`). */
+  const pending: { call: PaidCall; ts: number }[] = [];
+
+  /** Writes the rows `recordSoon` took, in one transaction; a no-op when there are none. */
+  function flush(): void {
+    if (pending.length === 0) return;
+    const rows = pending.splice(0).map(({ call, ts }) => rowOf(call, ts));
+    writeAll(rows);
+  }
+  const transaction = transactionOf(db);
+  const writeAll = (rows: readonly RowValues[]) =>
+    transaction(() => {
+      for (const row of rows) insert.run(row);
+    });
+
+  function rowOf(call: PaidCall, ts: number): RowValues {
+    const tokens = {
+      inputTokens: call.inputTokens ?? 0,
+      cachedInputTokens: call.cachedInputTokens ?? 0,
+      outputTokens: call.outputTokens ?? 0,
+    };
+    const cost = call.costUsd ?? priceOf(call, tokens);
+    const audioSeconds = call.audioSeconds ?? 0;
+    const images = call.images ?? 0;
+    const characters = call.characters ?? 0;
+    const used = tokens.inputTokens + tokens.outputTokens + audioSeconds + images + characters > 0;
+    return {
+      ts,
+      day: dayOf(ts),
+      kind: call.kind,
+      provider: call.provider,
+      model: call.model,
+      ...call.scope,
+      jobId: call.scope.jobId ?? null,
+      person: call.scope.person ?? null,
+      channel: call.scope.channel ?? null,
+      ...tokens,
+      audioSeconds,
+      images,
+      characters,
+      costUsd: cost,
+      priceKnown: cost !== null,
+      latencyMs: call.latencyMs,
+      ok: call.ok,
+      error: call.error === undefined ? null : redact(call.error),
+      // A call counts when something came back: refused, failed or stopped with nothing
+      // back, it was no call the provider served (schema.ts, `counted`).
+      counted: call.ok || used,
+    };
+  }
+
   return {
+    /** Books a paid call now (after any rows `recordSoon` still holds, which go first). */
     record(call: PaidCall): void {
-      const ts = clock.now();
-      const tokens = {
-        inputTokens: call.inputTokens ?? 0,
-        cachedInputTokens: call.cachedInputTokens ?? 0,
-        outputTokens: call.outputTokens ?? 0,
-      };
-      const cost = call.costUsd ?? priceOf(call, tokens);
-      const audioSeconds = call.audioSeconds ?? 0;
-      const images = call.images ?? 0;
-      const characters = call.characters ?? 0;
-      const used =
-        tokens.inputTokens + tokens.outputTokens + audioSeconds + images + characters > 0;
-      insert.run({
-        ts,
-        day: dayOf(ts),
-        kind: call.kind,
-        provider: call.provider,
-        model: call.model,
-        ...call.scope,
-        jobId: call.scope.jobId ?? null,
-        person: call.scope.person ?? null,
-        channel: call.scope.channel ?? null,
-        ...tokens,
-        audioSeconds,
-        images,
-        characters,
-        costUsd: cost,
-        priceKnown: cost !== null,
-        latencyMs: call.latencyMs,
-        ok: call.ok,
-        error: call.error === undefined ? null : redact(call.error),
-        // A call counts when something came back: refused, failed or stopped with nothing
-        // back, it was no call the provider served (schema.ts, `counted`).
-        counted: call.ok || used,
-      });
+      flush();
+      insert.run(rowOf(call, clock.now()));
     },
+
+    /**
+     * Books a paid call at the end of the current task: a model's answer goes on to its
+     * reply first, and the row is written before anything else runs (I/O, timers). A read
+     * of the ledger in the same task calls `flush` first (the running totals do), and so
+     * does shutdown. Its time is taken now.
+     */
+    recordSoon(call: PaidCall): void {
+      pending.push({ call, ts: clock.now() });
+      if (pending.length === 1)
+        setImmediate(() => {
+          // After shutdown closed the database, flush already wrote what there was.
+          if ((db.$client as { open?: boolean }).open !== false) flush();
+        });
+    },
+
+    flush,
   };
 }
+
+type RowValues = Record<(typeof WRITTEN)[number], unknown>;
 
 export type Ledger = ReturnType<typeof createLedger>;
 

@@ -17,12 +17,15 @@ export interface Totals {
  * dashboard (`sums.ts`), so every view counts a call the same way. The day, pack-day and
  * session sums are running totals (see createRunningSums).
  */
-export function createTotals(db: Db) {
+export function createTotals(db: Db, options: { beforeRead?: () => void } = {}) {
   const gate = prepareGateSums(db);
-  const running = createRunningSums(db, gate);
+  const running = createRunningSums(db, gate, options.beforeRead ?? (() => undefined));
   return {
+    /** Rows still held to be written (the ledger's `recordSoon`) are written now. */
+    settle: options.beforeRead ?? (() => undefined),
     /** Today's speech-to-text and vision calls: how many, how much audio, how many images. */
     media(day: string): { transcriptions: number; audioSeconds: number; visionImages: number } {
+      options.beforeRead?.();
       const row = db
         .select({
           transcriptions: sql<number>`coalesce(sum(case when ${usageEvents.kind} = 'stt' then ${usageEvents.counted} else 0 end), 0)`,
@@ -58,7 +61,7 @@ type SumsRow = Omit<UsageSums, 'tokens'>;
  * ever added, with ids that grow (AUTOINCREMENT: never reused). A day with many calls costs
  * what was added since the last call, not a sum over the day.
  */
-function createRunningSums(db: Db, gate: GateSums) {
+function createRunningSums(db: Db, gate: GateSums, beforeRead: () => void) {
   let seen =
     db
       .select({ id: max(usageEvents.id) })
@@ -89,6 +92,7 @@ function createRunningSums(db: Db, gate: GateSums) {
 
   return {
     sum(key: string, load: (upto: number) => SumsRow | undefined): Totals {
+      beforeRead();
       catchUp();
       let sums = kept.get(key);
       if (!sums) {
