@@ -32,10 +32,24 @@ export interface NewMessage {
 export function createSessionRepo(db: Db, redact: (text: string) => string = (text) => text) {
   const queries = prepareTurnQueries(db);
   const recent = createRecentHistories();
+  /**
+   * Routes read in the current task: a turn asks its conversation's route five or six times
+   * before its model call (the pack, the model, the session, the badge, the footer), and
+   * nothing between them writes it but this repository, which forgets what it writes. At
+   * the end of the task all are forgotten, so a route written by another process or
+   * module is read afresh by the next task.
+   */
+  const routesNow = new Map<string, RouteRow | undefined>();
+  const forgetRoutes = () => routesNow.clear();
 
   return {
     route(address: Address): RouteRow | undefined {
-      return queries.route.get({ address: addressKey(address) });
+      const key = addressKey(address);
+      if (routesNow.has(key)) return routesNow.get(key);
+      const row = queries.route.get({ address: key });
+      if (routesNow.size === 0) setImmediate(forgetRoutes);
+      routesNow.set(key, row);
+      return row;
     },
 
     saveRoute(
@@ -43,6 +57,7 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
       fields: { activePack: string | null; sessionId: string | null; viaDefault?: boolean },
       now: number,
     ): void {
+      routesNow.delete(addressKey(address));
       queries.saveRoute.run({
         address: addressKey(address),
         platform: address.platform,
@@ -69,6 +84,7 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
       },
       now: number,
     ): void {
+      routesNow.delete(addressKey(address));
       db.insert(conversationRoutes)
         .values({
           address: addressKey(address),

@@ -161,6 +161,7 @@ function route(services: RouteServices, turn: ChatTurn): Routed {
       dailyUsd: pack?.manifest.quota?.daily_usd,
     },
     badge: badgeOf(services, first.address, first.chatType, pack),
+    usageFooter: router.usageFooter(first.address),
   };
 }
 
@@ -374,6 +375,6 @@ function footerOf(
   services: Pick<CommitServices, 'conversing' | 'turns' | 'runtime'>,
   routed: Routed,
 ): string {
-  if (!services.conversing.router.usageFooter(routed.address)) return '';
+  if (!routed.usageFooter) return '';
   return `\n\n${services.turns.usageFooter(routed.turnId, services.runtime.clock.now())}`;
 }

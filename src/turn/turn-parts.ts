@@ -66,6 +66,8 @@ export interface Routed {
   packCaps: PackCaps;
   /** With several packs, a private reply says which pack gave it. */
   badge: string;
+  /** `/usage footer on` here, as the turn started (the footer is read after the answer). */
+  usageFooter: boolean;
 }
 
 /** Images go to the model only when whoever answers can see them (the fallback too). */

@@ -56,3 +56,23 @@ describe('session history', () => {
     expect(repo.history(session.id)).toHaveLength(3);
   });
 });
+
+describe('conversation routes', () => {
+  it('read one written here at once, and one another process wrote from the next task on', async () => {
+    const { repo, session } = opened();
+    expect(repo.route(ADDRESS)).toBeUndefined();
+    repo.saveRoute(ADDRESS, { activePack: 'journal', sessionId: session.id }, 2);
+    expect(repo.route(ADDRESS)?.activePack).toBe('journal');
+    repo.saveRouteSettings(ADDRESS, { usageFooter: true }, 3);
+    expect(repo.route(ADDRESS)?.usageFooter).toBe(true);
+
+    const other = openCoreStore(env.home);
+    try {
+      createSessionRepo(other.db).saveRoute(ADDRESS, { activePack: 'vocab', sessionId: null }, 4);
+    } finally {
+      other.close();
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(repo.route(ADDRESS)).toMatchObject({ activePack: 'vocab', sessionId: null });
+  });
+});
