@@ -24,6 +24,7 @@ import { FakeSearch } from '../fakes/search-server.ts';
 import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import { TEST_OPENAI_KEY } from '../support/harness.ts';
+import { type LoopbackGuard, loopbackOnly } from '../support/loopback-only.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OWNER = 4242;
@@ -31,8 +32,11 @@ let tg: FakeTelegram;
 let model: FakeModel;
 let dir: string;
 let env: Record<string, string>;
+let offline: LoopbackGuard;
+const cleanups: (() => Promise<void>)[] = [];
 
 beforeEach(async () => {
+  offline = loopbackOnly();
   tg = await FakeTelegram.start();
   model = await FakeModel.start();
   model.requireKey('openai', TEST_OPENAI_KEY);
@@ -50,6 +54,10 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+  offline.restore();
+  // Setup and its checklist asked the fakes only.
+  expect(offline.refused()).toEqual([]);
   await tg.stop();
   await model.stop();
   rmSync(dir, { recursive: true, force: true });
@@ -307,6 +315,13 @@ describe('satchel setup: speech-to-text and web search', () => {
     expect(text).toContain('GROQ_API_KEY=gsk-123\n');
 
     writeFileSync(envFile(), `${text}WEB_SEARCH_PROVIDER=brave\nBRAVE_API_KEY=bk-1\n`);
+    // The checklist sees .env as npm start does, the environment's variables winning: there
+    // STT_BASE_URL names a fake standing in for OpenAI's API, which takes the key setup wrote.
+    const openAiApi = await FakeModel.start();
+    cleanups.push(() => openAiApi.stop());
+    openAiApi.requireKey('openai', 'sk-speech');
+    openAiApi.setModels('openai', ['gpt-4o-mini-transcribe', 'whisper-1']);
+    env.STT_BASE_URL = `${openAiApi.url}/v1`;
     const openai = await setup([
       '--yes',
       '--not-free',
@@ -326,6 +341,14 @@ describe('satchel setup: speech-to-text and web search', () => {
     expect(openai.out).toContain('  - WEB_SEARCH_PROVIDER (removed)');
     expect(openai.out).toContain('  + STT_API_KEY=(new value, not shown)');
     expect(openai.out).not.toContain('sk-speech');
+    expect(openai.out).toContain(
+      `✓ voice messages: transcribed by openai gpt-4o-mini-transcribe at ${openAiApi.url}/v1; key accepted`,
+    );
+    expect(openAiApi.requests().map((r) => [r.kind, r.headers.authorization])).toEqual([
+      ['models', 'Bearer sk-speech'],
+    ]);
+    expect(openai.out).toContain('All checks passed.');
+    expect(openai.code).toBe(0);
   });
 
   it('in a terminal: a Whisper server of your own by its URL (the chat server: its key serves), and SearXNG by its address', async () => {
