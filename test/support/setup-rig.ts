@@ -67,7 +67,6 @@ export function setupPerTest(
   const cleanups: (() => Promise<void>)[] = [];
 
   beforeEach(async () => {
-    offline = loopbackOnly();
     const tg = await FakeTelegram.start();
     const model = await FakeModel.start();
     model.requireKey('openai', TEST_OPENAI_KEY);
@@ -80,17 +79,23 @@ export function setupPerTest(
       ...moreEnv({ model }),
     };
     state = { tg, model, dir, env };
+    // Last, so that no failure above leaves the lookup guarded for the next file.
+    offline = loopbackOnly();
   });
 
   afterEach(async () => {
-    for (const cleanup of cleanups.splice(0)) await cleanup();
     offline?.restore();
     const refused = offline?.refused() ?? [];
-    if (state) {
-      await state.tg.stop();
-      await state.model.stop();
-      rmSync(state.dir, { recursive: true, force: true });
-      state = undefined;
+    offline = undefined;
+    try {
+      for (const cleanup of cleanups.splice(0)) await cleanup();
+    } finally {
+      if (state) {
+        await state.tg.stop();
+        await state.model.stop();
+        rmSync(state.dir, { recursive: true, force: true });
+        state = undefined;
+      }
     }
     // Setup and its checklist asked the fakes only.
     expect(refused).toEqual([]);
