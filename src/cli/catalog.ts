@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { withEnvFile } from '../config/env-file.ts';
 import { envSchema } from '../config/schema.ts';
+import type { CliIo } from '../core/cli-io.ts';
 import type { ModelCatalog } from '../usage/catalog.ts';
 import { loadModelCatalog } from '../usage/catalog-file.ts';
-import type { CliIo } from './command.ts';
 
 const catalogEnv = envSchema.pick({ SATCHEL_HOME: true, SATCHEL_MODELS: true });
 

@@ -1,11 +1,4 @@
-/** What a CLI command may touch: its streams, environment and working directory. */
-export interface CliIo {
-  stdin: NodeJS.ReadableStream;
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: Record<string, string | undefined>;
-  cwd: string;
-}
+import type { CliIo } from '../core/cli-io.ts';
 
 /**
  * What is known of a `satchel` subcommand before its module loads (src/cli/help.ts):

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { CliCommand, CliCommandInfo, CliIo, LazyCliCommand } from './command.ts';
+import type { CliIo } from '../core/cli-io.ts';
+import type { CliCommand, CliCommandInfo, LazyCliCommand } from './command.ts';
 import { runCli } from './dispatch.ts';
 import {
   backupInfo,

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import type { CliIo } from './command.ts';
+import type { CliIo } from '../core/cli-io.ts';
 
 /** Whether a command may ask its user: its standard input is a terminal. */
 export function isTerminal(io: Pick<CliIo, 'stdin'>): boolean {

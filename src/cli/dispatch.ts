@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
+import type { CliIo } from '../core/cli-io.ts';
 import { closest } from '../packs/suggest.ts';
 import { parseArgsMessage, UsageError } from './args.ts';
-import type { CliCommand, CliCommandInfo, CliIo, LazyCliCommand } from './command.ts';
+import type { CliCommand, CliCommandInfo, LazyCliCommand } from './command.ts';
 
 export interface Cli {
   /** A command given lazily is loaded only when it runs. */

@@ -1,6 +1,7 @@
+import type { CliIo } from '../core/cli-io.ts';
 import { type Check, formatChecks } from '../ops/check.ts';
 import { parseCommandArgs, UsageError } from './args.ts';
-import type { CliCommand, CliIo } from './command.ts';
+import type { CliCommand } from './command.ts';
 import { doctorInfo } from './help.ts';
 
 /**

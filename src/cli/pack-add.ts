@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { withEnvFile } from '../config/env-file.ts';
 import { envSchema } from '../config/schema.ts';
+import type { CliIo } from '../core/cli-io.ts';
 import {
   type ApproveInstall,
   installPack,
@@ -16,7 +17,7 @@ import {
 } from '../packs/permissions.ts';
 import { removePack } from '../packs/remove.ts';
 import { oneArgument, parseCommandArgs, UsageError } from './args.ts';
-import type { CliCommand, CliIo } from './command.ts';
+import type { CliCommand } from './command.ts';
 import { askYesNo, isTerminal } from './confirm.ts';
 import { packAddInfo, packRemoveInfo } from './help.ts';
 import { packDirs } from './pack-list.ts';

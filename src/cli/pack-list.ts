@@ -1,13 +1,14 @@
 import path from 'node:path';
 import { withEnvFile } from '../config/env-file.ts';
 import { envSchema } from '../config/schema.ts';
+import type { CliIo } from '../core/cli-io.ts';
 import { installedPacksDir, installedSource } from '../packs/installed.ts';
 import { type PackInspection, scanPacks } from '../packs/loader.ts';
 import { formatProblem } from '../packs/problems.ts';
 import { type PackSettingsEnv, resolveSettings } from '../packs/settings.ts';
 import type { Skill } from '../packs/skills.ts';
 import { noMoreThan, parseCommandArgs } from './args.ts';
-import type { CliCommand, CliIo } from './command.ts';
+import type { CliCommand } from './command.ts';
 import { packListInfo } from './help.ts';
 
 /**

@@ -1,11 +1,12 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { CliIo } from '../core/cli-io.ts';
 import { inspectPack } from '../packs/loader.ts';
 import { formatProblem } from '../packs/problems.ts';
 import { BUNDLED_SCHEMA, BUNDLED_TEST_SCHEMA, packName, scaffoldPack } from '../packs/scaffold.ts';
 import { oneArgument, parseCommandArgs, UsageError } from './args.ts';
-import type { CliCommand, CliIo } from './command.ts';
+import type { CliCommand } from './command.ts';
 import { packNewInfo } from './help.ts';
 import { packDirs } from './pack-list.ts';
 

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import type { CliIo } from '../core/cli-io.ts';
 import { runPackTests, testFilesOf } from '../pack-test/runner.ts';
 import { inspectPack, type PackInspection, scanPacks } from '../packs/loader.ts';
 import { formatProblem } from '../packs/problems.ts';
 import { parseCommandArgs, UsageError } from './args.ts';
-import type { CliCommand, CliIo } from './command.ts';
+import type { CliCommand } from './command.ts';
 import { packTestInfo } from './help.ts';
 import { packDirs } from './pack-list.ts';
 

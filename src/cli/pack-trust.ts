@@ -2,13 +2,14 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { withEnvFile } from '../config/env-file.ts';
 import { envSchema } from '../config/schema.ts';
+import type { CliIo } from '../core/cli-io.ts';
 import { type Clock, systemClock } from '../core/clock.ts';
 import { changeLines } from '../mcp/pin-report.ts';
 import type { WithheldTool } from '../mcp/types.ts';
 import type { TrustReview } from '../ops/pack-trust.ts';
 import { loadPacks } from '../packs/loader.ts';
 import { oneArgument, parseCommandArgs } from './args.ts';
-import type { CliCommand, CliIo } from './command.ts';
+import type { CliCommand } from './command.ts';
 import { packTrustInfo } from './help.ts';
 import { installedDir, packDirs, settingsEnv } from './pack-list.ts';
 

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { type ApproveRestore, RestoreError, restoreBackup } from '../backup/restore.ts';
 import { satchelHome, withEnvFile } from '../config/env-file.ts';
+import type { CliIo } from '../core/cli-io.ts';
 import { formatPermissions, packPermissions } from '../packs/permissions.ts';
-import type { CliCommand, CliIo } from './command.ts';
+import type { CliCommand } from './command.ts';
 import { askYesNo, isTerminal } from './confirm.ts';
 import { restoreInfo } from './help.ts';
 

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { CliIo } from '../core/cli-io.ts';
 import { didYouMean } from '../packs/suggest.ts';
 import { isProvider, PROVIDER_NAMES } from '../providers/registry.ts';
 import { unwritableTarget } from '../setup/env-output.ts';
@@ -7,7 +8,7 @@ import { SEARCH_CHOICES, type SearchChoice } from '../setup/search-step.ts';
 import { converse, type Given } from '../setup/session.ts';
 import { SetupFailed } from '../setup/ui.ts';
 import { noMoreThan, parseCommandArgs, UsageError } from './args.ts';
-import type { CliCommand, CliIo } from './command.ts';
+import type { CliCommand } from './command.ts';
 import { isTerminal } from './confirm.ts';
 import { setupInfo } from './help.ts';
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { withEnvFile } from '../config/env-file.ts';
 import { envSchema } from '../config/schema.ts';
+import type { CliIo } from '../core/cli-io.ts';
 import { ConfigError } from '../core/errors.ts';
 import { openCoreReader } from '../store/read-only.ts';
 import { createUsageAggregates } from '../usage/aggregates.ts';
@@ -8,7 +9,6 @@ import { createCalendar } from '../usage/calendar.ts';
 import type { ModelCatalog } from '../usage/catalog.ts';
 import { usageOverview } from '../usage/overview.ts';
 import { cliCatalog } from './catalog.ts';
-import type { CliIo } from './command.ts';
 import { usageTable } from './usage-table.ts';
 
 /** The variables `satchel usage` reads; nothing else is required. */

@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
+import type { CliIo } from '../core/cli-io.ts';
 import { type Clock, systemClock } from '../core/clock.ts';
 import { DEFAULT_DAYS, MAX_DAYS } from '../usage/days.ts';
 import { parseArgsMessage } from './args.ts';
-import type { CliCommand, CliIo } from './command.ts';
+import type { CliCommand } from './command.ts';
 import { usageInfo } from './help.ts';
 
 const USAGE_OPTIONS = {

@@ -13,7 +13,7 @@ import { PassThrough } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backupCommand } from '../../src/cli/backup.ts';
-import type { CliIo } from '../../src/cli/command.ts';
+import type { CliIo } from '../../src/core/cli-io.ts';
 import { toolResults, unwrapped } from '../fakes/model-requests.ts';
 import { type McpHttpFixture, startMcpHttpFixture } from '../fixtures/mcp/http-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';

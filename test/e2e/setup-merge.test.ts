@@ -2,7 +2,6 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -10,71 +9,25 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { satchel } from '../../src/cli/commands.ts';
 import { setupCommand } from '../../src/cli/setup.ts';
 import { OPENAI_API_URL } from '../../src/config/stt.ts';
 import { Database } from '../../src/store/sqlite.ts';
 import { FakeModel } from '../fakes/model-server.ts';
 import { FakeSearch } from '../fakes/search-server.ts';
-import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
+import { TEST_TOKEN } from '../fakes/telegram-server.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import { TEST_OPENAI_KEY } from '../support/harness.ts';
+import { setupPerTest } from '../support/setup-rig.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OWNER = 4242;
-let tg: FakeTelegram;
-let model: FakeModel;
-let dir: string;
-let env: Record<string, string>;
-
-beforeEach(async () => {
-  tg = await FakeTelegram.start();
-  model = await FakeModel.start();
-  model.requireKey('openai', TEST_OPENAI_KEY);
-  dir = mkdtempSync(path.join(tmpdir(), 'satchel-setup-merge-'));
-  // What npm start adds from the environment: the fakes, a home of its own, the bundled
-  // packs (each with a daily_usd cap, so the model needs a price).
-  env = {
-    TELEGRAM_API_ROOT: tg.apiRoot,
-    SATCHEL_HOME: path.join(dir, 'data'),
-    SATCHEL_PACKS: path.join(ROOT, 'packs'),
-    DASHBOARD_PORT: '0',
-    // A hand-added GROQ_API_KEY is checked by the closing checklist: on the fake.
-    GROQ_BASE_URL: model.url,
-  };
-});
-
-afterEach(async () => {
-  await tg.stop();
-  await model.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const envFile = () => path.join(dir, '.env');
-const home = () => path.join(dir, 'data');
+// A hand-added GROQ_API_KEY is checked by the closing checklist: on the fake.
+const rig = setupPerTest(({ model }) => ({ GROQ_BASE_URL: model.url }));
+const { envFile, flags, home, setup, terminal } = rig;
 const models = () => path.join(home(), 'models.yaml');
-
-async function setup(args: string[]) {
-  const io = recordingIo(env, dir);
-  const code = await setupCommand.run(args, io);
-  return { code, out: io.out(), err: io.err() };
-}
-
-const server = (...extra: string[]) => [
-  '--yes',
-  '--provider',
-  'openai',
-  '--api-key',
-  TEST_OPENAI_KEY,
-  '--base-url',
-  `${model.url}/v1`,
-  ...extra,
-];
 
 /** What the owner wrote by hand around what setup wrote the first time. */
 const HAND_WRITTEN = (token: string) =>
@@ -82,7 +35,7 @@ const HAND_WRITTEN = (token: string) =>
     '# mine',
     'LLM_PROVIDER=openai',
     `OPENAI_API_KEY=${TEST_OPENAI_KEY}`,
-    `OPENAI_BASE_URL=${model.url}/v1`,
+    `OPENAI_BASE_URL=${rig.model.url}/v1`,
     'LLM_MODEL=gpt-4.1-mini',
     `DASHBOARD_TOKEN=${token}`,
     'SATCHEL_TIMEZONE=Europe/Berlin',
@@ -113,26 +66,26 @@ describe('satchel setup run again', () => {
     expect(statSync(keptFile).mode & 0o777).toBe(0o600);
     expect(statSync(path.join(home(), 'backups')).mode & 0o777).toBe(0o700);
     expect(run.out).toContain(`The old one is kept as ${path.join('data', 'backups', kept!)}.`);
-    expect(readdirSync(dir).sort()).toEqual(['.env', 'data']);
+    expect(readdirSync(rig.dir).sort()).toEqual(['.env', 'data']);
     // The key from .env was the one checked.
-    expect(model.requests({ kind: 'models' })).not.toHaveLength(0);
+    expect(rig.model.requests({ kind: 'models' })).not.toHaveLength(0);
   });
 
   it('updates a .env that is a link where it leads, and the link stays', async () => {
-    mkdirSync(path.join(dir, 'secrets'));
-    const real = path.join(dir, 'secrets', 'satchel.env');
+    mkdirSync(path.join(rig.dir, 'secrets'));
+    const real = path.join(rig.dir, 'secrets', 'satchel.env');
     writeFileSync(real, HAND_WRITTEN('d'.repeat(40)));
     symlinkSync(real, envFile());
     expect((await setup(['--yes', '--model', 'gpt-4.1', '--not-free'])).code).toBe(0);
     expect(lstatSync(envFile()).isSymbolicLink()).toBe(true);
     expect(readFileSync(real, 'utf8')).toContain('LLM_MODEL=gpt-4.1\n');
-    expect(readdirSync(path.join(dir, 'secrets'))).toEqual(['satchel.env']);
+    expect(readdirSync(path.join(rig.dir, 'secrets'))).toEqual(['satchel.env']);
   });
 
   it('writes DASHBOARD_TOKEN only when .env has none, reusing the one kept in SATCHEL_HOME', async () => {
     mkdirSync(home(), { recursive: true });
     writeFileSync(path.join(home(), 'dashboard-token'), 'kept-token-0123456789abcdef0123456789\n');
-    expect((await setup(server('--not-free'))).code).toBe(0);
+    expect((await setup(flags('--not-free'))).code).toBe(0);
     expect(readFileSync(envFile(), 'utf8')).toContain(
       'DASHBOARD_TOKEN=kept-token-0123456789abcdef0123456789\n',
     );
@@ -153,7 +106,7 @@ describe('satchel setup run again', () => {
     const running = setupCommand.run([], t.io);
     await t.answer('.env exists. Update it?', '');
     await t.answer('Model provider [number or name; Enter: openai]', '');
-    await t.answer(`Enter keeps ${model.url}/v1`, '');
+    await t.answer(`Enter keeps ${rig.model.url}/v1`, '');
     await t.answer('openai API key for OPENAI_API_KEY (Enter keeps the current one)', '');
     await t.answer('Chat model [number or name; Enter: gpt-4.1-mini]', '');
     // The bot kept, and its owner with it: no wait for a message.
@@ -167,7 +120,7 @@ describe('satchel setup run again', () => {
     expect(text).toContain('STT_PROVIDER=groq\n');
     expect(t.io.out()).toContain('  + STT_PROVIDER=groq\n');
     expect(t.io.out()).toContain('  kept as they were: ALLOWED_USER_IDS, DASHBOARD_TOKEN');
-    expect(tg.calls('getUpdates')).toEqual([]);
+    expect(rig.tg.calls('getUpdates')).toEqual([]);
     // The checklist names the bot.
     expect(t.io.out()).toContain('✓ Telegram: token accepted, the bot is @satchel_test_bot');
   });
@@ -175,25 +128,25 @@ describe('satchel setup run again', () => {
   it('checks the bot at the Bot API address .env names when the environment names none', async () => {
     writeFileSync(
       envFile(),
-      `${HAND_WRITTEN('d'.repeat(40))}TELEGRAM_BOT_TOKEN=${TEST_TOKEN}\nALLOWED_USER_IDS=${OWNER}\nTELEGRAM_API_ROOT=${tg.apiRoot}\n`,
+      `${HAND_WRITTEN('d'.repeat(40))}TELEGRAM_BOT_TOKEN=${TEST_TOKEN}\nALLOWED_USER_IDS=${OWNER}\nTELEGRAM_API_ROOT=${rig.tg.apiRoot}\n`,
     );
-    delete env.TELEGRAM_API_ROOT;
+    delete rig.env.TELEGRAM_API_ROOT;
     const run = await setup(['--yes', '--not-free']);
     expect(run.err).toBe('');
     expect(run.code).toBe(0);
-    expect(tg.calls('getMe').length).toBeGreaterThan(0);
-    expect(readFileSync(envFile(), 'utf8')).toContain(`TELEGRAM_API_ROOT=${tg.apiRoot}\n`);
+    expect(rig.tg.calls('getMe').length).toBeGreaterThan(0);
+    expect(readFileSync(envFile(), 'utf8')).toContain(`TELEGRAM_API_ROOT=${rig.tg.apiRoot}\n`);
     expect(run.out).toContain('✓ Telegram: token accepted, the bot is @satchel_test_bot');
   });
 });
 
 describe('satchel setup on a server of your own', () => {
   beforeEach(() => {
-    model.setModels('openai', ['qwen2.5:7b', 'llama3.2:3b', 'nomic-embed-text']);
+    rig.model.setModels('openai', ['qwen2.5:7b', 'llama3.2:3b', 'nomic-embed-text']);
   });
 
   it('--yes: a server on this machine counts as free, its chat models go into models.yaml at $0, and a bundled pack answers on one', async () => {
-    const run = await setup(server());
+    const run = await setup(flags());
     expect(run.err).toBe('');
     expect(run.out).toContain('is on this machine: its models count as free');
     expect(run.out).toContain(
@@ -208,12 +161,12 @@ describe('satchel setup on a server of your own', () => {
     expect(statSync(models()).mode & 0o777).toBe(0o600);
 
     // The bundled vocab pack (daily_usd capped) answers on it, booked at $0.
-    const io = recordingIo(env, dir);
+    const io = recordingIo(rig.env, rig.dir);
     const chat = satchel(['chat', '--pack', 'vocab'], io);
     (io.stdin as PassThrough).end('hello there\n');
     expect(await chat).toBe(0);
-    expect(model.chatRequests()).toHaveLength(1);
-    expect(model.chatRequests()[0]!.model).toBe('llama3.2:3b');
+    expect(rig.model.chatRequests()).toHaveLength(1);
+    expect(rig.model.chatRequests()[0]!.model).toBe('llama3.2:3b');
     const db = new Database(path.join(home(), 'satchel.db'), { readonly: true });
     try {
       expect(db.prepare('SELECT model, cost_usd, ok FROM usage_events').all()).toEqual([
@@ -225,7 +178,7 @@ describe('satchel setup on a server of your own', () => {
   });
 
   it('--not-free writes no catalog, and the checklist says what to add', async () => {
-    const run = await setup(server('--model', 'qwen2.5:7b', '--not-free'));
+    const run = await setup(flags('--model', 'qwen2.5:7b', '--not-free'));
     expect(existsSync(models())).toBe(false);
     expect(run.out).toContain('! qwen2.5:7b has no known price');
     expect(run.out).toContain('✗ price:');
@@ -235,7 +188,7 @@ describe('satchel setup on a server of your own', () => {
   it('in a terminal: asked, yes by default; the list marks unpriced models and says what that means under it', async () => {
     const yes = terminal();
     const running = setupCommand.run(
-      ['--provider', 'openai', '--base-url', `${model.url}/v1`],
+      ['--provider', 'openai', '--base-url', `${rig.model.url}/v1`],
       yes.io,
     );
     await yes.answer('openai API key', TEST_OPENAI_KEY);
@@ -252,7 +205,7 @@ describe('satchel setup on a server of your own', () => {
     rmSync(models());
     const no = terminal();
     const refused = setupCommand.run(
-      ['--provider', 'openai', '--base-url', `${model.url}/v1`],
+      ['--provider', 'openai', '--base-url', `${rig.model.url}/v1`],
       no.io,
     );
     await no.answer('openai API key', TEST_OPENAI_KEY);
@@ -274,16 +227,16 @@ describe('satchel setup on a server of your own', () => {
 
 describe('satchel setup: speech-to-text and web search', () => {
   it('--stt URL: a Whisper server of your own, its model from its list, free on this machine; --search searxng with its URL', async () => {
-    model.setModels('openai', ['gpt-4.1-mini', 'whisper-large-v3']);
+    rig.model.setModels('openai', ['gpt-4.1-mini', 'whisper-large-v3']);
     const search = await FakeSearch.start();
     try {
       const run = await setup(
-        server('--stt', `${model.url}/v1`, '--search', 'searxng', '--search-url', search.url),
+        flags('--stt', `${rig.model.url}/v1`, '--search', 'searxng', '--search-url', search.url),
       );
       expect(run.err).toBe('');
       const text = readFileSync(envFile(), 'utf8');
       expect(text).toContain('STT_PROVIDER=openai\n');
-      expect(text).toContain(`STT_BASE_URL=${model.url}/v1\n`);
+      expect(text).toContain(`STT_BASE_URL=${rig.model.url}/v1\n`);
       expect(text).toContain('STT_MODEL=whisper-large-v3\n');
       expect(text).toContain('WEB_SEARCH_PROVIDER=searxng\n');
       expect(text).toContain(`SEARXNG_URL=${search.url}\n`);
@@ -300,13 +253,20 @@ describe('satchel setup: speech-to-text and web search', () => {
   });
 
   it('--stt groq writes the Groq key beside an OpenAI chat; --stt openai on another server names OpenAI for speech; --search none drops the provider', async () => {
-    const groq = await setup(server('--not-free', '--stt', 'groq', '--stt-api-key', 'gsk-123'));
+    const groq = await setup(flags('--not-free', '--stt', 'groq', '--stt-api-key', 'gsk-123'));
     expect(groq.err).toBe('');
     let text = readFileSync(envFile(), 'utf8');
     expect(text).toContain('STT_PROVIDER=groq\n');
     expect(text).toContain('GROQ_API_KEY=gsk-123\n');
 
     writeFileSync(envFile(), `${text}WEB_SEARCH_PROVIDER=brave\nBRAVE_API_KEY=bk-1\n`);
+    // The checklist sees .env as npm start does, the environment's variables winning: there
+    // STT_BASE_URL names a fake standing in for OpenAI's API, which takes the key setup wrote.
+    const openAiApi = await FakeModel.start();
+    rig.onCleanup(() => openAiApi.stop());
+    openAiApi.requireKey('openai', 'sk-speech');
+    openAiApi.setModels('openai', ['gpt-4o-mini-transcribe', 'whisper-1']);
+    rig.env.STT_BASE_URL = `${openAiApi.url}/v1`;
     const openai = await setup([
       '--yes',
       '--not-free',
@@ -326,24 +286,32 @@ describe('satchel setup: speech-to-text and web search', () => {
     expect(openai.out).toContain('  - WEB_SEARCH_PROVIDER (removed)');
     expect(openai.out).toContain('  + STT_API_KEY=(new value, not shown)');
     expect(openai.out).not.toContain('sk-speech');
+    expect(openai.out).toContain(
+      `✓ voice messages: transcribed by openai gpt-4o-mini-transcribe at ${openAiApi.url}/v1; key accepted`,
+    );
+    expect(openAiApi.requests().map((r) => [r.kind, r.headers.authorization])).toEqual([
+      ['models', 'Bearer sk-speech'],
+    ]);
+    expect(openai.out).toContain('All checks passed.');
+    expect(openai.code).toBe(0);
   });
 
   it('in a terminal: a Whisper server of your own by its URL (the chat server: its key serves), and SearXNG by its address', async () => {
-    model.setModels('openai', ['gpt-4.1-mini', 'whisper-1']);
+    rig.model.setModels('openai', ['gpt-4.1-mini', 'whisper-1']);
     const t = terminal();
     const running = setupCommand.run(
-      ['--provider', 'openai', '--base-url', `${model.url}/v1`, '--api-key', TEST_OPENAI_KEY],
+      ['--provider', 'openai', '--base-url', `${rig.model.url}/v1`, '--api-key', TEST_OPENAI_KEY],
       t.io,
     );
     await t.answer('Chat model', '');
     await t.answer('Bot token', '');
     await t.answer('Speech-to-text [number or name; Enter: off]', '3');
-    await t.answer('Base URL of the server, including /v1', `${model.url}/v1`);
+    await t.answer('Base URL of the server, including /v1', `${rig.model.url}/v1`);
     await t.answer('Search provider', 'searxng');
     await t.answer('SearXNG address', 'http://127.0.0.1:9/');
     await running;
     const text = readFileSync(envFile(), 'utf8');
-    expect(text).toContain(`STT_BASE_URL=${model.url}/v1\n`);
+    expect(text).toContain(`STT_BASE_URL=${rig.model.url}/v1\n`);
     expect(text).toContain('STT_MODEL=whisper-1\n');
     expect(text).not.toContain('STT_API_KEY');
     expect(text).toContain('SEARXNG_URL=http://127.0.0.1:9/\n');
@@ -352,33 +320,13 @@ describe('satchel setup: speech-to-text and web search', () => {
   });
 
   it('refuses a search provider without its key, and an --stt that is none of them, writing nothing', async () => {
-    const brave = await setup(server('--not-free', '--search', 'brave'));
+    const brave = await setup(flags('--not-free', '--search', 'brave'));
     expect(brave.code).toBe(1);
     expect(brave.err).toContain('web search: brave needs BRAVE_API_KEY');
     expect(brave.err).toContain('--search-key');
-    const odd = await setup(server('--not-free', '--stt', 'whisper'));
+    const odd = await setup(flags('--not-free', '--stt', 'whisper'));
     expect(odd.code).toBe(1);
     expect(odd.err).toContain('"whisper" is none of groq, openai, off, or an http(s) URL');
     expect(existsSync(envFile())).toBe(false);
   });
 });
-
-/** A terminal session on injected streams: answers are typed once the question is shown. */
-function terminal() {
-  const base = recordingIo(env, dir);
-  const stdin = Object.assign(base.stdin as PassThrough, { isTTY: true });
-  const io = { ...base, stdin };
-  let asked = 0;
-  return {
-    io,
-    /** Waits until `question` has been printed after the last answer, then types `answer`. */
-    async answer(question: string, answer: string) {
-      await vi.waitFor(() => expect(io.out().slice(asked)).toContain(question), {
-        timeout: 5000,
-        interval: 10,
-      });
-      asked = io.out().length;
-      stdin.write(`${answer}\n`);
-    },
-  };
-}

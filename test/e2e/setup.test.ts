@@ -1,76 +1,28 @@
 import {
   existsSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
-  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../src/cli/dispatch.ts';
 import { createSetupCommand, setupCommand } from '../../src/cli/setup.ts';
 import { SetupFailed } from '../../src/setup/ui.ts';
 import { writeResult } from '../../src/setup/write-step.ts';
-import { FakeModel } from '../fakes/model-server.ts';
-import { FakeTelegram, TEST_TOKEN } from '../fakes/telegram-server.ts';
+import { TEST_TOKEN } from '../fakes/telegram-server.ts';
 import { spawnNode } from '../support/child.ts';
 import { recordingIo } from '../support/cli-io.ts';
 import { TEST_OPENAI_KEY } from '../support/harness.ts';
+import { setupPerTest } from '../support/setup-rig.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OWNER = 4242;
-let tg: FakeTelegram;
-let model: FakeModel;
-let dir: string;
-let env: Record<string, string>;
-const cleanups: (() => Promise<void>)[] = [];
-
-beforeEach(async () => {
-  tg = await FakeTelegram.start();
-  model = await FakeModel.start();
-  model.requireKey('openai', TEST_OPENAI_KEY);
-  dir = mkdtempSync(path.join(tmpdir(), 'satchel-setup-'));
-  // What npm start would add from the environment: the fakes, a home of its own, the
-  // bundled packs (each with a daily_usd cap, so the model must have a price).
-  env = {
-    TELEGRAM_API_ROOT: tg.apiRoot,
-    SATCHEL_HOME: path.join(dir, 'data'),
-    SATCHEL_PACKS: path.join(ROOT, 'packs'),
-    DASHBOARD_PORT: '0',
-  };
-});
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-  await tg.stop();
-  await model.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const envFile = () => path.join(dir, '.env');
-const flags = (...extra: string[]) => withKey(TEST_OPENAI_KEY, ...extra);
-const withKey = (key: string, ...extra: string[]) => [
-  '--yes',
-  '--provider',
-  'openai',
-  '--api-key',
-  key,
-  '--base-url',
-  `${model.url}/v1`,
-  ...extra,
-];
-
-async function setup(args: string[], command = setupCommand) {
-  const io = recordingIo(env, dir);
-  const code = await command.run(args, io);
-  return { code, out: io.out(), err: io.err() };
-}
+const rig = setupPerTest();
+const { envFile, flags, setup, terminal, withKey } = rig;
 
 describe('satchel setup --yes', () => {
   it('writes the .env the answers make, readable by its owner only, and doctor passes on it', async () => {
@@ -88,10 +40,10 @@ describe('satchel setup --yes', () => {
         '# Written by `npx satchel setup`. Every other variable, with what it does: .env.example',
         'LLM_PROVIDER=openai',
         `OPENAI_API_KEY=${TEST_OPENAI_KEY}`,
-        `OPENAI_BASE_URL=${model.url}/v1`,
+        `OPENAI_BASE_URL=${rig.model.url}/v1`,
         'LLM_MODEL=gpt-4o-mini',
         `TELEGRAM_BOT_TOKEN=${TEST_TOKEN}`,
-        `TELEGRAM_API_ROOT=${tg.apiRoot}`,
+        `TELEGRAM_API_ROOT=${rig.tg.apiRoot}`,
         `ALLOWED_USER_IDS=${OWNER}`,
         `DASHBOARD_TOKEN=${token}`,
         '',
@@ -110,20 +62,20 @@ describe('satchel setup --yes', () => {
     const text = readFileSync(envFile(), 'utf8');
     expect(text).toContain('LLM_MODEL=gpt-4.1-mini\n');
     expect(text).not.toContain('TELEGRAM');
-    expect(tg.calls()).toEqual([]);
+    expect(rig.tg.calls()).toEqual([]);
   });
 
   it('learns the owner from the first private message and acknowledges nothing after it', async () => {
     const running = setup(flags('--telegram-token', TEST_TOKEN));
-    await tg.waitForCall('getUpdates');
-    const first = tg.text({ userId: OWNER, text: 'hi' });
-    tg.text({ userId: OWNER, text: 'the bot should still get this one' });
+    await rig.tg.waitForCall('getUpdates');
+    const first = rig.tg.text({ userId: OWNER, text: 'hi' });
+    rig.tg.text({ userId: OWNER, text: 'the bot should still get this one' });
     const run = await running;
     expect(run.code).toBe(0);
     expect(readFileSync(envFile(), 'utf8')).toContain(`ALLOWED_USER_IDS=${OWNER}\n`);
     expect(run.out).toContain(`a message from User, id ${OWNER}: the owner`);
     // The offset confirms the owner's message only: the next one is still Telegram's to give.
-    expect(tg.confirmedOffset()).toBe(first + 1);
+    expect(rig.tg.confirmedOffset()).toBe(first + 1);
   });
 
   it('gives up waiting for the owner after its time, naming --owner-id, and writes nothing', async () => {
@@ -166,7 +118,9 @@ describe('satchel setup --yes', () => {
       flags('--out', 'other.env', '--telegram-token', TEST_TOKEN, '--owner-id', String(OWNER)),
     );
     expect(run.code).toBe(0);
-    expect(readFileSync(path.join(dir, 'other.env'), 'utf8')).toContain('LLM_MODEL=gpt-4.1-mini');
+    expect(readFileSync(path.join(rig.dir, 'other.env'), 'utf8')).toContain(
+      'LLM_MODEL=gpt-4.1-mini',
+    );
     expect(readFileSync(envFile(), 'utf8')).toBe('OPENAI_API_KEY=mine\n');
     const checklist = run.out.slice(run.out.indexOf('Checking it as npx satchel doctor does'));
     expect(checklist).toContain('✓ Telegram: token accepted, the bot is @satchel_test_bot');
@@ -182,27 +136,27 @@ describe('satchel setup --out where no file can be written', () => {
     expect([missing.code, missing.out]).toEqual([1, '']);
     expect(missing.err).toBe(
       [
-        `satchel setup: the folder ${path.join(dir, 'missing', 'dir')} does not exist, so missing/dir/.env cannot be written there`,
-        `    fix: Create it first (mkdir -p ${path.join(dir, 'missing', 'dir')}), or give --out a file in a folder that exists.`,
+        `satchel setup: the folder ${path.join(rig.dir, 'missing', 'dir')} does not exist, so missing/dir/.env cannot be written there`,
+        `    fix: Create it first (mkdir -p ${path.join(rig.dir, 'missing', 'dir')}), or give --out a file in a folder that exists.`,
         'Nothing was written.',
         '',
       ].join('\n'),
     );
 
-    symlinkSync(path.join(dir, 'nowhere', 'real.env'), envFile());
+    symlinkSync(path.join(rig.dir, 'nowhere', 'real.env'), envFile());
     const dangling = await setup(flags());
     expect([dangling.code, dangling.out]).toEqual([1, '']);
     expect(dangling.err).toBe(
       [
-        `satchel setup: .env is a link to ${path.join(dir, 'nowhere', 'real.env')}, which does not exist, and setup writes no file through a link`,
+        `satchel setup: .env is a link to ${path.join(rig.dir, 'nowhere', 'real.env')}, which does not exist, and setup writes no file through a link`,
         '    fix: Remove the link, or give --out another file.',
         'Nothing was written.',
         '',
       ].join('\n'),
     );
     // Refused before the key was checked, and nothing appeared anywhere.
-    expect(model.requests()).toEqual([]);
-    expect(readdirSync(dir).sort()).toEqual(['.env']);
+    expect(rig.model.requests()).toEqual([]);
+    expect(readdirSync(rig.dir).sort()).toEqual(['.env']);
 
     // In a terminal, nothing is asked.
     const t = terminal();
@@ -219,7 +173,7 @@ describe('satchel setup --out where no file can be written', () => {
       telegram: undefined,
       apiRoot: 'http://127.0.0.1:9',
     };
-    const gone = path.join(dir, 'gone', '.env');
+    const gone = path.join(rig.dir, 'gone', '.env');
     const write = (file: string) => () => writeResult(file, result, undefined);
     expect(write(gone)).toThrow(SetupFailed);
     expect(write(gone)).toThrow(`${gone} could not be written (ENOENT)`);
@@ -235,8 +189,8 @@ describe('npx satchel setup, the command a person runs', () => {
   it('runs scripted in a child process without a terminal and writes .env', async () => {
     const child = spawnNode(
       [path.join(ROOT, 'scripts/satchel.mjs'), 'setup', ...flags('--model', 'gpt-4.1')],
-      { cwd: dir, env: { ...env, PATH: process.env.PATH ?? '' }, stdin: 'ignore' },
-      (cleanup) => cleanups.push(cleanup),
+      { cwd: rig.dir, env: { ...rig.env, PATH: process.env.PATH ?? '' }, stdin: 'ignore' },
+      (cleanup) => rig.onCleanup(cleanup),
     );
     expect(await child.exited).toBe(0);
     expect(child.stderr()).toBe('');
@@ -253,12 +207,12 @@ describe('satchel setup without --yes', () => {
     expect(run.out).toBe('');
     expect(run.err).toContain('no terminal to ask in');
     expect(run.err).toContain('--yes');
-    expect(model.requests()).toEqual([]);
+    expect(rig.model.requests()).toEqual([]);
     expect(existsSync(envFile())).toBe(false);
   });
 
   it('suggests the flag meant for a typo', async () => {
-    const io = recordingIo(env, dir);
+    const io = recordingIo(rig.env, rig.dir);
     const cli = { commands: [setupCommand], version: '0' };
     expect(await runCli(cli, ['setup', '--api-kye', 'x'], io)).toBe(2);
     expect(io.err()).toContain('unknown option --api-kye (did you mean --api-key?)');
@@ -267,41 +221,25 @@ describe('satchel setup without --yes', () => {
   });
 });
 
-/** A terminal session on injected streams: answers are typed once the question is shown. */
-function terminal() {
-  const stdin = Object.assign(new PassThrough(), { isTTY: true });
-  const io = { ...recordingIo(env, dir), stdin };
-  return {
-    io,
-    /** Waits until `question` has been printed, then types `answer` and Enter. */
-    async answer(question: string, answer: string) {
-      await waitUntil(() => io.out().includes(question), `"${question}" in:\n${io.out()}`);
-      stdin.write(`${answer}\n`);
-    },
-  };
-}
-
-async function waitUntil(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!done()) throw new Error(`timed out waiting for ${what}`);
-}
-
 describe('satchel setup in a terminal', () => {
   it('asks each question, asks again after a refused key, and learns the owner', async () => {
     const t = terminal();
     const running = setupCommand.run([], t.io);
     await t.answer('Model provider [number or name; Enter: openai]', '1');
-    await t.answer('Base URL of an OpenAI-compatible server', `${model.url}/v1`);
+    await t.answer('Base URL of an OpenAI-compatible server', `${rig.model.url}/v1`);
     await t.answer('openai API key', 'sk-typo-key-123');
     // Only the key is asked again.
-    await waitUntil(() => t.io.out().split('openai API key').length === 3, 'the key again');
+    await vi.waitFor(() => expect(t.io.out().split('openai API key')).toHaveLength(3), {
+      timeout: 5000,
+      interval: 10,
+    });
     expect(t.io.out().split('Base URL of').length).toBe(2);
     t.io.stdin.write(`${TEST_OPENAI_KEY}\n`);
     await t.answer('Chat model [number or name; Enter: gpt-4.1-mini]', 'gpt-4o-mini');
     await t.answer('Bot token', TEST_TOKEN);
-    await tg.waitForCall('getUpdates');
-    tg.nameUser(OWNER, 'Ann');
-    tg.text({ userId: OWNER, text: 'hello' });
+    await rig.tg.waitForCall('getUpdates');
+    rig.tg.nameUser(OWNER, 'Ann');
+    rig.tg.text({ userId: OWNER, text: 'hello' });
     await t.answer(`A message from Ann, id ${OWNER}. Is this you, the owner? [Y/n]`, 'y');
     await t.answer('Speech-to-text [number or name; Enter: off]', 'off');
     await t.answer('Search provider [number or name; Enter: none]', '');
@@ -330,6 +268,6 @@ describe('satchel setup in a terminal', () => {
     expect(await refused).toBe(1);
     expect(no.io.out()).toContain('Nothing was written.');
     expect(readFileSync(envFile(), 'utf8')).toBe('OPENAI_API_KEY=mine\n');
-    expect(model.requests()).toEqual([]);
+    expect(rig.model.requests()).toEqual([]);
   });
 });

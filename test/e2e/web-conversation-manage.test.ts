@@ -6,38 +6,19 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UNDO_MS } from '../../src/web/conversation-deletion.ts';
-import { ChatClient } from '../support/chat-client.ts';
-import { fixturePacks, type Harness, startHarness } from '../support/harness.ts';
+import type { ChatClient } from '../support/chat-client.ts';
+import { fixturePacks } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
+import { webPagesPerTest } from '../support/web-pages.ts';
 
-let h: Harness | undefined;
-const clients: ChatClient[] = [];
-let printed: string[] = [];
+const web = webPagesPerTest();
+const { h, page } = web;
 
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  await h?.close();
-  h = undefined;
-});
-
-async function start(clock?: JumpClock): Promise<void> {
-  printed = [];
-  h = await startHarness(
-    { SATCHEL_PACKS: fixturePacks(['alpha', 'beta']) },
-    { app: { announce: (line) => printed.push(line), ...(clock ? { clock } : {}) } },
-  );
-}
-
-async function page(id?: string): Promise<ChatClient> {
-  const line = printed.findLast((l) => l.startsWith('satchel web chat: '))!;
-  const c = await ChatClient.open(line.slice('satchel web chat: '.length));
-  c.conversation = id;
-  await c.connect();
-  clients.push(c);
-  return c;
-}
+/** The app with the alpha and beta packs, on `clock` when one is given. */
+const start = (clock?: JumpClock) =>
+  web.start({ SATCHEL_PACKS: fixturePacks(['alpha', 'beta']) }, { app: clock ? { clock } : {} });
 
 /** A conversation with one exchange (its first line `text`); its id. */
 async function talked(c: ChatClient, text: string): Promise<string> {
@@ -63,7 +44,7 @@ describe('managing web conversations', () => {
     expect((await c.post('pin', { conversation: older, pinned: 'yes' })).status).toBe(400);
     expect((await c.post('pin', { conversation: 'w-nope', pinned: true })).status).toBe(404);
 
-    await h!.restart();
+    await h.restart();
     const after = await page();
     expect((await after.conversations())[0]).toMatchObject({ id: older, pinned: true });
     // A page that names none still opens the one used last, not the pinned one.
@@ -85,14 +66,14 @@ describe('managing web conversations', () => {
     });
     expect(upload.status).toBeLessThan(300);
     await there.waitForBot(3);
-    h!.exec(
+    h.exec(
       `INSERT INTO jobs (id, pack, source, kind, platform, chat_id, schedule, prompt, next_run_at, created_at)
        VALUES ('j-del', 'alpha', 'tool', 'cron', 'web', ?, '0 8 * * *', 'Water.', NULL, 1)`,
       id,
     );
-    const folder = path.join(h!.home, 'media', 'web', id);
+    const folder = path.join(h.home, 'media', 'web', id);
     expect(readdirSync(folder)).toHaveLength(1);
-    const ledger = h!.rows<{ n: number }>(
+    const ledger = h.rows<{ n: number }>(
       'SELECT count(*) AS n FROM usage_events WHERE chat_id = ?',
       id,
     )[0]!.n;
@@ -114,16 +95,16 @@ describe('managing web conversations', () => {
     // Two jobs: alpha's own (its manifest's cron, made when it was picked) and the one planted.
     expect(removed).toEqual({ status: 200, body: { messages: 4, uploads: 1, jobs: 2 } });
     expect((await c.post('undo', { conversation: id })).status).toBe(409);
-    expect(h!.rows('SELECT id FROM sessions WHERE address = ?', `web:${id}`)).toEqual([]);
-    expect(h!.rows('SELECT id FROM jobs WHERE chat_id = ?', id)).toEqual([]);
+    expect(h.rows('SELECT id FROM sessions WHERE address = ?', `web:${id}`)).toEqual([]);
+    expect(h.rows('SELECT id FROM jobs WHERE chat_id = ?', id)).toEqual([]);
     expect(existsSync(folder)).toBe(false);
     // The search index forgot it too.
     expect((await c.get<{ found: unknown[] }>('/chat/search?q=garden')).body.found).toEqual([]);
     // The ledger keeps its rows, named by the title.
     expect(
-      h!.rows<{ n: number }>('SELECT count(*) AS n FROM usage_events WHERE chat_id = ?', id)[0]!.n,
+      h.rows<{ n: number }>('SELECT count(*) AS n FROM usage_events WHERE chat_id = ?', id)[0]!.n,
     ).toBe(ledger);
-    expect(h!.rows('SELECT title FROM web_conversations WHERE id = ?', id)).toEqual([
+    expect(h.rows('SELECT title FROM web_conversations WHERE id = ?', id)).toEqual([
       { title: 'my secret garden plans' },
     ]);
     const usage = await fetch(new URL('/api/usage', c.base), { headers: { cookie: c.cookie } });
@@ -139,8 +120,8 @@ describe('managing web conversations', () => {
     const c = await page();
     const id = await talked(c, 'short lived');
     expect((await c.post('delete', { conversation: id })).status).toBe(202);
-    await h!.restart();
-    expect(h!.rows('SELECT id FROM sessions WHERE address = ?', `web:${id}`)).toEqual([]);
+    await h.restart();
+    expect(h.rows('SELECT id FROM sessions WHERE address = ?', `web:${id}`)).toEqual([]);
     const again = await page();
     expect((await again.conversations()).map((x) => x.id)).not.toContain(id);
   });

@@ -4,42 +4,27 @@
  * title); the first line names it until then; a title the owner chose is never replaced;
  * the dashboard's recent turns name the conversation by its title.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { printUsage } from '../../src/cli/usage-report.ts';
 import { systemText, userTexts } from '../fakes/model-requests.ts';
-import { ChatClient } from '../support/chat-client.ts';
+import type { ChatClient } from '../support/chat-client.ts';
 import { recordingIo } from '../support/cli-io.ts';
-import { type Harness, startHarness, TEST_OPENAI_KEY } from '../support/harness.ts';
+import { TEST_OPENAI_KEY } from '../support/harness.ts';
+import { webPagesPerTest } from '../support/web-pages.ts';
 
-let h: Harness | undefined;
-const clients: ChatClient[] = [];
-let printed: string[] = [];
+const web = webPagesPerTest();
+const { h, page } = web;
 
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  await h?.close();
-  h = undefined;
-});
-
-async function page(id?: string): Promise<ChatClient> {
-  const line = printed.findLast((l) => l.startsWith('satchel web chat: '))!;
-  const c = await ChatClient.open(line.slice('satchel web chat: '.length));
-  c.conversation = id;
-  await c.connect();
-  clients.push(c);
-  return c;
-}
-
+/** The app, and a page on its default conversation. */
 async function start(): Promise<ChatClient> {
-  printed = [];
-  h = await startHarness({}, { app: { announce: (line) => printed.push(line) } });
+  await web.start();
   return page();
 }
 
 describe('titles the model writes', () => {
   it('names a conversation after its first exchange, with one booked call, once', async () => {
     const c = await start();
-    h!.model.enqueueTitle({ text: '"Planting in March."', usage: { input: 40, output: 4 } });
+    h.model.enqueueTitle({ text: '"Planting in March."', usage: { input: 40, output: 4 } });
     await c.send('what should I plant in March?');
     await c.waitForBot(1);
     await c.waitFor(() => c.events.find((e) => e.type === 'titled'), 'the titled event');
@@ -47,7 +32,7 @@ describe('titles the model writes', () => {
     expect(listed!.title).toBe('Planting in March');
 
     // The request: the title instructions, and the exchange as data.
-    const [request, ...more] = h!.model.titleRequests();
+    const [request, ...more] = h.model.titleRequests();
     expect(more).toEqual([]);
     expect(systemText({ ...request!, kind: 'chat' })).toMatch(/^Name this conversation/);
     expect(userTexts({ ...request!, kind: 'chat' })).toEqual([
@@ -56,7 +41,7 @@ describe('titles the model writes', () => {
     expect(request!.model).toBe('gpt-4.1-mini');
 
     // Booked under the turn it follows, as any call.
-    const rows = h!.rows<{ turn_id: string; input_tokens: number; output_tokens: number }>(
+    const rows = h.rows<{ turn_id: string; input_tokens: number; output_tokens: number }>(
       "SELECT turn_id, input_tokens, output_tokens FROM usage_events WHERE kind = 'llm' ORDER BY id",
     );
     expect(rows).toHaveLength(2);
@@ -66,7 +51,7 @@ describe('titles the model writes', () => {
       .recent_turns;
     expect(turns).toEqual([expect.objectContaining({ chat: 'Planting in March', calls: 2 })]);
     // `satchel usage` names it so too.
-    const io = recordingIo({ SATCHEL_HOME: h!.home, SATCHEL_TIMEZONE: 'UTC' }, h!.home);
+    const io = recordingIo({ SATCHEL_HOME: h.home, SATCHEL_TIMEZONE: 'UTC' }, h.home);
     expect(await printUsage(io, { days: 30, json: false, now: Date.now() })).toBe(0);
     expect(io.out()).toContain('Planting in March');
     expect(io.out()).not.toContain(listed!.id);
@@ -74,8 +59,8 @@ describe('titles the model writes', () => {
     // The next exchange asks no title again.
     await c.send('and in April?');
     await c.waitForBot(2);
-    expect(h!.model.chatRequests()).toHaveLength(2);
-    expect(h!.model.titleRequests()).toHaveLength(1);
+    expect(h.model.chatRequests()).toHaveLength(2);
+    expect(h.model.titleRequests()).toHaveLength(1);
   });
 
   it('never replaces a title the owner chose, and keeps a title redacted at rest', async () => {
@@ -87,15 +72,13 @@ describe('titles the model writes', () => {
     // The next conversation gets the model's title, which held the configured key.
     const made = await c.newConversation();
     const other = await page(made.id);
-    h!.model.enqueueTitle({ text: `Key ${TEST_OPENAI_KEY} setup` });
+    h.model.enqueueTitle({ text: `Key ${TEST_OPENAI_KEY} setup` });
     await other.send('hi there');
     await other.waitForBot(1);
     await other.waitFor(() => other.events.find((e) => e.type === 'titled'), 'the titled event');
 
-    expect(h!.model.titleRequests()).toHaveLength(1);
-    const titles = h!.rows<{ id: string; title: string }>(
-      'SELECT id, title FROM web_conversations',
-    );
+    expect(h.model.titleRequests()).toHaveLength(1);
+    const titles = h.rows<{ id: string; title: string }>('SELECT id, title FROM web_conversations');
     expect(titles.find((t) => t.id === first!.id)!.title).toBe('Garden');
     const named = titles.find((t) => t.id === made.id)!.title;
     expect(named).not.toContain(TEST_OPENAI_KEY);
@@ -105,13 +88,13 @@ describe('titles the model writes', () => {
   it('keeps the first line when the title call fails, and tries again after the next answer', async () => {
     const c = await start();
     // Refused (a 400 is not retried): the call failed for good.
-    h!.model.enqueueTitle({ text: '', status: 400 });
+    h.model.enqueueTitle({ text: '', status: 400 });
     await c.send('first line here');
     await c.waitForBot(1);
-    await expect.poll(() => h!.model.titleRequests().length).toBe(1);
-    await expect.poll(() => h!.logs('web_title_failed').length).toBe(1);
+    await expect.poll(() => h.model.titleRequests().length).toBe(1);
+    await expect.poll(() => h.logs('web_title_failed').length).toBe(1);
     expect((await c.conversations())[0]!.title).toBe('first line here');
-    h!.model.enqueueTitle({ text: 'A better title' });
+    h.model.enqueueTitle({ text: 'A better title' });
     await c.send('more');
     await c.waitForBot(2);
     await c.waitFor(() => c.events.find((e) => e.type === 'titled'), 'the titled event');

@@ -2,39 +2,19 @@
  * The web chat's conversations (SPEC §16): listed, made, renamed; each its own address, so
  * each is bound to its own pack and keeps its own session; a restart keeps them all.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { systemText, userTexts } from '../fakes/model-requests.ts';
 import { ChatClient, shownText } from '../support/chat-client.ts';
-import { fixturePacks, type Harness, startHarness } from '../support/harness.ts';
+import { fixturePacks } from '../support/harness.ts';
 import { JumpClock } from '../support/jump-clock.ts';
+import { webPagesPerTest } from '../support/web-pages.ts';
 
-let h: Harness | undefined;
-const clients: ChatClient[] = [];
-let printed: string[] = [];
+const web = webPagesPerTest();
+const { h, page } = web;
 
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  await h?.close();
-  h = undefined;
-});
-
-async function start(clock?: JumpClock): Promise<void> {
-  printed = [];
-  h = await startHarness(
-    { SATCHEL_PACKS: fixturePacks(['alpha', 'beta']) },
-    { app: { announce: (line) => printed.push(line), ...(clock ? { clock } : {}) } },
-  );
-}
-
-/** A page signed in with the printed address, reading conversation `id` (or the default). */
-async function page(id?: string): Promise<ChatClient> {
-  const line = printed.findLast((l) => l.startsWith('satchel web chat: '))!;
-  const c = await ChatClient.open(line.slice('satchel web chat: '.length));
-  c.conversation = id;
-  await c.connect();
-  clients.push(c);
-  return c;
-}
+/** The app with the alpha and beta packs, on `clock` when one is given. */
+const start = (clock?: JumpClock) =>
+  web.start({ SATCHEL_PACKS: fixturePacks(['alpha', 'beta']) }, { app: clock ? { clock } : {} });
 
 /** Picks `pack` on conversation `c`'s first screen and says `text` there; the answer. */
 async function bind(c: ChatClient, pack: string, text: string): Promise<string> {
@@ -76,13 +56,12 @@ describe('web conversations', () => {
     expect((await c.conversations()).find((x) => x.id === made.id)!.title).toBe('Garden plans');
 
     // A conversation that does not exist is refused everywhere, and nothing is taken.
-    const nowhere = await ChatClient.open(printed.at(-1)!.slice('satchel web chat: '.length));
+    const nowhere = web.keep(await ChatClient.open(web.chatUrl));
     nowhere.conversation = 'w-0000000000000000';
-    clients.push(nowhere);
     await expect(nowhere.connect()).rejects.toThrow(/404/);
     expect((await nowhere.post('send', { text: 'lost?' })).status).toBe(404);
     expect((await nowhere.get('/chat/welcome?c=w-0000000000000000')).status).toBe(404);
-    expect(h!.rows("SELECT count(*) AS n FROM edge_inbox WHERE payload LIKE '%lost?%'")).toEqual([
+    expect(h.rows("SELECT count(*) AS n FROM edge_inbox WHERE payload LIKE '%lost?%'")).toEqual([
       { n: 0 },
     ]);
   });
@@ -108,7 +87,7 @@ describe('web conversations', () => {
     expect(await welcome(books, booksId)).toBe('beta');
     expect(await welcome(books, garden.conversation!)).toBe('alpha');
 
-    await h!.restart();
+    await h.restart();
     const later = await page();
     const listed = await later.conversations();
     expect(listed.map((c) => c.id).sort()).toEqual([booksId, garden.conversation!].sort());
@@ -131,7 +110,7 @@ describe('web conversations', () => {
       'user: remember: my fern is Bob',
       'bot: echo: remember: my fern is Bob',
     ]);
-    const before = h!.model.chatRequests().length;
+    const before = h.model.chatRequests().length;
     await booksAgain.send('what am I reading?');
     await booksAgain.waitForBot(2);
     await gardenAgain.send('what is my fern called?');
@@ -144,8 +123,8 @@ describe('web conversations', () => {
       ...shown(booksAgain).slice(3),
     ]);
     expect(shown(reloaded)).toHaveLength(4);
-    await vi.waitFor(() => expect(h!.model.chatRequests().length).toBe(before + 2));
-    const [toBooks, toGarden] = h!.model.chatRequests().slice(before);
+    await vi.waitFor(() => expect(h.model.chatRequests().length).toBe(before + 2));
+    const [toBooks, toGarden] = h.model.chatRequests().slice(before);
     // Each turn has its own pack and its own history, and not the other's.
     expect(systemText(toBooks!)).toContain('BETA-PERSONA');
     expect(userTexts(toBooks!).join('\n')).toContain('I am reading **Dune**');
@@ -154,7 +133,7 @@ describe('web conversations', () => {
     expect(userTexts(toGarden!).join('\n')).toContain('my fern is Bob');
     expect(userTexts(toGarden!).join('\n')).not.toContain('Dune');
     expect(
-      h!.rows('SELECT address, active_pack FROM conversation_routes ORDER BY active_pack'),
+      h.rows('SELECT address, active_pack FROM conversation_routes ORDER BY active_pack'),
     ).toEqual([
       { address: `web:${garden.conversation}`, active_pack: 'alpha' },
       { address: `web:${booksId}`, active_pack: 'beta' },
@@ -165,7 +144,7 @@ describe('web conversations', () => {
     const clock = new JumpClock();
     await start(clock);
     const c = await page();
-    const count = () => h!.rows<{ n: number }>('SELECT count(*) AS n FROM web_conversations')[0]!.n;
+    const count = () => h.rows<{ n: number }>('SELECT count(*) AS n FROM web_conversations')[0]!.n;
     const before = count();
     const statuses: number[] = [];
     for (let i = 0; i < 40; i++) statuses.push((await c.post('conversations', {})).status);

@@ -1,5 +1,5 @@
 import { PassThrough, Writable } from 'node:stream';
-import type { CliIo } from '../../src/cli/command.ts';
+import type { CliIo } from '../../src/core/cli-io.ts';
 
 /** A CliIo that records what a command writes; `env` and `cwd` as given. */
 export function recordingIo(

@@ -1,8 +1,6 @@
-import { afterEach, expect } from 'vitest';
-import { ChatClient } from './chat-client.ts';
-import { type Harness, harnessVia, startHarness } from './harness.ts';
-
-const PREFIX = 'satchel web chat: ';
+import type { ChatClient } from './chat-client.ts';
+import type { Harness, startHarness } from './harness.ts';
+import { webPagesPerTest } from './web-pages.ts';
 
 /** The app on the fakes and a client of its web chat, per test: see `webChatPerTest`. */
 export interface WebChatPerTest {
@@ -18,46 +16,23 @@ export interface WebChatPerTest {
 
 /**
  * The preamble of a file that talks to the web chat over HTTP, called at its top: each test
- * `start`s the app, and the client and the harness are closed after it.
+ * `start`s the app, and the client and the harness are closed after it (web-pages.ts).
  */
 export function webChatPerTest(): WebChatPerTest {
-  let h: Harness | undefined;
+  const pages = webPagesPerTest();
   let chat: ChatClient | undefined;
-  let printed: string[] = [];
-  afterEach(async () => {
-    chat?.close();
-    chat = undefined;
-    await h?.close();
-    h = undefined;
-  });
-  const chatUrl = () => {
-    const line = printed.findLast((l) => l.startsWith(PREFIX));
-    if (!line) throw new Error('webChatPerTest: the app has not printed the web chat address');
-    return line.slice(PREFIX.length);
-  };
   const connect = async () => {
-    const url = chatUrl();
-    // Local, and the token in the address (the page trades it for a cookie).
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/chat\?token=/);
     chat?.close();
-    chat = await ChatClient.open(url);
-    await chat.connect();
+    chat = await pages.page();
     return chat;
   };
   return {
-    h: harnessVia(() => {
-      if (!h) throw new Error('webChatPerTest: the test has not started the app');
-      return h;
-    }, {}),
+    h: pages.h,
     get chatUrl() {
-      return chatUrl();
+      return pages.chatUrl;
     },
-    async start(env, options = {}) {
-      printed = [];
-      h = await startHarness(env, {
-        ...options,
-        app: { ...options.app, announce: (line) => printed.push(line) },
-      });
+    async start(...args) {
+      await pages.start(...args);
       return connect();
     },
     connect,
