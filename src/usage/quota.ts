@@ -154,27 +154,31 @@ export function createQuotaGate(deps: {
      * has no price and a USD cap applies (QuotaUnpricedError).
      */
     check(scope: QuotaScope, call?: QuotaCall): void {
-      if (call) requirePrice(scope, call);
-      const day = calendar.dayOf(clock.now());
-      checkDay('', totals.day(day), caps);
-      const packCaps = scope.packCaps;
-      if (packCaps?.dailyTokens || packCaps?.dailyUsd)
-        checkDay(`${scope.pack} pack's `, totals.packDay(scope.pack, day), packCaps);
-      const personCaps = scope.capPerson ? deps.personCaps?.(scope.capPerson) : undefined;
-      if (scope.capPerson && (personCaps?.dailyTokens || personCaps?.dailyUsd))
-        checkPerson(scope.capPerson, personCaps);
-      if (caps.sessionTokens > 0 && !scope.ignoreSessionCap) {
-        const session = totals.session(scope.sessionId);
-        if (session.tokens >= caps.sessionTokens)
-          exceed(
-            'session token cap',
-            tokens(session.tokens),
-            tokens(caps.sessionTokens),
-            'Send /compact to continue in a fresh session with a summary, or /new to start over.',
-          );
-      }
+      totals.together(() => checkAll(scope, call));
     },
   };
+
+  function checkAll(scope: QuotaScope, call: QuotaCall | undefined): void {
+    if (call) requirePrice(scope, call);
+    const day = calendar.dayOf(clock.now());
+    checkDay('', totals.day(day), caps);
+    const packCaps = scope.packCaps;
+    if (packCaps?.dailyTokens || packCaps?.dailyUsd)
+      checkDay(`${scope.pack} pack's `, totals.packDay(scope.pack, day), packCaps);
+    const personCaps = scope.capPerson ? deps.personCaps?.(scope.capPerson) : undefined;
+    if (scope.capPerson && (personCaps?.dailyTokens || personCaps?.dailyUsd))
+      checkPerson(scope.capPerson, personCaps);
+    if (caps.sessionTokens > 0 && !scope.ignoreSessionCap) {
+      const session = totals.session(scope.sessionId);
+      if (session.tokens >= caps.sessionTokens)
+        exceed(
+          'session token cap',
+          tokens(session.tokens),
+          tokens(caps.sessionTokens),
+          'Send /compact to continue in a fresh session with a summary, or /new to start over.',
+        );
+    }
+  }
 }
 
 export type QuotaGate = ReturnType<typeof createQuotaGate>;

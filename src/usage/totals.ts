@@ -23,6 +23,11 @@ export function createTotals(db: Db, options: { beforeRead?: () => void } = {}) 
   return {
     /** Rows still held to be written (the ledger's `recordSoon`) are written now. */
     settle: options.beforeRead ?? (() => undefined),
+    /**
+     * Runs `read`, whose sums are brought up to date with the ledger once, not once each
+     * (the gate reads two to four of them before every call). `read` must not book a call.
+     */
+    together: <T>(read: () => T): T => running.together(read),
     /** Today's speech-to-text and vision calls: how many, how much audio, how many images. */
     media(day: string): { transcriptions: number; audioSeconds: number; visionImages: number } {
       options.beforeRead?.();
@@ -68,6 +73,8 @@ function createRunningSums(db: Db, gate: GateSums, beforeRead: () => void) {
       .from(usageEvents)
       .get()?.id ?? 0;
   const kept = createRecent<string, SumsRow>(KEPT_SUMS);
+  /** Inside `together`: the ledger was caught up with when it began. */
+  let caughtUp = false;
 
   function catchUp(): void {
     for (const row of gate.since.all({ after: seen })) {
@@ -92,14 +99,28 @@ function createRunningSums(db: Db, gate: GateSums, beforeRead: () => void) {
 
   return {
     sum(key: string, load: (upto: number) => SumsRow | undefined): Totals {
-      beforeRead();
-      catchUp();
+      if (!caughtUp) {
+        beforeRead();
+        catchUp();
+      }
       let sums = kept.get(key);
       if (!sums) {
         sums = { ...(load(seen) ?? zeroSums()) };
         kept.set(key, sums);
       }
       return totalsOf(sums);
+    },
+
+    together<T>(read: () => T): T {
+      if (caughtUp) return read();
+      beforeRead();
+      catchUp();
+      caughtUp = true;
+      try {
+        return read();
+      } finally {
+        caughtUp = false;
+      }
     },
   };
 }

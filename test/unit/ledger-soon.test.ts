@@ -56,6 +56,12 @@ describe('a model call booked at the end of its task (recordSoon)', () => {
     ledger.recordSoon(call('t1', 100));
     expect(totals.session('s1')).toMatchObject({ tokens: 110, calls: 1 });
     expect(totals.day('2026-12-07')).toMatchObject({ tokens: 110, calls: 1 });
+    // As the gate reads them: brought up to date once, for all its sums.
+    ledger.recordSoon(call('t2', 200));
+    expect(totals.together(() => [totals.day('2026-12-07'), totals.session('s1')])).toEqual([
+      expect.objectContaining({ tokens: 320, calls: 2 }),
+      expect.objectContaining({ tokens: 320, calls: 2 }),
+    ]);
   });
 
   it('keeps the order of the calls when a row booked at once follows', async () => {
