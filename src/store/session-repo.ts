@@ -40,14 +40,22 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
    * module is read afresh by the next task.
    */
   const routesNow = new Map<string, RouteRow | undefined>();
-  const forgetRoutes = () => routesNow.clear();
+  /** Sessions read in the current task, kept the same way (the router, then the agent). */
+  const sessionsNow = new Map<string, SessionRow | undefined>();
+  const forgetAll = () => {
+    routesNow.clear();
+    sessionsNow.clear();
+  };
+  const forgetSoon = () => {
+    if (routesNow.size === 0 && sessionsNow.size === 0) setImmediate(forgetAll);
+  };
 
   return {
     route(address: Address): RouteRow | undefined {
       const key = addressKey(address);
       if (routesNow.has(key)) return routesNow.get(key);
       const row = queries.route.get({ address: key });
-      if (routesNow.size === 0) setImmediate(forgetRoutes);
+      forgetSoon();
       routesNow.set(key, row);
       return row;
     },
@@ -139,10 +147,15 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
     },
 
     session(id: string): SessionRow | undefined {
-      return queries.session.get({ id });
+      if (sessionsNow.has(id)) return sessionsNow.get(id);
+      const row = queries.session.get({ id });
+      forgetSoon();
+      sessionsNow.set(id, row);
+      return row;
     },
 
     closeSession(id: string, now: number): void {
+      sessionsNow.delete(id);
       db.update(sessions).set({ closedAt: now }).where(eq(sessions.id, id)).run();
     },
 
@@ -237,6 +250,7 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
       const known = taintOf(row)?.sources ?? [];
       const all = [...known, ...sources.filter((s) => !known.includes(s))].slice(0, MAX_SOURCES);
       if (row.taintedAt !== null && all.length === known.length) return;
+      sessionsNow.delete(sessionId);
       db.update(sessions)
         .set({ taintedAt: row.taintedAt ?? now, taintSources: all.join('\n') })
         .where(eq(sessions.id, sessionId))
@@ -245,6 +259,7 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
 
     /** Records that `summary` now stands for the session's messages up to `upto`. */
     saveSummary(sessionId: string, summary: string, upto: number | null): void {
+      sessionsNow.delete(sessionId);
       db.update(sessions)
         .set({ summary, summaryUpto: upto })
         .where(eq(sessions.id, sessionId))

@@ -76,3 +76,25 @@ describe('conversation routes', () => {
     expect(repo.route(ADDRESS)).toMatchObject({ activePack: 'vocab', sessionId: null });
   });
 });
+
+describe('sessions', () => {
+  it('read one changed here at once, and one another process changed from the next task on', async () => {
+    const { repo, session } = opened();
+    expect(repo.session(session.id)?.summary).toBeNull();
+    repo.saveSummary(session.id, 'basil talk', 3);
+    expect(repo.session(session.id)).toMatchObject({ summary: 'basil talk', summaryUpto: 3 });
+    repo.taint(session.id, ['https://example.com'], 4);
+    expect(repo.session(session.id)?.taintedAt).toBe(4);
+    repo.closeSession(session.id, 5);
+    expect(repo.session(session.id)?.closedAt).toBe(5);
+
+    const other = openCoreStore(env.home);
+    try {
+      createSessionRepo(other.db).saveSummary(session.id, 'tomato talk', 6);
+    } finally {
+      other.close();
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(repo.session(session.id)).toMatchObject({ summary: 'tomato talk', summaryUpto: 6 });
+  });
+});
