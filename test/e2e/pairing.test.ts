@@ -38,27 +38,12 @@ function codeSentTo(chatId: number, nth = -1): string {
 const ownerSaw = () => h.tg.texts(ALLOWED_USER).at(-1) ?? '';
 
 /**
- * Waits for `wait` on an app that runs on `clock`. Replies to strangers have a budget of 5
- * a second (the outbox's limiter): one past it waits for the window on the app's clock,
- * which this moves on to the end of that wait instead of waiting for it (a timer due within
- * a second; the app's other timers are a minute or more away).
+ * `settled`, on an app that runs on `clock`. Replies to strangers have a budget of 5 a
+ * second (the outbox's limiter): one past it waits for the window on the app's clock, which
+ * is skipped instead of waited for (the app's other timers are a minute or more away).
  */
-async function onClock<T>(clock: JumpClock, wait: () => Promise<T>): Promise<T> {
-  const jump = setInterval(() => {
-    const next = clock.pendingTimers()[0];
-    const left = next ? next.at - clock.now() : Number.POSITIVE_INFINITY;
-    if (left <= 1000) clock.advance(Math.max(0, left));
-  }, 10);
-  try {
-    return await wait();
-  } finally {
-    clearInterval(jump);
-  }
-}
-
-/** `settled`, on an app that runs on `clock` (see `onClock`). */
 const settledOnClock = (clock: JumpClock, updates: number) =>
-  onClock(clock, () => settled(h, updates));
+  clock.skipWaits(1000, () => settled(h, updates));
 
 describe('a stranger and the owner', () => {
   it('a stranger gets a code (the same one again), the owner pairs them, and their next message is answered', async () => {
@@ -314,10 +299,12 @@ describe('limits and expiry', () => {
     clock.advance(24 * 60 * 60_000);
     for (let i = 1; i <= 20; i++) {
       h.tg.text({ userId: 6000 + i, text: 'let me in' });
-      await onClock(clock, () => vi.waitFor(() => expect(h.tg.texts(6000 + i)).toHaveLength(1)));
+      await clock.skipWaits(1000, () =>
+        vi.waitFor(() => expect(h.tg.texts(6000 + i)).toHaveLength(1)),
+      );
     }
     h.tg.text({ userId: 6021, text: 'let me in' });
-    await onClock(clock, () => vi.waitFor(() => expect(notices()).toHaveLength(2)));
+    await clock.skipWaits(1000, () => vi.waitFor(() => expect(notices()).toHaveLength(2)));
     expect(notices()[1]).toMatch(/so User \(id 6021\) got no code\./);
     expect(h.model.chatRequests()).toHaveLength(0);
   }, 60_000);
@@ -330,7 +317,7 @@ describe('limits and expiry', () => {
     await vi.waitFor(() => expect(h.tg.texts(ALLOWED_USER)).toContain('echo: mine'), {
       timeout: 20_000,
     });
-    await onClock(clock, () => settled(h, 201, 30_000));
+    await clock.skipWaits(1000, () => settled(h, 201, 30_000));
     expect(h.model.chatRequests().map((r) => userTexts(r).at(-1))).toEqual(['mine']);
     const sends = h.tg.calls('sendMessage');
     const toStrangers = sends.filter((c) => Number(c.params.chat_id) !== ALLOWED_USER);
