@@ -23,6 +23,10 @@ export function closeAfterAnswer(response: ServerResponse): void {
   response.setHeader('connection', 'close');
   const socket = response.socket;
   if (socket) socket.destroySoon = () => linger(socket);
+  // The refused body may have been paused part-read: while it is, the socket is not read, so
+  // its end never comes and every such connection was held the whole LINGER_MS (a webhook's
+  // or the web chat's stop waited for it). Reading on lets the client's close end it at once.
+  response.req.resume();
 }
 
 function linger(socket: Socket): void {

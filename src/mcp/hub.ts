@@ -4,7 +4,7 @@ import { type Clock, systemClock } from '../core/clock.ts';
 import { ToolError } from '../core/errors.ts';
 import type { Logger } from '../core/ports.ts';
 import { untilAborted } from './abortable.ts';
-import { DEFAULT_CLOSE_GRACE_MS } from './connection.ts';
+import { DEFAULT_CLOSE_GRACE_MS, NO_SDK_TIMEOUT_MS } from './connection.ts';
 import { describeError } from './describe-error.ts';
 import { DEFAULT_FLOOD_LIMITS, type FloodLimits } from './flood-meter.ts';
 import { createOrphanGuard } from './orphan-guard.ts';
@@ -28,7 +28,7 @@ const LooseCallResult = z
 
 export interface McpHubOptions {
   log: Logger;
-  /** Times starts and backoff (default: the system clock). */
+  /** Times starts, calls (timeout_ms) and backoff (default: the system clock). */
   clock?: Clock;
   /** satchel's environment: only PATH, HOME, the locale and the like reach a server. */
   env?: Readonly<Record<string, string | undefined>>;
@@ -152,12 +152,18 @@ export function createMcpHub(options: McpHubOptions): McpHub {
       const local = new AbortController();
       const forward = () => local.abort(signal.reason);
       signal.addEventListener('abort', forward, { once: true });
+      // timeout_ms runs on satchel's clock, not the SDK's timer: expired, the request is
+      // cancelled with the error the SDK's own timeout gives, the server told alike.
+      const overdue = deps.clock.setTimeout(
+        () => local.abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out')),
+        config.timeoutMs,
+      );
       let raw: unknown;
       try {
         raw = await state.connection.client.request(
           { method: 'tools/call', params: { name: tool, arguments: args } },
           LooseCallResult,
-          { signal: local.signal, timeout: config.timeoutMs },
+          { signal: local.signal, timeout: NO_SDK_TIMEOUT_MS },
         );
       } catch (error) {
         // The SDK has sent the server its cancellation; the registry wants the abort itself.
@@ -168,6 +174,7 @@ export function createMcpHub(options: McpHubOptions): McpHub {
           runner.drop(state.connection, error);
         throw failure;
       } finally {
+        deps.clock.clearTimeout(overdue);
         signal.removeEventListener('abort', forward);
       }
       runner.healthy();

@@ -80,8 +80,11 @@ describe('the agent loop', () => {
 
   it('stores the message while the model thinks, before the turn’s tool call and answer', async () => {
     await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']) });
+    // The model thinks until the test has looked (an event, not a fixed delay).
+    let release = () => {};
+    const looked = new Promise<void>((resolve) => (release = resolve));
     h.model.enqueue(
-      { toolCalls: [{ name: 'memory', arguments: { action: 'read' } }], delayMs: 1000 },
+      { toolCalls: [{ name: 'memory', arguments: { action: 'read' } }], until: looked },
       { text: 'Noted.' },
     );
     h.say('remember the fern');
@@ -91,6 +94,7 @@ describe('the agent loop', () => {
     // Stored before the model was called (SPEC §2): there while the model is still thinking.
     expect(stored()).toEqual([{ role: 'user' }]);
     expect(h.model.chatRequests()[0]?.endedAt).toBeUndefined();
+    release();
     await settled(h, 1);
     expect(stored().map((r) => r.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
   });

@@ -12,10 +12,18 @@ import { createIngress } from '../../src/telegram/ingress.ts';
 import { TEST_TOKEN } from '../fakes/telegram-server.ts';
 import { silentHost } from '../support/dead-hosts.ts';
 import { ALLOWED_USER, harnessPerTest, type LogLine, settled } from '../support/harness.ts';
+import { JumpClock } from '../support/jump-clock.ts';
 
 const WARN = 40;
 const ERROR = 50;
 const h = harnessPerTest();
+
+/**
+ * The app's clock in the tests of retries: Telegram's and the inbox's backoff (0.5 s doubling
+ * to 2 s) is skipped instead of waited for, with `clock.skipWaits(BACKOFF_MS, …)`.
+ */
+let clock: JumpClock;
+const BACKOFF_MS = 2000;
 
 /** Waits for a debug `retry` line of `subject` with at least `attempt` failures behind it. */
 async function retried(subject: string, attempt: number, timeout = 10_000): Promise<void> {
@@ -36,18 +44,22 @@ function one(event: string): LogLine {
 
 describe('ingress when Telegram cannot be reached', () => {
   it('logs the outage once with its cause, then the recovery and who it connected as', async () => {
+    clock = new JumpClock();
     await h.start(
       {},
       {
+        app: { clock },
         beforeStart: (tg) => {
           tg.failAlways('getMe', { status: 'drop' });
           tg.failAlways('setMyCommands', { status: 'drop' });
         },
       },
     );
-    await retried('telegram', 3);
+    await clock.skipWaits(BACKOFF_MS, () => retried('telegram', 3));
     h.tg.clearFaults();
-    await vi.waitFor(() => expect(h.logs('tg_connected')).toHaveLength(1), { timeout: 10_000 });
+    await clock.skipWaits(BACKOFF_MS, () =>
+      vi.waitFor(() => expect(h.logs('tg_connected')).toHaveLength(1), { timeout: 10_000 }),
+    );
 
     const down = one('tg_unreachable');
     expect(down.level).toBe(WARN);
@@ -60,7 +72,7 @@ describe('ingress when Telegram cannot be reached', () => {
     });
     expect(JSON.stringify(h.logs())).not.toContain(TEST_TOKEN);
     // The command menu goes up once Telegram answers, not only when it answered at start.
-    await h.tg.waitForCall('setMyCommands', (c) => !c.failed);
+    await clock.skipWaits(BACKOFF_MS, () => h.tg.waitForCall('setMyCommands', (c) => !c.failed));
 
     h.tg.text({ userId: ALLOWED_USER, text: 'are you there?' });
     await settled(h, 1);
@@ -68,17 +80,18 @@ describe('ingress when Telegram cannot be reached', () => {
   });
 
   it('answers a message sent while polling failed, once, after Telegram comes back', async () => {
-    await h.start();
+    clock = new JumpClock();
+    await h.start({}, { app: { clock } });
     await vi.waitFor(() => expect(h.logs('tg_connected')).toHaveLength(1));
     h.tg.failAlways('getUpdates', { status: 'drop' });
     // The long poll already held open delivers this one; the polls after it fail.
     h.tg.text({ userId: ALLOWED_USER, text: 'before the outage' });
     await h.tg.waitForCall('getUpdates', (c) => c.failed === true);
     h.tg.text({ userId: ALLOWED_USER, text: 'sent during the outage' });
-    await retried('telegram', 2);
+    await clock.skipWaits(BACKOFF_MS, () => retried('telegram', 2));
     h.tg.clearFaults();
 
-    await settled(h, 2);
+    await clock.skipWaits(BACKOFF_MS, () => settled(h, 2));
     expect(h.tg.texts(ALLOWED_USER)).toEqual([
       'echo: before the outage',
       'echo: sent during the outage',
@@ -123,14 +136,15 @@ describe('ingress stopped during start-up', () => {
 
 describe('ingress when the inbox cannot be written', () => {
   it('holds the offset until the update is stored, then answers it exactly once', async () => {
-    await h.start();
+    clock = new JumpClock();
+    await h.start({}, { app: { clock } });
     await vi.waitFor(() => expect(h.logs('tg_connected')).toHaveLength(1));
     h.exec(
       `CREATE TRIGGER inbox_full BEFORE INSERT ON inbound_updates
        BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END`,
     );
     const id = h.tg.text({ userId: ALLOWED_USER, text: 'remember me' });
-    await retried('inbox', 2);
+    await clock.skipWaits(BACKOFF_MS, () => retried('inbox', 2));
 
     // Not stored, so not confirmed: no getUpdates has carried an offset past it.
     expect(h.tg.confirmedOffset()).toBeLessThanOrEqual(id);
@@ -142,7 +156,7 @@ describe('ingress when the inbox cannot be written', () => {
     expect(failed.cause).toContain('database or disk is full');
 
     h.exec('DROP TRIGGER inbox_full');
-    await settled(h, 1);
+    await clock.skipWaits(BACKOFF_MS, () => settled(h, 1));
     await h.tg.waitForOffset(id + 1);
     h.tg.text({ userId: ALLOWED_USER, text: 'and this' });
     await settled(h, 2);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { lastUserText } from '../fakes/model-server.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest } from '../support/harness.ts';
+import { JumpClock } from '../support/jump-clock.ts';
 import { fixtureEntry } from '../support/mcp-packs.ts';
 
 const OTHER_USER = ALLOWED_USER + 1;
@@ -30,7 +31,12 @@ describe('a hanging MCP server', () => {
         'timeout_ms: 8000',
       ])}\n`,
     );
-    await h.start({ SATCHEL_PACKS: packs, ALLOWED_USER_IDS: `${ALLOWED_USER},${OTHER_USER}` });
+    // The start's deadline is on the app's clock: the test moves it on instead of waiting 8 s.
+    const clock = new JumpClock();
+    await h.start(
+      { SATCHEL_PACKS: packs, ALLOWED_USER_IDS: `${ALLOWED_USER},${OTHER_USER}` },
+      { app: { clock } },
+    );
 
     h.tg.text({ userId: ALLOWED_USER, text: 'books please' });
     await choose(ALLOWED_USER, 'beta');
@@ -48,6 +54,8 @@ describe('a hanging MCP server', () => {
     expect(h.logs('mcp_start_failed')).toHaveLength(0);
 
     // The start gives up after timeout_ms: beta's turn is answered, without fx's tools.
+    expect(clock.pendingTimers().some((t) => t.ms === 8000)).toBe(true);
+    clock.advance(8000);
     await h.tg.waitForCall(
       'sendMessage',
       (c) =>

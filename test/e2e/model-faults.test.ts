@@ -6,6 +6,7 @@ import { PROVIDER_UNAVAILABLE } from '../../src/core/errors.ts';
 import { lastUserText } from '../fakes/model-server.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { ALLOWED_USER, fixturePacks, harnessPerTest, settled } from '../support/harness.ts';
+import { JumpClock } from '../support/jump-clock.ts';
 
 const h = harnessPerTest();
 
@@ -285,11 +286,18 @@ describe('the turn deadline (TURN_TIMEOUT_MS)', () => {
   });
 
   it('stops a /compact whose summary never finishes, and says so', async () => {
-    await h.start({ SATCHEL_PACKS: fixturePacks(['alpha']), TURN_TIMEOUT_MS: '1000' });
+    const clock = new JumpClock();
+    await h.start(
+      { SATCHEL_PACKS: fixturePacks(['alpha']), TURN_TIMEOUT_MS: '1000' },
+      { app: { clock } },
+    );
     h.say('hello');
     await settled(h, 1);
     h.model.injectFaults(1, { trickle: true, chunkDelayMs: 50 });
     h.say('/compact');
+    // The summary is being written: the deadline (on the app's clock) comes at once.
+    await h.model.waitForRequest(2);
+    clock.advance(1000);
     await settled(h, 2);
 
     expect(h.tg.texts(ALLOWED_USER)).toEqual([

@@ -7,7 +7,7 @@
 import { cpSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Database } from '../../src/store/sqlite.ts';
 import { toolResults, userTexts } from '../fakes/model-requests.ts';
 import type { ApiCall } from '../fakes/telegram-server.ts';

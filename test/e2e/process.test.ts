@@ -295,11 +295,16 @@ describe('the real entry point', () => {
   it('on SIGTERM lets the running turn finish, delivers it, and exits cleanly', async () => {
     const { tg, model } = await fakes();
     const home = tempHome();
-    model.enqueue({ text: 'worth the wait', delayMs: 1500 });
+    // The answer waits until the drain has begun (an event, not a fixed delay).
+    let release = () => {};
+    const drained = new Promise<void>((resolve) => (release = resolve));
+    model.enqueue({ text: 'worth the wait', until: drained });
     const run = runSatchel(satchelEnv(tg, model, home), home);
     tg.text({ userId: ALLOWED_USER, text: 'one more thing' });
     await model.waitForRequest(1, 15_000);
     run.child.kill('SIGTERM');
+    await logged(run, 'satchel_stopping');
+    release();
     expect(await run.exited).toBe(0);
     expect(tg.texts(ALLOWED_USER)).toEqual(['worth the wait']);
     expect(run.stdout()).toContain('"event":"satchel_stopped"');
@@ -351,7 +356,10 @@ describe('the real entry point', () => {
   it('survives a doubled Ctrl-C (as under npm start): the turn finishes, is delivered, exit 0', async () => {
     const { tg, model } = await fakes();
     const home = tempHome();
-    model.enqueue({ text: 'worth the wait', delayMs: 3000 });
+    // The answer waits until the second signal was heard (an event, not a fixed delay).
+    let release = () => {};
+    const ignored = new Promise<void>((resolve) => (release = resolve));
+    model.enqueue({ text: 'worth the wait', until: ignored });
     const run = runSatchel(satchelEnv(tg, model, home), home);
     tg.text({ userId: ALLOWED_USER, text: 'one more thing' });
     await model.waitForRequest(1, 15_000);
@@ -361,9 +369,10 @@ describe('the real entry point', () => {
     run.child.kill('SIGINT');
     await logged(run, 'satchel_stopping');
     run.child.kill('SIGINT');
+    expect((await logged(run, 'shutdown_signal_ignored')).signal).toBe('SIGINT');
+    release();
     expect(await run.exited).toBe(0);
     expect(tg.texts(ALLOWED_USER)).toEqual(['worth the wait']);
-    expect((await logged(run, 'shutdown_signal_ignored')).signal).toBe('SIGINT');
     expect(run.stdout()).toContain('"event":"satchel_stopped"');
     expect(run.stdout()).not.toContain('"event":"shutdown_forced"');
   });

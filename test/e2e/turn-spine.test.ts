@@ -158,9 +158,12 @@ describe('the turn spine, end to end', () => {
 
   it("does not hold chat B behind chat A's slow answer", async () => {
     await h.start({ ALLOWED_USER_IDS: `${ALLOWED_USER},${OTHER_USER}` });
+    // A's answer waits until B's has been sent (an event, not a fixed delay).
+    let release = () => {};
+    const answeredB = new Promise<void>((resolve) => (release = resolve));
     h.model.setDefault((request) =>
       lastUserText(request).includes('slow')
-        ? { text: 'slow answer', delayMs: 1500 }
+        ? { text: 'slow answer', until: answeredB }
         : { text: 'fast answer' },
     );
 
@@ -171,6 +174,7 @@ describe('the turn spine, end to end', () => {
     const fast = await h.tg.waitForCall('sendMessage', (c) => c.params.chat_id === OTHER_USER);
     expect(fast.params.text).toBe('fast answer');
     expect(h.tg.texts(ALLOWED_USER)).toEqual([]);
+    release();
 
     const slow = await h.tg.waitForCall('sendMessage', (c) => c.params.chat_id === ALLOWED_USER);
     expect(slow.params.text).toBe('slow answer');
@@ -179,10 +183,15 @@ describe('the turn spine, end to end', () => {
 
   it('lets five prompts wait behind a running turn and says it is busy beyond that', async () => {
     await h.start();
-    h.model.enqueue({ text: 'first answer', delayMs: 1000 });
+    // The first answer waits until the sixth prompt was refused (an event, not a fixed delay).
+    let release = () => {};
+    const refused = new Promise<void>((resolve) => (release = resolve));
+    h.model.enqueue({ text: 'first answer', until: refused });
     h.tg.text({ userId: ALLOWED_USER, text: 'p0' });
     await h.model.waitForRequest(1);
     for (let i = 1; i <= 6; i++) h.tg.text({ userId: ALLOWED_USER, text: `p${i}` });
+    await h.tg.waitForCall('sendMessage', (c) => c.params.text === BUSY);
+    release();
     await settled(h, 7);
 
     const texts = h.tg.texts(ALLOWED_USER);

@@ -57,12 +57,16 @@ describe.skipIf(skipped)(
         const { page } = await web.open();
         const log = page.getByRole('log');
         const working = log.getByText('Working…');
-        h.model.enqueue({ text: 'Thought it over: **yes**.', delayMs: 1500, chunks: 2 });
+        // The model thinks until the page has been looked at (an event, not a fixed delay).
+        let release = () => {};
+        const looked = new Promise<void>((resolve) => (release = resolve));
+        h.model.enqueue({ text: 'Thought it over: **yes**.', until: looked, chunks: 2 });
         await page.getByLabel('Message').fill('think first');
         await page.getByLabel('Message').press('Enter');
         await expect.poll(() => working.isVisible(), { interval: 20 }).toBe(true);
         expect(await log.getAttribute('aria-busy')).toBe('true');
         expect(await page.getByRole('button', { name: 'Stop' }).isVisible()).toBe(true);
+        release();
         await expect
           .poll(() => log.locator('.bubble.bot').last().textContent(), { timeout: 10_000 })
           .toBe('Thought it over: yes.\n\n— Beta Books');

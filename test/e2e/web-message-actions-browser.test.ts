@@ -99,10 +99,17 @@ describe.skipIf(skipped)('actions on web chat messages', () => {
     'shows a failure with the message it answers, above a line typed meanwhile, live and after a reload',
     async () => {
       const { page } = await fresh();
-      h.model.enqueue({ status: 401, delayMs: 1_000 });
+      // The refusal comes once the second line is typed (an event, not a fixed delay).
+      let release = () => {};
+      const typed = new Promise<void>((resolve) => (release = resolve));
+      h.model.enqueue({ status: 401, until: typed });
       await say(page, 'first question');
       await expect.poll(() => page.locator('#working').count()).toBe(1);
       await say(page, 'second question');
+      await expect
+        .poll(() => page.locator('#log .bubble', { hasText: 'second question' }).count())
+        .toBe(1);
+      release();
       const order = [
         'first question',
         expect.stringContaining('refused'),

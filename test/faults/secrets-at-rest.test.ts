@@ -38,11 +38,13 @@ describe('secrets a user pastes', () => {
   it('stay in the conversation, and are redacted in the stored raw update and in the log', async () => {
     h = await startHarness({ SATCHEL_PACKS: fixturePacks(['beta']) });
     // The model puts each secret where the log carries it: a failing tool's error message.
-    // It answers late, so the raw update is read while its turn runs (once done, the row
+    // It answers once the raw update has been read while its turn runs (once done, the row
     // keeps no payload at all).
+    let release = () => {};
+    const read = new Promise<void>((resolve) => (release = resolve));
     h.model.enqueue(
       {
-        delayMs: 1000,
+        until: read,
         toolCalls: Object.entries(PASTED).map(([kind, secret]) => ({
           name: 'db_query',
           arguments: { sql: `SELECT * FROM "${kind === 'bearer' ? 'Bearer ' : ''}${secret}"` },
@@ -58,6 +60,7 @@ describe('secrets a user pastes', () => {
       'set these up please:\nbot [redacted]\nopenai [redacted]\ngroq [redacted]\n' +
         'gemini [redacted]\ncurl -H "Authorization: Bearer [redacted]"',
     );
+    release();
     await settled(h, 1);
 
     expect(userTexts(h.model.chatRequests()[0]!).at(-1)).toBe(TEXT);

@@ -46,7 +46,18 @@ describe('the MCP hub: timeouts, /stop, crashes and hangs', () => {
     const server = fixtureServer({ timeoutMs: 1000, env: { MCP_FIXTURE_CANCEL_FILE: cancelFile } });
     await hub.tools([server], idle());
 
-    await expect(hub.call(server, 'slow', {}, idle())).rejects.toMatchObject({
+    const call = hub.call(server, 'slow', {}, idle());
+    let ended = false;
+    void call.catch(() => {}).finally(() => (ended = true));
+    await vi.waitFor(() => expect(readFileSync(cancelFile, 'utf8')).toBe('started'), {
+      timeout: 10_000,
+    });
+    // timeout_ms is on the hub's clock: a millisecond short of it, the call still waits.
+    clock.advance(999);
+    await settle();
+    expect(ended).toBe(false);
+    clock.advance(1);
+    await expect(call).rejects.toMatchObject({
       code: 'tool_error',
       message: 'The MCP tool fx/slow did not answer within 1000 ms (timeout_ms).',
     });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMcpHub } from '../../src/mcp/hub.ts';
+import { fixtureArgs } from '../support/built.ts';
 import { type Captured, spawnNode } from '../support/child.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import {
@@ -46,7 +47,7 @@ async function parentWithServer(
   env: Record<string, string> = {},
 ): Promise<{ parent: Captured; pid: number }> {
   const parent = spawnNode(
-    ['--import', 'tsx', PARENT, mode, then],
+    [...fixtureArgs('test/fixtures/mcp/hub-parent.ts'), mode, then],
     {
       cwd: REPO,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },

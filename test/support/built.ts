@@ -22,3 +22,7 @@ export const startArgs = (): string[] =>
 /** `npx satchel`: the CLI. */
 export const cliArgs = (): string[] =>
   entry('src/cli/main.js', [path.join(ROOT, 'scripts/satchel.mjs')]);
+
+/** A test fixture run as a child (one of satchel-build.ts's CHILD_FIXTURES), by its path in the repository. */
+export const fixtureArgs = (file: string): string[] =>
+  entry(file.replace(/\.ts$/, '.js'), ['--import', TSX, path.join(ROOT, file)]);

@@ -75,6 +75,25 @@ export class JumpClock implements Clock {
     }
   }
 
+  /**
+   * Runs `wait` while skipping the app's short waits: every 10 ms, a timer due within
+   * `withinMs` fires at once (time jumps to it), one due later keeps its time. For a wait
+   * that is not what a test checks (a retry's backoff, a rate limit's window), so the test
+   * does not spend it in real time; pick `withinMs` below the app's longer timers.
+   */
+  async skipWaits<T>(withinMs: number, wait: () => Promise<T>): Promise<T> {
+    const jump = setInterval(() => {
+      const next = this.pendingTimers()[0];
+      const left = next ? next.at - this.now() : Number.POSITIVE_INFINITY;
+      if (left <= withinMs) this.advance(Math.max(0, left));
+    }, 10);
+    try {
+      return await wait();
+    } finally {
+      clearInterval(jump);
+    }
+  }
+
   /** The timers still to fire, soonest first (what the app is waiting for). */
   pendingTimers(): PendingTimer[] {
     return [...this.timers.values()]

@@ -11,6 +11,7 @@ import { loadPack, type Pack } from '../../src/packs/loader.ts';
 import { openPackStorage, type PackStorage } from '../../src/packs/storage.ts';
 import { createDbQueryTool } from '../../src/tools/db-query.ts';
 import { resultText, type Tool, ToolError } from '../../src/tools/tool.ts';
+import { fixtureArgs } from '../support/built.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 /**
@@ -283,9 +284,7 @@ describe('db_query pool', () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        path.join(fixtures, 'db-query-exit.ts'),
+        ...fixtureArgs('test/fixtures/db-query-exit.ts'),
         mkdtempSync(path.join(root, 'exit-')),
         mode,
       ],

@@ -101,4 +101,27 @@ describe('JumpClock', () => {
       { ms: 4000, at: START + 4000 },
     ]);
   });
+
+  it('skips the short waits while a wait runs: due within the bound, at once, in order; the rest keep their time', async () => {
+    const clock = new JumpClock();
+    const fired: string[] = [];
+    clock.setTimeout(() => fired.push('backoff 500'), 500);
+    clock.setTimeout(() => {
+      fired.push('backoff 1000');
+      clock.setTimeout(() => fired.push('backoff 2000 after it'), 2000);
+    }, 1000);
+    clock.setTimeout(() => fired.push('hourly'), 3_600_000);
+    const done = clock.skipWaits(2000, async () => {
+      await vi.advanceTimersByTimeAsync(50); // 50 ms of real time: a few of its checks
+      return 'waited';
+    });
+    expect(await done).toBe('waited');
+    expect(fired).toEqual(['backoff 500', 'backoff 1000', 'backoff 2000 after it']);
+    expect(clock.pendingTimers()).toEqual([{ ms: 3_600_000, at: START + 3_600_000 }]);
+
+    // Once the wait is over, nothing is skipped any more.
+    clock.setTimeout(() => fired.push('later'), 100);
+    await vi.advanceTimersByTimeAsync(50);
+    expect(fired).not.toContain('later');
+  });
 });
