@@ -1,4 +1,4 @@
-import { background, nextTask } from '../core/background.ts';
+import { afterQueuedTasks, background } from '../core/background.ts';
 import type { Clock } from '../core/clock.ts';
 import type { ChatModel, ChatRequest, Logger, ToolRunner, UserInput } from '../core/ports.ts';
 
@@ -265,9 +265,9 @@ export function createAgent(deps: AgentDeps) {
         messages: [...messages, stamps.now(clock.now())],
         ...(tools && !lastCall ? { tools: tools.specs } : {}),
       };
-      // A last call goes without its tools on purpose: not compared (SPEC §14). Compared on
-      // the next task, once the request has left: the watch only logs, and hashing a long
-      // session's messages need not delay the call.
+      // A last call goes without its tools on purpose: not compared (SPEC §14). Compared once
+      // the request has left, after the turns already queued (a batch's later updates): the
+      // watch only logs, and hashing a long session's messages need not delay any call.
       if (!(tools && lastCall)) {
         const context = {
           pack: input.pack,
@@ -279,7 +279,7 @@ export function createAgent(deps: AgentDeps) {
         background(
           log,
           'cache_watch_failed',
-          nextTask().then(() => cacheWatch.observe(sessionId, request, context)),
+          afterQueuedTasks().then(() => cacheWatch.observe(sessionId, request, context)),
         );
       }
       // While it streams, its text is what a /stop keeps (not once its tools run: stored).
