@@ -35,9 +35,10 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
   /**
    * Routes read in the current task: a turn asks its conversation's route five or six times
    * before its model call (the pack, the model, the session, the badge, the footer), and
-   * nothing between them writes it but this repository, which forgets what it writes. At
-   * the end of the task all are forgotten, so a route written by another process or
-   * module is read afresh by the next task.
+   * what a turn reads of it is written only through this repository, which forgets what it
+   * writes (the person's last message time, `store/person-activity.ts`, is read by no one
+   * here). At the end of the task all are forgotten, so a route written by another process
+   * or module is read afresh by the next task.
    */
   const routesNow = new Map<string, RouteRow | undefined>();
   /** Sessions read in the current task, kept the same way (the router, then the agent). */

@@ -72,11 +72,14 @@ export function createLedger(deps: {
   /** Rows `recordSoon` took, written at the end of the task (or before any read: `flush`). */
   const pending: { call: PaidCall; ts: number }[] = [];
 
-  /** Writes the rows `recordSoon` took, in one transaction; a no-op when there are none. */
+  /**
+   * Writes the rows `recordSoon` took, in one transaction; a no-op when there are none. A
+   * write that fails keeps them, and throws to the caller (a read of the ledger, a booking).
+   */
   function flush(): void {
     if (pending.length === 0) return;
-    const rows = pending.splice(0).map(({ call, ts }) => rowOf(call, ts));
-    writeAll(rows);
+    writeAll(pending.map(({ call, ts }) => rowOf(call, ts)));
+    pending.length = 0;
   }
   const transaction = transactionOf(db);
   const writeAll = (rows: readonly RowValues[]) =>
@@ -138,7 +141,13 @@ export function createLedger(deps: {
       if (pending.length === 1)
         setImmediate(() => {
           // After shutdown closed the database, flush already wrote what there was.
-          if ((db.$client as { open?: boolean }).open !== false) flush();
+          if ((db.$client as { open?: boolean }).open === false) return;
+          try {
+            flush();
+          } catch {
+            // Kept: the next read or booking writes them, and its caller hears the failure
+            // (a timer's throw would end the process).
+          }
         });
     },
 

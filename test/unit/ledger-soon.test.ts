@@ -83,3 +83,22 @@ describe('a model call booked at the end of its task (recordSoon)', () => {
     await endOfTask();
   });
 });
+
+describe('a booking held for the end of its task that cannot be written', () => {
+  it('ends no process: the rows are kept, and the next read writes them', async () => {
+    const { ledger, totals, rows } = setup();
+    env.store.sqlite.exec(`
+      CREATE TABLE failing (on_ INTEGER);
+      INSERT INTO failing VALUES (1);
+      CREATE TEMP TRIGGER ledger_full BEFORE INSERT ON usage_events
+        WHEN (SELECT on_ FROM failing) BEGIN SELECT RAISE(ABORT, 'disk full'); END;`);
+    ledger.recordSoon(call('t1', 100));
+    await endOfTask();
+    expect(rows()).toEqual([]);
+    expect(() => totals.day('2026-12-07')).toThrow('disk full');
+
+    env.store.sqlite.exec('UPDATE failing SET on_ = 0');
+    expect(totals.day('2026-12-07')).toMatchObject({ tokens: 110, calls: 1 });
+    expect(rows()).toEqual([{ ts: NOW, turn: 't1', input: 100 }]);
+  });
+});
