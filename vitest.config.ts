@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { WAIT_BUDGET_MS } from './test/fakes/wait-budget.ts';
 
 /**
  * Three projects, so one part of the suite can run alone (`npx vitest run --project unit` is
@@ -71,8 +72,10 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
-    // vi.waitFor waits as long as the fakes' waits do (test/fakes/wait-budget.ts).
+    // vi.waitFor and expect.poll wait as long as the fakes' waits do
+    // (test/fakes/wait-budget.ts), not vitest's 1 s: a busy CI machine took longer.
     setupFiles: ['test/support/setup-waits.ts'],
+    expect: { poll: { timeout: WAIT_BUDGET_MS } },
     maxWorkers: maxWorkers(),
     projects: [
       {
