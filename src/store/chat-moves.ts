@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { addressKey } from '../core/types.ts';
 import type { Db } from './client.ts';
 import { chatHomes, conversationRoutes, jobs, outbox, sessions } from './schema.ts';
+import { indexPending } from './search-index.ts';
 
 /**
  * What changes with a group itself: a group moved to a new chat id (a Telegram group
@@ -14,6 +15,8 @@ export function createChatMoves(db: Db) {
     move(platform: string, from: string, to: string): void {
       const rename = renamer(platform, from, to);
       db.transaction((tx) => {
+        // Re-tagging takes every message out of the index and puts it back: all indexed first.
+        indexPending(db.$client);
         for (const r of tx.select().from(conversationRoutes).where(inChat(platform, from)).all())
           tx.update(conversationRoutes)
             .set({ address: rename(r.address), chatId: to })

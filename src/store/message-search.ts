@@ -1,3 +1,4 @@
+import { indexPending } from './search-index.ts';
 import type { Database } from './sqlite.ts';
 
 /** One past message found by `memory_search`. */
@@ -63,6 +64,7 @@ export function createMessageSearch(sqlite: Database) {
     search(q: MessageSearchQuery): FoundMessage[] {
       const expressions = ftsExpressions(q.query);
       if (!expressions) return [];
+      indexPending(sqlite);
       const scope = `scope:${scopeToken(q.pack, q.key)}`;
       const found = run(`${scope} AND content:(${expressions.every})`, q);
       if (found.length < q.limit && expressions.any !== expressions.every) {

@@ -5,6 +5,7 @@ import { createRecent } from '../core/recent.ts';
 import { type Address, addressKey, type ChatMessage, type Role } from '../core/types.ts';
 import type { Db } from './client.ts';
 import { conversationRoutes, messages, sessions } from './schema.ts';
+import { indexSoon } from './search-index.ts';
 
 export type SessionRow = typeof sessions.$inferSelect;
 export type StoredMessage = ChatMessage & {
@@ -226,6 +227,7 @@ export function createSessionRepo(db: Db, redact: (text: string) => string = (te
         sourceKey: message.sourceKey ?? null,
         createdAt: now,
       });
+      indexSoon(db.$client);
     },
 
     /**

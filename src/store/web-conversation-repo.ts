@@ -17,6 +17,7 @@ import {
   webConversations,
   webFailures,
 } from './schema.ts';
+import { indexPending } from './search-index.ts';
 
 /**
  * The web chat's conversations in `web_conversations` (migration 0012). A title is stored
@@ -147,6 +148,7 @@ export function createWebConversationRepo(
       const expressions = ftsExpressions(query);
       if (expressions) {
         const byKey = new Map(shown.map((c) => [addressKey(addressOf(c.id)), c.id]));
+        indexPending(db.$client);
         const rows = found.all(
           `content:(${expressions.every})`,
           JSON.stringify([...byKey.keys()]),

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { indexPending } from '../../src/store/search-index.ts';
 import { userTexts } from '../fakes/model-requests.ts';
 import { axeViolations, grave } from '../support/axe.ts';
 import { chatInBrowser } from '../support/chat-browser.ts';
@@ -45,8 +46,11 @@ describe.skipIf(skipped)('actions on web chat messages', () => {
     h
       .rows<{ content: string }>('SELECT content FROM messages WHERE role = ? ORDER BY id', role)
       .map((r) => r.content);
-  const indexed = (word: string) =>
-    h.rows('SELECT rowid FROM messages_search WHERE messages_search MATCH ?', word).length;
+  /** The index's rows for `word`, once what is stored is indexed (as every search does first). */
+  const indexed = (word: string) => {
+    indexPending(h.app.store.sqlite);
+    return h.rows('SELECT rowid FROM messages_search WHERE messages_search MATCH ?', word).length;
+  };
   const visibleActions = (page: Page) =>
     page.evaluate<string[]>(
       `[...document.querySelectorAll('#log [data-action]')].filter((b) => !b.hidden).map((b) => b.dataset.action)`,
