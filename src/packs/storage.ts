@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Home, homeFolders, OWNER_HOME } from '../core/home.ts';
 import { makePrivateDatabase, makePrivateDir, PRIVATE_FILE } from '../store/file-modes.ts';
@@ -71,6 +71,7 @@ export function openPackStorage(
   seed(notes['USER.md'], pack.templates.user ?? '# User\n');
   seed(notes['MEMORY.md'], pack.templates.memory ?? '# Memory\n');
   const queries = createQueryPool(dbFile, options.queries);
+  const kept = keptFiles();
 
   return {
     pack: pack.name,
@@ -80,12 +81,41 @@ export function openPackStorage(
     filesDir,
     db,
     queries,
-    readNote: (file) => readFileSync(notes[file], 'utf8'),
-    writeNote: (file, text) => writeFileSync(notes[file], text),
+    readNote: (file) => kept.read(notes[file]),
+    writeNote: (file, text) => {
+      kept.forget(notes[file]);
+      writeFileSync(notes[file], text);
+    },
     close() {
       queries.close();
       if (db.open) db.close();
     },
+  };
+}
+
+/** A file written this recently may change again within its timestamp's granularity. */
+const SETTLED_MS = 2000;
+
+/**
+ * The notes go into every turn's prompt: their text is kept, and read again only when the
+ * file changed (its size, inode or modification time: one `stat` instead of a read). The
+ * owner may edit a note by hand at any time. A file changed in the last SETTLED_MS is read
+ * every time, since a second write within the clock's granularity could keep its stamp.
+ */
+function keptFiles() {
+  const kept = new Map<string, { stamp: string; text: string }>();
+  return {
+    read(file: string): string {
+      const stat = statSync(file);
+      const stamp = `${stat.size}:${stat.ino}:${stat.mtimeMs}`;
+      const known = kept.get(file);
+      if (known?.stamp === stamp) return known.text;
+      const text = readFileSync(file, 'utf8');
+      if (Date.now() - stat.mtimeMs > SETTLED_MS) kept.set(file, { stamp, text });
+      else kept.delete(file);
+      return text;
+    },
+    forget: (file: string) => kept.delete(file),
   };
 }
 

@@ -7,22 +7,18 @@ import { type ProviderError, ProviderTimeoutError } from '../core/errors.ts';
  */
 export function idleTimeout(ms: number, parent: AbortSignal) {
   const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
   let expired = false;
-  const arm = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      expired = true;
-      controller.abort(new Error(`no progress for ${ms} ms`));
-    }, ms);
-  };
+  const timer = setTimeout(() => {
+    expired = true;
+    controller.abort(new Error(`no progress for ${ms} ms`));
+  }, ms);
   const onParentAbort = () => controller.abort(parent.reason);
   parent.addEventListener('abort', onParentAbort, { once: true });
   if (parent.aborted) onParentAbort();
-  arm();
   return {
     signal: controller.signal,
-    touch: arm,
+    /** Progress: the wait starts again (the same timer, moved on; called on every chunk). */
+    touch: () => void timer.refresh(),
     /** The error to throw when the timeout, not the caller, ended the call. */
     timeoutError(provider: string): ProviderError | undefined {
       if (!expired || parent.aborted) return undefined;

@@ -1,4 +1,12 @@
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -207,6 +215,35 @@ describe('pack storage', () => {
     expect(again.db.prepare('SELECT name FROM plants').all()).toEqual([{ name: 'fern' }]);
     expect(existsSync(path.join(home, 'packs', 'alpha', 'files'))).toBe(true);
     again.close();
+  });
+
+  it('keeps a note read once and reads it again whenever the file changed, by satchel or by hand', () => {
+    const home = temp();
+    const storage = openPackStorage(home, loadPack(path.join(FIXTURE_PACKS, 'alpha')));
+    const file = path.join(home, 'packs', 'alpha', 'USER.md');
+    const settled = (when: number) => utimesSync(file, when / 1000, when / 1000);
+    storage.writeNote('USER.md', 'likes tea');
+    expect(storage.readNote('USER.md')).toBe('likes tea');
+    // An edit by hand, the same size, dated an hour ago: a new inode or time, so read again.
+    writeFileSync(file, 'likes rum');
+    settled(Date.now() - 3_600_000);
+    expect(storage.readNote('USER.md')).toBe('likes rum');
+    // Unchanged since: kept. The proof is a change that keeps size, inode and time.
+    const kept = statSync(file);
+    writeFileSync(file, 'likes gin');
+    utimesSync(file, kept.atime, kept.mtime);
+    expect(storage.readNote('USER.md')).toBe('likes rum');
+    // Any other time is a change; so is satchel's own write.
+    settled(Date.now() - 1_800_000);
+    expect(storage.readNote('USER.md')).toBe('likes gin');
+    storage.writeNote('USER.md', 'likes gin');
+    expect(storage.readNote('USER.md')).toBe('likes gin');
+    // A file changed in the last two seconds is read every time.
+    const now = statSync(file);
+    writeFileSync(file, 'likes tea');
+    utimesSync(file, now.atime, now.mtime);
+    expect(storage.readNote('USER.md')).toBe('likes tea');
+    storage.close();
   });
 
   it("gives the model the notes without their HTML comments, which stay in the user's file", () => {
