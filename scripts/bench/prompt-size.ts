@@ -19,7 +19,7 @@ import { createToolRunner, packTools } from '../../src/tools/registry.ts';
 import { silentLog } from '../../test/support/usage-seed.ts';
 
 const PACKS = fileURLToPath(new URL('../../packs', import.meta.url));
-const BUNDLED = ['vocab', 'journal', 'habits'];
+const BUNDLED = ['assistant', 'vocab', 'journal', 'habits'];
 
 export const tokens = (chars: number) => Math.ceil(chars / 4);
 
@@ -38,7 +38,12 @@ export function measurePrompts(): PackPrompt[] {
       const pack = loadPack(path.join(PACKS, name));
       const storage = openPackStorage(home, pack);
       try {
-        const system = buildSystemPrompt({ sections: packPromptSections(pack, storage) });
+        // As a fresh install sends it: no web search provider (web_search is not offered,
+        // and the prompt says so), web_fetch on for the packs that list it.
+        const off = { search: true };
+        const system = buildSystemPrompt({
+          sections: packPromptSections(pack, storage, undefined, off),
+        });
         // Building the tools touches none of these: they are used when a tool runs.
         const ctx = {
           pack,
@@ -47,6 +52,7 @@ export function measurePrompts(): PackPrompt[] {
           senderId: 1,
           clock: systemClock,
           timezone: 'UTC',
+          web: { fetch: {}, search: { provider: undefined } },
         } as unknown as TurnToolContext;
         const { specs } = createToolRunner(packTools(ctx), silentLog);
         const wire = toWireTools({ system, messages: [], tools: specs }, (tool, reason) => {
