@@ -1,8 +1,10 @@
+import { createRequire } from 'node:module';
 import { pino } from 'pino';
-import { prettyFactory } from 'pino-pretty';
 import { ChannelError, MediaError, ProviderError } from '../core/errors.ts';
 import type { Logger } from '../core/ports.ts';
 import { redactSecretShapes } from '../core/redact.ts';
+
+const require = createRequire(import.meta.url);
 
 /** Keys whose values are secrets wherever they appear in a log object. */
 const REDACT_PATHS = [
@@ -79,6 +81,8 @@ function prettyStream(
   destination: pino.DestinationStream | undefined,
   colorize: boolean,
 ): pino.DestinationStream {
+  // Loaded only for the pretty form (30 modules a service logging JSON never needs).
+  const { prettyFactory } = require('pino-pretty') as typeof import('pino-pretty');
   const format = prettyFactory({
     colorize,
     translateTime: 'SYS:HH:MM:ss.l',

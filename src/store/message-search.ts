@@ -35,7 +35,7 @@ export function ftsExpressions(query: string): { every: string; any: string } | 
   return { every: quoted.join(' AND '), any: quoted.join(' OR ') };
 }
 
-/** The index's scope token of a conversation, as migrations/0004_memory_search.sql writes it. */
+/** The index's scope token of a conversation, as migrations/0007_memory_search.sql defines it. */
 export function scopeToken(pack: string, key: string): string {
   return `s${Buffer.from(`${pack}|${key}`, 'utf8').toString('hex').toUpperCase()}`;
 }

@@ -62,6 +62,9 @@ export async function runChatTurn(
   const routed = route(services, turn);
   const live = startLive(services, turn, routed);
   const unreact = acknowledgeSeen(services, turn);
+  // The turn's home stays open while it runs (the registry closes idle homes past a limit).
+  const { packs } = services.conversing;
+  const held = routed.pack ? packs.hold(routed.pack.name, routed.home) : undefined;
   try {
     const { tools, gate } = await toolsFor(services, turn, routed);
     const given = turn.inputs ?? (await inputsOf(services, turn, routed));
@@ -95,6 +98,7 @@ export async function runChatTurn(
     live.stopTyping();
     await live.stream.settle();
     unreact();
+    held?.release();
   }
 }
 
