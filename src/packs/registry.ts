@@ -148,10 +148,6 @@ export function createPackRegistry(
       );
     },
 
-    /**
-     * The pack's storage in `home` (the owner's by default), made on first use. Throws
-     * HomeRefusedError when that home's database cannot be brought up to date.
-     */
     storage: storageOf,
 
     /**
